@@ -1,0 +1,621 @@
+// The requirements algebra (see karp/requirements.h and semantics §1).
+
+#include "karp/requirements.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "internal/strings.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace karp {
+namespace {
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+// Go `strconv.Atoi`: optional sign, decimal digits, must fit in int64.
+bool ParseInt64(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    i = 1;
+  }
+  if (i >= s.size()) return false;
+  uint128 v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + static_cast<unsigned>(s[i] - '0');
+    if (v > static_cast<uint128>(kMaxInt64) + 1) return false;
+  }
+  if (!neg && v > static_cast<uint128>(kMaxInt64)) return false;
+  *out = neg ? static_cast<int64_t>(-static_cast<int128>(v)) : static_cast<int64_t>(v);
+  return true;
+}
+
+// Non-negative decimal integer without sign (the API's Gt/Lt/Gte/Lte values).
+bool ParseNonNegative(std::string_view s, int64_t* out) {
+  if (s.empty() || s[0] == '+' || s[0] == '-') return false;
+  return ParseInt64(s, out);
+}
+
+void SortUnique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+bool Contains(const std::vector<std::string>& sorted, std::string_view v) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), v,
+                             [](const std::string& a, std::string_view b) { return a < b; });
+  return it != sorted.end() && *it == v;
+}
+
+std::optional<int64_t> MaxOpt(const std::optional<int64_t>& a, const std::optional<int64_t>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+std::optional<int64_t> MinOpt(const std::optional<int64_t>& a, const std::optional<int64_t>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+std::optional<int> MaxOpt(const std::optional<int>& a, const std::optional<int>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+bool InBounds(std::string_view value, const std::optional<int64_t>& gte,
+              const std::optional<int64_t>& lte) {
+  if (!gte && !lte) return true;
+  int64_t v;
+  if (!ParseInt64(value, &v)) return false;
+  if (gte && v < *gte) return false;
+  if (lte && v > *lte) return false;
+  return true;
+}
+
+bool IsNegativeOp(Operator op) { return op == Operator::kNotIn || op == Operator::kDoesNotExist; }
+
+}  // namespace
+
+std::string_view OperatorName(Operator op) {
+  switch (op) {
+    case Operator::kIn: return "In";
+    case Operator::kNotIn: return "NotIn";
+    case Operator::kExists: return "Exists";
+    case Operator::kDoesNotExist: return "DoesNotExist";
+    case Operator::kGt: return "Gt";
+    case Operator::kLt: return "Lt";
+    case Operator::kGte: return "Gte";
+    case Operator::kLte: return "Lte";
+  }
+  return "";
+}
+
+absl::StatusOr<Operator> ParseOperator(std::string_view text) {
+  static constexpr Operator kAll[] = {Operator::kIn,  Operator::kNotIn, Operator::kExists,
+                                      Operator::kDoesNotExist, Operator::kGt, Operator::kLt,
+                                      Operator::kGte, Operator::kLte};
+  for (Operator op : kAll) {
+    if (OperatorName(op) == text) return op;
+  }
+  return absl::InvalidArgumentError(
+      internal::StrCat("unsupported operator \"", text,
+                   "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requirement
+
+Requirement Requirement::In(std::string_view key, std::vector<std::string> values) {
+  Requirement r;
+  r.key_ = std::string(NormalizeLabelKey(key));
+  r.values_ = std::move(values);
+  SortUnique(r.values_);
+  return r;
+}
+
+Requirement Requirement::NotIn(std::string_view key, std::vector<std::string> values) {
+  Requirement r = In(key, std::move(values));
+  r.complement_ = true;
+  return r;
+}
+
+Requirement Requirement::Exists(std::string_view key) {
+  Requirement r;
+  r.key_ = std::string(NormalizeLabelKey(key));
+  r.complement_ = true;
+  return r;
+}
+
+Requirement Requirement::DoesNotExist(std::string_view key) {
+  Requirement r;
+  r.key_ = std::string(NormalizeLabelKey(key));
+  return r;
+}
+
+Requirement Requirement::Gt(std::string_view key, int64_t n) {
+  if (n == kMaxInt64) return DoesNotExist(key);
+  Requirement r = Exists(key);
+  r.gte_ = n + 1;
+  return r;
+}
+
+Requirement Requirement::Lt(std::string_view key, int64_t n) {
+  Requirement r = Exists(key);
+  r.lte_ = n == std::numeric_limits<int64_t>::min() ? n : n - 1;
+  return r;
+}
+
+Requirement Requirement::Gte(std::string_view key, int64_t n) {
+  Requirement r = Exists(key);
+  r.gte_ = n;
+  return r;
+}
+
+Requirement Requirement::Lte(std::string_view key, int64_t n) {
+  Requirement r = Exists(key);
+  r.lte_ = n;
+  return r;
+}
+
+absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator op,
+                                                const std::vector<std::string>& values,
+                                                std::optional<int> min_values) {
+  if (key.empty()) return absl::InvalidArgumentError("requirement key must not be empty");
+  if (min_values && (*min_values < 1 || *min_values > kMaxMinValues)) {
+    return absl::InvalidArgumentError(
+        internal::StrCat("key ", key, ": minValues ", *min_values, " must be between 1 and ",
+                     kMaxMinValues));
+  }
+  Requirement r;
+  switch (op) {
+    case Operator::kIn:
+    case Operator::kNotIn: {
+      if (op == Operator::kIn && values.empty()) {
+        return absl::InvalidArgumentError(
+            internal::StrCat("key ", key, " with operator In must have a value defined"));
+      }
+      r = op == Operator::kIn ? In(key, values) : NotIn(key, values);
+      if (op == Operator::kIn && min_values &&
+          static_cast<int64_t>(r.values_.size()) < *min_values) {
+        return absl::InvalidArgumentError(internal::StrCat(
+            "key ", key, " with operator In must have at least minValues (", *min_values,
+            ") values, got ", r.values_.size()));
+      }
+      break;
+    }
+    case Operator::kExists:
+    case Operator::kDoesNotExist:
+      if (!values.empty()) {
+        return absl::InvalidArgumentError(internal::StrCat("key ", key, " with operator ",
+                                                       OperatorName(op),
+                                                       " must not have values"));
+      }
+      r = op == Operator::kExists ? Exists(key) : DoesNotExist(key);
+      break;
+    case Operator::kGt:
+    case Operator::kLt:
+    case Operator::kGte:
+    case Operator::kLte: {
+      int64_t n = 0;
+      if (values.size() != 1 || !ParseNonNegative(values[0], &n)) {
+        std::string got = values.size() == 1
+                              ? internal::StrCat("\"", values[0], "\"")
+                              : internal::StrCat(values.size(), " values");
+        return absl::InvalidArgumentError(
+            internal::StrCat("key ", key, " with operator ", OperatorName(op),
+                         " must have a single non-negative integer value, got ", got));
+      }
+      r = op == Operator::kGt    ? Gt(key, n)
+          : op == Operator::kLt  ? Lt(key, n)
+          : op == Operator::kGte ? Gte(key, n)
+                                 : Lte(key, n);
+      break;
+    }
+  }
+  r.min_values_ = min_values;
+  return r;
+}
+
+Operator Requirement::op() const {
+  if (complement_) return values_.empty() ? Operator::kExists : Operator::kNotIn;
+  return values_.empty() ? Operator::kDoesNotExist : Operator::kIn;
+}
+
+bool Requirement::WithinBounds(std::string_view value) const {
+  return InBounds(value, gte_, lte_);
+}
+
+bool Requirement::Has(std::string_view value) const {
+  const bool listed = Contains(values_, value);
+  if (complement_ ? listed : !listed) return false;
+  return WithinBounds(value);
+}
+
+int64_t Requirement::Len() const {
+  if (complement_) return kMaxInt64 - static_cast<int64_t>(values_.size());
+  return static_cast<int64_t>(values_.size());
+}
+
+std::string Requirement::Any() const {
+  switch (op()) {
+    case Operator::kIn:
+      for (const std::string& v : values_) {
+        if (WithinBounds(v)) return v;
+      }
+      return "";
+    case Operator::kNotIn:
+    case Operator::kExists: {
+      int64_t lo = gte_ ? std::max<int64_t>(*gte_, 0) : 0;
+      const int64_t hi = lte_ ? *lte_ : kMaxInt64;
+      for (int64_t v = lo; v <= hi; ++v) {
+        std::string s = std::to_string(v);
+        if (!Contains(values_, s)) return s;
+        if (v == kMaxInt64) break;
+      }
+      return "";
+    }
+    default:
+      return "";
+  }
+}
+
+Requirement Requirement::Intersection(const Requirement& other) const {
+  Requirement r;
+  r.key_ = key_;
+  r.complement_ = complement_ && other.complement_;
+  r.gte_ = MaxOpt(gte_, other.gte_);
+  r.lte_ = MinOpt(lte_, other.lte_);
+  r.min_values_ = MaxOpt(min_values_, other.min_values_);
+  if (r.gte_ && r.lte_ && *r.gte_ > *r.lte_) {
+    Requirement none = DoesNotExist(key_);
+    none.min_values_ = r.min_values_;
+    return none;
+  }
+  if (complement_ && other.complement_) {
+    std::set_union(values_.begin(), values_.end(), other.values_.begin(), other.values_.end(),
+                   std::back_inserter(r.values_));
+  } else if (complement_) {
+    std::set_difference(other.values_.begin(), other.values_.end(), values_.begin(),
+                        values_.end(), std::back_inserter(r.values_));
+  } else if (other.complement_) {
+    std::set_difference(values_.begin(), values_.end(), other.values_.begin(),
+                        other.values_.end(), std::back_inserter(r.values_));
+  } else {
+    std::set_intersection(values_.begin(), values_.end(), other.values_.begin(),
+                          other.values_.end(), std::back_inserter(r.values_));
+  }
+  if (r.gte_ || r.lte_) {
+    r.values_.erase(std::remove_if(r.values_.begin(), r.values_.end(),
+                                   [&](const std::string& v) {
+                                     return !InBounds(v, r.gte_, r.lte_);
+                                   }),
+                    r.values_.end());
+  }
+  if (!r.complement_) {
+    r.gte_.reset();
+    r.lte_.reset();
+  }
+  return r;
+}
+
+bool Requirement::HasIntersection(const Requirement& other) const {
+  const std::optional<int64_t> gte = MaxOpt(gte_, other.gte_);
+  const std::optional<int64_t> lte = MinOpt(lte_, other.lte_);
+  if (gte && lte && *gte > *lte) return false;
+  if (complement_ && other.complement_) return true;
+  if (complement_ || other.complement_) {
+    const Requirement& concrete = complement_ ? other : *this;
+    const Requirement& comp = complement_ ? *this : other;
+    for (const std::string& v : concrete.values_) {
+      if (!Contains(comp.values_, v) && InBounds(v, gte, lte)) return true;
+    }
+    return false;
+  }
+  // Both concrete: walk the sorted lists.
+  auto a = values_.begin();
+  auto b = other.values_.begin();
+  while (a != values_.end() && b != other.values_.end()) {
+    int c = a->compare(*b);
+    if (c < 0) {
+      ++a;
+    } else if (c > 0) {
+      ++b;
+    } else {
+      if (InBounds(*a, gte, lte)) return true;
+      ++a;
+      ++b;
+    }
+  }
+  return false;
+}
+
+std::string Requirement::ToString() const {
+  const Operator o = op();
+  std::string s;
+  if (o == Operator::kExists || o == Operator::kDoesNotExist) {
+    s = internal::StrCat(key_, " ", OperatorName(o));
+  } else {
+    std::vector<std::string> shown;
+    const size_t n = values_.size();
+    for (size_t i = 0; i < n && i < 5; ++i) shown.push_back(values_[i]);
+    if (n > 5) shown.push_back(internal::StrCat("and ", n - 5, " others"));
+    s = internal::StrCat(key_, " ", OperatorName(o), " [", absl::StrJoin(shown, " "), "]");
+  }
+  if (gte_) internal::StrAppend(&s, " >=", *gte_);
+  if (lte_) internal::StrAppend(&s, " <=", *lte_);
+  if (min_values_) internal::StrAppend(&s, " minValues ", *min_values_);
+  return s;
+}
+
+std::vector<NodeSelectorRequirement> Requirement::ToApi() const {
+  std::vector<NodeSelectorRequirement> out;
+  if (gte_ || lte_) {
+    if (gte_) out.push_back({key_, Operator::kGte, {std::to_string(*gte_)}, min_values_});
+    if (lte_) {
+      out.push_back({key_, Operator::kLte, {std::to_string(*lte_)},
+                     gte_ ? std::nullopt : min_values_});
+    }
+    return out;
+  }
+  out.push_back({key_, op(), values_, min_values_});
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requirements
+
+namespace {
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+auto LowerBoundByKey(const std::vector<Requirement>& reqs, std::string_view key) {
+  return std::lower_bound(reqs.begin(), reqs.end(), key,
+                          [](const Requirement& r, std::string_view k) { return r.key() < k; });
+}
+
+}  // namespace
+
+Requirements::Requirements(std::initializer_list<Requirement> reqs) {
+  for (const Requirement& r : reqs) Add(r);
+}
+
+Requirements Requirements::FromLabels(const std::map<std::string, std::string>& labels) {
+  Requirements out;
+  for (const auto& [k, v] : labels) out.Add(Requirement::In(k, {v}));
+  return out;
+}
+
+absl::StatusOr<Requirements> Requirements::FromApi(
+    const std::vector<NodeSelectorRequirement>& api) {
+  Requirements out;
+  for (size_t i = 0; i < api.size(); ++i) {
+    absl::StatusOr<Requirement> r = Requirement::Create(api[i]);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(internal::StrCat("[", i, "]: ", r.status().message()));
+    }
+    out.Add(*r);
+  }
+  return out;
+}
+
+void Requirements::Add(const Requirement& r) {
+  auto it = LowerBoundByKey(reqs_, r.key());
+  if (it != reqs_.end() && it->key() == r.key()) {
+    auto pos = reqs_.begin() + (it - reqs_.cbegin());
+    *pos = pos->Intersection(r);
+  } else {
+    reqs_.insert(it, r);
+  }
+}
+
+void Requirements::Add(const Requirements& other) {
+  for (const Requirement& r : other.reqs_) Add(r);
+}
+
+void Requirements::Set(const Requirement& r) {
+  auto it = LowerBoundByKey(reqs_, r.key());
+  if (it != reqs_.end() && it->key() == r.key()) {
+    reqs_[static_cast<size_t>(it - reqs_.cbegin())] = r;
+  } else {
+    reqs_.insert(it, r);
+  }
+}
+
+void Requirements::Erase(std::string_view key) {
+  auto it = LowerBoundByKey(reqs_, key);
+  if (it != reqs_.end() && it->key() == key) reqs_.erase(it);
+}
+
+const Requirement* Requirements::Find(std::string_view key) const {
+  auto it = LowerBoundByKey(reqs_, key);
+  if (it != reqs_.end() && it->key() == key) return &*it;
+  return nullptr;
+}
+
+Requirement Requirements::Get(std::string_view key) const {
+  const Requirement* r = Find(key);
+  return r ? *r : Requirement::Exists(key);
+}
+
+bool Requirements::HasMinValues() const {
+  return std::any_of(reqs_.begin(), reqs_.end(),
+                     [](const Requirement& r) { return r.min_values().has_value(); });
+}
+
+std::vector<std::string> Requirements::Keys() const {
+  std::vector<std::string> out;
+  out.reserve(reqs_.size());
+  for (const Requirement& r : reqs_) out.push_back(r.key());
+  return out;
+}
+
+namespace {
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+// The first key (allowed-undefined set, then existing keys, each in sorted order) that looks
+// like a typo of `key`: it contains `key`, or it ends with the part of `key` after its '/'.
+std::string LabelHint(const Requirements& existing, std::string_view key,
+                      const LabelSet* allow_undefined) {
+  std::string_view suffix;
+  size_t slash = key.find('/');
+  if (slash != std::string_view::npos) suffix = key.substr(slash + 1);
+  auto matches = [&](std::string_view candidate) {
+    if (candidate.find(key) != std::string_view::npos) return true;
+    return !suffix.empty() && candidate.size() > suffix.size() &&
+           candidate.substr(candidate.size() - suffix.size()) == suffix &&
+           candidate[candidate.size() - suffix.size() - 1] == '/';
+  };
+  if (allow_undefined != nullptr) {
+    for (const std::string& k : allow_undefined->keys()) {
+      if (matches(k)) return internal::StrCat(" (typo of \"", k, "\"?)");
+    }
+  }
+  for (const Requirement& r : existing) {
+    if (matches(r.key())) return internal::StrCat(" (typo of \"", r.key(), "\"?)");
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::Status Requirements::Compatible(const Requirements& incoming,
+                                      const LabelSet* allow_undefined) const {
+  for (const Requirement& r : incoming.reqs_) {
+    if (allow_undefined != nullptr && allow_undefined->Contains(r.key())) continue;
+    if (Has(r.key()) || IsNegativeOp(r.op())) continue;
+    return absl::FailedPreconditionError(internal::StrCat("label \"", r.key(),
+                                                      "\" does not have known values",
+                                                      LabelHint(*this, r.key(), allow_undefined)));
+  }
+  return Intersects(incoming);
+}
+
+bool Requirements::IsCompatible(const Requirements& incoming,
+                                const LabelSet* allow_undefined) const {
+  for (const Requirement& r : incoming.reqs_) {
+    if (allow_undefined != nullptr && allow_undefined->Contains(r.key())) continue;
+    if (Has(r.key()) || IsNegativeOp(r.op())) continue;
+    return false;
+  }
+  return DoesIntersect(incoming);
+}
+
+absl::Status Requirements::Intersects(const Requirements& incoming) const {
+  std::vector<std::string> errors;
+  auto a = reqs_.begin();
+  auto b = incoming.reqs_.begin();
+  while (a != reqs_.end() && b != incoming.reqs_.end()) {
+    int c = a->key().compare(b->key());
+    if (c < 0) {
+      ++a;
+    } else if (c > 0) {
+      ++b;
+    } else {
+      if (!a->HasIntersection(*b) && !(IsNegativeOp(b->op()) && IsNegativeOp(a->op()))) {
+        errors.push_back(
+            internal::StrCat("key ", a->key(), ", ", b->ToString(), " not in ", a->ToString()));
+      }
+      ++a;
+      ++b;
+    }
+  }
+  if (errors.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrJoin(errors, "; "));
+}
+
+bool Requirements::DoesIntersect(const Requirements& incoming) const {
+  auto a = reqs_.begin();
+  auto b = incoming.reqs_.begin();
+  while (a != reqs_.end() && b != incoming.reqs_.end()) {
+    int c = a->key().compare(b->key());
+    if (c < 0) {
+      ++a;
+    } else if (c > 0) {
+      ++b;
+    } else {
+      if (!a->HasIntersection(*b) && !(IsNegativeOp(b->op()) && IsNegativeOp(a->op()))) {
+        return false;
+      }
+      ++a;
+      ++b;
+    }
+  }
+  return true;
+}
+
+std::string Requirements::ToString() const {
+  std::vector<std::string> parts;
+  for (const Requirement& r : reqs_) {
+    if (RestrictedLabels().Contains(r.key())) continue;
+    parts.push_back(r.ToString());
+  }
+  std::sort(parts.begin(), parts.end());
+  return absl::StrJoin(parts, ", ");
+}
+
+std::vector<NodeSelectorRequirement> Requirements::ToApi() const {
+  std::vector<NodeSelectorRequirement> out;
+  for (const Requirement& r : reqs_) {
+    for (NodeSelectorRequirement& e : r.ToApi()) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+absl::Status ValidateRequirement(const NodeSelectorRequirement& req, const LabelSet& well_known) {
+  const std::string_view key = NormalizeLabelKey(req.key);
+  if (absl::Status s = ValidateQualifiedName(key); !s.ok()) return s;
+  if (absl::Status s = CheckRestrictedLabel(key, well_known); !s.ok()) return s;
+  absl::StatusOr<Requirement> r = Requirement::Create(req);
+  if (!r.ok()) return r.status();
+  if (req.op == Operator::kIn || req.op == Operator::kNotIn) {
+    for (const std::string& v : req.values) {
+      if (absl::Status s = ValidateLabelValue(v); !s.ok()) {
+        return absl::InvalidArgumentError(internal::StrCat("key ", key, ": ", s.message()));
+      }
+    }
+  }
+  if (key == kLabelCapacityType && req.op == Operator::kIn) {
+    static const std::vector<std::string> kKnown = {"on-demand", "reserved", "spot"};
+    int known = 0;
+    for (const std::string& v : r->values()) {
+      if (Contains(kKnown, v)) ++known;
+    }
+    if (known == 0) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          "key ", key, " with operator In has no known values; expected some of [",
+          absl::StrJoin(kKnown, " "), "]"));
+    }
+    if (req.min_values && known < *req.min_values) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("key ", key, " has only ", known, " known values, fewer than minValues ",
+                       *req.min_values));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace karp
