@@ -1,0 +1,71 @@
+// File: karp/json/codec.h
+//
+// karp::json — the JSON/YAML codec of the wire formats in formats.md: cluster snapshots as
+// `kubectl get ... -o json` prints them (a List or single objects; YAML with several
+// documents too), and instance-type catalogs (formats.md §2). This target (karp::json) is the
+// only user of nlohmann/json and yaml-cpp; the core library never sees them.
+//
+// Errors name the source and the JSON path of the offending value:
+//   pods.json: items[3].spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3"
+// Hostile input (truncated documents, wrong types, 100,000-deep nesting, huge numbers) yields
+// InvalidArgument, never a crash, hang or exception.
+//
+// Example:
+//   absl::StatusOr<karp::ClusterSnapshot> snap =
+//       karp::json::ReadSnapshotFiles({"nodepools.yaml", "pods.json"});
+//   if (!snap.ok()) { std::cerr << snap.status().message() << "\n"; return 1; }
+//
+// Thread-safety: all functions are thread-safe (no shared state).
+
+#ifndef KARP_JSON_CODEC_H_
+#define KARP_JSON_CODEC_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+
+namespace karp::json {
+
+// Maximum nesting depth accepted in any document.
+inline constexpr int kMaxDepth = 256;
+
+// Parses one input text (JSON, or YAML with one or more `---`-separated documents) holding
+// Kubernetes objects or Lists of them into a snapshot. `source` names the input in error
+// messages (usually the file name). Objects of unknown kinds are skipped and counted.
+// Errors: InvalidArgument `<source>: <path>: <what>`.
+[[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text,
+                                                            std::string_view source);
+
+// Reads and merges several files ("-" reads standard input), then validates the merged
+// snapshot (duplicates across files are errors). Errors: InvalidArgument as above; NotFound
+// when a file cannot be read.
+[[nodiscard]] absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(
+    const std::vector<std::string>& paths);
+
+// Writes a snapshot as a `v1` `List` of Kubernetes objects (NodePools, NodeClaims, Nodes,
+// Pods, DaemonSets, PodDisruptionBudgets, in that order). ParseSnapshot(WriteSnapshot(s))
+// reproduces `s` (round trip).
+std::string WriteSnapshot(const ClusterSnapshot& snapshot);
+
+// Parses a catalog document (formats.md §2) into instance types. Errors: InvalidArgument
+// `<source>: instanceTypes[i].<field>: <what>`.
+[[nodiscard]] absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(
+    std::string_view text, std::string_view source);
+// ParseInstanceTypes then InstanceCatalog::Create (label keys registered as well-known).
+[[nodiscard]] absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text,
+                                                           std::string_view source);
+// Reads a catalog file. Errors: NotFound when unreadable, InvalidArgument as above.
+[[nodiscard]] absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path);
+
+// Writes a catalog in the format of formats.md §2, types in name order, canonical quantities,
+// prices as JSON numbers in the shortest form that reads back exactly. Deterministic.
+// `indent` < 0 writes one line; otherwise pretty-prints with that indent.
+std::string WriteCatalog(const InstanceCatalog& catalog, int indent = 1);
+
+}  // namespace karp::json
+
+#endif  // KARP_JSON_CODEC_H_
