@@ -474,17 +474,16 @@ __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;
 
 // The first key (allowed-undefined set, then existing keys, each in sorted order) that looks
-// like a typo of `key`: it contains `key`, or it ends with the part of `key` after its '/'.
+// like a typo of `key`: it contains `key`, or it ends with `key`'s suffix (the part after the
+// first '/', or the whole key) — karpenter `labelHint`.
 std::string LabelHint(const Requirements& existing, std::string_view key,
                       const LabelSet* allow_undefined) {
-  std::string_view suffix;
   size_t slash = key.find('/');
-  if (slash != std::string_view::npos) suffix = key.substr(slash + 1);
+  const std::string_view suffix = slash == std::string_view::npos ? key : key.substr(slash + 1);
   auto matches = [&](std::string_view candidate) {
     if (candidate.find(key) != std::string_view::npos) return true;
-    return !suffix.empty() && candidate.size() > suffix.size() &&
-           candidate.substr(candidate.size() - suffix.size()) == suffix &&
-           candidate[candidate.size() - suffix.size() - 1] == '/';
+    return !suffix.empty() && candidate.size() >= suffix.size() &&
+           candidate.substr(candidate.size() - suffix.size()) == suffix;
   };
   if (allow_undefined != nullptr) {
     for (const std::string& k : allow_undefined->keys()) {
