@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
+#include "karp/scheduler.h"
 
 namespace karp::json {
 
@@ -65,6 +66,16 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 // prices as JSON numbers in the shortest form that reads back exactly. Deterministic.
 // `indent` < 0 writes one line; otherwise pretty-prints with that indent.
 std::string WriteCatalog(const InstanceCatalog& catalog, int indent = 1);
+
+// Writes a solve result as `karp solve -o json` prints it (formats.md §3): nodeClaims,
+// existingNodes, podErrors and summary (`skipped_objects` from the snapshot). Deterministic.
+std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent = 1);
+
+// Writes the new claims as karpenter.sh/v1 NodeClaim objects in a v1 List
+// (`karp solve -o nodeclaims`); `snapshot` supplies each claim's NodePool (nodeClassRef,
+// expireAfter, terminationGracePeriod).
+std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& snapshot,
+                            int indent = 1);
 
 }  // namespace karp::json
 

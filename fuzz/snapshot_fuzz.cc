@@ -1,0 +1,62 @@
+// libFuzzer target: karp::json::ParseSnapshot on arbitrary bytes (JSON or YAML). It must never
+// crash, hang or throw; errors must be InvalidArgument. Whatever parses must survive
+// WriteSnapshot -> ParseSnapshot unchanged (operator== on every object), and the written text
+// must be a fixed point.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "karp/cluster.h"
+#include "karp/json/codec.h"
+
+namespace {
+
+[[noreturn]] void Fail(std::string_view what, const std::string& detail) {
+  std::fprintf(stderr, "snapshot_fuzz: %.*s\n%s\n", static_cast<int>(what.size()), what.data(),
+               detail.c_str());
+  std::abort();
+}
+
+template <typename T>
+bool SameVector(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] == b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(text, "fuzz.json");
+  if (!snap.ok()) {
+    if (snap.status().code() != absl::StatusCode::kInvalidArgument) {
+      Fail("error is not InvalidArgument", std::string(snap.status().ToString()));
+    }
+    return 0;
+  }
+  (void)snap->Validate();
+  (void)snap->PendingPods();
+
+  const std::string written = karp::json::WriteSnapshot(*snap);
+  absl::StatusOr<karp::ClusterSnapshot> again = karp::json::ParseSnapshot(written, "written.json");
+  if (!again.ok()) {
+    Fail("written snapshot does not parse", std::string(again.status().message()) + "\n" + written);
+  }
+  if (!SameVector(snap->node_pools, again->node_pools)) Fail("node pools differ", written);
+  if (!SameVector(snap->node_claims, again->node_claims)) Fail("node claims differ", written);
+  if (!SameVector(snap->nodes, again->nodes)) Fail("nodes differ", written);
+  if (!SameVector(snap->pods, again->pods)) Fail("pods differ", written);
+  if (!SameVector(snap->daemon_sets, again->daemon_sets)) Fail("daemon sets differ", written);
+  if (!SameVector(snap->pdbs, again->pdbs)) Fail("pdbs differ", written);
+  if (karp::json::WriteSnapshot(*again) != written) Fail("written text is not a fixed point", written);
+  return 0;
+}

@@ -1,0 +1,292 @@
+// File: karp/aws_catalog.h
+//
+// AWS instance types with the semantics of Karpenter's AWS provider (aws-provider.md §1-2):
+// how the facts EC2 reports for one instance type (DescribeInstanceTypes) become an
+// InstanceType -- labels, capacity, kubelet overhead and offerings -- and the embedded default
+// catalog: about 700 common EC2 types (87 families, amd64 and arm64, GPU and Neuron types)
+// with their us-east-1 on-demand prices, usable without any AWS access.
+//
+// The embedded table and a live EC2 adapter share one conversion, MakeAwsInstanceType(): the
+// adapter fills an AwsInstanceTypeInfo from the API, the embedded table from its own rows.
+//
+// Defaults reproduce the published Karpenter instance-type reference (AL2023, no kubelet
+// overrides, 7.5% VM memory overhead). For m5.large: capacity cpu 2, memory 7577Mi, pods 29,
+// ephemeral-storage 20Gi; allocatable cpu 1930m, memory 6903Mi, ephemeral-storage 17Gi.
+//
+// Example:
+//   absl::StatusOr<karp::InstanceCatalog> catalog = karp::EmbeddedAwsCatalog();
+//   if (!catalog.ok()) return catalog.status();
+//   const karp::InstanceType* m5 = catalog->Find("m5.large");
+//   m5->Allocatable().ToString();
+//   // {"cpu":"1930m","ephemeral-storage":"17Gi","memory":"6903Mi","pods":"29",
+//   //  "vpc.amazonaws.com/pod-eni":"9"}
+//
+//   karp::AwsCatalogOptions options;
+//   options.region = "eu-west-1";
+//   options.zones = {"eu-west-1a", "eu-west-1b"};
+//   options.capacity_types = {"on-demand"};
+//   absl::StatusOr<karp::InstanceCatalog> eu = karp::EmbeddedAwsCatalog(options);
+//
+// Thread-safety: the structs are value types (thread-compatible); the functions are
+// thread-safe (the embedded table is immutable and built once, on first use).
+
+#ifndef KARP_AWS_CATALOG_H_
+#define KARP_AWS_CATALOG_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "karp/catalog.h"
+#include "karp/instance_type.h"
+#include "karp/labels.h"
+#include "karp/resources.h"
+
+namespace karp {
+
+// Label keys the AWS provider sets on instance types (group karpenter.k8s.aws).
+inline constexpr std::string_view kAwsLabelInstanceCategory = "karpenter.k8s.aws/instance-category";
+inline constexpr std::string_view kAwsLabelInstanceFamily = "karpenter.k8s.aws/instance-family";
+inline constexpr std::string_view kAwsLabelInstanceGeneration =
+    "karpenter.k8s.aws/instance-generation";
+inline constexpr std::string_view kAwsLabelInstanceSize = "karpenter.k8s.aws/instance-size";
+inline constexpr std::string_view kAwsLabelInstanceCapabilityFlex =
+    "karpenter.k8s.aws/instance-capability-flex";
+inline constexpr std::string_view kAwsLabelInstanceCpu = "karpenter.k8s.aws/instance-cpu";
+inline constexpr std::string_view kAwsLabelInstanceCpuManufacturer =
+    "karpenter.k8s.aws/instance-cpu-manufacturer";
+inline constexpr std::string_view kAwsLabelInstanceCpuSustainedClockSpeedMhz =
+    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz";
+inline constexpr std::string_view kAwsLabelInstanceMemory = "karpenter.k8s.aws/instance-memory";
+inline constexpr std::string_view kAwsLabelInstanceHypervisor =
+    "karpenter.k8s.aws/instance-hypervisor";
+inline constexpr std::string_view kAwsLabelInstanceEncryptionInTransitSupported =
+    "karpenter.k8s.aws/instance-encryption-in-transit-supported";
+inline constexpr std::string_view kAwsLabelInstanceEbsBandwidth =
+    "karpenter.k8s.aws/instance-ebs-bandwidth";
+inline constexpr std::string_view kAwsLabelInstanceNetworkBandwidth =
+    "karpenter.k8s.aws/instance-network-bandwidth";
+inline constexpr std::string_view kAwsLabelInstanceLocalNvme =
+    "karpenter.k8s.aws/instance-local-nvme";
+inline constexpr std::string_view kAwsLabelInstanceGpuName = "karpenter.k8s.aws/instance-gpu-name";
+inline constexpr std::string_view kAwsLabelInstanceGpuManufacturer =
+    "karpenter.k8s.aws/instance-gpu-manufacturer";
+inline constexpr std::string_view kAwsLabelInstanceGpuCount =
+    "karpenter.k8s.aws/instance-gpu-count";
+inline constexpr std::string_view kAwsLabelInstanceGpuMemory =
+    "karpenter.k8s.aws/instance-gpu-memory";
+inline constexpr std::string_view kAwsLabelInstanceAcceleratorName =
+    "karpenter.k8s.aws/instance-accelerator-name";
+inline constexpr std::string_view kAwsLabelInstanceAcceleratorManufacturer =
+    "karpenter.k8s.aws/instance-accelerator-manufacturer";
+inline constexpr std::string_view kAwsLabelInstanceAcceleratorCount =
+    "karpenter.k8s.aws/instance-accelerator-count";
+inline constexpr std::string_view kAwsLabelCapacityReservationId =
+    "karpenter.k8s.aws/capacity-reservation-id";
+inline constexpr std::string_view kAwsLabelCapacityReservationType =
+    "karpenter.k8s.aws/capacity-reservation-type";
+inline constexpr std::string_view kAwsLabelCapacityReservationInterruptible =
+    "karpenter.k8s.aws/capacity-reservation-interruptible";
+inline constexpr std::string_view kAwsLabelTopologyZoneId = "topology.k8s.aws/zone-id";
+
+// Extended resources the AWS provider advertises in capacity.
+inline constexpr std::string_view kAwsResourcePodEni = "vpc.amazonaws.com/pod-eni";
+inline constexpr std::string_view kAwsResourceEfa = "vpc.amazonaws.com/efa";
+inline constexpr std::string_view kAwsResourcePrivateIpv4Address =
+    "vpc.amazonaws.com/PrivateIPv4Address";
+inline constexpr std::string_view kAwsResourceNvidiaGpu = "nvidia.com/gpu";
+inline constexpr std::string_view kAwsResourceAmdGpu = "amd.com/gpu";
+inline constexpr std::string_view kAwsResourceHabanaGaudi = "habana.ai/gaudi";
+inline constexpr std::string_view kAwsResourceNeuron = "aws.amazon.com/neuron";
+inline constexpr std::string_view kAwsResourceNeuronCore = "aws.amazon.com/neuroncore";
+
+// One GPU model of an instance type (EC2 GpuInfo.Gpus[i]).
+struct AwsGpuInfo {
+  std::string name;          // "T4", "A10G", "Radeon Pro V520" (labels use lower-kebab case)
+  std::string manufacturer;  // "NVIDIA", "AMD", "Habana"
+  int count = 0;
+  int64_t memory_mib = 0;  // per GPU
+};
+
+// One inference accelerator model (EC2 InferenceAcceleratorInfo.Accelerators[i]).
+struct AwsAcceleratorInfo {
+  std::string name;
+  std::string manufacturer;
+  int count = 0;
+};
+
+// One Neuron device model (EC2 NeuronInfo.NeuronDevices[i]): Inferentia and Trainium.
+struct AwsNeuronDeviceInfo {
+  std::string name;  // "Inferentia2", "Trainium"
+  int count = 0;
+  int core_count = 0;  // NeuronCores per device (CoreInfo.Count)
+};
+
+// The raw facts of one EC2 instance type, as DescribeInstanceTypes (plus the provider's
+// bandwidth table) reports them. Optional fields are unset when EC2 reports nothing.
+struct AwsInstanceTypeInfo {
+  std::string name;        // "m5.large"
+  int vcpus = 0;           // VCpuInfo.DefaultVCpus
+  int64_t memory_mib = 0;  // MemoryInfo.SizeInMiB, before any overhead
+  // ProcessorInfo.SupportedArchitectures in EC2 spelling ("x86_64", "arm64", "i386"...). The
+  // first one that maps to a Kubernetes architecture (x86_64 -> amd64, arm64 -> arm64) is used.
+  std::vector<std::string> architectures;
+  std::string cpu_manufacturer;  // ProcessorInfo.Manufacturer ("Intel", "AMD", "AWS")
+  // round(ProcessorInfo.SustainedClockSpeedInGhz * 1000).
+  std::optional<int> sustained_clock_speed_mhz;
+  std::string hypervisor;                        // "nitro", "xen"; "" on bare metal
+  bool encryption_in_transit_supported = false;  // NetworkInfo.EncryptionInTransitSupported
+  // EbsOptimizedInfo.MaximumBandwidthInMbps, set only if EbsOptimizedSupport is "default".
+  std::optional<int64_t> ebs_bandwidth_mbps;
+  // Baseline network bandwidth in Mbit/s (unset for types with only a text rating).
+  std::optional<int64_t> network_bandwidth_mbps;
+  // InstanceStorageInfo.TotalSizeInGB, set only when NVMe is supported.
+  std::optional<int64_t> local_nvme_gb;
+  std::vector<AwsGpuInfo> gpus;
+  std::vector<AwsAcceleratorInfo> inference_accelerators;
+  std::vector<AwsNeuronDeviceInfo> neuron_devices;
+  // NetworkInfo: MaximumNetworkInterfaces of the default network card, and
+  // Ipv4AddressesPerInterface. They give the ENI-limited max pods.
+  int max_network_interfaces = 0;
+  int ipv4_addresses_per_interface = 0;
+  // From the provider's VPC-limits table: trunking (security groups for pods) support and the
+  // number of branch interfaces (the vpc.amazonaws.com/pod-eni capacity).
+  bool trunking_compatible = false;
+  int branch_interfaces = 0;
+  int efa_max_interfaces = 0;  // NetworkInfo.EfaInfo.MaximumEfaInterfaces (0: no EFA)
+  // SupportedUsageClasses; only "on-demand" and "spot" are used.
+  std::vector<std::string> usage_classes = {"on-demand", "spot"};
+  // Zones where DescribeInstanceTypeOfferings lists the type; empty means every zone of the
+  // options. Offerings in other zones exist but are unavailable.
+  std::vector<std::string> offered_zones;
+};
+
+// AMI families that change capacity or overhead (aws-provider.md §1.3-1.5).
+enum class AwsAmiFamily {
+  kAl2023,        // ENI-limited pods; kube-reserved memory from ENI-limited pods; 20Gi root
+  kAl2,           // same as AL2023
+  kBottlerocket,  // ENI-limited pods; kube-reserved memory from pods capacity; 20Gi data
+                  // volume; podsPerCore ignored
+  kCustom,        // same as AL2023
+  kWindows2019,   // 110 pods; windows OS and build label; 50Gi; amd64 only
+  kWindows2022,
+  kWindows2025,
+};
+
+// "AL2023", "AL2", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025".
+std::string_view AwsAmiFamilyName(AwsAmiFamily family);
+// Parses a name printed by AwsAmiFamilyName (case-sensitive).
+// Errors: InvalidArgument naming the text.
+[[nodiscard]] absl::StatusOr<AwsAmiFamily> ParseAwsAmiFamily(std::string_view text);
+
+// How instance types are built: the settings an EC2NodeClass, the controller flags and the
+// price feeds contribute.
+struct AwsCatalogOptions {
+  // The topology.kubernetes.io/region label. The embedded prices are us-east-1's and are used
+  // for every region (Karpenter likewise falls back to its us-east-1 table).
+  // Default: "us-east-1".
+  std::string region = "us-east-1";
+
+  // Zones to create offerings in (every type gets one offering per zone and capacity type).
+  // Empty means `region` + "a", "b", "c". Default: empty.
+  std::vector<std::string> zones;
+
+  // Fraction of memory the hypervisor keeps (--vm-memory-overhead-percent); must be in
+  // [0, 1). Default: 0.075.
+  double vm_memory_overhead_percent = 0.075;
+
+  // ENIs kept out of pod networking (--reserved-enis); lowers ENI-limited max pods.
+  // Default: 0.
+  int reserved_enis = 0;
+
+  // kubelet maxPods: replaces the computed max pods when set. Default: unset.
+  std::optional<int> max_pods;
+
+  // kubelet podsPerCore: when > 0, pods = min(pods, podsPerCore * vCPUs) (ignored by
+  // Bottlerocket). Default: unset.
+  std::optional<int> pods_per_core;
+
+  // Capacity types to create offerings for; each must be "on-demand" or "spot".
+  // Default: {"on-demand", "spot"}.
+  std::vector<std::string> capacity_types = {"on-demand", "spot"};
+
+  // Spot prices per instance type, then per zone (a DescribeSpotPriceHistory result). Unset:
+  // every spot offering costs the type's on-demand price, as the reference does until its
+  // first spot-price update succeeds. Set: a spot offering without an entry is unavailable.
+  // Default: unset.
+  std::optional<std::map<std::string, std::map<std::string, double>, std::less<>>> spot_prices;
+
+  // The EC2NodeClass amiFamily. Default: AL2023.
+  AwsAmiFamily ami_family = AwsAmiFamily::kAl2023;
+
+  // Size in bytes of the volume that holds ephemeral storage (a block device mapping on the
+  // family's ephemeral device, or the root volume). Unset: the family default, 20Gi (50Gi on
+  // Windows). Default: unset.
+  std::optional<int64_t> ephemeral_volume_bytes;
+
+  // instanceStorePolicy RAID0: types with local NVMe get ephemeral-storage = the NVMe total
+  // in decimal gigabytes (GB, not GiB). Default: false.
+  bool instance_store_raid0 = false;
+
+  // kubelet kubeReserved: each key replaces the computed default of that key.
+  // Default: empty.
+  ResourceList kube_reserved;
+
+  // kubelet systemReserved. Default: empty.
+  ResourceList system_reserved;
+
+  // OK, or InvalidArgument naming the first bad field (empty region or zone, duplicate zone,
+  // overhead percent outside [0, 1), negative counts or sizes, unknown capacity type,
+  // negative or NaN spot price).
+  [[nodiscard]] absl::Status Validate() const;
+
+  // `zones`, or the three default zones of `region` when empty.
+  std::vector<std::string> ResolvedZones() const;
+};
+
+// Builds the InstanceType for one EC2 instance type (Karpenter `NewInstanceType`):
+//   labels: arch, os, region and every karpenter.k8s.aws label the facts support; optional
+//     AWS labels the type lacks (GPU, accelerator, local NVMe, bandwidth...) and the capacity
+//     reservation labels get DoesNotExist requirements, as the reference does;
+//   capacity: cpu (vCPUs), memory (after VM overhead; arm64 loses 64Mi first),
+//     ephemeral-storage, pods, and the non-zero extended resources (pod-eni, efa, GPUs,
+//     neuron devices and cores; PrivateIPv4Address on Windows);
+//   overhead: tiered kube-reserved cpu, 11*pods+255Mi kube-reserved memory, 1Gi kube-reserved
+//     ephemeral-storage, eviction 100Mi memory and 10% of ephemeral-storage;
+//   offerings: one per zone x capacity type of options.capacity_types that the type's
+//     usage_classes include, in zone order, priced at `on_demand_price` (spot too unless
+//     options.spot_prices is set); unavailable (at price 0) without a price, and unavailable
+//     outside `offered_zones` and for a1.* on AL2023.
+// Errors: InvalidArgument naming the instance type and the field (empty name, non-positive
+// vCPUs or memory, memory exhausted by the VM overhead, no x86_64/arm64 architecture,
+// negative counts, a negative or NaN price) or the invalid option.
+[[nodiscard]] absl::StatusOr<InstanceType> MakeAwsInstanceType(
+    const AwsInstanceTypeInfo& info, std::optional<double> on_demand_price,
+    const AwsCatalogOptions& options = {});
+
+// The label keys the AWS provider registers as well-known: every karpenter.k8s.aws label
+// above plus topology.k8s.aws/zone-id and node.kubernetes.io/windows-build.
+const LabelSet& AwsWellKnownLabels();
+
+// The embedded table, in table order (grouped by family). Built once; never empty.
+const std::vector<AwsInstanceTypeInfo>& EmbeddedAwsInstanceTypeInfos();
+
+// The embedded us-east-1 Linux on-demand price (USD per hour) of `instance_type`, or unset if
+// the type is not in the table. O(log n).
+std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type);
+
+// The embedded catalog: every embedded type through MakeAwsInstanceType with its embedded
+// on-demand price, as InstanceCatalog::Create(types, AwsWellKnownLabels()).
+// Errors: InvalidArgument from AwsCatalogOptions::Validate().
+[[nodiscard]] absl::StatusOr<InstanceCatalog> EmbeddedAwsCatalog(
+    const AwsCatalogOptions& options = {});
+
+}  // namespace karp
+
+#endif  // KARP_AWS_CATALOG_H_

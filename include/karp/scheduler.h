@@ -1,0 +1,159 @@
+// File: karp/scheduler.h
+//
+// Scheduler::Solve — provisioning with the reference semantics (semantics §5): given pending
+// pods, decide which existing nodes or in-flight NodeClaims take them and which new
+// NodeClaims to launch, per NodePool by weight, with taints, requirements, resources
+// (including DaemonSet overhead), NodePool limits, topology spread, pod (anti-)affinity, host
+// ports, minValues and the six-step preference relaxation.
+//
+// Determinism (semantics §10): where the reference picks at random karp picks by explicit
+// keys — topology domains with equal counts by name, affinity bootstrap domains by name,
+// new NodeClaims with equal pod counts by creation order, instance types with equal prices
+// by name, launch offerings by (price, capacity type reserved<spot<on-demand, instance type,
+// zone). The same inputs give the same result on every run and platform.
+//
+// Example:
+//   auto catalog = std::make_shared<const karp::InstanceCatalog>(*karp::EmbeddedAwsCatalog());
+//   absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(snapshot, catalog);
+//   if (!s.ok()) return s.status();
+//   absl::StatusOr<karp::SolveResult> r = s->Solve();
+//   for (const karp::NewNodeClaim& nc : r->node_claims) { ... nc.launch->instance_type ... }
+//   for (const karp::PodError& e : r->pod_errors) { ... e.message ... }
+//
+// Thread-safety: a Scheduler is immutable after Create(); Solve() is const and may be called
+// concurrently from several threads (each call owns all of its working state).
+
+#ifndef KARP_SCHEDULER_H_
+#define KARP_SCHEDULER_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+#include "karp/requirements.h"
+#include "karp/resources.h"
+
+namespace karp {
+
+// PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
+// Ignore never lets a preference constrain placement.
+enum class PreferencePolicy { kRespect, kIgnore };
+// MIN_VALUES_POLICY: Strict fails a claim whose types cannot span minValues; BestEffort lowers
+// minValues to what is achievable when a claim is created.
+enum class MinValuesPolicy { kStrict, kBestEffort };
+// Reserved capacity: Strict (provisioning) errors when compatible reserved offerings cannot be
+// reserved; Fallback (consolidation simulations) never errors.
+enum class ReservedCapacityMode { kStrict, kFallback };
+
+struct SchedulerOptions {
+  // Default: Respect (the reference's default).
+  PreferencePolicy preference_policy = PreferencePolicy::kRespect;
+  // Default: Strict.
+  MinValuesPolicy min_values_policy = MinValuesPolicy::kStrict;
+  // Instance types kept per NodeClaim after ordering by price (reference: 600; 60 before
+  // Aug 2025). Must be >= 1. Default: 600.
+  int max_instance_types = 600;
+  // Default: Strict.
+  ReservedCapacityMode reserved_capacity_mode = ReservedCapacityMode::kStrict;
+  // Wall-clock budget of one Solve; when it runs out the pods not yet placed stay pending and
+  // the result says timed_out (the reference uses one minute). Default: unlimited, so results
+  // never depend on machine speed.
+  absl::Duration time_limit = absl::InfiniteDuration();
+
+  // OK, or InvalidArgument naming the bad field.
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+// The offering a launch would pick.
+struct Launch {
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  double price = 0;
+};
+
+// A NodeClaim the solve decided to create.
+struct NewNodeClaim {
+  std::string name;       // "<nodepool>-<n>", n counting from 1 in creation order
+  std::string node_pool;
+  // Every type the claim may launch as (fits all its pods plus daemon overhead, satisfies its
+  // requirements, has a compatible available offering), cheapest first, at most
+  // max_instance_types.
+  std::vector<std::string> instance_types;
+  // NodePool requirements and template labels narrowed by the pods' requirements, with
+  // instance-type and capacity-type narrowed to the kept types' available offerings.
+  Requirements requirements;
+  // Sum of pod requests plus the smallest daemon overhead over the kept types.
+  ResourceList requests;
+  std::vector<std::string> pods;  // "namespace/name", in placement order
+  std::optional<Launch> launch;   // absent only if no kept type has an available offering
+  std::map<std::string, std::string> labels;       // NodePool template labels + single values
+  std::map<std::string, std::string> annotations;  // incl. min-values-relaxed
+  std::vector<Taint> taints;
+  std::vector<Taint> startup_taints;
+};
+
+// Pods placed on an existing node or an in-flight NodeClaim.
+struct ExistingPlacement {
+  std::string name;       // node name or NodeClaim name
+  bool in_flight = false; // true for a NodeClaim without a node yet
+  std::vector<std::string> pods;
+};
+
+struct PodError {
+  std::string pod;      // "namespace/name"
+  std::string message;  // the cause, in the reference's words
+};
+
+struct SolveResult {
+  std::vector<NewNodeClaim> node_claims;         // creation order
+  std::vector<ExistingPlacement> existing_nodes; // by name
+  std::vector<PodError> pod_errors;              // by pod
+  int pods = 0;                                  // pods given to Solve
+  bool timed_out = false;
+
+  // Sum of the launch prices of the new claims (per hour).
+  double LaunchPricePerHour() const;
+};
+
+class Scheduler {
+ public:
+  // Builds a scheduler over `snapshot` (NodePools, nodes and their bound pods, in-flight
+  // NodeClaims, DaemonSets) with every NodePool drawing from `catalog`.
+  // Errors: InvalidArgument for invalid options or an invalid snapshot (Validate()).
+  [[nodiscard]] static absl::StatusOr<Scheduler> Create(
+      const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+      const SchedulerOptions& options = {});
+  // As above with each NodePool's own instance types (from a CloudProvider). A NodePool
+  // missing from the map has no instance types and is skipped.
+  [[nodiscard]] static absl::StatusOr<Scheduler> Create(
+      const ClusterSnapshot& snapshot,
+      std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
+      const SchedulerOptions& options = {});
+
+  // Places the snapshot's pending pods (ClusterSnapshot::PendingPods()).
+  // Complexity: O(P·(E + C + T·I)) in the worst case for P pods, E existing nodes, C new
+  // claims, T NodePools and I instance types; typical workloads are close to linear in P.
+  [[nodiscard]] absl::StatusOr<SolveResult> Solve() const;
+  // Places `pods` (which need not be in the snapshot). Pods must have unique keys.
+  // Errors: InvalidArgument for duplicate pods. Unschedulable pods are results (pod_errors).
+  [[nodiscard]] absl::StatusOr<SolveResult> Solve(const std::vector<const Pod*>& pods) const;
+
+  const SchedulerOptions& options() const;
+
+  struct State;  // immutable prepared state, shared between copies
+
+ private:
+  explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace karp
+
+#endif  // KARP_SCHEDULER_H_

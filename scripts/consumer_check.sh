@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs karp into a temporary prefix and builds a tiny out-of-tree consumer against it with
+# find_package(karp), then runs it. Usage: scripts/consumer_check.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build-install}
+PREFIX=$(mktemp -d)
+CONSUMER=$(mktemp -d)
+trap 'rm -rf "$PREFIX" "$CONSUMER"' EXIT
+
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKARP_BUILD_TESTS=OFF \
+  -DKARP_BUILD_BENCHMARKS=OFF -DKARP_BUILD_EXAMPLES=OFF -DKARP_BUILD_TOOLS=OFF \
+  -DCMAKE_INSTALL_PREFIX="$PREFIX"
+cmake --build "$BUILD" -j"${JOBS:-2}"
+cmake --install "$BUILD"
+
+cat > "$CONSUMER/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.22)
+project(karp_consumer LANGUAGES CXX)
+find_package(karp REQUIRED)
+add_executable(consumer main.cc)
+target_link_libraries(consumer PRIVATE karp::karp karp::json)
+CMAKE
+cat > "$CONSUMER/main.cc" <<'CC'
+#include <iostream>
+#include "karp/karp.h"
+#include "karp/json/codec.h"
+int main() {
+  karp::Requirements pool{karp::Requirement::In("kubernetes.io/arch", {"arm64"})};
+  karp::Requirements pod{karp::Requirement::NotIn("kubernetes.io/arch", {"amd64"})};
+  if (!pool.Compatible(pod, &karp::WellKnownLabels()).ok()) return 1;
+  absl::StatusOr<karp::InstanceCatalog> cat = karp::EmbeddedAwsCatalog();
+  if (!cat.ok() || cat->size() < 400) return 2;
+  std::string json = karp::json::WriteCatalog(*cat);
+  absl::StatusOr<karp::InstanceCatalog> back = karp::json::ParseCatalog(json, "roundtrip");
+  if (!back.ok() || back->size() != cat->size()) return 3;
+  std::cout << "consumer ok: karp " << KARP_VERSION_STRING << ", " << cat->size()
+            << " instance types\n";
+  return 0;
+}
+CC
+cmake -S "$CONSUMER" -B "$CONSUMER/build" -DCMAKE_PREFIX_PATH="$PREFIX"
+cmake --build "$CONSUMER/build"
+"$CONSUMER/build/consumer"

@@ -1,0 +1,1210 @@
+// karp::json decoding: Kubernetes objects (formats.md §1) and catalogs (§2) from the
+// nlohmann::json documents of document.h into karp's value types, with `<path>: <what>` errors.
+// Encoding lives in writer.cc.
+//
+// Conventions:
+//  - a field that is absent or JSON null keeps its default;
+//  - a field of the wrong JSON type is an error naming the path and the expected type;
+//  - enumerations (operators, effects, policies, phases) are parsed strictly;
+//  - quantities go through karp::ParseQuantity (negative values rejected), NodePool
+//    requirements and the node selectors of pending pods through karp::ValidateRequirement.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "internal/status_macros.h"
+#include "internal/strings.h"
+#include "json/codec_util.h"
+#include "json/document.h"
+#include "karp/json/codec.h"
+
+// KARP_RETURN_IF_ERROR with a unique variable per expansion: the decoders nest lambdas that
+// return errors inside calls that return errors, and -Wshadow rejects reused names.
+#define KARP_JSON_CONCAT_INNER_(a, b) a##b
+#define KARP_JSON_CONCAT_(a, b) KARP_JSON_CONCAT_INNER_(a, b)
+#define RETURN_IF_ERROR(expr) \
+  KARP_JSON_RETURN_IF_ERROR_(KARP_JSON_CONCAT_(karp_json_status_, __COUNTER__), expr)
+#define KARP_JSON_RETURN_IF_ERROR_(var, expr) \
+  do {                                        \
+    ::absl::Status var = (expr);              \
+    if (!var.ok()) return var;                \
+  } while (0)
+
+namespace karp::json {
+namespace {
+
+using codec_internal::Document;
+using codec_internal::Json;
+using codec_internal::kNever;
+using codec_internal::LoadDocuments;
+using codec_internal::ParseGoDuration;
+
+// ---------------------------------------------------------------------------------------------
+// Paths and errors
+
+std::string JoinPath(std::string_view base, std::string_view key) {
+  if (base.empty()) return std::string(key);
+  return internal::StrCat(base, ".", key);
+}
+
+std::string IndexPath(std::string_view base, size_t i) {
+  return internal::StrCat(base, "[", i, "]");
+}
+
+absl::Status PathError(std::string_view path, std::string_view what) {
+  if (path.empty()) return absl::InvalidArgumentError(std::string(what));
+  return absl::InvalidArgumentError(internal::StrCat(path, ": ", what));
+}
+
+const char* TypeName(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::binary: return "binary data";
+    case Json::value_t::discarded: break;
+  }
+  return "an invalid value";
+}
+
+std::string_view Msg(const absl::Status& s) {
+  return std::string_view(s.message().data(), s.message().size());
+}
+
+absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
+  return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar conversions
+
+absl::StatusOr<std::string> AsString(const Json& v, std::string_view path) {
+  if (!v.is_string()) return WrongType(path, "a string", v);
+  return v.get_ref<const std::string&>();
+}
+
+absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return PathError(path, "integer out of range");
+    }
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^63 is exactly representable; every double below it in magnitude fits in an int64.
+    if (!std::isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
+      return PathError(path, "integer out of range");
+    }
+    if (d != std::trunc(d)) {
+      return PathError(path, internal::StrCat("expected an integer, got ", v.dump()));
+    }
+    return static_cast<int64_t>(d);
+  }
+  return WrongType(path, "an integer", v);
+}
+
+absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path) {
+  KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
+  if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
+    return PathError(path, "integer out of range for a 32-bit field");
+  }
+  return static_cast<int32_t>(i);
+}
+
+// The text of a quantity given as a string or a JSON number.
+absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
+  if (v.is_string()) return v.get_ref<const std::string&>();
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number_float()) {
+    if (!std::isfinite(v.get<double>())) return PathError(path, "invalid quantity");
+    return v.dump();  // shortest text that reads back as the same double
+  }
+  return WrongType(path, "a quantity string", v);
+}
+
+absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
+  absl::Time t;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
+      t == absl::InfinitePast()) {
+    return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
+  }
+  return t;
+}
+
+// An int-or-string (PodDisruptionBudget minAvailable/maxUnavailable, budget nodes): a
+// non-negative integer or a percentage.
+absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path) {
+  std::string text;
+  if (v.is_string()) {
+    text = v.get_ref<const std::string&>();
+  } else if (v.is_number()) {
+    KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
+    text = std::to_string(i);
+  } else {
+    return WrongType(path, "an integer or a percentage", v);
+  }
+  std::string_view digits = text;
+  if (!digits.empty() && digits.back() == '%') digits.remove_suffix(1);
+  const bool ok = !digits.empty() && digits.size() <= 18 &&
+                  std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!ok) {
+    return PathError(path, internal::StrCat("invalid value \"", text,
+                                            "\": expected a non-negative integer or a percentage"));
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Object reader: typed access to the fields of one JSON object, naming paths on error.
+
+class Obj {
+ public:
+  // An absent object: every field reads as absent.
+  explicit Obj(std::string path) : v_(nullptr), path_(std::move(path)) {}
+
+  // `v` must be an object or null (null reads as absent).
+  static absl::StatusOr<Obj> Make(const Json& v, std::string path) {
+    if (v.is_null()) return Obj(std::move(path));
+    if (!v.is_object()) return WrongType(path, "an object", v);
+    Obj o(std::move(path));
+    o.v_ = &v;
+    return o;
+  }
+
+  bool present() const { return v_ != nullptr; }
+  const std::string& path() const { return path_; }
+  std::string At(std::string_view key) const { return JoinPath(path_, key); }
+
+  // The field, or nullptr when absent or null.
+  const Json* Get(std::string_view key) const {
+    if (v_ == nullptr) return nullptr;
+    auto it = v_->find(key);
+    if (it == v_->end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  absl::StatusOr<Obj> Object(std::string_view key) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return Obj(At(key));
+    return Make(*f, At(key));
+  }
+
+  absl::Status String(std::string_view key, std::string* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+    return absl::OkStatus();
+  }
+
+  absl::Status RequiredString(std::string_view key, std::string* out) const {
+    if (Get(key) == nullptr) return PathError(At(key), "required");
+    return String(key, out);
+  }
+
+  absl::Status Bool(std::string_view key, bool* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
+    *out = f->get<bool>();
+    return absl::OkStatus();
+  }
+
+  absl::Status Int32(std::string_view key, int32_t* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
+    return absl::OkStatus();
+  }
+
+  absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
+    return absl::OkStatus();
+  }
+
+  absl::Status Int64(std::string_view key, std::optional<int64_t>* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
+    return absl::OkStatus();
+  }
+
+  absl::Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    if (!f->is_object()) return WrongType(At(key), "an object", *f);
+    out->clear();
+    for (auto it = f->begin(); it != f->end(); ++it) {
+      if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
+      out->emplace(it.key(), it->get_ref<const std::string&>());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status StringList(std::string_view key, std::vector<std::string>* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    if (!f->is_array()) return WrongType(At(key), "an array", *f);
+    out->clear();
+    out->reserve(f->size());
+    for (size_t i = 0; i < f->size(); ++i) {
+      const Json& e = (*f)[i];
+      if (!e.is_string()) return WrongType(IndexPath(At(key), i), "a string", e);
+      out->push_back(e.get_ref<const std::string&>());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Resources(std::string_view key, ResourceList* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    if (!f->is_object()) return WrongType(At(key), "an object", *f);
+    ResourceList list;
+    for (auto it = f->begin(); it != f->end(); ++it) {
+      const std::string& name = it.key();
+      if (it->is_null()) continue;
+      const std::string path = JoinPath(At(key), name);
+      if (name.empty()) return PathError(path, "empty resource name");
+      KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
+      absl::StatusOr<int64_t> q = ParseQuantity(text, name);
+      if (!q.ok()) return PathError(path, Msg(q.status()));
+      list.Set(name, *q);
+    }
+    *out = std::move(list);
+    return absl::OkStatus();
+  }
+
+  absl::Status Time(std::string_view key, absl::Time* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
+    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
+    return absl::OkStatus();
+  }
+
+  absl::Status Time(std::string_view key, std::optional<absl::Time>* out) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
+    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
+    return absl::OkStatus();
+  }
+
+  // A Go duration ("720h", "1h30m", "10s"); `Never` (-> nullopt) only when `allow_never`.
+  absl::Status Duration(std::string_view key, std::optional<absl::Duration>* out,
+                        bool allow_never) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
+    if (allow_never && text == kNever) {
+      *out = std::nullopt;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<absl::Duration> d = ParseGoDuration(text);
+    if (!d.ok()) return PathError(At(key), Msg(d.status()));
+    *out = *d;
+    return absl::OkStatus();
+  }
+
+  // Calls fn(const Obj& item) for each element of the array field `key` (each an object).
+  template <typename Fn>
+  absl::Status Objects(std::string_view key, Fn&& fn) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    const std::string path = At(key);
+    if (!f->is_array()) return WrongType(path, "an array", *f);
+    for (size_t i = 0; i < f->size(); ++i) {
+      const Json& e = (*f)[i];
+      std::string item_path = IndexPath(path, i);
+      if (!e.is_object()) return WrongType(item_path, "an object", e);
+      Obj item(std::move(item_path));
+      item.v_ = &e;
+      RETURN_IF_ERROR(fn(item));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Json* v_;
+  std::string path_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+
+absl::Status ReadMeta(const Obj& m, ObjectMeta* meta) {
+  RETURN_IF_ERROR(m.String("name", &meta->name));
+  RETURN_IF_ERROR(m.String("namespace", &meta->namespace_));
+  RETURN_IF_ERROR(m.String("uid", &meta->uid));
+  RETURN_IF_ERROR(m.StringMap("labels", &meta->labels));
+  RETURN_IF_ERROR(m.StringMap("annotations", &meta->annotations));
+  RETURN_IF_ERROR(m.Time("creationTimestamp", &meta->creation_timestamp));
+  RETURN_IF_ERROR(m.Time("deletionTimestamp", &meta->deletion_timestamp));
+  meta->owner_references.clear();
+  return m.Objects("ownerReferences", [&](const Obj& o) -> absl::Status {
+    OwnerReference ref;
+    RETURN_IF_ERROR(o.String("apiVersion", &ref.api_version));
+    RETURN_IF_ERROR(o.String("kind", &ref.kind));
+    RETURN_IF_ERROR(o.String("name", &ref.name));
+    RETURN_IF_ERROR(o.String("uid", &ref.uid));
+    RETURN_IF_ERROR(o.Bool("controller", &ref.controller));
+    meta->owner_references.push_back(std::move(ref));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadTaints(const Obj& parent, std::string_view key, std::vector<Taint>* out) {
+  out->clear();
+  return parent.Objects(key, [&](const Obj& o) -> absl::Status {
+    Taint t;
+    RETURN_IF_ERROR(o.RequiredString("key", &t.key));
+    RETURN_IF_ERROR(o.String("value", &t.value));
+    std::string effect;
+    RETURN_IF_ERROR(o.RequiredString("effect", &effect));
+    absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
+    if (!e.ok() || *e == TaintEffect::kNone) {
+      return PathError(o.At("effect"),
+                       internal::StrCat("unsupported taint effect \"", effect,
+                                        "\"; expected NoSchedule, PreferNoSchedule or NoExecute"));
+    }
+    t.effect = *e;
+    out->push_back(std::move(t));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadConditions(const Obj& status, std::vector<NodeCondition>* out) {
+  out->clear();
+  return status.Objects("conditions", [&](const Obj& o) -> absl::Status {
+    NodeCondition c;
+    RETURN_IF_ERROR(o.RequiredString("type", &c.type));
+    RETURN_IF_ERROR(o.RequiredString("status", &c.status));
+    if (c.status != "True" && c.status != "False" && c.status != "Unknown") {
+      return PathError(o.At("status"), internal::StrCat("unsupported condition status \"",
+                                                        c.status,
+                                                        "\"; expected True, False or Unknown"));
+    }
+    RETURN_IF_ERROR(o.String("reason", &c.reason));
+    RETURN_IF_ERROR(o.String("message", &c.message));
+    RETURN_IF_ERROR(o.Time("lastTransitionTime", &c.last_transition_time));
+    out->push_back(std::move(c));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadNodeClassRef(const Obj& spec, NodeClassRef* out) {
+  KARP_ASSIGN_OR_RETURN(Obj ref, spec.Object("nodeClassRef"));
+  RETURN_IF_ERROR(ref.String("group", &out->group));
+  RETURN_IF_ERROR(ref.String("kind", &out->kind));
+  RETURN_IF_ERROR(ref.String("name", &out->name));
+  return absl::OkStatus();
+}
+
+enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
+
+// One NodeSelectorRequirement ({key, operator, values, minValues}).
+absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorRequirement* out) {
+  RETURN_IF_ERROR(o.RequiredString("key", &out->key));
+  std::string op_text;
+  RETURN_IF_ERROR(o.RequiredString("operator", &op_text));
+  absl::StatusOr<Operator> op = ParseOperator(op_text);
+  if (!op.ok()) return PathError(o.At("operator"), Msg(op.status()));
+  if (owner == RequirementOwner::kPod && (*op == Operator::kGte || *op == Operator::kLte)) {
+    return PathError(o.At("operator"),
+                     internal::StrCat("unsupported operator \"", op_text,
+                                      "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt"));
+  }
+  out->op = *op;
+  RETURN_IF_ERROR(o.StringList("values", &out->values));
+  if (owner != RequirementOwner::kPod) {
+    std::optional<int64_t> min_values;
+    RETURN_IF_ERROR(o.Int64("minValues", &min_values));
+    if (min_values) {
+      if (*min_values < 1 || *min_values > kMaxMinValues) {
+        return PathError(o.path(), internal::StrCat("key ", out->key, ": minValues ", *min_values,
+                                                    " must be between 1 and ", kMaxMinValues));
+      }
+      out->min_values = static_cast<int>(*min_values);
+    }
+  }
+  switch (owner) {
+    case RequirementOwner::kNodePool: {
+      if (out->key == kLabelNodePool) {
+        return PathError(o.path(), internal::StrCat("requirement key ", kLabelNodePool,
+                                                    " is restricted for NodePools"));
+      }
+      if (absl::Status s = ValidateRequirement(*out); !s.ok()) {
+        return PathError(o.path(), Msg(s));
+      }
+      break;
+    }
+    case RequirementOwner::kNodeClaim: {
+      absl::StatusOr<Requirement> r = Requirement::Create(*out);
+      if (!r.ok()) return PathError(o.path(), Msg(r.status()));
+      break;
+    }
+    case RequirementOwner::kPod:
+      break;  // validated for pending pods once the whole pod is read (see ValidatePodSelectors)
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadRequirements(const Obj& spec, RequirementOwner owner,
+                              std::vector<NodeSelectorRequirement>* out) {
+  out->clear();
+  return spec.Objects("requirements", [&](const Obj& o) -> absl::Status {
+    NodeSelectorRequirement r;
+    RETURN_IF_ERROR(ReadRequirement(o, owner, &r));
+    out->push_back(std::move(r));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
+                               std::optional<LabelSelector>* out) {
+  KARP_ASSIGN_OR_RETURN(Obj o, parent.Object(key));
+  if (!o.present()) {
+    *out = std::nullopt;
+    return absl::OkStatus();
+  }
+  LabelSelector sel;
+  RETURN_IF_ERROR(o.StringMap("matchLabels", &sel.match_labels));
+  RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+    LabelSelectorRequirement r;
+    RETURN_IF_ERROR(e.RequiredString("key", &r.key));
+    std::string op_text;
+    RETURN_IF_ERROR(e.RequiredString("operator", &op_text));
+    absl::StatusOr<Operator> op = ParseOperator(op_text);
+    if (!op.ok() || (*op != Operator::kIn && *op != Operator::kNotIn &&
+                     *op != Operator::kExists && *op != Operator::kDoesNotExist)) {
+      return PathError(e.At("operator"),
+                       internal::StrCat("unsupported operator \"", op_text,
+                                        "\"; expected one of In, NotIn, Exists, DoesNotExist"));
+    }
+    r.op = *op;
+    RETURN_IF_ERROR(e.StringList("values", &r.values));
+    sel.match_expressions.push_back(std::move(r));
+    return absl::OkStatus();
+  }));
+  *out = std::move(sel);
+  return absl::OkStatus();
+}
+
+absl::Status ReadNodeSelectorTerm(const Obj& o, NodeSelectorTerm* out) {
+  RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+    NodeSelectorRequirement r;
+    RETURN_IF_ERROR(ReadRequirement(e, RequirementOwner::kPod, &r));
+    out->match_expressions.push_back(std::move(r));
+    return absl::OkStatus();
+  }));
+  if (const Json* mf = o.Get("matchFields"); mf != nullptr) {
+    if (!mf->is_array()) return WrongType(o.At("matchFields"), "an array", *mf);
+    out->has_match_fields = !mf->empty();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadPodAffinityTerm(const Obj& o, PodAffinityTerm* out) {
+  RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
+  RETURN_IF_ERROR(o.StringList("namespaces", &out->namespaces));
+  RETURN_IF_ERROR(ReadLabelSelector(o, "namespaceSelector", &out->namespace_selector));
+  RETURN_IF_ERROR(o.String("topologyKey", &out->topology_key));
+  RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
+  RETURN_IF_ERROR(o.StringList("mismatchLabelKeys", &out->mismatch_label_keys));
+  return absl::OkStatus();
+}
+
+absl::Status ReadPodAffinityRules(const Obj& affinity, std::string_view key,
+                                  PodAffinityRules* out) {
+  KARP_ASSIGN_OR_RETURN(Obj o, affinity.Object(key));
+  RETURN_IF_ERROR(
+      o.Objects("requiredDuringSchedulingIgnoredDuringExecution", [&](const Obj& t) -> absl::Status {
+        PodAffinityTerm term;
+        RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
+        out->required.push_back(std::move(term));
+        return absl::OkStatus();
+      }));
+  return o.Objects("preferredDuringSchedulingIgnoredDuringExecution", [&](const Obj& w) -> absl::Status {
+    WeightedPodAffinityTerm wt;
+    RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
+    KARP_ASSIGN_OR_RETURN(Obj t, w.Object("podAffinityTerm"));
+    RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
+    out->preferred.push_back(std::move(wt));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadAffinity(const Obj& spec, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(Obj aff, spec.Object("affinity"));
+  KARP_ASSIGN_OR_RETURN(Obj na, aff.Object("nodeAffinity"));
+  KARP_ASSIGN_OR_RETURN(Obj req, na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
+  RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const Obj& t) -> absl::Status {
+    NodeSelectorTerm term;
+    RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
+    pod->node_affinity.required.push_back(std::move(term));
+    return absl::OkStatus();
+  }));
+  RETURN_IF_ERROR(
+      na.Objects("preferredDuringSchedulingIgnoredDuringExecution", [&](const Obj& p) -> absl::Status {
+        PreferredSchedulingTerm pt;
+        RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
+        KARP_ASSIGN_OR_RETURN(Obj pref, p.Object("preference"));
+        RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
+        pod->node_affinity.preferred.push_back(std::move(pt));
+        return absl::OkStatus();
+      }));
+  RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAffinity", &pod->pod_affinity));
+  RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAntiAffinity", &pod->pod_anti_affinity));
+  return absl::OkStatus();
+}
+
+absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusionPolicy* out) {
+  std::string text;
+  RETURN_IF_ERROR(o.String(key, &text));
+  if (o.Get(key) == nullptr) return absl::OkStatus();
+  if (text == "Honor") {
+    *out = NodeInclusionPolicy::kHonor;
+  } else if (text == "Ignore") {
+    *out = NodeInclusionPolicy::kIgnore;
+  } else {
+    return PathError(o.At(key), internal::StrCat("unsupported policy \"", text,
+                                                 "\"; expected Honor or Ignore"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadTopologySpread(const Obj& o, TopologySpreadConstraint* out) {
+  RETURN_IF_ERROR(o.Int32("maxSkew", &out->max_skew));
+  if (out->max_skew < 1) return PathError(o.At("maxSkew"), "must be greater than 0");
+  RETURN_IF_ERROR(o.RequiredString("topologyKey", &out->topology_key));
+  std::string when;
+  RETURN_IF_ERROR(o.String("whenUnsatisfiable", &when));
+  if (when.empty() || when == "DoNotSchedule") {
+    out->when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+  } else if (when == "ScheduleAnyway") {
+    out->when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+  } else {
+    return PathError(o.At("whenUnsatisfiable"),
+                     internal::StrCat("unsupported value \"", when,
+                                      "\"; expected DoNotSchedule or ScheduleAnyway"));
+  }
+  RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
+  RETURN_IF_ERROR(o.Int32("minDomains", &out->min_domains));
+  if (out->min_domains && *out->min_domains < 1) {
+    return PathError(o.At("minDomains"), "must be greater than 0");
+  }
+  RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeAffinityPolicy", &out->node_affinity_policy));
+  RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeTaintsPolicy", &out->node_taints_policy));
+  RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
+  return absl::OkStatus();
+}
+
+absl::Status ReadContainers(const Obj& spec, std::string_view key, std::vector<Container>* out) {
+  out->clear();
+  return spec.Objects(key, [&](const Obj& c) -> absl::Status {
+    Container container;
+    RETURN_IF_ERROR(c.String("name", &container.name));
+    KARP_ASSIGN_OR_RETURN(Obj res, c.Object("resources"));
+    RETURN_IF_ERROR(res.Resources("requests", &container.requests));
+    RETURN_IF_ERROR(c.Objects("ports", [&](const Obj& p) -> absl::Status {
+      ContainerPort port;
+      RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
+      RETURN_IF_ERROR(p.Int32("hostPort", &port.host_port));
+      if (port.container_port < 0 || port.container_port > 65535) {
+        return PathError(p.At("containerPort"), "must be between 0 and 65535");
+      }
+      if (port.host_port < 0 || port.host_port > 65535) {
+        return PathError(p.At("hostPort"), "must be between 0 and 65535");
+      }
+      RETURN_IF_ERROR(p.String("protocol", &port.protocol));
+      if (port.protocol.empty()) port.protocol = "TCP";
+      if (port.protocol != "TCP" && port.protocol != "UDP" && port.protocol != "SCTP") {
+        return PathError(p.At("protocol"), internal::StrCat("unsupported protocol \"",
+                                                            port.protocol,
+                                                            "\"; expected TCP, UDP or SCTP"));
+      }
+      RETURN_IF_ERROR(p.String("hostIP", &port.host_ip));
+      container.ports.push_back(std::move(port));
+      return absl::OkStatus();
+    }));
+    RETURN_IF_ERROR(c.String("restartPolicy", &container.restart_policy));
+    out->push_back(std::move(container));
+    return absl::OkStatus();
+  });
+}
+
+// Pod spec fields (shared by Pods and DaemonSet templates).
+absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
+  RETURN_IF_ERROR(spec.String("nodeName", &pod->node_name));
+  RETURN_IF_ERROR(spec.StringMap("nodeSelector", &pod->node_selector));
+  RETURN_IF_ERROR(ReadAffinity(spec, pod));
+  RETURN_IF_ERROR(spec.Objects("tolerations", [&](const Obj& o) -> absl::Status {
+    Toleration t;
+    RETURN_IF_ERROR(o.String("key", &t.key));
+    std::string op;
+    RETURN_IF_ERROR(o.String("operator", &op));
+    absl::StatusOr<TolerationOperator> top = ParseTolerationOperator(op);
+    if (!top.ok()) return PathError(o.At("operator"), Msg(top.status()));
+    t.op = *top;
+    RETURN_IF_ERROR(o.String("value", &t.value));
+    std::string effect;
+    RETURN_IF_ERROR(o.String("effect", &effect));
+    absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
+    if (!e.ok()) return PathError(o.At("effect"), Msg(e.status()));
+    t.effect = *e;
+    pod->tolerations.push_back(std::move(t));
+    return absl::OkStatus();
+  }));
+  RETURN_IF_ERROR(spec.Objects("topologySpreadConstraints", [&](const Obj& o) -> absl::Status {
+    TopologySpreadConstraint c;
+    RETURN_IF_ERROR(ReadTopologySpread(o, &c));
+    pod->topology_spread_constraints.push_back(std::move(c));
+    return absl::OkStatus();
+  }));
+  RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
+  RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
+  RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
+  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
+  RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
+  RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
+  RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
+  RETURN_IF_ERROR(spec.Objects("volumes", [&](const Obj& v) -> absl::Status {
+    KARP_ASSIGN_OR_RETURN(Obj pvc, v.Object("persistentVolumeClaim"));
+    if (!pvc.present()) return absl::OkStatus();
+    std::string claim;
+    RETURN_IF_ERROR(pvc.RequiredString("claimName", &claim));
+    pod->pvc_names.push_back(std::move(claim));
+    return absl::OkStatus();
+  }));
+  return absl::OkStatus();
+}
+
+bool IsPendingForValidation(const Pod& pod) {
+  return pod.node_name.empty() && !pod.IsTerminal() && !pod.IsTerminating() && !pod.IsDaemon();
+}
+
+// The checks the reference's provisioner applies to the pods it schedules (semantics §5.3):
+// nodeSelector entries and required node-affinity expressions pass ValidateRequirement; no
+// required term uses matchFields.
+absl::Status ValidatePodSelectors(const Pod& pod, std::string_view spec_path) {
+  const std::string selector_path = JoinPath(spec_path, "nodeSelector");
+  for (const auto& [key, value] : pod.node_selector) {
+    NodeSelectorRequirement r{key, Operator::kIn, {value}, std::nullopt};
+    if (absl::Status s = ValidateRequirement(r); !s.ok()) {
+      return PathError(JoinPath(selector_path, key), Msg(s));
+    }
+  }
+  const std::string terms_path = JoinPath(
+      spec_path, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                 "nodeSelectorTerms");
+  for (size_t i = 0; i < pod.node_affinity.required.size(); ++i) {
+    const NodeSelectorTerm& term = pod.node_affinity.required[i];
+    const std::string term_path = IndexPath(terms_path, i);
+    if (term.has_match_fields) {
+      return PathError(JoinPath(term_path, "matchFields"),
+                       "node selector term with matchFields is not supported");
+    }
+    for (size_t j = 0; j < term.match_expressions.size(); ++j) {
+      if (absl::Status s = ValidateRequirement(term.match_expressions[j]); !s.ok()) {
+        return PathError(IndexPath(JoinPath(term_path, "matchExpressions"), j), Msg(s));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kinds
+
+absl::Status ReadPod(const Obj& item, Pod* pod, bool* skip) {
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
+  if (!pod->scheduler_name.empty() && pod->scheduler_name != "default-scheduler") {
+    *skip = true;
+    return absl::OkStatus();
+  }
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
+  if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
+  RETURN_IF_ERROR(ReadPodSpec(spec, pod));
+  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  RETURN_IF_ERROR(status.String("phase", &pod->phase));
+  if (!pod->phase.empty() && pod->phase != "Pending" && pod->phase != "Running" &&
+      pod->phase != "Succeeded" && pod->phase != "Failed" && pod->phase != "Unknown") {
+    return PathError(status.At("phase"),
+                     internal::StrCat("unsupported phase \"", pod->phase,
+                                      "\"; expected Pending, Running, Succeeded, Failed or Unknown"));
+  }
+  if (IsPendingForValidation(*pod)) RETURN_IF_ERROR(ValidatePodSelectors(*pod, spec.path()));
+  return absl::OkStatus();
+}
+
+absl::Status ReadNode(const Obj& item, Node* node) {
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &node->metadata));
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  RETURN_IF_ERROR(ReadTaints(spec, "taints", &node->taints));
+  RETURN_IF_ERROR(spec.Bool("unschedulable", &node->unschedulable));
+  RETURN_IF_ERROR(spec.String("providerID", &node->provider_id));
+  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  RETURN_IF_ERROR(status.Resources("capacity", &node->capacity));
+  RETURN_IF_ERROR(status.Resources("allocatable", &node->allocatable));
+  RETURN_IF_ERROR(ReadConditions(status, &node->conditions));
+  return absl::OkStatus();
+}
+
+absl::Status ReadBudget(const Obj& o, Budget* b) {
+  if (const Json* nodes = o.Get("nodes"); nodes != nullptr) {
+    KARP_ASSIGN_OR_RETURN(b->nodes, AsIntOrPercent(*nodes, o.At("nodes")));
+    // ^((100|[0-9]{1,2})%|[0-9]+)$
+    if (b->nodes.back() == '%' && b->nodes.size() > 3 && b->nodes != "100%") {
+      return PathError(o.At("nodes"), internal::StrCat("invalid value \"", b->nodes,
+                                                       "\": a percentage must be 0% to 100%"));
+    }
+  }
+  RETURN_IF_ERROR(o.StringList("reasons", &b->reasons));
+  for (size_t i = 0; i < b->reasons.size(); ++i) {
+    const std::string& r = b->reasons[i];
+    if (r != kReasonEmpty && r != kReasonDrifted && r != kReasonUnderutilized) {
+      return PathError(IndexPath(o.At("reasons"), i),
+                       internal::StrCat("unsupported reason \"", r,
+                                        "\"; expected Empty, Drifted or Underutilized"));
+    }
+  }
+  RETURN_IF_ERROR(o.String("schedule", &b->schedule));
+  RETURN_IF_ERROR(o.Duration("duration", &b->duration, /*allow_never=*/false));
+  if (b->schedule.empty() != !b->duration.has_value()) {
+    return PathError(o.path(), "schedule and duration must be set together");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadNodePool(const Obj& item, NodePool* np) {
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &np->metadata));
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
+  RETURN_IF_ERROR(tmeta.StringMap("labels", &np->template_labels));
+  RETURN_IF_ERROR(tmeta.StringMap("annotations", &np->template_annotations));
+  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
+  RETURN_IF_ERROR(ReadRequirements(tspec, RequirementOwner::kNodePool, &np->requirements));
+  RETURN_IF_ERROR(ReadTaints(tspec, "taints", &np->taints));
+  RETURN_IF_ERROR(ReadTaints(tspec, "startupTaints", &np->startup_taints));
+  RETURN_IF_ERROR(ReadNodeClassRef(tspec, &np->node_class_ref));
+  RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
+  RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
+                                      /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(Obj disruption, spec.Object("disruption"));
+  std::string policy;
+  RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
+  if (disruption.Get("consolidationPolicy") != nullptr) {
+    bool found = false;
+    for (ConsolidationPolicy p : {ConsolidationPolicy::kWhenEmpty,
+                                  ConsolidationPolicy::kWhenEmptyOrUnderutilized,
+                                  ConsolidationPolicy::kBalanced}) {
+      if (ConsolidationPolicyName(p) == policy) {
+        np->consolidation_policy = p;
+        found = true;
+      }
+    }
+    if (!found) {
+      return PathError(disruption.At("consolidationPolicy"),
+                       internal::StrCat("unsupported consolidationPolicy \"", policy,
+                                        "\"; expected WhenEmpty, WhenEmptyOrUnderutilized or "
+                                        "Balanced"));
+    }
+  }
+  RETURN_IF_ERROR(
+      disruption.Duration("consolidateAfter", &np->consolidate_after, /*allow_never=*/true));
+  if (const Json* budgets = disruption.Get("budgets"); budgets != nullptr) {
+    np->budgets.clear();
+    RETURN_IF_ERROR(disruption.Objects("budgets", [&](const Obj& o) -> absl::Status {
+      Budget b;
+      RETURN_IF_ERROR(ReadBudget(o, &b));
+      np->budgets.push_back(std::move(b));
+      return absl::OkStatus();
+    }));
+  }
+  RETURN_IF_ERROR(spec.Resources("limits", &np->limits));
+  RETURN_IF_ERROR(spec.Int32("weight", &np->weight));
+  if (np->weight && (*np->weight < 1 || *np->weight > 100)) {
+    return PathError(spec.At("weight"), "must be between 1 and 100");
+  }
+  RETURN_IF_ERROR(spec.Int64("replicas", &np->replicas));
+  if (np->replicas && *np->replicas < 0) return PathError(spec.At("replicas"), "must be >= 0");
+  return absl::OkStatus();
+}
+
+absl::Status ReadNodeClaim(const Obj& item, NodeClaim* nc) {
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &nc->metadata));
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  RETURN_IF_ERROR(ReadRequirements(spec, RequirementOwner::kNodeClaim, &nc->requirements));
+  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
+  RETURN_IF_ERROR(res.Resources("requests", &nc->requests));
+  RETURN_IF_ERROR(ReadTaints(spec, "taints", &nc->taints));
+  RETURN_IF_ERROR(ReadTaints(spec, "startupTaints", &nc->startup_taints));
+  RETURN_IF_ERROR(ReadNodeClassRef(spec, &nc->node_class_ref));
+  RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
+  RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
+                                     /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
+  RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
+  RETURN_IF_ERROR(status.String("imageID", &nc->image_id));
+  RETURN_IF_ERROR(status.Resources("capacity", &nc->capacity));
+  RETURN_IF_ERROR(status.Resources("allocatable", &nc->allocatable));
+  RETURN_IF_ERROR(ReadConditions(status, &nc->conditions));
+  RETURN_IF_ERROR(status.Time("lastPodEventTime", &nc->last_pod_event_time));
+  return absl::OkStatus();
+}
+
+absl::Status ReadDaemonSet(const Obj& item, DaemonSet* ds) {
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &ds->metadata));
+  if (ds->metadata.namespace_.empty()) ds->metadata.namespace_ = "default";
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
+  ds->pod_template.metadata.namespace_ = ds->metadata.namespace_;
+  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
+  RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
+  return absl::OkStatus();
+}
+
+absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
+  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  RETURN_IF_ERROR(ReadMeta(meta, &pdb->metadata));
+  if (pdb->metadata.namespace_.empty()) pdb->metadata.namespace_ = "default";
+  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  RETURN_IF_ERROR(ReadLabelSelector(spec, "selector", &pdb->selector));
+  if (const Json* v = spec.Get("minAvailable"); v != nullptr) {
+    KARP_ASSIGN_OR_RETURN(pdb->min_available, AsIntOrPercent(*v, spec.At("minAvailable")));
+  }
+  if (const Json* v = spec.Get("maxUnavailable"); v != nullptr) {
+    KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
+  }
+  RETURN_IF_ERROR(
+      spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
+  const std::string& policy = pdb->unhealthy_pod_eviction_policy;
+  if (!policy.empty() && policy != "IfHealthyBudget" && policy != "AlwaysAllow") {
+    return PathError(spec.At("unhealthyPodEvictionPolicy"),
+                     internal::StrCat("unsupported policy \"", policy,
+                                      "\"; expected IfHealthyBudget or AlwaysAllow"));
+  }
+  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot assembly
+
+struct KindInfo {
+  std::string_view kind;
+  std::string_view api_version;
+};
+
+constexpr KindInfo kKinds[] = {
+    {"Pod", "v1"},
+    {"Node", "v1"},
+    {"NodePool", "karpenter.sh/v1"},
+    {"NodeClaim", "karpenter.sh/v1"},
+    {"DaemonSet", "apps/v1"},
+    {"PodDisruptionBudget", "policy/v1"},
+};
+
+class SnapshotDecoder {
+ public:
+  absl::Status Document(const Json& v, const std::string& path) {
+    if (v.is_null()) return absl::OkStatus();
+    if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
+      }
+      return absl::OkStatus();
+    }
+    if (!v.is_object()) return WrongType(path, "an object or a List", v);
+    return Item(v, path, 0);
+  }
+
+  ClusterSnapshot Take() { return std::move(snap_); }
+
+ private:
+  absl::Status Item(const Json& v, const std::string& path, int list_depth) {
+    KARP_ASSIGN_OR_RETURN(Obj item, Obj::Make(v, path));
+    if (!item.present()) return WrongType(path, "an object", v);
+    std::string kind;
+    RETURN_IF_ERROR(item.RequiredString("kind", &kind));
+    std::string api_version;
+    RETURN_IF_ERROR(item.String("apiVersion", &api_version));
+    const Json* items = item.Get("items");
+    if (kind == "List" || (items != nullptr && kind.size() > 4 &&
+                           kind.compare(kind.size() - 4, 4, "List") == 0)) {
+      if (list_depth >= 4) return PathError(path, "Lists nested too deeply");
+      if (items == nullptr) return absl::OkStatus();
+      if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
+      for (size_t i = 0; i < items->size(); ++i) {
+        RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), list_depth + 1));
+      }
+      return absl::OkStatus();
+    }
+    const KindInfo* info = nullptr;
+    for (const KindInfo& k : kKinds) {
+      if (k.kind == kind) info = &k;
+    }
+    if (info == nullptr) {
+      ++snap_.skipped_objects;
+      return absl::OkStatus();
+    }
+    if (!api_version.empty() && api_version != info->api_version) {
+      return PathError(item.At("apiVersion"),
+                       internal::StrCat("unsupported apiVersion \"", api_version, "\" for kind ",
+                                        kind, " (expected ", info->api_version, ")"));
+    }
+    if (kind == "Pod") {
+      Pod pod;
+      bool skip = false;
+      RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
+      if (skip) {
+        ++snap_.skipped_objects;
+        return absl::OkStatus();
+      }
+      RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true));
+      snap_.pods.push_back(std::move(pod));
+    } else if (kind == "Node") {
+      Node node;
+      RETURN_IF_ERROR(ReadNode(item, &node));
+      RETURN_IF_ERROR(CheckUnique(item, "node", node.metadata, false));
+      snap_.nodes.push_back(std::move(node));
+    } else if (kind == "NodePool") {
+      NodePool np;
+      RETURN_IF_ERROR(ReadNodePool(item, &np));
+      RETURN_IF_ERROR(CheckUnique(item, "nodepool", np.metadata, false));
+      snap_.node_pools.push_back(std::move(np));
+    } else if (kind == "NodeClaim") {
+      NodeClaim nc;
+      RETURN_IF_ERROR(ReadNodeClaim(item, &nc));
+      RETURN_IF_ERROR(CheckUnique(item, "nodeclaim", nc.metadata, false));
+      snap_.node_claims.push_back(std::move(nc));
+    } else if (kind == "DaemonSet") {
+      DaemonSet ds;
+      RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
+      RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true));
+      snap_.daemon_sets.push_back(std::move(ds));
+    } else {
+      PodDisruptionBudget pdb;
+      RETURN_IF_ERROR(ReadPdb(item, &pdb));
+      RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true));
+      snap_.pdbs.push_back(std::move(pdb));
+    }
+    return absl::OkStatus();
+  }
+
+  // Names are required and unique per kind (per namespace for namespaced kinds).
+  absl::Status CheckUnique(const Obj& item, std::string_view what, const ObjectMeta& meta,
+                           bool namespaced) {
+    const std::string name_path = JoinPath(item.At("metadata"), "name");
+    if (meta.name.empty()) return PathError(name_path, "required");
+    std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
+    auto [it, inserted] = seen_.emplace(internal::StrCat(what, " ", key), item.path());
+    if (!inserted) {
+      return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
+                                                   "\" (first defined at ",
+                                                   it->second.empty() ? "the top level"
+                                                                      : it->second,
+                                                   ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  ClusterSnapshot snap_;
+  std::map<std::string, std::string> seen_;  // "<kind> <key>" -> path of the first definition
+};
+
+absl::Status WithSource(std::string_view source, const absl::Status& s) {
+  return absl::Status(s.code(), internal::StrCat(source, ": ", Msg(s)));
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::string data;
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    if (std::cin.bad()) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+    return ss.str();
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  return data;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog
+
+absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
+  std::string name;
+  RETURN_IF_ERROR(o.RequiredString("name", &name));
+  if (name.empty()) return PathError(o.At("name"), "must not be empty");
+  std::map<std::string, std::string> labels;
+  RETURN_IF_ERROR(o.StringMap("labels", &labels));
+  // Derived from the name and the offerings (formats.md §2).
+  labels.erase(std::string(kLabelInstanceType));
+  labels.erase(std::string(kLabelZone));
+  labels.erase(std::string(kLabelCapacityType));
+  ResourceList capacity;
+  RETURN_IF_ERROR(o.Resources("capacity", &capacity));
+  Overhead overhead;
+  KARP_ASSIGN_OR_RETURN(Obj oh, o.Object("overhead"));
+  RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
+  RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
+  RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
+  std::vector<Offering> offerings;
+  RETURN_IF_ERROR(o.Objects("offerings", [&](const Obj& f) -> absl::Status {
+    Offering off;
+    RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
+    if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
+    RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
+    if (off.capacity_type.empty()) return PathError(f.At("capacityType"), "must not be empty");
+    const Json* price = f.Get("price");
+    if (price == nullptr) return PathError(f.At("price"), "required");
+    if (!price->is_number()) return WrongType(f.At("price"), "a number", *price);
+    off.price = price->get<double>();
+    if (!std::isfinite(off.price) || off.price < 0) {
+      return PathError(f.At("price"), "must be a finite number >= 0");
+    }
+    RETURN_IF_ERROR(f.Bool("available", &off.available));
+    RETURN_IF_ERROR(f.String("reservationId", &off.reservation_id));
+    std::optional<int64_t> rc;
+    RETURN_IF_ERROR(f.Int64("reservationCapacity", &rc));
+    if (rc) {
+      if (*rc < 0) return PathError(f.At("reservationCapacity"), "must be >= 0");
+      off.reservation_capacity = *rc;
+    }
+    offerings.push_back(std::move(off));
+    return absl::OkStatus();
+  }));
+  *out = InstanceType::Make(std::move(name), std::move(labels), std::move(capacity),
+                            std::move(overhead), std::move(offerings));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<Document>& docs) {
+  const Document* doc = nullptr;
+  for (const Document& d : docs) {
+    if (d.value.is_null()) continue;
+    if (doc != nullptr) return PathError(d.path, "a catalog is a single document");
+    doc = &d;
+  }
+  if (doc == nullptr) return PathError("", "empty catalog document");
+  KARP_ASSIGN_OR_RETURN(Obj root, Obj::Make(doc->value, doc->path));
+  if (!root.present() || root.Get("instanceTypes") == nullptr) {
+    return PathError(root.At("instanceTypes"), "required");
+  }
+  std::vector<InstanceType> types;
+  std::map<std::string, std::string> seen;
+  RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const Obj& o) -> absl::Status {
+    InstanceType it;
+    RETURN_IF_ERROR(ReadInstanceType(o, &it));
+    auto [pos, inserted] = seen.emplace(it.name, o.path());
+    if (!inserted) {
+      return PathError(o.At("name"), internal::StrCat("duplicate instance type \"", it.name,
+                                                      "\" (first defined at ", pos->second, ")"));
+    }
+    types.push_back(std::move(it));
+    return absl::OkStatus();
+  }));
+  return types;
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
+  try {
+    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs, LoadDocuments(text, source));
+    SnapshotDecoder decoder;
+    for (const Document& doc : docs) {
+      if (absl::Status s = decoder.Document(doc.value, doc.path); !s.ok()) {
+        return WithSource(source, s);
+      }
+    }
+    return decoder.Take();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+  } catch (...) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+  }
+}
+
+absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>& paths) {
+  ClusterSnapshot merged;
+  for (const std::string& path : paths) {
+    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+    KARP_ASSIGN_OR_RETURN(ClusterSnapshot snap, ParseSnapshot(text, path));
+    merged.Merge(std::move(snap));
+  }
+  RETURN_IF_ERROR(merged.Validate());
+  return merged;
+}
+
+absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
+                                                             std::string_view source) {
+  try {
+    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs, LoadDocuments(text, source));
+    absl::StatusOr<std::vector<InstanceType>> types = DecodeInstanceTypes(docs);
+    if (!types.ok()) return WithSource(source, types.status());
+    return types;
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+  } catch (...) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+  }
+}
+
+absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text, std::string_view source) {
+  KARP_ASSIGN_OR_RETURN(std::vector<InstanceType> types, ParseInstanceTypes(text, source));
+  absl::StatusOr<InstanceCatalog> catalog = InstanceCatalog::Create(std::move(types));
+  if (!catalog.ok()) return WithSource(source, catalog.status());
+  return catalog;
+}
+
+absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path) {
+  KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return ParseCatalog(text, path);
+}
+
+}  // namespace karp::json

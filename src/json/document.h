@@ -1,0 +1,36 @@
+// Internal to karp::json: turns input text (JSON, or YAML with one or more documents) into
+// nlohmann::json values, defending against hostile input (deep nesting, alias bombs, invalid
+// UTF-8) before any recursive parser sees it. Never throws.
+
+#ifndef KARP_SRC_JSON_DOCUMENT_H_
+#define KARP_SRC_JSON_DOCUMENT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+
+namespace karp::json::codec_internal {
+
+using Json = nlohmann::json;
+
+struct Document {
+  Json value;        // null for an empty YAML document
+  std::string path;  // path prefix of the document: "" or "documents[i]" (multi-document YAML)
+};
+
+// Parses `text`: JSON when the first non-space character is `{` or `[`, YAML otherwise (YAML
+// scalars typed by the YAML 1.2 core schema; quoted scalars stay strings). Nesting deeper than
+// kMaxDepth is rejected before parsing. Errors: InvalidArgument `<source>: <where>: <what>`.
+[[nodiscard]] absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
+                                                                  std::string_view source);
+
+// True if `s` is well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+
+}  // namespace karp::json::codec_internal
+
+#endif  // KARP_SRC_JSON_DOCUMENT_H_

@@ -1,0 +1,1027 @@
+// Scheduler::Solve with the reference semantics (semantics §5). See karp/scheduler.h.
+
+#include "karp/scheduler.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "internal/strings.h"
+#include "karp/labels.h"
+#include "scheduling/scheduler_internal.h"
+#include "scheduling/topology.h"
+
+namespace karp {
+
+using scheduling::DaemonGroup;
+using scheduling::ExistingNodeInit;
+using scheduling::Template;
+
+namespace {
+
+constexpr std::string_view kMinValuesRelaxedTrue = "true";
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+bool HostPortsConflict(const std::vector<ContainerPort>& a, const std::vector<ContainerPort>& b) {
+  for (const ContainerPort& x : a) {
+    for (const ContainerPort& y : b) {
+      if (x.host_port != y.host_port || x.protocol != y.protocol) continue;
+      const bool x_any = x.host_ip.empty() || x.host_ip == "0.0.0.0";
+      const bool y_any = y.host_ip.empty() || y.host_ip == "0.0.0.0";
+      if (x_any || y_any || x.host_ip == y.host_ip) return true;
+    }
+  }
+  return false;
+}
+
+std::string NodeClassKey(const NodeClassRef& ref) {
+  std::string kind = ref.kind;
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return internal::StrCat(ref.group, "/", kind);
+}
+
+bool HasPreferNoScheduleToleration(const Pod& pod) {
+  for (const Toleration& t : pod.tolerations) {
+    if (t.op == TolerationOperator::kExists && t.effect == TaintEffect::kPreferNoSchedule &&
+        t.key.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// karpenter isDaemonPodCompatible: the daemon pod tolerates the template taints (with an
+// implicit PreferNoSchedule toleration) and its strict requirements fit the template and the
+// instance type, dropping leading required terms while more than one remains.
+bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
+                      const std::vector<Taint>& taints, const InstanceType* it,
+                      const LabelSet& well_known) {
+  std::vector<Toleration> tolerations = ds.tolerations;
+  tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
+  if (!ToleratesAll(taints, tolerations)) return false;
+  Pod p = ds;
+  while (true) {
+    Requirements strict = StrictPodRequirements(p);
+    if (template_reqs.IsCompatible(strict, &well_known) &&
+        (it == nullptr || it->requirements.DoesIntersect(strict))) {
+      return true;
+    }
+    if (p.node_affinity.required.size() > 1) {
+      p.node_affinity.required.erase(p.node_affinity.required.begin());
+      continue;
+    }
+    return false;
+  }
+}
+
+// Per-pod working data (karpenter PodData), recomputed after each relaxation.
+struct PodCtx {
+  const Pod* original = nullptr;
+  Pod working;
+  ResourceList requests;
+  Requirements requirements;  // full (Respect) or strict (Ignore)
+  Requirements strict;
+  std::vector<ContainerPort> ports;
+  std::string key;
+};
+
+void Refresh(PodCtx& c, PreferencePolicy policy) {
+  c.requests = c.working.Requests();
+  c.strict = StrictPodRequirements(c.working);
+  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(c.working) : c.strict;
+  c.ports = HostPorts(c.working);
+}
+
+// One relaxation step (semantics §5.7). Returns false when nothing could be relaxed.
+bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
+  if (pod.node_affinity.required.size() >= 2) {
+    pod.node_affinity.required.erase(pod.node_affinity.required.begin());
+    return true;
+  }
+  auto drop_heaviest = [](auto& terms) {
+    if (terms.empty()) return false;
+    std::stable_sort(terms.begin(), terms.end(),
+                     [](const auto& a, const auto& b) { return a.weight > b.weight; });
+    terms.erase(terms.begin());
+    return true;
+  };
+  if (drop_heaviest(pod.pod_affinity.preferred)) return true;
+  if (drop_heaviest(pod.pod_anti_affinity.preferred)) return true;
+  if (drop_heaviest(pod.node_affinity.preferred)) return true;
+  for (auto it = pod.topology_spread_constraints.begin();
+       it != pod.topology_spread_constraints.end(); ++it) {
+    if (it->when_unsatisfiable == WhenUnsatisfiable::kScheduleAnyway) {
+      pod.topology_spread_constraints.erase(it);
+      return true;
+    }
+  }
+  if (tolerate_prefer_no_schedule && !HasPreferNoScheduleToleration(pod)) {
+    pod.tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instance-type filtering (semantics §5.10)
+
+struct FilterOutcome {
+  std::vector<int> kept;
+  bool relaxed_min_values = false;
+  absl::Status error;  // set when kept is empty or minValues fails
+};
+
+std::string MinValuesError(const std::vector<const InstanceType*>& types, const Requirements& reqs) {
+  absl::StatusOr<size_t> r = SatisfiesMinValues(types, reqs);
+  return r.ok() ? std::string() : std::string(r.status().message());
+}
+
+FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& candidates,
+                                  Requirements& reqs, const ResourceList& requests,
+                                  const std::vector<ContainerPort>& pod_ports,
+                                  const std::vector<ContainerPort>& claim_ports,
+                                  bool relax_min_values) {
+  FilterOutcome out;
+  bool req_met = false, fits_any = false, offering_any = false;
+  bool req_and_fits = false, req_and_offering = false, fits_and_offering = false;
+  std::vector<char> group_conflict(t.daemon_groups.size(), 2);  // 2: unknown
+  ResourceList min_overhead, max_overhead;
+  bool overhead_seen = false;
+  for (int i : candidates) {
+    const int g = t.daemon_group[static_cast<size_t>(i)];
+    const DaemonGroup& group = t.daemon_groups[static_cast<size_t>(g)];
+    char& conflict = group_conflict[static_cast<size_t>(g)];
+    if (conflict == 2) {
+      conflict = (HostPortsConflict(pod_ports, group.ports) ||
+                  HostPortsConflict(pod_ports, claim_ports))
+                     ? 1
+                     : 0;
+    }
+    if (conflict == 1) continue;
+    if (!overhead_seen) {
+      min_overhead = group.overhead;
+      max_overhead = group.overhead;
+      overhead_seen = true;
+    } else {
+      min_overhead.MinWith(group.overhead);
+      max_overhead.MaxWith(group.overhead);
+    }
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    const bool compat = it->requirements.DoesIntersect(reqs);
+    bool has_offering = false;
+    for (const Offering& o : it->offerings) {
+      if (o.available && OfferingCompatible(reqs, o)) {
+        has_offering = true;
+        break;
+      }
+    }
+    ResourceList total = requests;
+    total.Add(group.overhead);
+    const bool fits = has_offering && Fits(total, t.allocatable[static_cast<size_t>(i)]);
+    req_met |= compat;
+    fits_any |= fits;
+    offering_any |= has_offering;
+    req_and_fits |= compat && fits && !has_offering;
+    req_and_offering |= compat && has_offering && !fits;
+    fits_and_offering |= fits && has_offering && !compat;
+    if (compat && fits && has_offering) out.kept.push_back(i);
+  }
+  // minValues (semantics §1.10).
+  std::string min_values_error;
+  if (!out.kept.empty() && reqs.HasMinValues()) {
+    std::vector<const InstanceType*> types;
+    for (int i : out.kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    min_values_error = MinValuesError(types, reqs);
+    if (!min_values_error.empty()) {
+      if (relax_min_values) {
+        // Lower each unsatisfiable key's minValues to the count achieved.
+        for (const Requirement& r : Requirements(reqs)) {
+          if (!r.min_values()) continue;
+          std::set<std::string> values;
+          for (const InstanceType* it : types) {
+            const Requirement* v = it->requirements.Find(r.key());
+            if (v != nullptr && !v->complement()) values.insert(v->values().begin(), v->values().end());
+          }
+          if (static_cast<int>(values.size()) < *r.min_values()) {
+            Requirement lowered = r;
+            lowered.set_min_values(static_cast<int>(values.size()));
+            reqs.Set(lowered);
+            out.relaxed_min_values = true;
+          }
+        }
+        min_values_error.clear();
+      } else {
+        out.kept.clear();
+      }
+    }
+  }
+  if (!out.kept.empty()) return out;
+
+  std::string prefix;
+  if (!min_values_error.empty()) {
+    prefix = min_values_error;
+  } else if (!req_met && !fits_any && !offering_any) {
+    prefix = "no instance type met the scheduling requirements or had enough resources or had a "
+             "required offering";
+  } else if (!req_met && !fits_any) {
+    prefix = "no instance type met the scheduling requirements or had enough resources";
+  } else if (!req_met && !offering_any) {
+    prefix = "no instance type met the scheduling requirements or had a required offering";
+  } else if (!fits_any && !offering_any) {
+    prefix = "no instance type had enough resources or had a required offering";
+  } else if (!req_met) {
+    prefix = "no instance type met all requirements";
+  } else if (!fits_any) {
+    prefix = "no instance type has enough resources";
+    if (requests.cpu() >= 1000000LL * 1000) prefix += " (CPU request >= 1 Million, m vs M typo?)";
+  } else if (!offering_any) {
+    prefix = "no instance type has the required offering";
+  } else if (req_and_fits) {
+    prefix = "no instance type which met the scheduling requirements and had enough resources, "
+             "had a required offering";
+  } else if (fits_and_offering) {
+    prefix = "no instance type which had enough resources and the required offering met the "
+             "scheduling requirements";
+  } else if (req_and_offering) {
+    prefix = "no instance type which met the scheduling requirements and the required offering "
+             "had the required resources";
+  } else {
+    prefix = "no instance type met the requirements/resources/offering tuple";
+  }
+  std::string resources;
+  if (!overhead_seen || min_overhead == max_overhead) {
+    ResourceList total = requests;
+    if (overhead_seen) total.Add(min_overhead);
+    resources = total.ToString();
+  } else {
+    ResourceList lo = requests, hi = requests;
+    lo.Add(min_overhead);
+    hi.Add(max_overhead);
+    resources = internal::StrCat("min=", lo.ToString(), ", max=", hi.ToString());
+  }
+  out.error = absl::FailedPreconditionError(internal::StrCat(
+      prefix, ", requirements=", reqs.ToString(), ", resources=", resources));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-solve state
+
+struct ExistingNodeState {
+  const ExistingNodeInit* init = nullptr;
+  Requirements requirements;
+  ResourceList remaining;
+  std::vector<ContainerPort> ports;
+  std::vector<std::string> pods;
+};
+
+struct ClaimState {
+  const Template* tmpl = nullptr;
+  std::string hostname;
+  Requirements requirements;
+  std::vector<int> its;
+  ResourceList requests;
+  std::vector<ContainerPort> ports;  // host ports of the pods placed here
+  std::vector<std::string> pods;
+  bool min_values_relaxed = false;
+  int64_t seq = 0;
+};
+
+class Solver {
+ public:
+  Solver(const Scheduler::State& state, std::vector<PodCtx> pods)
+      : state_(state), pods_(std::move(pods)) {
+    for (const PodCtx& p : pods_) scheduling_.insert(p.key);
+    topology_ = std::make_unique<scheduling::Topology>(
+        state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_);
+    remaining_limits_ = state_.remaining_limits;
+    for (const ExistingNodeInit& e : state_.existing) {
+      ExistingNodeState s;
+      s.init = &e;
+      s.requirements = e.requirements;
+      s.remaining = e.remaining;
+      s.ports = e.host_ports;
+      existing_.push_back(std::move(s));
+    }
+  }
+
+  SolveResult Run();
+
+ private:
+  absl::Status Add(PodCtx& pod);
+  absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
+  absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+                           Requirements* out_reqs, std::vector<int>* out_its, bool* relaxed);
+  void CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs, std::vector<int> its);
+  SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
+
+  const Scheduler::State& state_;
+  std::vector<PodCtx> pods_;
+  std::set<std::string> scheduling_;
+  std::unique_ptr<scheduling::Topology> topology_;
+  std::map<std::string, ResourceList> remaining_limits_;
+  std::vector<ExistingNodeState> existing_;
+  std::vector<std::unique_ptr<ClaimState>> claims_;
+  int64_t next_seq_ = 0;
+};
+
+absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
+                                    Requirements* out_reqs) {
+  if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
+    return Tolerates(node.init->taints, pod.working.tolerations);
+  }
+  if (HostPortsConflict(pod.ports, node.ports)) {
+    return absl::FailedPreconditionError(
+        "checking host port usage, pod hostport conflicts with existing hostport configuration");
+  }
+  if (!Fits(pod.requests, node.remaining)) {
+    return absl::FailedPreconditionError("exceeds node resources");
+  }
+  if (!node.requirements.IsCompatible(pod.requirements, nullptr)) {
+    return node.requirements.Compatible(pod.requirements, nullptr);
+  }
+  Requirements reqs = node.requirements;
+  reqs.Add(pod.requirements);
+  absl::StatusOr<Requirements> topo =
+      topology_->AddRequirements(pod.working, node.init->taints, pod.strict, reqs);
+  if (!topo.ok()) return topo.status();
+  if (absl::Status s = reqs.Compatible(*topo, nullptr); !s.ok()) return s;
+  reqs.Add(*topo);
+  *out_reqs = std::move(reqs);
+  return absl::OkStatus();
+}
+
+absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+                                 Requirements* out_reqs, std::vector<int>* out_its,
+                                 bool* relaxed) {
+  const Template& t = *claim.tmpl;
+  if (!ToleratesAll(t.taints, pod.working.tolerations)) {
+    return Tolerates(t.taints, pod.working.tolerations);
+  }
+  const LabelSet& wk = state_.well_known;
+  if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
+    absl::Status s = claim.requirements.Compatible(pod.requirements, &wk);
+    return absl::FailedPreconditionError(
+        internal::StrCat("incompatible requirements, ", s.message()));
+  }
+  Requirements reqs = claim.requirements;
+  reqs.Add(pod.requirements);
+  absl::StatusOr<Requirements> topo =
+      topology_->AddRequirements(pod.working, t.taints, pod.strict, reqs);
+  if (!topo.ok()) return topo.status();
+  if (!reqs.IsCompatible(*topo, &wk)) return reqs.Compatible(*topo, &wk);
+  reqs.Add(*topo);
+  ResourceList requests = claim.requests;
+  requests.Add(pod.requests);
+  FilterOutcome f =
+      FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports, relax_min_values);
+  if (f.kept.empty()) return f.error;
+  *relaxed = f.relaxed_min_values;
+  *out_reqs = std::move(reqs);
+  *out_its = std::move(f.kept);
+  return absl::OkStatus();
+}
+
+void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs,
+                         std::vector<int> its) {
+  claim.pods.push_back(pod.key);
+  claim.its = std::move(its);
+  claim.requests.Add(pod.requests);
+  claim.requirements = std::move(reqs);
+  claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
+  topology_->RegisterHostname(claim.hostname);
+  topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
+}
+
+absl::Status Solver::Add(PodCtx& pod) {
+  // 1. Existing nodes and in-flight NodeClaims, first fit.
+  for (ExistingNodeState& node : existing_) {
+    Requirements reqs;
+    if (!CanAddExisting(node, pod, &reqs).ok()) continue;
+    node.pods.push_back(pod.key);
+    node.remaining.Subtract(pod.requests);
+    node.requirements = std::move(reqs);
+    node.ports.insert(node.ports.end(), pod.ports.begin(), pod.ports.end());
+    topology_->Record(pod.working, node.init->taints, node.requirements);
+    return absl::OkStatus();
+  }
+  // 2. This solve's new NodeClaims, fewest pods first (ties: creation order).
+  std::vector<ClaimState*> order;
+  order.reserve(claims_.size());
+  for (auto& c : claims_) order.push_back(c.get());
+  std::stable_sort(order.begin(), order.end(), [](const ClaimState* a, const ClaimState* b) {
+    return a->pods.size() < b->pods.size();
+  });
+  for (ClaimState* claim : order) {
+    Requirements reqs;
+    std::vector<int> its;
+    bool relaxed = false;
+    if (!CanAddClaim(*claim, pod, /*relax_min_values=*/false, &reqs, &its, &relaxed).ok()) {
+      continue;
+    }
+    CommitClaim(*claim, pod, std::move(reqs), std::move(its));
+    return absl::OkStatus();
+  }
+  // 3. A new NodeClaim from the first NodePool (by weight) that can take the pod.
+  if (!state_.has_node_pools) return absl::FailedPreconditionError(scheduling::kNoDynamicNodePools);
+  if (state_.templates.empty()) {
+    return absl::FailedPreconditionError(
+        "nodepool requirements filtered out all available instance types");
+  }
+  std::vector<std::string> errors;
+  for (const Template& t : state_.templates) {
+    const std::string& pool = t.pool->name();
+    std::vector<int> candidates;
+    auto limits = remaining_limits_.find(pool);
+    if (limits != remaining_limits_.end()) {
+      if (limits->second.Has(kResourceNodes) && limits->second.Get(kResourceNodes) == 0) {
+        errors.push_back(internal::StrCat("node limits have been exhausted for nodepool \"",
+                                          pool, "\""));
+        continue;
+      }
+      for (size_t i = 0; i < t.instance_types.size(); ++i) {
+        bool exceeds = false;
+        limits->second.ForEach([&](std::string_view name, int64_t remaining) {
+          if (t.instance_types[i]->capacity.Get(name) > remaining) exceeds = true;
+        });
+        if (!exceeds) candidates.push_back(static_cast<int>(i));
+      }
+      if (candidates.empty()) {
+        errors.push_back(internal::StrCat(
+            "all available instance types exceed limits for nodepool \"", pool, "\""));
+        continue;
+      }
+    } else {
+      candidates.resize(t.instance_types.size());
+      for (size_t i = 0; i < candidates.size(); ++i) candidates[i] = static_cast<int>(i);
+    }
+    auto claim = std::make_unique<ClaimState>();
+    claim->tmpl = &t;
+    claim->seq = next_seq_;
+    claim->hostname = internal::StrCat("hostname-placeholder-", next_seq_);
+    claim->requirements = t.requirements;
+    claim->requirements.Add(Requirement::In(kLabelHostname, {claim->hostname}));
+    claim->its = std::move(candidates);
+    claim->min_values_relaxed = t.min_values_relaxed;
+    Requirements reqs;
+    std::vector<int> its;
+    bool relaxed = false;
+    absl::Status s = CanAddClaim(
+        *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort, &reqs,
+        &its, &relaxed);
+    if (!s.ok()) {
+      errors.push_back(internal::StrCat("incompatible with nodepool \"", pool, "\", ",
+                                        s.message()));
+      continue;
+    }
+    ++next_seq_;
+    claim->min_values_relaxed |= relaxed;
+    CommitClaim(*claim, pod, std::move(reqs), std::move(its));
+    if (limits != remaining_limits_.end()) {
+      ResourceList max_capacity;
+      for (int i : claim->its) max_capacity.MaxWith(t.instance_types[static_cast<size_t>(i)]->capacity);
+      limits->second.Subtract(max_capacity);
+    }
+    claims_.push_back(std::move(claim));
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrJoin(errors, "; "));
+}
+
+SolveResult Solver::Run() {
+  // Queue order (semantics §5.5): cpu desc, memory desc, creation asc, uid asc, then key.
+  std::vector<size_t> order(pods_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PodCtx& x = pods_[a];
+    const PodCtx& y = pods_[b];
+    if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
+    if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
+    if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
+      return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
+    }
+    if (x.original->metadata.uid != y.original->metadata.uid) {
+      return x.original->metadata.uid < y.original->metadata.uid;
+    }
+    return x.key < y.key;
+  });
+
+  topology_->InitExisting();
+  for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
+  for (PodCtx& p : pods_) topology_->Update(p.working);
+
+  const bool limited = state_.options.time_limit != absl::InfiniteDuration();
+  const absl::Time deadline = limited ? absl::Now() + state_.options.time_limit
+                                      : absl::InfiniteFuture();
+  std::deque<size_t> queue(order.begin(), order.end());
+  std::vector<size_t> last_len(pods_.size(), 0);
+  std::map<std::string, std::string> errors;
+  bool timed_out = false;
+  while (!queue.empty()) {
+    const size_t idx = queue.front();
+    if (last_len[idx] == queue.size()) break;  // a full cycle without progress
+    if (limited && absl::Now() > deadline) {
+      timed_out = true;
+      break;
+    }
+    queue.pop_front();
+    PodCtx& pod = pods_[idx];
+    absl::Status s;
+    while (true) {
+      s = Add(pod);
+      if (s.ok()) break;
+      if (!Relax(pod.working, state_.tolerate_prefer_no_schedule)) break;
+      topology_->Update(pod.working);
+      Refresh(pod, state_.options.preference_policy);
+    }
+    if (s.ok()) {
+      errors.erase(pod.key);
+      continue;
+    }
+    errors[pod.key] = std::string(s.message());
+    pod.working = *pod.original;
+    topology_->Update(pod.working);
+    Refresh(pod, state_.options.preference_policy);
+    queue.push_back(idx);
+    last_len[idx] = queue.size();
+  }
+  return Finalize(std::move(errors), timed_out);
+}
+
+SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool timed_out) {
+  SolveResult result;
+  result.pods = static_cast<int>(pods_.size());
+  result.timed_out = timed_out;
+  std::map<std::string, int> per_pool_count;
+  for (const auto& claim_ptr : claims_) {
+    ClaimState& claim = *claim_ptr;
+    const Template& t = *claim.tmpl;
+    Requirements reqs = claim.requirements;
+    reqs.Erase(kLabelHostname);
+    // Order the kept types by price and truncate (semantics §5.16).
+    std::vector<const InstanceType*> types;
+    for (int i : claim.its) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    absl::StatusOr<std::vector<const InstanceType*>> kept =
+        Truncate(types, reqs, static_cast<size_t>(state_.options.max_instance_types),
+                 state_.options.min_values_policy == MinValuesPolicy::kBestEffort);
+    if (!kept.ok()) {
+      for (const std::string& pod : claim.pods) {
+        errors[pod] = internal::StrCat(
+            "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements, "
+            "validating minValues, ",
+            kept.status().message());
+      }
+      continue;
+    }
+    // Daemon overhead: the per-key minimum over the kept types' groups.
+    ResourceList min_overhead;
+    bool first = true;
+    std::map<const InstanceType*, int> index;
+    for (int i : claim.its) index[t.instance_types[static_cast<size_t>(i)]] = i;
+    for (const InstanceType* it : *kept) {
+      const DaemonGroup& g = t.daemon_groups[static_cast<size_t>(
+          t.daemon_group[static_cast<size_t>(index[it])])];
+      if (first) {
+        min_overhead = g.overhead;
+        first = false;
+      } else {
+        min_overhead.MinWith(g.overhead);
+      }
+    }
+    NewNodeClaim nc;
+    nc.node_pool = t.pool->name();
+    nc.name = internal::StrCat(nc.node_pool, "-", ++per_pool_count[nc.node_pool]);
+    std::vector<std::string> names;
+    std::set<std::string> capacity_types;
+    for (const InstanceType* it : *kept) {
+      names.push_back(it->name);
+      for (const Offering& o : it->offerings) {
+        if (o.available && OfferingCompatible(reqs, o)) capacity_types.insert(o.capacity_type);
+      }
+    }
+    nc.instance_types = names;
+    Requirement it_req = Requirement::In(kLabelInstanceType, names);
+    if (const Requirement* prev = reqs.Find(kLabelInstanceType)) {
+      it_req.set_min_values(prev->min_values());
+    }
+    reqs.Set(it_req);
+    reqs.Set(Requirement::In(kLabelCapacityType, {capacity_types.begin(), capacity_types.end()}));
+    // Launch: cheapest compatible available offering (ties: capacity type, type, zone).
+    const Offering* best = nullptr;
+    const InstanceType* best_it = nullptr;
+    for (const InstanceType* it : *kept) {
+      for (const Offering& o : it->offerings) {
+        if (!o.available || !OfferingCompatible(reqs, o)) continue;
+        auto better = [&]() {
+          if (best == nullptr) return true;
+          if (o.price != best->price) return o.price < best->price;
+          const int ra = CapacityTypeRank(o.capacity_type), rb = CapacityTypeRank(best->capacity_type);
+          if (ra != rb) return ra < rb;
+          if (it->name != best_it->name) return it->name < best_it->name;
+          return o.zone < best->zone;
+        };
+        if (better()) {
+          best = &o;
+          best_it = it;
+        }
+      }
+    }
+    if (best != nullptr) nc.launch = Launch{best_it->name, best->zone, best->capacity_type, best->price};
+    // Labels: template labels, nodepool, and one value of each custom requirement.
+    nc.labels = t.pool->template_labels;
+    nc.labels[std::string(kLabelNodePool)] = nc.node_pool;
+    for (const Requirement& r : reqs) {
+      if (state_.well_known.Contains(r.key()) || RestrictedLabels().Contains(r.key()) ||
+          r.key() == kLabelRegistered || r.key() == kLabelInitialized) {
+        continue;
+      }
+      if (nc.labels.count(r.key()) == 0) {
+        std::string v = r.Any();
+        if (!v.empty() || r.op() == Operator::kIn) nc.labels[r.key()] = v;
+      }
+    }
+    reqs.Erase(kLabelRegistered);
+    reqs.Erase(kLabelInitialized);
+    nc.requirements = std::move(reqs);
+    nc.requests = claim.requests;
+    nc.requests.Add(min_overhead);
+    nc.pods = claim.pods;
+    nc.annotations = t.pool->template_annotations;
+    nc.annotations[std::string(kAnnotationMinValuesRelaxed)] =
+        claim.min_values_relaxed ? std::string(kMinValuesRelaxedTrue) : "false";
+    nc.taints = t.pool->taints;
+    nc.startup_taints = t.pool->startup_taints;
+    result.node_claims.push_back(std::move(nc));
+  }
+  for (const ExistingNodeState& node : existing_) {
+    if (node.pods.empty()) continue;
+    result.existing_nodes.push_back({node.init->name, node.init->in_flight, node.pods});
+  }
+  std::sort(result.existing_nodes.begin(), result.existing_nodes.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (auto& [pod, message] : errors) result.pod_errors.push_back({pod, std::move(message)});
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preparation (once per Scheduler)
+
+absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
+    const ClusterSnapshot& snapshot,
+    const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& catalogs,
+    std::shared_ptr<const InstanceCatalog> shared_catalog, const SchedulerOptions& options) {
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  auto state = std::make_shared<Scheduler::State>();
+  state->options = options;
+  state->snapshot = std::make_shared<const ClusterSnapshot>(snapshot);
+  const ClusterSnapshot& snap = *state->snapshot;
+  state->well_known = WellKnownLabels();
+
+  auto catalog_of = [&](const std::string& pool) -> std::shared_ptr<const InstanceCatalog> {
+    if (shared_catalog) return shared_catalog;
+    auto it = catalogs.find(pool);
+    return it == catalogs.end() ? nullptr : it->second;
+  };
+
+  // Eligible NodePools: dynamic, not being deleted; weight desc, then name desc.
+  std::vector<const NodePool*> pools;
+  for (const NodePool& np : snap.node_pools) {
+    if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
+    pools.push_back(&np);
+  }
+  state->has_node_pools = !pools.empty();
+  std::sort(pools.begin(), pools.end(), [](const NodePool* a, const NodePool* b) {
+    const int32_t wa = a->weight.value_or(0), wb = b->weight.value_or(0);
+    if (wa != wb) return wa > wb;
+    return a->name() > b->name();
+  });
+  std::vector<Pod> daemon_pods;
+  for (const DaemonSet& ds : snap.daemon_sets) {
+    Pod p = ds.pod_template;
+    if (p.metadata.namespace_.empty()) p.metadata.namespace_ = ds.metadata.namespace_;
+    if (p.metadata.name.empty()) p.metadata.name = ds.metadata.name;
+    daemon_pods.push_back(std::move(p));
+  }
+
+  for (const NodePool* np : pools) {
+    std::shared_ptr<const InstanceCatalog> catalog = catalog_of(np->name());
+    if (!catalog || catalog->size() == 0) continue;
+    state->well_known.InsertAll(catalog->well_known_labels());
+    Template t;
+    t.pool = np;
+    t.catalog = catalog;
+    t.taints = np->taints;
+    absl::StatusOr<Requirements> reqs = Requirements::FromApi(np->requirements);
+    if (!reqs.ok()) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          "nodepool ", np->name(), ": spec.template.spec.requirements", reqs.status().message()));
+    }
+    t.requirements = *reqs;
+    t.requirements.Add(Requirements::FromLabels(np->template_labels));
+    t.requirements.Add(Requirement::In(kLabelNodePool, {np->name()}));
+    if (!np->node_class_ref.group.empty() && !np->node_class_ref.kind.empty()) {
+      t.requirements.Add(
+          Requirement::In(NodeClassKey(np->node_class_ref), {np->node_class_ref.name}));
+    }
+    t.requirements.Add(Requirement::In(kLabelRegistered, {"true"}));
+    t.requirements.Add(Requirement::In(kLabelInitialized, {"true"}));
+    for (const InstanceType& it : catalog->instance_types()) {
+      if (!it.requirements.DoesIntersect(t.requirements)) continue;
+      if (!it.HasCompatibleOffering(t.requirements)) continue;
+      ResourceList alloc = it.Allocatable();
+      if (alloc.AnyNegative()) continue;
+      t.instance_types.push_back(&it);
+      t.allocatable.push_back(std::move(alloc));
+    }
+    if (t.instance_types.empty()) continue;
+    if (t.requirements.HasMinValues()) {
+      absl::StatusOr<size_t> mv = SatisfiesMinValues(t.instance_types, t.requirements);
+      if (!mv.ok()) {
+        if (options.min_values_policy == MinValuesPolicy::kStrict) continue;
+        t.min_values_relaxed = true;  // lowered per claim by the filter
+      }
+    }
+    if (t.taints.end() != std::find_if(t.taints.begin(), t.taints.end(), [](const Taint& x) {
+          return x.effect == TaintEffect::kPreferNoSchedule;
+        })) {
+      state->tolerate_prefer_no_schedule = true;
+    }
+    state->templates.push_back(std::move(t));
+  }
+
+  // Daemon overhead groups per template, keyed by the exact set of compatible daemon pods.
+  for (Template& t : state->templates) {
+    std::map<std::vector<bool>, int> groups;
+    for (const InstanceType* it : t.instance_types) {
+      std::vector<bool> set(daemon_pods.size());
+      for (size_t d = 0; d < daemon_pods.size(); ++d) {
+        set[d] = DaemonCompatible(daemon_pods[d], t.requirements, t.taints, it, state->well_known);
+      }
+      auto [pos, inserted] = groups.emplace(set, static_cast<int>(t.daemon_groups.size()));
+      if (inserted) {
+        DaemonGroup g;
+        for (size_t d = 0; d < daemon_pods.size(); ++d) {
+          if (!set[d]) continue;
+          g.overhead.Add(daemon_pods[d].Requests());
+          std::vector<ContainerPort> ports = HostPorts(daemon_pods[d]);
+          g.ports.insert(g.ports.end(), ports.begin(), ports.end());
+        }
+        t.daemon_groups.push_back(std::move(g));
+      }
+      t.daemon_group.push_back(pos->second);
+    }
+  }
+
+  // Topology domain universe (semantics §5.12).
+  for (const Template& t : state->templates) {
+    auto add = [&](const std::string& key, const std::string& value) {
+      scheduling::DomainSource& src = state->universe[key][value];
+      if (t.taints.empty()) {
+        src.untainted = true;
+      } else {
+        src.taint_sets.push_back(t.taints);
+      }
+    };
+    for (const Requirement& r : t.requirements) {
+      if (r.op() == Operator::kIn) {
+        for (const std::string& v : r.values()) add(r.key(), v);
+      }
+    }
+    for (const InstanceType* it : t.instance_types) {
+      Requirements combined = t.requirements;
+      combined.Add(it->requirements);
+      for (const Requirement& r : combined) {
+        for (const std::string& v : r.values()) add(r.key(), v);
+      }
+    }
+  }
+
+  // Existing nodes and in-flight NodeClaims (semantics §5.4, §5.9).
+  auto daemon_overhead_for = [&](const Requirements& node_reqs, const std::vector<Taint>& taints,
+                                 const std::string& node_name) {
+    ResourceList total;
+    for (size_t d = 0; d < snap.daemon_sets.size(); ++d) {
+      const Pod& ds = daemon_pods[d];
+      if (!ToleratesAll(taints, ds.tolerations)) continue;
+      if (!node_reqs.IsCompatible(StrictPodRequirements(ds), nullptr)) continue;
+      bool running = false;
+      for (const Pod* p : snap.PodsOnNode(node_name)) {
+        for (const OwnerReference& o : p->metadata.owner_references) {
+          if (o.kind == "DaemonSet" && o.name == snap.daemon_sets[d].metadata.name) running = true;
+        }
+      }
+      if (!running) total.Add(ds.Requests());
+    }
+    return total;
+  };
+  auto catalog_type = [&](const std::string& pool, const std::map<std::string, std::string>& labels)
+      -> const InstanceType* {
+    auto name = labels.find(std::string(kLabelInstanceType));
+    if (name == labels.end()) return nullptr;
+    std::shared_ptr<const InstanceCatalog> c = catalog_of(pool);
+    if (!c && !catalogs.empty()) c = catalogs.begin()->second;
+    return c ? c->Find(name->second) : nullptr;
+  };
+  std::vector<ExistingNodeInit> existing;
+  for (const Node& node : snap.nodes) {
+    if (node.metadata.deletion_timestamp || node.unschedulable) continue;
+    const NodeClaim* nc = snap.FindNodeClaimForNode(node.metadata.name);
+    bool disrupted = false;
+    for (const Taint& t : node.taints) disrupted |= t.key == DisruptedTaint().key;
+    if (disrupted) continue;
+    ExistingNodeInit e;
+    e.name = node.metadata.name;
+    auto pool = node.metadata.labels.find(std::string(kLabelNodePool));
+    const bool managed = pool != node.metadata.labels.end() || nc != nullptr;
+    if (pool != node.metadata.labels.end()) e.node_pool = pool->second;
+    if (e.node_pool.empty() && nc != nullptr) e.node_pool = nc->NodePoolName();
+    auto init = node.metadata.labels.find(std::string(kLabelInitialized));
+    e.initialized = !managed || (init != node.metadata.labels.end() && init->second == "true") ||
+                    (nc != nullptr && nc->ConditionTrue("Initialized"));
+    e.requirements = Requirements::FromLabels(node.metadata.labels);
+    if (!e.requirements.Has(kLabelHostname)) {
+      e.requirements.Add(Requirement::In(kLabelHostname, {node.metadata.name}));
+    }
+    e.taints = SchedulingTaints(node.taints, managed, e.initialized,
+                                nc != nullptr ? nc->startup_taints : std::vector<Taint>{});
+    ResourceList alloc = node.allocatable;
+    if (!e.initialized && nc != nullptr && alloc.empty()) alloc = nc->allocatable;
+    for (const Pod* p : snap.PodsOnNode(node.metadata.name)) {
+      if (p->IsTerminal()) continue;
+      alloc.Subtract(p->Requests());
+      std::vector<ContainerPort> ports = HostPorts(*p);
+      e.host_ports.insert(e.host_ports.end(), ports.begin(), ports.end());
+    }
+    alloc.Subtract(daemon_overhead_for(e.requirements, e.taints, node.metadata.name));
+    e.remaining = std::move(alloc);
+    existing.push_back(std::move(e));
+  }
+  for (const NodeClaim* nc : snap.InFlightNodeClaims()) {
+    if (nc->metadata.deletion_timestamp) continue;
+    ExistingNodeInit e;
+    e.name = nc->metadata.name;
+    e.in_flight = true;
+    e.initialized = false;
+    e.node_pool = nc->NodePoolName();
+    std::map<std::string, std::string> labels = nc->metadata.labels;
+    for (const NodeSelectorRequirement& r : nc->requirements) {
+      if (r.op == Operator::kIn && r.values.size() == 1 && labels.count(r.key) == 0) {
+        labels[r.key] = r.values[0];
+      }
+    }
+    e.requirements = Requirements::FromLabels(labels);
+    e.requirements.Add(Requirement::In(kLabelHostname, {nc->metadata.name}));
+    e.taints = SchedulingTaints(nc->taints, true, false, nc->startup_taints);
+    ResourceList alloc = nc->allocatable;
+    if (alloc.empty()) {
+      if (const InstanceType* it = catalog_type(e.node_pool, labels)) alloc = it->Allocatable();
+    }
+    alloc.Subtract(daemon_overhead_for(e.requirements, e.taints, nc->metadata.name));
+    e.remaining = std::move(alloc);
+    existing.push_back(std::move(e));
+  }
+  std::stable_sort(existing.begin(), existing.end(),
+                   [](const ExistingNodeInit& a, const ExistingNodeInit& b) {
+                     if (a.initialized != b.initialized) return a.initialized;
+                     return a.name < b.name;
+                   });
+  state->existing = std::move(existing);
+
+  // NodePool limits minus the capacity of the pool's nodes (semantics §5.11).
+  for (const NodePool* np : pools) {
+    if (np->limits.empty()) continue;
+    ResourceList remaining = np->limits;
+    for (const Node& node : snap.nodes) {
+      auto pool = node.metadata.labels.find(std::string(kLabelNodePool));
+      if (pool == node.metadata.labels.end() || pool->second != np->name()) continue;
+      ResourceList cap = node.capacity;
+      cap.Set(kResourceNodes, 1);
+      remaining.Subtract(cap);
+    }
+    for (const NodeClaim* nc : snap.InFlightNodeClaims()) {
+      if (nc->NodePoolName() != np->name()) continue;
+      ResourceList cap = nc->capacity;
+      if (cap.empty()) {
+        if (const InstanceType* it = catalog_type(np->name(), nc->metadata.labels)) cap = it->capacity;
+      }
+      cap.Set(kResourceNodes, 1);
+      remaining.Subtract(cap);
+    }
+    state->remaining_limits[np->name()] = std::move(remaining);
+  }
+  return state;
+}
+
+}  // namespace
+
+absl::Status SchedulerOptions::Validate() const {
+  if (max_instance_types < 1) {
+    return absl::InvalidArgumentError("scheduler options: max_instance_types must be >= 1");
+  }
+  if (time_limit <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("scheduler options: time_limit must be positive");
+  }
+  return absl::OkStatus();
+}
+
+double SolveResult::LaunchPricePerHour() const {
+  double total = 0;
+  for (const NewNodeClaim& nc : node_claims) {
+    if (nc.launch) total += nc.launch->price;
+  }
+  return total;
+}
+
+absl::StatusOr<Scheduler> Scheduler::Create(const ClusterSnapshot& snapshot,
+                                            std::shared_ptr<const InstanceCatalog> catalog,
+                                            const SchedulerOptions& options) {
+  if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
+  absl::StatusOr<std::shared_ptr<State>> state = Prepare(snapshot, {}, catalog, options);
+  if (!state.ok()) return state.status();
+  return Scheduler(std::move(*state));
+}
+
+absl::StatusOr<Scheduler> Scheduler::Create(
+    const ClusterSnapshot& snapshot,
+    std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
+    const SchedulerOptions& options) {
+  absl::StatusOr<std::shared_ptr<State>> state =
+      Prepare(snapshot, catalogs_by_node_pool, nullptr, options);
+  if (!state.ok()) return state.status();
+  return Scheduler(std::move(*state));
+}
+
+const SchedulerOptions& Scheduler::options() const { return state_->options; }
+
+absl::StatusOr<SolveResult> Scheduler::Solve() const {
+  return Solve(state_->snapshot->PendingPods());
+}
+
+absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods) const {
+  std::vector<PodCtx> ctxs;
+  ctxs.reserve(pods.size());
+  std::set<std::string> keys;
+  std::vector<PodError> rejected;
+  for (const Pod* p : pods) {
+    if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
+    PodCtx c;
+    c.original = p;
+    c.working = *p;
+    if (c.working.metadata.namespace_.empty()) c.working.metadata.namespace_ = "default";
+    c.key = c.working.Key();
+    if (!keys.insert(c.key).second) {
+      return absl::InvalidArgumentError(internal::StrCat("pod ", c.key, ": duplicate"));
+    }
+    // Pod validation (semantics §5.3): such pods are ignored by the reference; karp reports
+    // them so a person can act.
+    std::string invalid;
+    auto check = [&](const NodeSelectorRequirement& r) {
+      if (!invalid.empty()) return;
+      if (absl::Status s = ValidateRequirement(r, state_->well_known); !s.ok()) {
+        invalid = internal::StrCat("ignoring pod, ", s.message());
+      }
+    };
+    for (const auto& [k, v] : p->node_selector) check({k, Operator::kIn, {v}, std::nullopt});
+    for (const NodeSelectorTerm& term : p->node_affinity.required) {
+      if (term.has_match_fields && invalid.empty()) {
+        invalid = "ignoring pod, node selector term with matchFields is not supported";
+      }
+      for (const NodeSelectorRequirement& r : term.match_expressions) check(r);
+    }
+    if (invalid.empty()) {
+      const Requirement* np = StrictPodRequirements(*p).Find(kLabelNodePool);
+      if (np != nullptr && np->op() == Operator::kDoesNotExist) {
+        invalid = "ignoring pod, configured to not run on a Karpenter provisioned node";
+      }
+    }
+    if (!invalid.empty()) {
+      rejected.push_back({c.key, invalid});
+      continue;
+    }
+    Refresh(c, state_->options.preference_policy);
+    ctxs.push_back(std::move(c));
+  }
+  Solver solver(*state_, std::move(ctxs));
+  SolveResult result = solver.Run();
+  result.pods = static_cast<int>(pods.size());
+  if (!rejected.empty()) {
+    result.pod_errors.insert(result.pod_errors.end(), rejected.begin(), rejected.end());
+    std::sort(result.pod_errors.begin(), result.pod_errors.end(),
+              [](const PodError& a, const PodError& b) { return a.pod < b.pod; });
+  }
+  return result;
+}
+
+}  // namespace karp

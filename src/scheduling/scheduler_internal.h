@@ -1,0 +1,73 @@
+// Internal state of karp::Scheduler (see karp/scheduler.h).
+
+#ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
+#define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+#include "karp/objects.h"
+#include "karp/requirements.h"
+#include "karp/resources.h"
+#include "karp/scheduler.h"
+#include "karp/taints.h"
+#include "scheduling/topology.h"
+
+namespace karp::scheduling {
+
+inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
+
+// DaemonSet pods that would run on a node of a (template, instance type) pair.
+struct DaemonGroup {
+  ResourceList overhead;  // summed requests, including `pods`
+  std::vector<ContainerPort> ports;
+};
+
+// A NodeClaimTemplate: one eligible NodePool with its prefiltered instance types.
+struct Template {
+  const NodePool* pool = nullptr;
+  std::shared_ptr<const InstanceCatalog> catalog;
+  Requirements requirements;
+  std::vector<const InstanceType*> instance_types;
+  std::vector<ResourceList> allocatable;  // parallel to instance_types
+  std::vector<int> daemon_group;          // parallel to instance_types
+  std::vector<DaemonGroup> daemon_groups;
+  std::vector<Taint> taints;
+  bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
+};
+
+// An existing node or in-flight NodeClaim, as prepared once per Scheduler.
+struct ExistingNodeInit {
+  std::string name;
+  bool in_flight = false;
+  bool initialized = true;
+  std::string node_pool;  // "" when not managed
+  Requirements requirements;
+  std::vector<Taint> taints;  // the taints that count for scheduling
+  ResourceList remaining;     // allocatable - bound pods - remaining daemon overhead
+  std::vector<ContainerPort> host_ports;
+};
+
+}  // namespace karp::scheduling
+
+namespace karp {
+
+struct Scheduler::State {
+  SchedulerOptions options;
+  std::shared_ptr<const ClusterSnapshot> snapshot;
+  LabelSet well_known;
+  std::vector<scheduling::Template> templates;  // weight desc, name desc
+  bool has_node_pools = false;
+  std::vector<scheduling::ExistingNodeInit> existing;  // initialized first, then by name
+  std::map<std::string, ResourceList> remaining_limits;  // pools with limits only
+  scheduling::DomainUniverse universe;
+  bool tolerate_prefer_no_schedule = false;
+};
+
+}  // namespace karp
+
+#endif  // KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_

@@ -1,0 +1,505 @@
+// Topology spread, pod affinity and anti-affinity (see topology.h, semantics §5.12).
+
+#include "scheduling/topology.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "internal/strings.h"
+#include "karp/labels.h"
+
+namespace karp::scheduling {
+namespace {
+
+constexpr char kAllNamespaces[] = "*";
+constexpr int32_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+
+std::string_view TypeName(TopologyType t) {
+  switch (t) {
+    case TopologyType::kSpread: return "topology spread";
+    case TopologyType::kAffinity: return "pod affinity";
+    case TopologyType::kAntiAffinity: return "pod anti-affinity";
+  }
+  return "";
+}
+
+std::string SelectorId(const std::optional<LabelSelector>& s) {
+  if (!s) return "nil";
+  std::string out = "{";
+  for (const auto& [k, v] : s->match_labels) internal::StrAppend(&out, k, "=", v, ",");
+  out += "|";
+  for (const LabelSelectorRequirement& e : s->match_expressions) {
+    internal::StrAppend(&out, e.key, " ", OperatorName(e.op), " [", absl::StrJoin(e.values, ","),
+                        "],");
+  }
+  out += "}";
+  return out;
+}
+
+// Requirements of a node-affinity term (unvalidated, as the reference).
+Requirements TermRequirements(const std::vector<NodeSelectorRequirement>& exprs) {
+  Requirements r;
+  for (const NodeSelectorRequirement& e : exprs) {
+    absl::StatusOr<Requirement> req = Requirement::Create(e.key, e.op, e.values, std::nullopt);
+    if (req.ok()) r.Add(*req);
+  }
+  return r;
+}
+
+NodeFilter MakeNodeFilter(const Pod& pod, const TopologySpreadConstraint& tsc) {
+  NodeFilter f;
+  f.honor_taints = tsc.node_taints_policy == NodeInclusionPolicy::kHonor;
+  if (f.honor_taints) f.tolerations = pod.tolerations;
+  if (tsc.node_affinity_policy == NodeInclusionPolicy::kIgnore) return f;
+  Requirements selector = Requirements::FromLabels(pod.node_selector);
+  if (pod.node_affinity.required.empty()) {
+    f.terms.push_back(selector);
+    return f;
+  }
+  for (const NodeSelectorTerm& term : pod.node_affinity.required) {
+    Requirements r = selector;
+    r.Add(TermRequirements(term.match_expressions));
+    f.terms.push_back(std::move(r));
+  }
+  return f;
+}
+
+// The label value of `key` on a node (hostname falls back to the node name).
+std::optional<std::string> NodeDomain(const Node& node, const std::string& key) {
+  auto it = node.metadata.labels.find(key);
+  if (it != node.metadata.labels.end()) return it->second;
+  if (key == kLabelHostname) return node.metadata.name;
+  return std::nullopt;
+}
+
+Requirements NodeRequirements(const Node& node) {
+  Requirements r = Requirements::FromLabels(node.metadata.labels);
+  if (!r.Has(kLabelHostname)) r.Add(Requirement::In(kLabelHostname, {node.metadata.name}));
+  return r;
+}
+
+std::string DomainsString(const Requirement& r) { return r.ToString(); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// NodeFilter
+
+bool NodeFilter::Matches(const Requirements& node_reqs, const std::vector<Taint>& taints) const {
+  if (honor_taints && !ToleratesAll(taints, tolerations)) return false;
+  if (terms.empty()) return true;
+  for (const Requirements& term : terms) {
+    if (node_reqs.IsCompatible(term, nullptr)) return true;
+  }
+  return false;
+}
+
+std::string NodeFilter::Id() const {
+  std::string out = honor_taints ? "honor:" : "ignore:";
+  for (const Requirements& t : terms) internal::StrAppend(&out, "(", t.ToString(), ")");
+  if (honor_taints) {
+    for (const Toleration& t : tolerations) {
+      internal::StrAppend(&out, "[", t.key, TolerationOperatorName(t.op), t.value,
+                          TaintEffectName(t.effect), "]");
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// TopologyGroup
+
+bool TopologyGroup::Selects(const Pod& pod) const {
+  if (!selector) return false;
+  const std::string& ns = pod.metadata.namespace_.empty() ? std::string("default")
+                                                          : pod.metadata.namespace_;
+  if (namespaces.count(kAllNamespaces) == 0 && namespaces.count(ns) == 0) return false;
+  return selector->Matches(pod.metadata.labels);
+}
+
+bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
+                           const std::vector<Taint>& taints) const {
+  return Selects(pod) && filter.Matches(node_reqs, taints);
+}
+
+void TopologyGroup::Register(const std::string& domain) {
+  if (domains.emplace(domain, 0).second) empty_domains.insert(domain);
+}
+
+void TopologyGroup::Record(const std::string& domain) {
+  ++domains[domain];
+  empty_domains.erase(domain);
+}
+
+int32_t TopologyGroup::DomainMinCount(const Requirement& pod_domains) const {
+  if (key == kLabelHostname) return 0;
+  int32_t min = kMaxInt32;
+  int32_t supported = 0;
+  for (const auto& [domain, count] : domains) {
+    if (pod_domains.Has(domain)) {
+      ++supported;
+      min = std::min(min, count);
+    }
+  }
+  if (min_domains && supported < *min_domains) min = 0;
+  return min;
+}
+
+bool TopologyGroup::AnyCompatiblePodDomain(const Requirement& pod_domains) const {
+  for (const auto& [domain, count] : domains) {
+    if (count > 0 && pod_domains.Has(domain)) return true;
+  }
+  return false;
+}
+
+Requirement TopologyGroup::Next(const Pod& pod, const Requirement& pod_domains,
+                                const Requirement& node_domains) const {
+  switch (type) {
+    case TopologyType::kSpread: return NextSpread(pod, pod_domains, node_domains);
+    case TopologyType::kAffinity: return NextAffinity(pod, pod_domains, node_domains);
+    case TopologyType::kAntiAffinity: return NextAntiAffinity(pod_domains, node_domains);
+  }
+  return Requirement::DoesNotExist(key);
+}
+
+namespace {
+
+bool SingleNodeDomain(const std::string& key, const Requirement& node_domains) {
+  return key == kLabelHostname && node_domains.op() == Operator::kIn &&
+         node_domains.values().size() == 1;
+}
+
+}  // namespace
+
+Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_domains,
+                                      const Requirement& node_domains) const {
+  const int32_t self = Selects(pod) ? 1 : 0;
+  if (SingleNodeDomain(key, node_domains)) {
+    const std::string& host = node_domains.values()[0];
+    auto it = domains.find(host);
+    const int64_t count = (it == domains.end() ? 0 : it->second) + self;
+    if (count <= max_skew) return Requirement::In(key, {host});
+    return Requirement::DoesNotExist(key);
+  }
+  const int64_t min = DomainMinCount(pod_domains);
+  const std::string* best = nullptr;
+  int64_t best_count = kMaxInt32;
+  auto consider = [&](const std::string& domain, int32_t stored) {
+    const int64_t count = static_cast<int64_t>(stored) + self;
+    if (count - min <= max_skew && count < best_count) {
+      best = &domain;
+      best_count = count;
+    }
+  };
+  if (node_domains.op() == Operator::kIn) {
+    for (const std::string& d : node_domains.values()) {
+      auto it = domains.find(d);
+      if (it != domains.end()) consider(it->first, it->second);
+    }
+  } else {
+    for (const auto& [domain, count] : domains) {
+      if (node_domains.Has(domain)) consider(domain, count);
+    }
+  }
+  if (best == nullptr) return Requirement::DoesNotExist(key);
+  return Requirement::In(key, {*best});
+}
+
+Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_domains,
+                                        const Requirement& node_domains) const {
+  const bool self = Selects(pod);
+  const bool none_anywhere = domains.size() == empty_domains.size();
+  if (SingleNodeDomain(key, node_domains)) {
+    const std::string& host = node_domains.values()[0];
+    if (!pod_domains.Has(host)) return Requirement::DoesNotExist(key);
+    auto it = domains.find(host);
+    const int32_t count = it == domains.end() ? 0 : it->second;
+    if (count > 0 || (self && (none_anywhere || !AnyCompatiblePodDomain(pod_domains)))) {
+      return Requirement::In(key, {host});
+    }
+    return Requirement::DoesNotExist(key);
+  }
+  std::vector<std::string> options;
+  for (const auto& [domain, count] : domains) {
+    if (count > 0 && pod_domains.Has(domain) && node_domains.Has(domain)) {
+      options.push_back(domain);
+    }
+  }
+  if (!options.empty()) return Requirement::In(key, std::move(options));
+  if (self && (none_anywhere || !AnyCompatiblePodDomain(pod_domains))) {
+    // Bootstrap: the first domain (by name) allowed by both the pod and the node, and the
+    // first allowed by the pod.
+    const Requirement both = pod_domains.Intersection(node_domains);
+    for (const auto& [domain, count] : domains) {
+      if (both.Has(domain)) {
+        options.push_back(domain);
+        break;
+      }
+    }
+    for (const auto& [domain, count] : domains) {
+      if (pod_domains.Has(domain)) {
+        options.push_back(domain);
+        break;
+      }
+    }
+  }
+  if (options.empty()) return Requirement::DoesNotExist(key);
+  return Requirement::In(key, std::move(options));
+}
+
+Requirement TopologyGroup::NextAntiAffinity(const Requirement& pod_domains,
+                                            const Requirement& node_domains) const {
+  if (SingleNodeDomain(key, node_domains)) {
+    const std::string& host = node_domains.values()[0];
+    auto it = domains.find(host);
+    if (it == domains.end() || it->second == 0) return Requirement::In(key, {host});
+    return Requirement::DoesNotExist(key);
+  }
+  std::vector<std::string> options;
+  for (const std::string& domain : empty_domains) {
+    if (node_domains.Has(domain) && pod_domains.Has(domain)) options.push_back(domain);
+  }
+  if (options.empty()) return Requirement::DoesNotExist(key);
+  return Requirement::In(key, std::move(options));
+}
+
+std::string TopologyGroup::CountsString() const {
+  std::vector<std::string> parts;
+  for (const auto& [d, c] : domains) parts.push_back(internal::StrCat(d, ":", c));
+  return internal::StrCat("map[", absl::StrJoin(parts, " "), "]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topology
+
+Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
+                   PreferencePolicy policy, const std::set<std::string>* scheduling)
+    : snapshot_(snapshot), universe_(universe), policy_(policy), scheduling_(scheduling) {
+  for (const Node& n : snapshot_->nodes) nodes_by_name_[n.metadata.name] = &n;
+}
+
+std::set<std::string> Topology::Namespaces(const Pod& pod, const PodAffinityTerm& term) const {
+  std::set<std::string> out(term.namespaces.begin(), term.namespaces.end());
+  // Namespace labels are not part of the snapshot: an empty namespaceSelector selects every
+  // namespace; a non-empty one adds none.
+  if (term.namespace_selector && term.namespace_selector->empty()) out.insert(kAllNamespaces);
+  if (out.empty()) {
+    out.insert(pod.metadata.namespace_.empty() ? std::string("default") : pod.metadata.namespace_);
+  }
+  return out;
+}
+
+void Topology::InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const {
+  auto it = universe_->find(g.key);
+  if (it == universe_->end()) return;
+  for (const auto& [domain, source] : it->second) {
+    bool include = !filter_by_taints || source.untainted;
+    for (size_t i = 0; !include && i < source.taint_sets.size(); ++i) {
+      include = ToleratesAll(source.taint_sets[i], owner.tolerations);
+    }
+    if (include) g.Register(domain);
+  }
+}
+
+void Topology::CountDomains(TopologyGroup& g) const {
+  for (const Node& node : snapshot_->nodes) {
+    std::optional<std::string> d = NodeDomain(node, g.key);
+    if (d && g.filter.Matches(NodeRequirements(node), node.taints)) g.Register(*d);
+  }
+  for (const Pod& p : snapshot_->pods) {
+    if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
+    if (scheduling_->count(p.Key()) > 0) continue;
+    if (!g.Selects(p)) continue;
+    auto node = nodes_by_name_.find(p.node_name);
+    if (node == nodes_by_name_.end()) continue;
+    std::optional<std::string> d = NodeDomain(*node->second, g.key);
+    if (!d) continue;
+    if (!g.filter.Matches(NodeRequirements(*node->second), node->second->taints)) continue;
+    g.Record(*d);
+  }
+}
+
+TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse,
+                                     const Pod& owner) {
+  auto& map = inverse ? inverse_ : groups_;
+  auto it = map.find(group->id);
+  if (it == map.end()) {
+    const bool filter_by_taints =
+        group->type != TopologyType::kSpread || group->filter.honor_taints;
+    InitDomains(*group, owner, filter_by_taints);
+    if (!inverse) CountDomains(*group);
+    it = map.emplace(group->id, std::move(group)).first;
+  }
+  it->second->owners.insert(owner.Key());
+  return it->second.get();
+}
+
+void Topology::InitExisting() {
+  for (const Pod& p : snapshot_->pods) {
+    if (p.pod_anti_affinity.required.empty()) continue;
+    if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
+    if (scheduling_->count(p.Key()) > 0) continue;
+    auto node = nodes_by_name_.find(p.node_name);
+    if (node == nodes_by_name_.end()) continue;
+    for (const PodAffinityTerm& term : p.pod_anti_affinity.required) {
+      auto g = std::make_unique<TopologyGroup>();
+      g->key = term.topology_key;
+      g->type = TopologyType::kAntiAffinity;
+      g->namespaces = Namespaces(p, term);
+      g->selector = term.label_selector;
+      g->max_skew = kMaxInt32;
+      g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
+                               SelectorId(g->selector));
+      TopologyGroup* tg = GetOrCreate(std::move(g), /*inverse=*/true, p);
+      if (std::optional<std::string> d = NodeDomain(*node->second, tg->key)) tg->Record(*d);
+    }
+  }
+}
+
+void Topology::Update(const Pod& pod) {
+  const std::string key = pod.Key();
+  for (auto& [id, g] : groups_) g->owners.erase(key);
+
+  // Inverse groups for the pod's required anti-affinity terms.
+  for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
+    auto g = std::make_unique<TopologyGroup>();
+    g->key = term.topology_key;
+    g->type = TopologyType::kAntiAffinity;
+    g->namespaces = Namespaces(pod, term);
+    g->selector = term.label_selector;
+    g->max_skew = kMaxInt32;
+    g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
+                             SelectorId(g->selector));
+    GetOrCreate(std::move(g), /*inverse=*/true, pod);
+  }
+
+  const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
+  for (const TopologySpreadConstraint& tsc : pod.topology_spread_constraints) {
+    if (policy_ == PreferencePolicy::kIgnore &&
+        tsc.when_unsatisfiable == WhenUnsatisfiable::kScheduleAnyway) {
+      continue;
+    }
+    auto g = std::make_unique<TopologyGroup>();
+    g->key = tsc.topology_key;
+    g->type = TopologyType::kSpread;
+    g->namespaces = {ns};
+    g->selector = tsc.label_selector;
+    if (g->selector) {
+      for (const std::string& k : tsc.match_label_keys) {
+        auto v = pod.metadata.labels.find(k);
+        if (v != pod.metadata.labels.end()) {
+          g->selector->match_expressions.push_back({k, Operator::kIn, {v->second}});
+        }
+      }
+    }
+    g->max_skew = tsc.max_skew;
+    g->min_domains = tsc.min_domains;
+    g->filter = MakeNodeFilter(pod, tsc);
+    g->id = internal::StrCat("spread|", g->key, "|", ns, "|", g->max_skew, "|", g->filter.Id(),
+                             "|", SelectorId(g->selector));
+    GetOrCreate(std::move(g), /*inverse=*/false, pod);
+  }
+
+  auto add_affinity = [&](const PodAffinityTerm& term, TopologyType type) {
+    auto g = std::make_unique<TopologyGroup>();
+    g->key = term.topology_key;
+    g->type = type;
+    g->namespaces = Namespaces(pod, term);
+    g->selector = term.label_selector;
+    g->max_skew = kMaxInt32;
+    g->id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g->key, "|",
+                             absl::StrJoin(g->namespaces, ","), "|", SelectorId(g->selector));
+    GetOrCreate(std::move(g), /*inverse=*/false, pod);
+  };
+  for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
+  for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {
+    add_affinity(t, TopologyType::kAntiAffinity);
+  }
+  if (policy_ == PreferencePolicy::kRespect) {
+    for (const WeightedPodAffinityTerm& t : pod.pod_affinity.preferred) {
+      add_affinity(t.term, TopologyType::kAffinity);
+    }
+    for (const WeightedPodAffinityTerm& t : pod.pod_anti_affinity.preferred) {
+      add_affinity(t.term, TopologyType::kAntiAffinity);
+    }
+  }
+}
+
+bool Topology::HasConstraints(const Pod& pod) const {
+  const std::string key = pod.Key();
+  for (const auto& [id, g] : groups_) {
+    if (g->owners.count(key) > 0) return true;
+  }
+  for (const auto& [id, g] : inverse_) {
+    if (g->Selects(pod)) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<Requirements> Topology::AddRequirements(const Pod& pod,
+                                                       const std::vector<Taint>& taints,
+                                                       const Requirements& strict_pod_reqs,
+                                                       const Requirements& node_reqs) const {
+  Requirements out = node_reqs;
+  const std::string key = pod.Key();
+  auto apply = [&](const TopologyGroup& g) -> absl::Status {
+    const Requirement* pd = strict_pod_reqs.Find(g.key);
+    const Requirement* nd = node_reqs.Find(g.key);
+    const Requirement pod_domains = pd ? *pd : Requirement::Exists(g.key);
+    const Requirement node_domains = nd ? *nd : Requirement::Exists(g.key);
+    Requirement domains = g.Next(pod, pod_domains, node_domains);
+    if (domains.Len() == 0) {
+      return absl::FailedPreconditionError(internal::StrCat(
+          "unsatisfiable topology constraint for ", TypeName(g.type), ", key=", g.key,
+          " (counts = ", g.CountsString(), ", podDomains = ", DomainsString(pod_domains),
+          ", nodeDomains = ", DomainsString(node_domains)));
+    }
+    out.Add(domains);
+    return absl::OkStatus();
+  };
+  for (const auto& [id, g] : groups_) {
+    if (g->owners.count(key) == 0) continue;
+    if (absl::Status s = apply(*g); !s.ok()) return s;
+  }
+  for (const auto& [id, g] : inverse_) {
+    if (!g->Counts(pod, node_reqs, taints)) continue;
+    if (absl::Status s = apply(*g); !s.ok()) return s;
+  }
+  return out;
+}
+
+void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
+                      const Requirements& node_reqs) {
+  for (auto& [id, g] : groups_) {
+    if (!g->Counts(pod, node_reqs, taints)) continue;
+    const Requirement* r = node_reqs.Find(g->key);
+    if (r == nullptr) continue;  // Exists: no values to record
+    if (g->type == TopologyType::kAntiAffinity) {
+      for (const std::string& d : r->values()) g->Record(d);
+    } else if (r->Len() == 1) {
+      g->Record(r->values()[0]);
+    }
+  }
+  const std::string key = pod.Key();
+  for (auto& [id, g] : inverse_) {
+    if (g->owners.count(key) == 0) continue;
+    const Requirement* r = node_reqs.Find(g->key);
+    if (r == nullptr) continue;
+    for (const std::string& d : r->values()) g->Record(d);
+  }
+}
+
+void Topology::RegisterHostname(const std::string& hostname) {
+  for (auto& [id, g] : groups_) {
+    if (g->key == kLabelHostname) g->Register(hostname);
+  }
+  for (auto& [id, g] : inverse_) {
+    if (g->key == kLabelHostname) g->Register(hostname);
+  }
+}
+
+}  // namespace karp::scheduling

@@ -1,0 +1,128 @@
+// Topology spread, pod affinity and pod anti-affinity (semantics §5.12), internal.
+//
+// A TopologyGroup counts the pods that match a selector per domain of one topology key.
+// Groups are deduplicated by a canonical id (key, type, namespaces, maxSkew, node filter,
+// selector), so every replica of a Deployment shares one group. Domains are kept in ordered
+// maps: ties between equal counts are broken by domain name (the reference uses Go map
+// order, i.e. random).
+
+#ifndef KARP_SRC_SCHEDULING_TOPOLOGY_H_
+#define KARP_SRC_SCHEDULING_TOPOLOGY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "karp/cluster.h"
+#include "karp/objects.h"
+#include "karp/requirements.h"
+#include "karp/scheduler.h"
+#include "karp/taints.h"
+
+namespace karp::scheduling {
+
+enum class TopologyType { kSpread, kAffinity, kAntiAffinity };
+
+// TopologyNodeFilter: which nodes take part in a spread constraint.
+struct NodeFilter {
+  std::vector<Requirements> terms;  // ORed; empty: every node
+  bool honor_taints = false;
+  std::vector<Toleration> tolerations;
+
+  // Strict Compatible against any term (the reference ignores allow-undefined here).
+  bool Matches(const Requirements& node_reqs, const std::vector<Taint>& taints) const;
+  std::string Id() const;
+};
+
+// One domain of a topology key in the universe, with the taint sets of the NodePools that
+// offer it.
+struct DomainSource {
+  bool untainted = false;
+  std::vector<std::vector<Taint>> taint_sets;
+};
+using DomainUniverse = std::map<std::string, std::map<std::string, DomainSource>>;
+
+class TopologyGroup {
+ public:
+  std::string id;
+  std::string key;
+  TopologyType type = TopologyType::kSpread;
+  std::set<std::string> namespaces;
+  std::optional<LabelSelector> selector;  // nullopt selects nothing
+  int32_t max_skew = 1;
+  std::optional<int32_t> min_domains;
+  NodeFilter filter;
+  std::map<std::string, int32_t> domains;  // domain -> count
+  std::set<std::string> empty_domains;
+  std::set<std::string> owners;  // pod keys
+
+  bool Selects(const Pod& pod) const;
+  bool Counts(const Pod& pod, const Requirements& node_reqs,
+              const std::vector<Taint>& taints) const;
+  void Register(const std::string& domain);
+  void Record(const std::string& domain);
+  // The domains `pod` may use given its own domains and the node's (nextDomain*).
+  Requirement Next(const Pod& pod, const Requirement& pod_domains,
+                   const Requirement& node_domains) const;
+  std::string CountsString() const;
+
+ private:
+  Requirement NextSpread(const Pod& pod, const Requirement& pod_domains,
+                         const Requirement& node_domains) const;
+  Requirement NextAffinity(const Pod& pod, const Requirement& pod_domains,
+                           const Requirement& node_domains) const;
+  Requirement NextAntiAffinity(const Requirement& pod_domains,
+                               const Requirement& node_domains) const;
+  int32_t DomainMinCount(const Requirement& pod_domains) const;
+  bool AnyCompatiblePodDomain(const Requirement& pod_domains) const;
+};
+
+// The topology state of one Solve.
+class Topology {
+ public:
+  // `scheduling` are the pods of this Solve (their bound counterparts are not counted).
+  Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
+           PreferencePolicy policy, const std::set<std::string>* scheduling);
+
+  // Builds the inverse anti-affinity groups of bound pods (call once, before Update).
+  void InitExisting();
+  // (Re)creates the groups of `pod` from its current (possibly relaxed) spec.
+  void Update(const Pod& pod);
+  // Narrows `node_reqs` by every group owned by `pod` and every inverse group that counts it
+  // there. Errors: FailedPrecondition `unsatisfiable topology constraint for ...`.
+  absl::StatusOr<Requirements> AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
+                                               const Requirements& strict_pod_reqs,
+                                               const Requirements& node_reqs) const;
+  // Records a placement of `pod` on a node with `node_reqs`.
+  void Record(const Pod& pod, const std::vector<Taint>& taints, const Requirements& node_reqs);
+  // Registers a hostname domain (a new claim's placeholder or an existing node).
+  void RegisterHostname(const std::string& hostname);
+  // True if some group of `pod` (owned) or some inverse group selecting it exists: lets the
+  // scheduler skip topology work for pods without constraints.
+  bool HasConstraints(const Pod& pod) const;
+
+ private:
+  TopologyGroup* GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse, const Pod& owner);
+  void CountDomains(TopologyGroup& g) const;
+  void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
+  std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
+
+  const ClusterSnapshot* snapshot_;
+  const DomainUniverse* universe_;
+  PreferencePolicy policy_;
+  const std::set<std::string>* scheduling_;
+  std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
+  std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
+  std::map<std::string, const Node*> nodes_by_name_;
+  std::vector<std::string> hostnames_;  // registered hostnames, for hostname groups made later
+};
+
+}  // namespace karp::scheduling
+
+#endif  // KARP_SRC_SCHEDULING_TOPOLOGY_H_

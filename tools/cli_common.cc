@@ -1,0 +1,58 @@
+#include "tools/cli_common.h"
+
+#include <iostream>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "internal/strings.h"
+#include "karp/aws_catalog.h"
+#include "karp/json/codec.h"
+
+namespace karp::cli {
+
+int UsageError(std::string_view usage, std::string_view message) {
+  std::cerr << "karp: " << message << "\n\n" << usage;
+  return kExitUsage;
+}
+
+int InputError(const absl::Status& status) {
+  std::cerr << status.message() << "\n";
+  return status.code() == absl::StatusCode::kNotFound ? kExitUsage : kExitInvalidInput;
+}
+
+int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i) {
+  const std::string& a = args[i];
+  auto value_of = [&](std::string_view name, std::string* out) -> int {
+    if (a == name) {
+      if (i + 1 >= args.size()) return -1;
+      *out = args[++i];
+      return 1;
+    }
+    const std::string prefix = internal::StrCat(name, "=");
+    if (a.rfind(prefix, 0) == 0) {
+      *out = a.substr(prefix.size());
+      return 1;
+    }
+    return 0;
+  };
+  std::string zones_text;
+  if (int r = value_of("--catalog", &catalog); r != 0) return r;
+  if (int r = value_of("--region", &region); r != 0) return r;
+  if (int r = value_of("--zones", &zones_text); r != 0) {
+    if (r > 0) zones = absl::StrSplit(zones_text, ',', absl::SkipEmpty());
+    return r;
+  }
+  return 0;
+}
+
+absl::StatusOr<InstanceCatalog> CatalogFlags::Load() const {
+  if (catalog == "aws") {
+    AwsCatalogOptions options;
+    options.region = region;
+    options.zones = zones;
+    return EmbeddedAwsCatalog(options);
+  }
+  return json::ReadCatalogFile(catalog);
+}
+
+}  // namespace karp::cli

@@ -1,0 +1,42 @@
+// Shared pieces of the karp CLI commands: exit-status helpers and catalog flags.
+#ifndef KARP_TOOLS_CLI_COMMON_H_
+#define KARP_TOOLS_CLI_COMMON_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "karp/catalog.h"
+
+namespace karp::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalidInput = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "karp: <message>" and the usage to stderr; returns kExitUsage.
+int UsageError(std::string_view usage, std::string_view message);
+// Prints the status message as one line on stderr; returns kExitInvalidInput (or kExitUsage
+// for NotFound files, which are usage errors per formats.md §5).
+int InputError(const absl::Status& status);
+
+// `karp solve`.
+int RunSolve(const std::vector<std::string>& args);
+
+// --catalog aws|FILE, --region R, --zones a,b,c.
+struct CatalogFlags {
+  std::string catalog = "aws";
+  std::string region = "us-east-1";
+  std::vector<std::string> zones;
+
+  // If args[i] is one of the flags, consumes it (and its value) and returns 1; returns -1 when
+  // its value is missing; 0 when args[i] is not a catalog flag.
+  int Take(const std::vector<std::string>& args, size_t& i);
+  [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
+};
+
+}  // namespace karp::cli
+
+#endif  // KARP_TOOLS_CLI_COMMON_H_

@@ -1,0 +1,305 @@
+// karp — command-line front end of the karp library (formats.md).
+//
+//   karp catalog [--catalog aws|FILE] [-o json|table] [filters]
+//   karp version
+//
+// Exit status: 0 success; 1 invalid input (one line on stderr naming file and JSON path);
+// 2 wrong usage (the usage is printed).
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_split.h"
+#include "internal/strings.h"
+#include "karp/aws_catalog.h"
+#include "karp/catalog.h"
+#include "karp/json/codec.h"
+#include "karp/labels.h"
+#include "karp/requirements.h"
+#include "karp/resources.h"
+#include "karp/version.h"
+#include "tools/cli_common.h"
+
+namespace karp::cli {
+namespace {
+
+constexpr char kMainUsage[] =
+    "usage: karp <command> [options]\n"
+    "\n"
+    "Commands:\n"
+    "  solve        decide which nodes to launch for the pending pods of a snapshot\n"
+    "  catalog      print or filter an instance-type catalog\n"
+    "  version      print karp's version\n"
+    "\n"
+    "Run 'karp <command> --help' for a command's options.\n";
+
+constexpr char kCatalogUsage[] =
+    "usage: karp catalog [--catalog aws|FILE] [--region R] [--zones Z1,Z2,...]\n"
+    "                    [-o json|table] [filters...]\n"
+    "\n"
+    "Prints an instance-type catalog: the embedded AWS catalog (default) or a catalog file\n"
+    "(formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads back.\n"
+    "\n"
+    "Filters (all must hold, like ec2-instance-selector):\n"
+    "  --vcpus N | MIN-MAX          vCPUs\n"
+    "  --memory Q | MIN-MAX         memory of the instance (e.g. 4Gi, 8Gi-32Gi)\n"
+    "  --arch amd64|arm64           architecture\n"
+    "  --gpus N | MIN-MAX           GPUs (nvidia.com/gpu + amd.com/gpu)\n"
+    "  --capacity-type T            on-demand, spot or reserved\n"
+    "  --zone Z                     zone with an available offering\n"
+    "  --max-price P                cheapest available offering at most P per hour\n"
+    "  --requirement 'KEY OP [V1,V2]'  a node selector requirement, e.g.\n"
+    "                               'karpenter.k8s.aws/instance-family In m5,c6i'\n"
+    "                               (repeatable; OP: In NotIn Exists DoesNotExist Gt Lt Gte Lte)\n"
+    "\n"
+    "Options:\n"
+    "  --catalog aws|FILE           catalog source (default aws)\n"
+    "  --region R                   region of the embedded AWS catalog (default us-east-1)\n"
+    "  --zones Z1,Z2                zones of its offerings (default <region>a,b,c)\n"
+    "  -o, --output json|table      output format (default table)\n"
+    "  -h, --help                   this help\n";
+
+struct Range {
+  int64_t min = 0;
+  int64_t max = INT64_MAX;
+  bool Contains(int64_t v) const { return v >= min && v <= max; }
+};
+
+absl::StatusOr<Range> ParseRange(std::string_view flag, std::string_view text,
+                                 std::string_view resource) {
+  Range r;
+  size_t dash = text.find('-', 1);
+  std::string_view lo = dash == std::string_view::npos ? text : text.substr(0, dash);
+  std::string_view hi = dash == std::string_view::npos ? text : text.substr(dash + 1);
+  absl::StatusOr<int64_t> a = ParseQuantity(lo, resource);
+  absl::StatusOr<int64_t> b = ParseQuantity(hi, resource);
+  if (!a.ok() || !b.ok() || *a > *b) {
+    return absl::InvalidArgumentError(
+        internal::StrCat(flag, ": expected N or MIN-MAX, got \"", text, "\""));
+  }
+  r.min = *a;
+  r.max = *b;
+  return r;
+}
+
+// "key Op v1,v2" -> Requirement.
+absl::StatusOr<Requirement> ParseRequirementFlag(std::string_view text) {
+  std::vector<std::string> parts = absl::StrSplit(internal::AV(text), ' ', absl::SkipEmpty());
+  if (parts.size() < 2 || parts.size() > 3) {
+    return absl::InvalidArgumentError(internal::StrCat(
+        "--requirement: expected 'KEY OPERATOR [V1,V2,...]', got \"", text, "\""));
+  }
+  absl::StatusOr<Operator> op = ParseOperator(parts[1]);
+  if (!op.ok()) {
+    return absl::InvalidArgumentError(
+        internal::StrCat("--requirement \"", text, "\": ", op.status().message()));
+  }
+  std::vector<std::string> values;
+  if (parts.size() == 3) values = absl::StrSplit(parts[2], ',', absl::SkipEmpty());
+  NodeSelectorRequirement api{parts[0], *op, values, std::nullopt};
+  if (absl::Status s = ValidateRequirement(api, LabelSet{}); !s.ok()) {
+    return absl::InvalidArgumentError(internal::StrCat("--requirement \"", text, "\": ",
+                                                       s.message()));
+  }
+  return Requirement::Create(api);
+}
+
+int64_t LabelInt(const InstanceType& it, std::string_view key, int64_t fallback) {
+  auto found = it.labels.find(std::string(key));
+  if (found == it.labels.end()) return fallback;
+  char* end = nullptr;
+  long long v = std::strtoll(found->second.c_str(), &end, 10);
+  return (end != nullptr && *end == '\0') ? v : fallback;
+}
+
+std::string FormatPrice(double p) {
+  if (p == kNoPrice) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4f", p);
+  return buf;
+}
+
+void PrintTable(const std::vector<const InstanceType*>& types) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"NAME", "ARCH", "VCPU", "MEMORY", "PODS", "ALLOC CPU", "ALLOC MEMORY", "GPU",
+                  "ON-DEMAND $/H", "SPOT $/H", "ZONES"});
+  Requirements od{Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeOnDemand)})};
+  Requirements spot{Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)})};
+  for (const InstanceType* it : types) {
+    ResourceList alloc = it->Allocatable();
+    auto arch = it->labels.find(std::string(kLabelArch));
+    const Offering* o = it->CheapestOffering(od);
+    const Offering* s = it->CheapestOffering(spot);
+    const Requirement* zones = it->requirements.Find(kLabelZone);
+    const int64_t gpus = it->capacity.Get("nvidia.com/gpu") + it->capacity.Get("amd.com/gpu");
+    rows.push_back({it->name, arch == it->labels.end() ? "" : arch->second,
+                    FormatQuantity(it->capacity.cpu(), kResourceCpu),
+                    FormatQuantity(it->capacity.memory(), kResourceMemory),
+                    FormatQuantity(it->capacity.pods(), kResourcePods),
+                    FormatQuantity(alloc.cpu(), kResourceCpu),
+                    FormatQuantity(alloc.memory(), kResourceMemory), std::to_string(gpus),
+                    FormatPrice(o ? o->price : kNoPrice), FormatPrice(s ? s->price : kNoPrice),
+                    std::to_string(zones ? zones->values().size() : 0)});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  }
+  std::cout << types.size() << " instance type(s)\n";
+}
+
+int RunCatalog(const std::vector<std::string>& args) {
+  CatalogFlags catalog_flags;
+  std::string output = "table";
+  std::optional<Range> vcpus, memory, gpus;
+  std::optional<std::string> arch, capacity_type, zone;
+  std::optional<double> max_price;
+  Requirements reqs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kCatalogUsage;
+      return 0;
+    }
+    std::string value;
+    auto take = [&](std::string_view name) -> bool {
+      if (a == name) {
+        if (i + 1 >= args.size()) return false;
+        value = args[++i];
+        return true;
+      }
+      std::string prefix = internal::StrCat(name, "=");
+      if (a.rfind(prefix, 0) == 0) {
+        value = a.substr(prefix.size());
+        return true;
+      }
+      return false;
+    };
+    absl::Status bad;
+    if (int r = catalog_flags.Take(args, i); r > 0) {
+      continue;
+    } else if (r < 0) {
+      return UsageError(kCatalogUsage, internal::StrCat("missing value for ", a));
+    } else if (take("-o") || take("--output")) {
+      if (value != "json" && value != "table") {
+        return UsageError(kCatalogUsage, "-o must be json or table");
+      }
+      output = value;
+    } else if (take("--vcpus")) {
+      absl::StatusOr<Range> r2 = ParseRange("--vcpus", value, kResourcePods);
+      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
+      vcpus = *r2;
+    } else if (take("--memory")) {
+      absl::StatusOr<Range> r2 = ParseRange("--memory", value, kResourceMemory);
+      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
+      memory = *r2;
+    } else if (take("--gpus")) {
+      absl::StatusOr<Range> r2 = ParseRange("--gpus", value, kResourcePods);
+      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
+      gpus = *r2;
+    } else if (take("--arch")) {
+      arch = value;
+    } else if (take("--capacity-type")) {
+      capacity_type = value;
+    } else if (take("--zone")) {
+      zone = value;
+    } else if (take("--max-price")) {
+      char* end = nullptr;
+      double p = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(p >= 0)) {
+        return UsageError(kCatalogUsage, "--max-price must be a non-negative number");
+      }
+      max_price = p;
+    } else if (take("--requirement")) {
+      absl::StatusOr<Requirement> r2 = ParseRequirementFlag(value);
+      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
+      reqs.Add(*r2);
+    } else {
+      return UsageError(kCatalogUsage, internal::StrCat("unknown argument \"", a, "\""));
+    }
+  }
+  absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
+  if (!catalog.ok()) return InputError(catalog.status());
+
+  if (arch) reqs.Add(Requirement::In(kLabelArch, {*arch}));
+  if (capacity_type) reqs.Add(Requirement::In(kLabelCapacityType, {*capacity_type}));
+  if (zone) reqs.Add(Requirement::In(kLabelZone, {*zone}));
+
+  std::vector<const InstanceType*> selected;
+  const bool filtered = !reqs.empty() || vcpus || memory || gpus || max_price;
+  for (const InstanceType& it : catalog->instance_types()) {
+    if (!reqs.empty() &&
+        (!it.requirements.IsCompatible(reqs, &catalog->well_known_labels()) ||
+         !it.HasCompatibleOffering(reqs))) {
+      continue;
+    }
+    const int64_t cpu_count = LabelInt(it, "karpenter.k8s.aws/instance-cpu", it.capacity.cpu() / 1000);
+    if (vcpus && !vcpus->Contains(cpu_count)) continue;
+    const int64_t mem = LabelInt(it, "karpenter.k8s.aws/instance-memory", -1);
+    if (memory && !memory->Contains(mem >= 0 ? mem * 1024 * 1024 : it.capacity.memory())) continue;
+    if (gpus && !gpus->Contains(it.capacity.Get("nvidia.com/gpu") + it.capacity.Get("amd.com/gpu"))) {
+      continue;
+    }
+    if (max_price) {
+      const Offering* o = it.CheapestOffering(reqs);
+      if (o == nullptr || o->price > *max_price) continue;
+    }
+    selected.push_back(&it);
+  }
+
+  if (output == "json") {
+    std::vector<InstanceType> copy;
+    copy.reserve(selected.size());
+    for (const InstanceType* it : selected) copy.push_back(*it);
+    absl::StatusOr<InstanceCatalog> out =
+        filtered ? InstanceCatalog::Create(std::move(copy), catalog->well_known_labels())
+                 : std::move(catalog);
+    if (!out.ok()) return InputError(out.status());
+    std::cout << json::WriteCatalog(*out) << "\n";
+    return 0;
+  }
+  OrderByPrice(selected, reqs);
+  PrintTable(selected);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return UsageError(kMainUsage, "no command given");
+  const std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::cout << kMainUsage;
+    return 0;
+  }
+  if (command == "version" || command == "--version") {
+    std::cout << "karp " << KARP_VERSION_STRING << "\n";
+    return 0;
+  }
+  if (command == "catalog") return RunCatalog(rest);
+  if (command == "solve") return RunSolve(rest);
+  return UsageError(kMainUsage, internal::StrCat("unknown command \"", command, "\""));
+}
+
+}  // namespace
+}  // namespace karp::cli
+
+int main(int argc, char** argv) { return karp::cli::Main(argc, argv); }

@@ -1,0 +1,179 @@
+// `karp solve`: decide which nodes to launch for the pending pods of a snapshot.
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "internal/strings.h"
+#include "karp/json/codec.h"
+#include "karp/scheduler.h"
+#include "tools/cli_common.h"
+
+namespace karp::cli {
+namespace {
+
+constexpr char kSolveUsage[] =
+    "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [--catalog aws|FILE] [-o json|text|nodeclaims]\n"
+    "\n"
+    "Reads a cluster snapshot (what `kubectl get nodepools,nodeclaims,nodes,pods,daemonsets,pdb\n"
+    "-A -o json` prints; JSON or YAML, several files merged, '-' for stdin) and decides where\n"
+    "its pending pods go: existing nodes, in-flight NodeClaims, or new NodeClaims to launch.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --filename FILE          snapshot file (repeatable; FILE1,FILE2 also accepted)\n"
+    "  --catalog aws|FILE           instance types: embedded AWS catalog (default) or a file\n"
+    "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  -o, --output json|text|nodeclaims   output format (default json)\n"
+    "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
+    "  --min-values-policy Strict|BestEffort  (default Strict)\n"
+    "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
+    "  --now RFC3339                accepted for symmetry with consolidate; solve ignores it\n"
+    "  --timings                    print the solve time to stderr\n"
+    "  -h, --help                   this help\n";
+
+std::string TypesText(const std::vector<std::string>& types) {
+  std::vector<std::string> shown(types.begin(), types.begin() + std::min<size_t>(5, types.size()));
+  std::string out = absl::StrJoin(shown, ", ");
+  if (types.size() > 5) out += internal::StrCat(" and ", types.size() - 5, " other(s)");
+  return out;
+}
+
+void PrintText(const SolveResult& r) {
+  for (const ExistingPlacement& e : r.existing_nodes) {
+    std::cout << "Scheduling " << e.pods.size() << " pod(s) on "
+              << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
+              << absl::StrJoin(e.pods, ", ") << "\n";
+  }
+  for (const NewNodeClaim& nc : r.node_claims) {
+    std::cout << "Launching nodeclaim " << nc.name << " with " << nc.pods.size()
+              << " pods requesting " << nc.requests.ToString() << " from types "
+              << TypesText(nc.instance_types);
+    if (nc.launch) {
+      std::cout << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
+                << " in " << nc.launch->zone << " at $" << nc.launch->price << "/h)";
+    }
+    std::cout << "\n";
+  }
+  for (const PodError& e : r.pod_errors) {
+    std::cout << "Could not schedule pod " << e.pod << ", " << e.message << "\n";
+  }
+  int scheduled = 0;
+  for (const auto& nc : r.node_claims) scheduled += static_cast<int>(nc.pods.size());
+  for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
+  std::cout << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
+            << r.node_claims.size() << " new nodeclaim(s), $" << r.LaunchPricePerHour()
+            << "/h\n";
+}
+
+}  // namespace
+
+int RunSolve(const std::vector<std::string>& args) {
+  CatalogFlags catalog_flags;
+  std::vector<std::string> files;
+  std::string output = "json";
+  bool timings = false;
+  SchedulerOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kSolveUsage;
+      return kExitOk;
+    }
+    std::string value;
+    auto take = [&](std::string_view name) -> int {
+      if (a == name) {
+        if (i + 1 >= args.size()) return -1;
+        value = args[++i];
+        return 1;
+      }
+      const std::string prefix = internal::StrCat(name, "=");
+      if (a.rfind(prefix, 0) == 0) {
+        value = a.substr(prefix.size());
+        return 1;
+      }
+      return 0;
+    };
+    int r = catalog_flags.Take(args, i);
+    if (r == 0) r = take("-f");
+    if (r == 0 && (r = take("--filename")) == 0) {
+    }
+    if (r < 0) return UsageError(kSolveUsage, internal::StrCat("missing value for ", a));
+    if (r > 0) {
+      if (a == "-f" || a == "--filename" || a.rfind("-f=", 0) == 0 ||
+          a.rfind("--filename=", 0) == 0) {
+        for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+          files.emplace_back(f);
+        }
+      }
+      continue;
+    }
+    if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
+      if (r < 0) return UsageError(kSolveUsage, "missing value for -o");
+      if (value != "json" && value != "text" && value != "nodeclaims") {
+        return UsageError(kSolveUsage, "-o must be json, text or nodeclaims");
+      }
+      output = value;
+    } else if ((r = take("--preference-policy")) != 0) {
+      if (value == "Respect") {
+        options.preference_policy = PreferencePolicy::kRespect;
+      } else if (value == "Ignore") {
+        options.preference_policy = PreferencePolicy::kIgnore;
+      } else {
+        return UsageError(kSolveUsage, "--preference-policy must be Respect or Ignore");
+      }
+    } else if ((r = take("--min-values-policy")) != 0) {
+      if (value == "Strict") {
+        options.min_values_policy = MinValuesPolicy::kStrict;
+      } else if (value == "BestEffort") {
+        options.min_values_policy = MinValuesPolicy::kBestEffort;
+      } else {
+        return UsageError(kSolveUsage, "--min-values-policy must be Strict or BestEffort");
+      }
+    } else if ((r = take("--max-instance-types")) != 0) {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || n < 1 || n > 100000) {
+        return UsageError(kSolveUsage, "--max-instance-types must be a positive integer");
+      }
+      options.max_instance_types = static_cast<int>(n);
+    } else if ((r = take("--now")) != 0) {
+      if (r < 0) return UsageError(kSolveUsage, "missing value for --now");
+    } else if (a == "--timings") {
+      timings = true;
+    } else {
+      return UsageError(kSolveUsage, internal::StrCat("unknown argument \"", a, "\""));
+    }
+  }
+  if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
+
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files);
+  if (!snapshot.ok()) return InputError(snapshot.status());
+  absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
+  if (!catalog.ok()) return InputError(catalog.status());
+  auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+
+  const absl::Time start = absl::Now();
+  absl::StatusOr<Scheduler> scheduler = Scheduler::Create(*snapshot, shared, options);
+  if (!scheduler.ok()) return InputError(scheduler.status());
+  const absl::Time prepared = absl::Now();
+  absl::StatusOr<SolveResult> result = scheduler->Solve();
+  if (!result.ok()) return InputError(result.status());
+  if (timings) {
+    std::cerr << "prepare " << absl::FormatDuration(prepared - start) << ", solve "
+              << absl::FormatDuration(absl::Now() - prepared) << "\n";
+  }
+  if (output == "json") {
+    std::cout << json::WriteSolveResult(*result, snapshot->skipped_objects) << "\n";
+  } else if (output == "nodeclaims") {
+    std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
+  } else {
+    PrintText(*result);
+  }
+  return kExitOk;
+}
+
+}  // namespace karp::cli
