@@ -77,6 +77,10 @@ struct InstanceType {
   // zone In [zones of available offerings], capacity-type In [their capacity types], and any
   // extra constraints a provider adds (e.g. DoesNotExist for absent optional labels).
   Requirements requirements;
+  // Constraints beyond the labels (e.g. DoesNotExist for optional provider labels the type
+  // lacks, or a multi-valued kubernetes.io/os); kept by RebuildRequirements() and written to
+  // catalog files as "requirements".
+  Requirements extra_requirements;
   ResourceList capacity;
   Overhead overhead;
   std::vector<Offering> offerings;
@@ -85,8 +89,12 @@ struct InstanceType {
   static InstanceType Make(std::string name, std::map<std::string, std::string> labels,
                            ResourceList capacity, Overhead overhead,
                            std::vector<Offering> offerings);
-  // Recomputes `requirements` from name, labels and offerings, then adds `extra`.
-  void RebuildRequirements(const Requirements& extra = {});
+  // Sets extra_requirements to `extra` and recomputes `requirements` from name, labels,
+  // offerings and extra_requirements.
+  void RebuildRequirements(const Requirements& extra);
+  // Recomputes `requirements` keeping the current extra_requirements (e.g. after offerings
+  // changed availability).
+  void RebuildRequirements();
 
   // capacity - (kubeReserved + systemReserved + evictionThreshold), per key of capacity, then
   // memory reduced by every hugepages-* capacity (floored at 0) (semantics §2.3).
@@ -103,6 +111,7 @@ struct InstanceType {
 
   friend bool operator==(const InstanceType& a, const InstanceType& b) {
     return a.name == b.name && a.labels == b.labels && a.requirements == b.requirements &&
+           a.extra_requirements == b.extra_requirements &&
            a.capacity == b.capacity && a.overhead == b.overhead && a.offerings == b.offerings;
   }
 };

@@ -111,7 +111,7 @@ class ResourceList {
     static constexpr int kOrder[4] = {0, 2, 1, 3};
     for (int k : kOrder) {
       std::string_view wk_name = WellKnownName(k);
-      while (e < extended_.size() && extended_[e].first < wk_name) {
+      while (e < extended_.size() && std::string_view(extended_[e].first) < wk_name) {
         fn(std::string_view(extended_[e].first), extended_[e].second);
         ++e;
       }

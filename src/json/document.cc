@@ -20,18 +20,8 @@
 #include <utility>
 #include <vector>
 
-// yaml-cpp 0.7's node/impl.h trips GCC 12's flow-sensitive -Wdangling-pointer (a false
-// positive in the library's inline code); silence it for that header only.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
-#pragma GCC diagnostic pop
-#else
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
-#endif
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
@@ -249,8 +239,9 @@ class YamlConverter {
       case YAML::NodeType::Sequence: {
         *out = Json::array();
         for (YAML::const_iterator it = node.begin(); it != node.end(); ++it) {
+          const YAML::Node element = *it;
           Json child;
-          if (absl::Status s = Convert(*it, depth + 1, &child); !s.ok()) return s;
+          if (absl::Status s = Convert(element, depth + 1, &child); !s.ok()) return s;
           out->push_back(std::move(child));
         }
         return absl::OkStatus();
@@ -258,7 +249,9 @@ class YamlConverter {
       case YAML::NodeType::Map: {
         *out = Json::object();
         for (YAML::const_iterator it = node.begin(); it != node.end(); ++it) {
-          const YAML::Node& key = it->first;
+          // `it->` yields a temporary proxy: copy the nodes out, never bind references.
+          const YAML::Node key = it->first;
+          const YAML::Node value = it->second;
           std::string key_text;
           if (key.Type() == YAML::NodeType::Scalar) {
             key_text = key.Scalar();
@@ -272,7 +265,7 @@ class YamlConverter {
           }
           if (!IsValidUtf8(key_text)) return Error(key, "invalid UTF-8 in mapping key");
           Json child;
-          if (absl::Status s = Convert(it->second, depth + 1, &child); !s.ok()) return s;
+          if (absl::Status s = Convert(value, depth + 1, &child); !s.ok()) return s;
           (*out)[key_text] = std::move(child);
         }
         return absl::OkStatus();

@@ -61,6 +61,11 @@ InstanceType InstanceType::Make(std::string name, std::map<std::string, std::str
 }
 
 void InstanceType::RebuildRequirements(const Requirements& extra) {
+  extra_requirements = extra;
+  RebuildRequirements();
+}
+
+void InstanceType::RebuildRequirements() {
   Requirements r;
   for (const auto& [k, v] : labels) {
     if (k == kLabelZone || k == kLabelCapacityType || k == kLabelInstanceType) continue;
@@ -75,7 +80,7 @@ void InstanceType::RebuildRequirements(const Requirements& extra) {
   }
   r.Add(Requirement::In(kLabelZone, {zones.begin(), zones.end()}));
   r.Add(Requirement::In(kLabelCapacityType, {capacity_types.begin(), capacity_types.end()}));
-  r.Add(extra);
+  r.Add(extra_requirements);
   requirements = std::move(r);
 }
 

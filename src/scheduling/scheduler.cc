@@ -275,6 +275,90 @@ FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& can
   return out;
 }
 
+}  // namespace
+}  // namespace karp
+
+std::vector<char> karp::scheduling::Template::OfferingMask(const Requirements& reqs) const {
+  std::vector<char> mask(offering_keys.size(), 0);
+  const Requirement* zone = reqs.Find(kLabelZone);
+  const Requirement* ct = reqs.Find(kLabelCapacityType);
+  for (size_t k = 0; k < offering_keys.size(); ++k) {
+    mask[k] = (zone == nullptr || zone->Has(offering_keys[k].first)) &&
+              (ct == nullptr || ct->Has(offering_keys[k].second));
+  }
+  return mask;
+}
+
+namespace karp {
+namespace {
+
+// True if instance type i of `t` has an available offering allowed by `mask`.
+bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask) {
+  const InstanceType* it = t.instance_types[i];
+  const std::vector<int>& keys = t.offering_key_of[i];
+  for (size_t o = 0; o < keys.size(); ++o) {
+    if (it->offerings[o].available && mask[static_cast<size_t>(keys[o])]) return true;
+  }
+  return false;
+}
+
+// The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
+// current requirements `base` and has an available offering compatible with them, so only
+// the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
+// changed, and resources always. Returns the kept types (minValues not applied).
+std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidates,
+                            const Requirements& reqs, const std::vector<std::string>& changed,
+                            const ResourceList& requests,
+                            const std::vector<ContainerPort>& pod_ports,
+                            const std::vector<ContainerPort>& claim_ports) {
+  std::vector<int> kept;
+  kept.reserve(candidates.size());
+  bool offerings_changed = false;
+  std::vector<const Requirement*> changed_reqs;
+  for (const std::string& k : changed) {
+    if (k == kLabelZone || k == kLabelCapacityType) offerings_changed = true;
+    changed_reqs.push_back(reqs.Find(k));
+  }
+  const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
+  // Per daemon group: host-port conflict and total requests.
+  std::vector<char> conflict(t.daemon_groups.size(), 2);
+  std::vector<ResourceList> totals(t.daemon_groups.size());
+  const bool any_ports = !pod_ports.empty();
+  for (int i : candidates) {
+    const size_t g = static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)]);
+    if (conflict[g] == 2) {
+      conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
+                                  HostPortsConflict(pod_ports, claim_ports))
+                        ? 1
+                        : 0;
+      totals[g] = requests;
+      totals[g].Add(t.daemon_groups[g].overhead);
+    }
+    if (conflict[g] == 1) continue;
+    if (!Fits(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    bool ok = true;
+    for (const Requirement* r : changed_reqs) {
+      if (r == nullptr) continue;
+      const Requirement* have = it->requirements.Find(r->key());
+      if (have == nullptr) continue;
+      if (!have->HasIntersection(*r)) {
+        const Operator a = have->op(), b = r->op();
+        const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
+                                   (b == Operator::kNotIn || b == Operator::kDoesNotExist);
+        if (!both_negative) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (!ok) continue;
+    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) continue;
+    kept.push_back(i);
+  }
+  return kept;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-solve state
 
@@ -321,7 +405,7 @@ class Solver {
  private:
   absl::Status Add(PodCtx& pod);
   absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
-  absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+  absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values, bool explain,
                            Requirements* out_reqs, std::vector<int>* out_its, bool* relaxed);
   void CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs, std::vector<int> its);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
@@ -333,15 +417,17 @@ class Solver {
   std::map<std::string, ResourceList> remaining_limits_;
   std::vector<ExistingNodeState> existing_;
   std::vector<std::unique_ptr<ClaimState>> claims_;
+  // Claims ordered for first fit: fewest pods first, then creation order.
+  std::set<std::pair<size_t, int64_t>> claim_order_;
   int64_t next_seq_ = 0;
 };
 
 absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
                                     Requirements* out_reqs) {
   if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
-    return Tolerates(node.init->taints, pod.working.tolerations);
+    return absl::FailedPreconditionError("did not tolerate taint");
   }
-  if (HostPortsConflict(pod.ports, node.ports)) {
+  if (!pod.ports.empty() && HostPortsConflict(pod.ports, node.ports)) {
     return absl::FailedPreconditionError(
         "checking host port usage, pod hostport conflicts with existing hostport configuration");
   }
@@ -349,52 +435,108 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
     return absl::FailedPreconditionError("exceeds node resources");
   }
   if (!node.requirements.IsCompatible(pod.requirements, nullptr)) {
-    return node.requirements.Compatible(pod.requirements, nullptr);
+    return absl::FailedPreconditionError("incompatible requirements");
   }
   Requirements reqs = node.requirements;
   reqs.Add(pod.requirements);
-  absl::StatusOr<Requirements> topo =
-      topology_->AddRequirements(pod.working, node.init->taints, pod.strict, reqs);
-  if (!topo.ok()) return topo.status();
-  if (absl::Status s = reqs.Compatible(*topo, nullptr); !s.ok()) return s;
-  reqs.Add(*topo);
+  std::vector<Requirement> narrowing;
+  if (absl::Status s = topology_->AddRequirements(pod.working, node.init->taints, pod.strict,
+                                                  reqs, &narrowing, /*explain=*/false);
+      !s.ok()) {
+    return s;
+  }
+  if (!narrowing.empty()) {
+    Requirements topo;
+    for (const Requirement& r : narrowing) topo.Add(r);
+    if (!reqs.IsCompatible(topo, nullptr)) {
+      return absl::FailedPreconditionError("incompatible topology requirements");
+    }
+    reqs.Add(topo);
+  }
   *out_reqs = std::move(reqs);
   return absl::OkStatus();
 }
 
 absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
-                                 Requirements* out_reqs, std::vector<int>* out_its,
+                                 bool explain, Requirements* out_reqs, std::vector<int>* out_its,
                                  bool* relaxed) {
   const Template& t = *claim.tmpl;
   if (!ToleratesAll(t.taints, pod.working.tolerations)) {
+    if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
     return Tolerates(t.taints, pod.working.tolerations);
   }
   const LabelSet& wk = state_.well_known;
   if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
+    if (!explain) return absl::FailedPreconditionError("incompatible requirements");
     absl::Status s = claim.requirements.Compatible(pod.requirements, &wk);
     return absl::FailedPreconditionError(
         internal::StrCat("incompatible requirements, ", s.message()));
   }
+  // Merge the pod's requirements, noting which keys actually narrowed.
+  std::vector<std::string> changed;
   Requirements reqs = claim.requirements;
-  reqs.Add(pod.requirements);
-  absl::StatusOr<Requirements> topo =
-      topology_->AddRequirements(pod.working, t.taints, pod.strict, reqs);
-  if (!topo.ok()) return topo.status();
-  if (!reqs.IsCompatible(*topo, &wk)) return reqs.Compatible(*topo, &wk);
-  reqs.Add(*topo);
+  for (const Requirement& r : pod.requirements) {
+    const Requirement* before = claim.requirements.Find(r.key());
+    if (before != nullptr && *before == before->Intersection(r)) continue;
+    reqs.Add(r);
+    changed.push_back(r.key());
+  }
+  std::vector<Requirement> narrowing;
+  if (absl::Status s = topology_->AddRequirements(pod.working, t.taints, pod.strict, reqs,
+                                                  &narrowing, explain);
+      !s.ok()) {
+    return s;
+  }
+  if (!narrowing.empty()) {
+    Requirements topo;
+    for (const Requirement& r : narrowing) topo.Add(r);
+    if (!reqs.IsCompatible(topo, &wk)) {
+      if (!explain) return absl::FailedPreconditionError("incompatible topology requirements");
+      return reqs.Compatible(topo, &wk);
+    }
+    for (const Requirement& r : topo) {
+      reqs.Add(r);
+      if (std::find(changed.begin(), changed.end(), r.key()) == changed.end()) {
+        changed.push_back(r.key());
+      }
+    }
+  }
   ResourceList requests = claim.requests;
   requests.Add(pod.requests);
-  FilterOutcome f =
-      FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports, relax_min_values);
-  if (f.kept.empty()) return f.error;
-  *relaxed = f.relaxed_min_values;
+  std::vector<int> kept =
+      FastFilter(t, claim.its, reqs, changed, requests, pod.ports, claim.ports);
+  bool relaxed_min_values = false;
+  if (!kept.empty() && reqs.HasMinValues()) {
+    // minValues over the kept types (semantics §1.10); the slow path relaxes or explains.
+    std::vector<const InstanceType*> types;
+    for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    if (!SatisfiesMinValues(types, reqs).ok()) {
+      if (relax_min_values) {
+        FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
+                                              claim.ports, /*relax_min_values=*/true);
+        kept = std::move(f.kept);
+        relaxed_min_values = f.relaxed_min_values;
+      } else {
+        kept.clear();
+      }
+    }
+  }
+  if (kept.empty()) {
+    if (!explain) return absl::FailedPreconditionError("no instance type");
+    FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
+                                          relax_min_values);
+    return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
+  }
+  *relaxed = relaxed_min_values;
   *out_reqs = std::move(reqs);
-  *out_its = std::move(f.kept);
+  *out_its = std::move(kept);
   return absl::OkStatus();
 }
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs,
                          std::vector<int> its) {
+  claim_order_.erase({claim.pods.size(), claim.seq});
+  claim_order_.insert({claim.pods.size() + 1, claim.seq});
   claim.pods.push_back(pod.key);
   claim.its = std::move(its);
   claim.requests.Add(pod.requests);
@@ -416,21 +558,29 @@ absl::Status Solver::Add(PodCtx& pod) {
     topology_->Record(pod.working, node.init->taints, node.requirements);
     return absl::OkStatus();
   }
-  // 2. This solve's new NodeClaims, fewest pods first (ties: creation order).
-  std::vector<ClaimState*> order;
-  order.reserve(claims_.size());
-  for (auto& c : claims_) order.push_back(c.get());
-  std::stable_sort(order.begin(), order.end(), [](const ClaimState* a, const ClaimState* b) {
-    return a->pods.size() < b->pods.size();
-  });
-  for (ClaimState* claim : order) {
+  // 2. This solve's new NodeClaims, fewest pods first (ties: creation order). Claims that a
+  // hostname topology group certainly rejects are skipped by slot in O(1).
+  const std::vector<scheduling::Topology::HostnameCheck> host_checks =
+      topology_->HostnameChecks(pod.working);
+  for (const auto& [count, seq] : claim_order_) {
+    ClaimState& claim = *claims_[static_cast<size_t>(seq)];
+    bool blocked = false;
+    for (const auto& check : host_checks) {
+      if (check.group->SlotCount(static_cast<int>(seq)) > check.limit) {
+        blocked = true;
+        break;
+      }
+    }
+    if (blocked) continue;
     Requirements reqs;
     std::vector<int> its;
     bool relaxed = false;
-    if (!CanAddClaim(*claim, pod, /*relax_min_values=*/false, &reqs, &its, &relaxed).ok()) {
+    if (!CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false, &reqs, &its,
+                     &relaxed)
+             .ok()) {
       continue;
     }
-    CommitClaim(*claim, pod, std::move(reqs), std::move(its));
+    CommitClaim(claim, pod, std::move(reqs), std::move(its));
     return absl::OkStatus();
   }
   // 3. A new NodeClaim from the first NodePool (by weight) that can take the pod.
@@ -478,8 +628,8 @@ absl::Status Solver::Add(PodCtx& pod) {
     std::vector<int> its;
     bool relaxed = false;
     absl::Status s = CanAddClaim(
-        *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort, &reqs,
-        &its, &relaxed);
+        *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,
+        /*explain=*/true, &reqs, &its, &relaxed);
     if (!s.ok()) {
       errors.push_back(internal::StrCat("incompatible with nodepool \"", pool, "\", ",
                                         s.message()));
@@ -487,6 +637,8 @@ absl::Status Solver::Add(PodCtx& pod) {
     }
     ++next_seq_;
     claim->min_values_relaxed |= relaxed;
+    topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
+    claim_order_.insert({0, claim->seq});
     CommitClaim(*claim, pod, std::move(reqs), std::move(its));
     if (limits != remaining_limits_.end()) {
       ResourceList max_capacity;
@@ -569,12 +721,44 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     const Template& t = *claim.tmpl;
     Requirements reqs = claim.requirements;
     reqs.Erase(kLabelHostname);
-    // Order the kept types by price and truncate (semantics §5.16).
-    std::vector<const InstanceType*> types;
-    for (int i : claim.its) types.push_back(t.instance_types[static_cast<size_t>(i)]);
-    absl::StatusOr<std::vector<const InstanceType*>> kept =
-        Truncate(types, reqs, static_cast<size_t>(state_.options.max_instance_types),
-                 state_.options.min_values_policy == MinValuesPolicy::kBestEffort);
+    // Order the kept types by their cheapest compatible available offering (ties: name) and
+    // truncate (semantics §5.16).
+    const std::vector<char> mask = t.OfferingMask(reqs);
+    struct Priced {
+      double price;
+      int index;
+    };
+    std::vector<Priced> priced;
+    priced.reserve(claim.its.size());
+    for (int i : claim.its) {
+      const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+      const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+      double best = kNoPrice;
+      for (size_t o = 0; o < keys.size(); ++o) {
+        const Offering& off = it->offerings[o];
+        if (off.available && mask[static_cast<size_t>(keys[o])]) best = std::min(best, off.price);
+      }
+      priced.push_back({best, i});
+    }
+    std::sort(priced.begin(), priced.end(), [&](const Priced& a, const Priced& b) {
+      if (a.price != b.price) return a.price < b.price;
+      return t.instance_types[static_cast<size_t>(a.index)]->name <
+             t.instance_types[static_cast<size_t>(b.index)]->name;
+    });
+    if (priced.size() > static_cast<size_t>(state_.options.max_instance_types)) {
+      priced.resize(static_cast<size_t>(state_.options.max_instance_types));
+    }
+    std::vector<int> kept_index;
+    std::vector<const InstanceType*> kept_types;
+    for (const Priced& p : priced) {
+      kept_index.push_back(p.index);
+      kept_types.push_back(t.instance_types[static_cast<size_t>(p.index)]);
+    }
+    absl::StatusOr<std::vector<const InstanceType*>> kept = kept_types;
+    if (state_.options.min_values_policy == MinValuesPolicy::kStrict && reqs.HasMinValues()) {
+      absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
+      if (!mv.ok()) kept = mv.status();
+    }
     if (!kept.ok()) {
       for (const std::string& pod : claim.pods) {
         errors[pod] = internal::StrCat(
@@ -586,15 +770,11 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     }
     // Daemon overhead: the per-key minimum over the kept types' groups.
     ResourceList min_overhead;
-    bool first = true;
-    std::map<const InstanceType*, int> index;
-    for (int i : claim.its) index[t.instance_types[static_cast<size_t>(i)]] = i;
-    for (const InstanceType* it : *kept) {
+    for (size_t k = 0; k < kept_index.size(); ++k) {
       const DaemonGroup& g = t.daemon_groups[static_cast<size_t>(
-          t.daemon_group[static_cast<size_t>(index[it])])];
-      if (first) {
+          t.daemon_group[static_cast<size_t>(kept_index[k])])];
+      if (k == 0) {
         min_overhead = g.overhead;
-        first = false;
       } else {
         min_overhead.MinWith(g.overhead);
       }
@@ -603,12 +783,40 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     nc.node_pool = t.pool->name();
     nc.name = internal::StrCat(nc.node_pool, "-", ++per_pool_count[nc.node_pool]);
     std::vector<std::string> names;
-    std::set<std::string> capacity_types;
-    for (const InstanceType* it : *kept) {
+    names.reserve(kept_index.size());
+    std::vector<char> capacity_type_seen(t.offering_keys.size(), 0);
+    // Launch: cheapest compatible available offering (ties: capacity type, type, zone).
+    const Offering* best = nullptr;
+    const InstanceType* best_it = nullptr;
+    for (int i : kept_index) {
+      const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
       names.push_back(it->name);
-      for (const Offering& o : it->offerings) {
-        if (o.available && OfferingCompatible(reqs, o)) capacity_types.insert(o.capacity_type);
+      const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+      for (size_t o = 0; o < keys.size(); ++o) {
+        const Offering& off = it->offerings[o];
+        if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
+        capacity_type_seen[static_cast<size_t>(keys[o])] = 1;
+        bool better = best == nullptr;
+        if (!better) {
+          if (off.price != best->price) {
+            better = off.price < best->price;
+          } else if (CapacityTypeRank(off.capacity_type) != CapacityTypeRank(best->capacity_type)) {
+            better = CapacityTypeRank(off.capacity_type) < CapacityTypeRank(best->capacity_type);
+          } else if (it->name != best_it->name) {
+            better = it->name < best_it->name;
+          } else {
+            better = off.zone < best->zone;
+          }
+        }
+        if (better) {
+          best = &off;
+          best_it = it;
+        }
       }
+    }
+    std::set<std::string> capacity_types;
+    for (size_t k = 0; k < t.offering_keys.size(); ++k) {
+      if (capacity_type_seen[k]) capacity_types.insert(t.offering_keys[k].second);
     }
     nc.instance_types = names;
     Requirement it_req = Requirement::In(kLabelInstanceType, names);
@@ -617,26 +825,6 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     }
     reqs.Set(it_req);
     reqs.Set(Requirement::In(kLabelCapacityType, {capacity_types.begin(), capacity_types.end()}));
-    // Launch: cheapest compatible available offering (ties: capacity type, type, zone).
-    const Offering* best = nullptr;
-    const InstanceType* best_it = nullptr;
-    for (const InstanceType* it : *kept) {
-      for (const Offering& o : it->offerings) {
-        if (!o.available || !OfferingCompatible(reqs, o)) continue;
-        auto better = [&]() {
-          if (best == nullptr) return true;
-          if (o.price != best->price) return o.price < best->price;
-          const int ra = CapacityTypeRank(o.capacity_type), rb = CapacityTypeRank(best->capacity_type);
-          if (ra != rb) return ra < rb;
-          if (it->name != best_it->name) return it->name < best_it->name;
-          return o.zone < best->zone;
-        };
-        if (better()) {
-          best = &o;
-          best_it = it;
-        }
-      }
-    }
     if (best != nullptr) nc.launch = Launch{best_it->name, best->zone, best->capacity_type, best->price};
     // Labels: template labels, nodepool, and one value of each custom requirement.
     nc.labels = t.pool->template_labels;
@@ -746,6 +934,17 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
       t.allocatable.push_back(std::move(alloc));
     }
     if (t.instance_types.empty()) continue;
+    std::map<std::pair<std::string, std::string>, int> key_index;
+    for (const InstanceType* it : t.instance_types) {
+      std::vector<int> keys;
+      for (const Offering& o : it->offerings) {
+        auto [pos, inserted] = key_index.emplace(std::make_pair(o.zone, o.capacity_type),
+                                                 static_cast<int>(t.offering_keys.size()));
+        if (inserted) t.offering_keys.emplace_back(o.zone, o.capacity_type);
+        keys.push_back(pos->second);
+      }
+      t.offering_key_of.push_back(std::move(keys));
+    }
     if (t.requirements.HasMinValues()) {
       absl::StatusOr<size_t> mv = SatisfiesMinValues(t.instance_types, t.requirements);
       if (!mv.ok()) {

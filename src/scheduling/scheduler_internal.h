@@ -38,6 +38,13 @@ struct Template {
   std::vector<DaemonGroup> daemon_groups;
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
+  // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering
+  // the index of its pair: offering compatibility becomes a lookup in a per-claim mask.
+  std::vector<std::pair<std::string, std::string>> offering_keys;
+  std::vector<std::vector<int>> offering_key_of;  // parallel to instance_types
+
+  // mask[k] != 0 iff offering pair k is allowed by `reqs` (karp::OfferingCompatible).
+  std::vector<char> OfferingMask(const Requirements& reqs) const;
 };
 
 // An existing node or in-flight NodeClaim, as prepared once per Scheduler.

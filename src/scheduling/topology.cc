@@ -131,8 +131,16 @@ void TopologyGroup::Register(const std::string& domain) {
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  ++domains[domain];
+  const int32_t count = ++domains[domain];
   empty_domains.erase(domain);
+  if (slots != nullptr && key == kLabelHostname) {
+    auto it = slots->find(domain);
+    if (it != slots->end()) {
+      const size_t slot = static_cast<size_t>(it->second);
+      if (slot_counts.size() <= slot) slot_counts.resize(slot + 1, 0);
+      slot_counts[slot] = count;
+    }
+  }
 }
 
 int32_t TopologyGroup::DomainMinCount(const Requirement& pod_domains) const {
@@ -328,6 +336,7 @@ TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool 
   auto& map = inverse ? inverse_ : groups_;
   auto it = map.find(group->id);
   if (it == map.end()) {
+    group->slots = &slots_;
     const bool filter_by_taints =
         group->type != TopologyType::kSpread || group->filter.honor_taints;
     InitDomains(*group, owner, filter_by_taints);
@@ -440,11 +449,10 @@ bool Topology::HasConstraints(const Pod& pod) const {
   return false;
 }
 
-absl::StatusOr<Requirements> Topology::AddRequirements(const Pod& pod,
-                                                       const std::vector<Taint>& taints,
-                                                       const Requirements& strict_pod_reqs,
-                                                       const Requirements& node_reqs) const {
-  Requirements out = node_reqs;
+absl::Status Topology::AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
+                                       const Requirements& strict_pod_reqs,
+                                       const Requirements& node_reqs,
+                                       std::vector<Requirement>* narrowing, bool explain) const {
   const std::string key = pod.Key();
   auto apply = [&](const TopologyGroup& g) -> absl::Status {
     const Requirement* pd = strict_pod_reqs.Find(g.key);
@@ -453,12 +461,14 @@ absl::StatusOr<Requirements> Topology::AddRequirements(const Pod& pod,
     const Requirement node_domains = nd ? *nd : Requirement::Exists(g.key);
     Requirement domains = g.Next(pod, pod_domains, node_domains);
     if (domains.Len() == 0) {
+      if (!explain) return absl::FailedPreconditionError("unsatisfiable topology constraint");
       return absl::FailedPreconditionError(internal::StrCat(
           "unsatisfiable topology constraint for ", TypeName(g.type), ", key=", g.key,
           " (counts = ", g.CountsString(), ", podDomains = ", DomainsString(pod_domains),
           ", nodeDomains = ", DomainsString(node_domains)));
     }
-    out.Add(domains);
+    // Skip a requirement that would not narrow the node (e.g. its own hostname again).
+    if (nd == nullptr || !(*nd == nd->Intersection(domains))) narrowing->push_back(std::move(domains));
     return absl::OkStatus();
   };
   for (const auto& [id, g] : groups_) {
@@ -469,7 +479,31 @@ absl::StatusOr<Requirements> Topology::AddRequirements(const Pod& pod,
     if (!g->Counts(pod, node_reqs, taints)) continue;
     if (absl::Status s = apply(*g); !s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+std::vector<Topology::HostnameCheck> Topology::HostnameChecks(const Pod& pod) const {
+  std::vector<HostnameCheck> out;
+  const std::string key = pod.Key();
+  for (const auto& [id, g] : groups_) {
+    if (g->key != kLabelHostname || g->owners.count(key) == 0) continue;
+    if (g->type == TopologyType::kAntiAffinity) {
+      out.push_back({g.get(), 0});
+    } else if (g->type == TopologyType::kSpread) {
+      out.push_back({g.get(), g->max_skew - (g->Selects(pod) ? 1 : 0)});
+    }
+  }
+  for (const auto& [id, g] : inverse_) {
+    if (g->key == kLabelHostname && g->filter.terms.empty() && !g->filter.honor_taints &&
+        g->Selects(pod)) {
+      out.push_back({g.get(), 0});
+    }
+  }
   return out;
+}
+
+void Topology::RegisterClaimSlot(const std::string& hostname, int slot) {
+  slots_[hostname] = slot;
 }
 
 void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,

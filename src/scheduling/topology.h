@@ -61,12 +61,19 @@ class TopologyGroup {
   std::map<std::string, int32_t> domains;  // domain -> count
   std::set<std::string> empty_domains;
   std::set<std::string> owners;  // pod keys
+  // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
+  // `domains`; lets the scheduler reject claims in O(1)).
+  std::vector<int32_t> slot_counts;
+  const std::map<std::string, int>* slots = nullptr;  // hostname -> slot (owned by Topology)
 
   bool Selects(const Pod& pod) const;
   bool Counts(const Pod& pod, const Requirements& node_reqs,
               const std::vector<Taint>& taints) const;
   void Register(const std::string& domain);
   void Record(const std::string& domain);
+  int32_t SlotCount(int slot) const {
+    return slot < static_cast<int>(slot_counts.size()) ? slot_counts[static_cast<size_t>(slot)] : 0;
+  }
   // The domains `pod` may use given its own domains and the node's (nextDomain*).
   Requirement Next(const Pod& pod, const Requirement& pod_domains,
                    const Requirement& node_domains) const;
@@ -94,11 +101,22 @@ class Topology {
   void InitExisting();
   // (Re)creates the groups of `pod` from its current (possibly relaxed) spec.
   void Update(const Pod& pod);
-  // Narrows `node_reqs` by every group owned by `pod` and every inverse group that counts it
-  // there. Errors: FailedPrecondition `unsatisfiable topology constraint for ...`.
-  absl::StatusOr<Requirements> AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
-                                               const Requirements& strict_pod_reqs,
-                                               const Requirements& node_reqs) const;
+  // The requirements that every group owned by `pod`, and every inverse group that counts it
+  // on a node with `node_reqs`, adds (appended to `narrowing`). Errors: FailedPrecondition
+  // `unsatisfiable topology constraint for ...` (the message is built only if `explain`).
+  absl::Status AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
+                               const Requirements& strict_pod_reqs, const Requirements& node_reqs,
+                               std::vector<Requirement>* narrowing, bool explain) const;
+
+  // Hostname groups that can reject a claim by its slot alone: (group, limit) pairs where a
+  // claim whose slot count exceeds the limit certainly fails AddRequirements for `pod`.
+  struct HostnameCheck {
+    const TopologyGroup* group;
+    int32_t limit;
+  };
+  std::vector<HostnameCheck> HostnameChecks(const Pod& pod) const;
+  // Maps a new claim's placeholder hostname to its slot.
+  void RegisterClaimSlot(const std::string& hostname, int slot);
   // Records a placement of `pod` on a node with `node_reqs`.
   void Record(const Pod& pod, const std::vector<Taint>& taints, const Requirements& node_reqs);
   // Registers a hostname domain (a new claim's placeholder or an existing node).
@@ -120,7 +138,7 @@ class Topology {
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   std::map<std::string, const Node*> nodes_by_name_;
-  std::vector<std::string> hostnames_;  // registered hostnames, for hostname groups made later
+  std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
 };
 
 }  // namespace karp::scheduling

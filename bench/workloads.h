@@ -1,0 +1,38 @@
+// Benchmark workloads: the reference's scheduling benchmark (semantics §8, benchmarks.md §2.1)
+// rebuilt with seeded generators.
+
+#ifndef KARP_BENCH_WORKLOADS_H_
+#define KARP_BENCH_WORKLOADS_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+#include "karp/objects.h"
+
+namespace karp::bench {
+
+// fake.InstanceTypes(n): fake-it-<i>, cpu i+1, memory 2(i+1)Gi, pods 10(i+1), price
+// (i+1)·0.3147483648 on spot z1/z2 and on-demand z1/z2/z3, kube-reserved 100m/10Mi.
+std::shared_ptr<const InstanceCatalog> FakeCatalog(int n);
+
+// The benchmark's NodePool: no requirements, template label testing/cluster: unspecified,
+// limits cpu 10000000 and memory 10000000Gi.
+NodePool BenchmarkNodePool();
+
+// makeDiversePods(count): count/5 each of generic, zonal spread, hostname spread, zonal
+// self-affinity and hostname anti-affinity pods (remainder generic).
+std::vector<Pod> DiversePods(int count, uint32_t seed = 42);
+
+// makePreferencePods(count): identical pods with preferred zone affinity and preferred zone
+// and hostname anti-affinity.
+std::vector<Pod> PreferencePods(int count, uint32_t seed = 42);
+
+// A snapshot with the benchmark NodePool and `pods` pending.
+ClusterSnapshot BenchmarkSnapshot(std::vector<Pod> pods);
+
+}  // namespace karp::bench
+
+#endif  // KARP_BENCH_WORKLOADS_H_
