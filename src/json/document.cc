@@ -2,15 +2,20 @@
 //
 // Hostile input is handled here, at the seam with the third-party parsers:
 //  - nesting is measured by a linear scan before nlohmann or yaml-cpp see the text (both
-//    recurse or build recursive values); yaml-cpp's own depth guard covers block
-//    nesting the scan cannot see, and the YAML -> JSON conversion re-checks kMaxDepth;
-//  - YAML aliases may expand a small text into a huge tree: the conversion is charged per node
+//    recurse or build recursive values); yaml-cpp's own depth guard (DeepRecursion) covers
+//    block nesting the scan cannot see, and the YAML event builder re-checks kMaxDepth;
+//  - YAML is read through yaml-cpp's event API (YAML::Parser + EventHandler), not
+//    YAML::LoadAll/YAML::Node: LoadAll in yaml-cpp 0.7 loops forever on some inputs (a leading
+//    ','), and Node iterators hand out temporary proxies that are easy to dangle;
+//  - YAML aliases may expand a small text into a huge tree: the builder is charged per node
 //    and per byte against a budget proportional to the input size;
 //  - every exception thrown by the parsers is caught and turned into InvalidArgument.
 
 #include "json/document.h"
 
 #include <charconv>
+#include <map>
+#include <sstream>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -21,7 +26,10 @@
 #include <vector>
 
 #include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
@@ -75,7 +83,7 @@ absl::Status CheckJsonDepth(std::string_view text, std::string_view source) {
 }
 
 // Flow-collection depth of YAML text (`[`/`{` outside quoted scalars and comments). Block
-// nesting is bounded by yaml-cpp's depth guard and by the conversion below.
+// nesting is bounded by yaml-cpp's depth guard and by JsonEventBuilder.
 absl::Status CheckYamlFlowDepth(std::string_view text, std::string_view source) {
   int depth = 0;
   char quote = 0;  // '\'' or '"' while inside a quoted scalar
@@ -208,90 +216,159 @@ std::string MarkText(const YAML::Mark& mark) {
   return internal::StrCat("line ", mark.line + 1, ", column ", mark.column + 1, ": ");
 }
 
-class YamlConverter {
- public:
-  YamlConverter(std::string_view source, size_t budget) : source_(source), budget_(budget) {}
+// Thrown by the event handler below and caught in LoadYaml (never escapes this file).
+struct YamlBuildError {
+  YAML::Mark mark;
+  std::string what;
+};
 
-  absl::Status Convert(const YAML::Node& node, int depth, Json* out) {
-    if (depth > kMaxDepth) {
-      return Error(node, internal::StrCat("nesting deeper than ", kMaxDepth, " levels"));
-    }
-    if (!Charge(16)) return Error(node, "document too large once aliases are expanded");
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        *out = nullptr;
-        return absl::OkStatus();
-      case YAML::NodeType::Scalar: {
-        const std::string& text = node.Scalar();
-        if (!Charge(text.size())) {
-          return Error(node, "document too large once aliases are expanded");
-        }
-        if (!IsValidUtf8(text)) return Error(node, "invalid UTF-8 in scalar");
-        const std::string& tag = node.Tag();
-        if (tag == "!" || tag == "tag:yaml.org,2002:str") {
-          *out = text;
-        } else {
-          *out = ResolvePlainScalar(text);
-        }
-        return absl::OkStatus();
-      }
-      case YAML::NodeType::Sequence: {
-        *out = Json::array();
-        for (YAML::const_iterator it = node.begin(); it != node.end(); ++it) {
-          const YAML::Node element = *it;
-          Json child;
-          if (absl::Status s = Convert(element, depth + 1, &child); !s.ok()) return s;
-          out->push_back(std::move(child));
-        }
-        return absl::OkStatus();
-      }
-      case YAML::NodeType::Map: {
-        *out = Json::object();
-        for (YAML::const_iterator it = node.begin(); it != node.end(); ++it) {
-          // `it->` yields a temporary proxy: copy the nodes out, never bind references.
-          const YAML::Node key = it->first;
-          const YAML::Node value = it->second;
-          std::string key_text;
-          if (key.Type() == YAML::NodeType::Scalar) {
-            key_text = key.Scalar();
-          } else if (key.Type() == YAML::NodeType::Null) {
-            key_text = "null";
-          } else {
-            return Error(key, "mapping keys must be scalars");
-          }
-          if (!Charge(key_text.size())) {
-            return Error(key, "document too large once aliases are expanded");
-          }
-          if (!IsValidUtf8(key_text)) return Error(key, "invalid UTF-8 in mapping key");
-          Json child;
-          if (absl::Status s = Convert(value, depth + 1, &child); !s.ok()) return s;
-          (*out)[key_text] = std::move(child);
-        }
-        return absl::OkStatus();
-      }
-    }
-    return Error(node, "unsupported YAML node");
+// Builds one nlohmann::json value per YAML document from yaml-cpp's parse events. Iterative
+// (an explicit stack of open collections), so nothing here recurses on the input's nesting.
+// Anchors are copied on use; every node and byte produced, aliases included, is charged to a
+// budget so that alias bombs fail instead of exhausting memory.
+class JsonEventBuilder : public YAML::EventHandler {
+ public:
+  explicit JsonEventBuilder(size_t budget) : budget_(budget) {}
+
+  // Output of the last document handled.
+  Json TakeRoot() { return std::move(root_); }
+  const YAML::Mark& document_mark() const { return document_mark_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_mark_ = mark;
+    stack_.clear();
+    anchors_.clear();
+    root_ = nullptr;
   }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (ExpectingKey()) {
+      stack_.back().key = "null";
+      stack_.back().has_key = true;
+      return;
+    }
+    Add(mark, nullptr, anchor, kNodeCost);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw YamlBuildError{mark, "alias to an unknown or unfinished anchor"};
+    if (ExpectingKey()) {
+      if (!it->second.value.is_string()) throw YamlBuildError{mark, "mapping keys must be scalars"};
+      Charge(mark, it->second.cost);
+      stack_.back().key = it->second.value.get<std::string>();
+      stack_.back().has_key = true;
+      return;
+    }
+    Add(mark, it->second.value, YAML::NullAnchor, it->second.cost);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (!IsValidUtf8(value)) throw YamlBuildError{mark, "invalid UTF-8 in scalar"};
+    const size_t cost = kNodeCost + value.size();
+    if (ExpectingKey()) {
+      Charge(mark, cost);
+      stack_.back().key = value;
+      stack_.back().has_key = true;
+      if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{Json(value), cost};
+      return;
+    }
+    // "!" marks a quoted or block scalar: always a string. Plain scalars are resolved.
+    if (tag == "!" || tag == "tag:yaml.org,2002:str") {
+      Add(mark, Json(value), anchor, cost);
+    } else {
+      Add(mark, ResolvePlainScalar(value), anchor, cost);
+    }
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value /*style*/) override {
+    Open(mark, Json::array(), anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value /*style*/) override {
+    Open(mark, Json::object(), anchor);
+  }
+  void OnMapEnd() override { Close(); }
 
  private:
-  bool Charge(size_t cost) {
-    if (cost > budget_) return false;
+  static constexpr size_t kNodeCost = 16;
+
+  struct Frame {
+    Json value;  // array or object under construction
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    YAML::Mark mark;
+    size_t cost = kNodeCost;
+    std::string key;  // objects: the key waiting for its value
+    bool has_key = false;
+  };
+  struct Anchored {
+    Json value;
+    size_t cost = 0;
+  };
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  }
+
+  void Charge(const YAML::Mark& mark, size_t cost) {
+    if (cost > budget_) throw YamlBuildError{mark, "document too large once aliases are expanded"};
     budget_ -= cost;
-    return true;
   }
 
-  absl::Status Error(const YAML::Node& node, std::string_view what) const {
-    YAML::Mark mark = YAML::Mark::null_mark();
-    try {
-      mark = node.Mark();
-    } catch (...) {
+  void Open(const YAML::Mark& mark, Json value, YAML::anchor_t anchor) {
+    if (ExpectingKey()) throw YamlBuildError{mark, "mapping keys must be scalars"};
+    if (stack_.size() >= static_cast<size_t>(kMaxDepth)) {
+      throw YamlBuildError{mark, internal::StrCat("nesting deeper than ", kMaxDepth, " levels")};
     }
-    return absl::InvalidArgumentError(internal::StrCat(source_, ": ", MarkText(mark), what));
+    Charge(mark, kNodeCost);
+    Frame f;
+    f.value = std::move(value);
+    f.anchor = anchor;
+    f.mark = mark;
+    stack_.push_back(std::move(f));
   }
 
-  std::string_view source_;
+  void Close() {
+    if (stack_.empty()) return;  // unbalanced events: yaml-cpp reports the error itself
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (f.anchor != YAML::NullAnchor) anchors_[f.anchor] = Anchored{f.value, f.cost};
+    Attach(std::move(f.value), f.cost);
+  }
+
+  // A finished node: `cost` is already charged except for aliases (charged here).
+  void Add(const YAML::Mark& mark, Json value, YAML::anchor_t anchor, size_t cost) {
+    Charge(mark, cost);
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{value, cost};
+    Attach(std::move(value), cost);
+  }
+
+  void Attach(Json value, size_t cost) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return;
+    }
+    Frame& parent = stack_.back();
+    parent.cost += cost;
+    if (parent.value.is_array()) {
+      parent.value.push_back(std::move(value));
+    } else {
+      parent.value[parent.key] = std::move(value);  // a repeated key: the last one wins
+      parent.key.clear();
+      parent.has_key = false;
+    }
+  }
+
   size_t budget_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, Anchored> anchors_;
+  Json root_;
+  YAML::Mark document_mark_;
 };
 
 absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::string_view source) {
@@ -310,21 +387,36 @@ absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::strin
 
 absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::string_view source) {
   if (absl::Status s = CheckYamlFlowDepth(text, source); !s.ok()) return s;
-  std::vector<YAML::Node> nodes;
-  try {
-    nodes = YAML::LoadAll(std::string(text));
-  } catch (const YAML::DeepRecursion& e) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        source, ": ", MarkText(e.mark), "nesting deeper than ", kMaxDepth, " levels"));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(internal::StrCat(source, ": ", MarkText(e.mark), e.msg));
-  }
+  auto error = [&](const YAML::Mark& mark, std::string_view what) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", MarkText(mark), what));
+  };
+  std::istringstream stream{std::string(text)};
   // Without aliases the converted size is about the text size; allow generous slack.
-  YamlConverter converter(source, 16 * text.size() + (size_t{1} << 20));
-  std::vector<Document> docs(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (absl::Status s = converter.Convert(nodes[i], 0, &docs[i].value); !s.ok()) return s;
-    if (nodes.size() > 1) docs[i].path = internal::StrCat("documents[", i, "]");
+  JsonEventBuilder builder(16 * text.size() + (size_t{1} << 20));
+  std::vector<Document> docs;
+  try {
+    YAML::Parser parser(stream);
+    int last_start = -1;
+    while (parser.HandleNextDocument(builder)) {
+      // yaml-cpp 0.7 can report the same document forever when a token it cannot handle
+      // (e.g. a leading ',') is never consumed (jbeder/yaml-cpp#1040): every real document
+      // starts past the previous one.
+      const YAML::Mark& start = builder.document_mark();
+      if (start.pos <= last_start || docs.size() > text.size()) {
+        return error(start, "unexpected token");
+      }
+      last_start = start.pos;
+      docs.push_back(Document{builder.TakeRoot(), ""});
+    }
+  } catch (const YamlBuildError& e) {
+    return error(e.mark, e.what);
+  } catch (const YAML::DeepRecursion& e) {
+    return error(e.mark, internal::StrCat("nesting deeper than ", kMaxDepth, " levels"));
+  } catch (const YAML::Exception& e) {
+    return error(e.mark, e.msg);
+  }
+  if (docs.size() > 1) {
+    for (size_t i = 0; i < docs.size(); ++i) docs[i].path = internal::StrCat("documents[", i, "]");
   }
   return docs;
 }

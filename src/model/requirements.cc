@@ -52,6 +52,11 @@ bool ParseNonNegative(std::string_view s, int64_t* out) {
 }
 
 void SortUnique(std::vector<std::string>& v) {
+  if (std::adjacent_find(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
+        return !(a < b);
+      }) == v.end()) {
+    return;  // already sorted and unique
+  }
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }

@@ -94,6 +94,8 @@ struct PodCtx {
   Requirements strict;
   std::vector<ContainerPort> ports;
   std::string key;
+  // Topology groups of this attempt (refreshed before each Add).
+  scheduling::Topology::PodGroups groups;
 };
 
 void Refresh(PodCtx& c, PreferencePolicy policy) {
@@ -324,6 +326,21 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
   std::vector<char> conflict(t.daemon_groups.size(), 2);
   std::vector<ResourceList> totals(t.daemon_groups.size());
   const bool any_ports = !pod_ports.empty();
+  // Memo of intersection results per (changed key, class of the type's requirement).
+  std::vector<const std::vector<int>*> classes(changed_reqs.size(), nullptr);
+  std::vector<const std::vector<const Requirement*>*> reps(changed_reqs.size(), nullptr);
+  std::vector<std::vector<char>> memo(changed_reqs.size());
+  for (size_t k = 0; k < changed_reqs.size(); ++k) {
+    if (changed_reqs[k] == nullptr) continue;
+    auto c = t.key_classes.find(changed_reqs[k]->key());
+    if (c == t.key_classes.end()) {
+      changed_reqs[k] = nullptr;  // no type defines the key: nothing to check
+      continue;
+    }
+    classes[k] = &c->second.class_of;
+    reps[k] = &c->second.representative;
+    memo[k].assign(c->second.representative.size(), 2);
+  }
   for (int i : candidates) {
     const size_t g = static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)]);
     if (conflict[g] == 2) {
@@ -336,21 +353,24 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     }
     if (conflict[g] == 1) continue;
     if (!Fits(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
-    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
     bool ok = true;
-    for (const Requirement* r : changed_reqs) {
+    for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
+      const Requirement* r = changed_reqs[k];
       if (r == nullptr) continue;
-      const Requirement* have = it->requirements.Find(r->key());
-      if (have == nullptr) continue;
-      if (!have->HasIntersection(*r)) {
-        const Operator a = have->op(), b = r->op();
-        const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
-                                   (b == Operator::kNotIn || b == Operator::kDoesNotExist);
-        if (!both_negative) {
-          ok = false;
-          break;
+      const int cls = (*classes[k])[static_cast<size_t>(i)];
+      if (cls < 0) continue;  // the type does not define the key
+      char& m = memo[k][static_cast<size_t>(cls)];
+      if (m == 2) {
+        const Requirement* have = (*reps[k])[static_cast<size_t>(cls)];
+        m = 1;
+        if (!have->HasIntersection(*r)) {
+          const Operator a = have->op(), b = r->op();
+          const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
+                                     (b == Operator::kNotIn || b == Operator::kDoesNotExist);
+          if (!both_negative) m = 0;
         }
       }
+      ok = m == 1;
     }
     if (!ok) continue;
     if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) continue;
@@ -380,6 +400,7 @@ struct ClaimState {
   std::vector<std::string> pods;
   bool min_values_relaxed = false;
   int64_t seq = 0;
+  std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
 };
 
 class Solver {
@@ -440,8 +461,8 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
   Requirements reqs = node.requirements;
   reqs.Add(pod.requirements);
   std::vector<Requirement> narrowing;
-  if (absl::Status s = topology_->AddRequirements(pod.working, node.init->taints, pod.strict,
-                                                  reqs, &narrowing, /*explain=*/false);
+  if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
+                                                  pod.strict, reqs, &narrowing, /*explain=*/false);
       !s.ok()) {
     return s;
   }
@@ -472,41 +493,54 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
     return absl::FailedPreconditionError(
         internal::StrCat("incompatible requirements, ", s.message()));
   }
-  // Merge the pod's requirements, noting which keys actually narrowed.
+  // Merge the pod's requirements, noting which keys actually narrowed; copy the claim's
+  // requirements only when something changes.
   std::vector<std::string> changed;
-  Requirements reqs = claim.requirements;
+  std::optional<Requirements> merged;
   for (const Requirement& r : pod.requirements) {
     const Requirement* before = claim.requirements.Find(r.key());
     if (before != nullptr && *before == before->Intersection(r)) continue;
-    reqs.Add(r);
+    if (!merged) merged = claim.requirements;
+    merged->Add(r);
     changed.push_back(r.key());
   }
   std::vector<Requirement> narrowing;
-  if (absl::Status s = topology_->AddRequirements(pod.working, t.taints, pod.strict, reqs,
-                                                  &narrowing, explain);
-      !s.ok()) {
-    return s;
+  if (!pod.groups.empty()) {
+    if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, t.taints, pod.strict,
+                                                    merged ? *merged : claim.requirements,
+                                                    &narrowing, explain);
+        !s.ok()) {
+      return s;
+    }
   }
   if (!narrowing.empty()) {
     Requirements topo;
     for (const Requirement& r : narrowing) topo.Add(r);
-    if (!reqs.IsCompatible(topo, &wk)) {
+    const Requirements& base = merged ? *merged : claim.requirements;
+    if (!base.IsCompatible(topo, &wk)) {
       if (!explain) return absl::FailedPreconditionError("incompatible topology requirements");
-      return reqs.Compatible(topo, &wk);
+      return base.Compatible(topo, &wk);
     }
+    if (!merged) merged = claim.requirements;
     for (const Requirement& r : topo) {
-      reqs.Add(r);
+      merged->Add(r);
       if (std::find(changed.begin(), changed.end(), r.key()) == changed.end()) {
         changed.push_back(r.key());
       }
     }
   }
+  const Requirements& reqs_view = merged ? *merged : claim.requirements;
   ResourceList requests = claim.requests;
   requests.Add(pod.requests);
   std::vector<int> kept =
-      FastFilter(t, claim.its, reqs, changed, requests, pod.ports, claim.ports);
+      FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports);
   bool relaxed_min_values = false;
-  if (!kept.empty() && reqs.HasMinValues()) {
+  auto materialize = [&]() -> Requirements& {
+    if (!merged) merged = claim.requirements;
+    return *merged;
+  };
+  if (!kept.empty() && reqs_view.HasMinValues()) {
+    Requirements& reqs = materialize();
     // minValues over the kept types (semantics §1.10); the slow path relaxes or explains.
     std::vector<const InstanceType*> types;
     for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
@@ -523,12 +557,17 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
   }
   if (kept.empty()) {
     if (!explain) return absl::FailedPreconditionError("no instance type");
+    Requirements& reqs = materialize();
     FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
                                           relax_min_values);
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
   *relaxed = relaxed_min_values;
-  *out_reqs = std::move(reqs);
+  if (merged) {
+    *out_reqs = std::move(*merged);
+  } else {
+    *out_reqs = claim.requirements;  // unchanged; CommitClaim keeps them
+  }
   *out_its = std::move(kept);
   return absl::OkStatus();
 }
@@ -541,12 +580,18 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs,
   claim.its = std::move(its);
   claim.requests.Add(pod.requests);
   claim.requirements = std::move(reqs);
+  const Requirement* zone = claim.requirements.Find(kLabelZone);
+  claim.pinned_zone =
+      (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
+          ? zone->values()[0]
+          : std::string();
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   topology_->RegisterHostname(claim.hostname);
   topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
+  pod.groups = topology_->GroupsFor(pod.working);
   // 1. Existing nodes and in-flight NodeClaims, first fit.
   for (ExistingNodeState& node : existing_) {
     Requirements reqs;
@@ -561,14 +606,33 @@ absl::Status Solver::Add(PodCtx& pod) {
   // 2. This solve's new NodeClaims, fewest pods first (ties: creation order). Claims that a
   // hostname topology group certainly rejects are skipped by slot in O(1).
   const std::vector<scheduling::Topology::HostnameCheck> host_checks =
-      topology_->HostnameChecks(pod.working);
-  for (const auto& [count, seq] : claim_order_) {
+      topology_->HostnameChecks(pod.working, pod.groups);
+  const std::vector<std::vector<std::string>> zone_checks =
+      topology_->PinnedZoneChecks(pod.working, pod.groups, pod.strict);
+  bool all_blocked = false;
+  for (const auto& check : host_checks) {
+    if (check.group->SlotsAbove(check.limit) == static_cast<int64_t>(claims_.size())) {
+      all_blocked = true;  // every claim already exceeds this group's limit
+      break;
+    }
+  }
+  for (auto order_it = claim_order_.begin(); !all_blocked && order_it != claim_order_.end();
+       ++order_it) {
+    const int64_t seq = order_it->second;
     ClaimState& claim = *claims_[static_cast<size_t>(seq)];
     bool blocked = false;
     for (const auto& check : host_checks) {
       if (check.group->SlotCount(static_cast<int>(seq)) > check.limit) {
         blocked = true;
         break;
+      }
+    }
+    if (!blocked && !claim.pinned_zone.empty()) {
+      for (const std::vector<std::string>& allowed : zone_checks) {
+        if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone) == allowed.end()) {
+          blocked = true;
+          break;
+        }
       }
     }
     if (blocked) continue;
@@ -740,10 +804,10 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
       }
       priced.push_back({best, i});
     }
-    std::sort(priced.begin(), priced.end(), [&](const Priced& a, const Priced& b) {
+    // Template types are in name order, so the index breaks ties by name.
+    std::sort(priced.begin(), priced.end(), [](const Priced& a, const Priced& b) {
       if (a.price != b.price) return a.price < b.price;
-      return t.instance_types[static_cast<size_t>(a.index)]->name <
-             t.instance_types[static_cast<size_t>(b.index)]->name;
+      return a.index < b.index;
     });
     if (priced.size() > static_cast<size_t>(state_.options.max_instance_types)) {
       priced.resize(static_cast<size_t>(state_.options.max_instance_types));
@@ -819,7 +883,13 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
       if (capacity_type_seen[k]) capacity_types.insert(t.offering_keys[k].second);
     }
     nc.instance_types = names;
-    Requirement it_req = Requirement::In(kLabelInstanceType, names);
+    // The requirement lists the names sorted; template index order is name order.
+    std::vector<int> by_name = kept_index;
+    std::sort(by_name.begin(), by_name.end());
+    std::vector<std::string> sorted_names;
+    sorted_names.reserve(by_name.size());
+    for (int i : by_name) sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
+    Requirement it_req = Requirement::In(kLabelInstanceType, std::move(sorted_names));
     if (const Requirement* prev = reqs.Find(kLabelInstanceType)) {
       it_req.set_min_values(prev->min_values());
     }
@@ -944,6 +1014,24 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
         keys.push_back(pos->second);
       }
       t.offering_key_of.push_back(std::move(keys));
+    }
+    for (size_t i = 0; i < t.instance_types.size(); ++i) {
+      for (const Requirement& r : t.instance_types[i]->requirements) {
+        Template::KeyClasses& kc = t.key_classes[r.key()];
+        if (kc.class_of.empty()) kc.class_of.assign(t.instance_types.size(), -1);
+        int cls = -1;
+        for (size_t c = 0; c < kc.representative.size(); ++c) {
+          if (*kc.representative[c] == r) {
+            cls = static_cast<int>(c);
+            break;
+          }
+        }
+        if (cls < 0) {
+          cls = static_cast<int>(kc.representative.size());
+          kc.representative.push_back(&r);
+        }
+        kc.class_of[i] = cls;
+      }
     }
     if (t.requirements.HasMinValues()) {
       absl::StatusOr<size_t> mv = SatisfiesMinValues(t.instance_types, t.requirements);

@@ -43,6 +43,14 @@ struct Template {
   std::vector<std::pair<std::string, std::string>> offering_keys;
   std::vector<std::vector<int>> offering_key_of;  // parallel to instance_types
 
+  // Per label key, the types' requirements on it grouped into classes of equal requirements
+  // (class_of[i] = -1 when type i does not define the key): filters memoize per class.
+  struct KeyClasses {
+    std::vector<int> class_of;
+    std::vector<const Requirement*> representative;
+  };
+  std::map<std::string, KeyClasses, std::less<>> key_classes;
+
   // mask[k] != 0 iff offering pair k is allowed by `reqs` (karp::OfferingCompatible).
   std::vector<char> OfferingMask(const Requirements& reqs) const;
 };

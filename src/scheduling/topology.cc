@@ -138,7 +138,13 @@ void TopologyGroup::Record(const std::string& domain) {
     if (it != slots->end()) {
       const size_t slot = static_cast<size_t>(it->second);
       if (slot_counts.size() <= slot) slot_counts.resize(slot + 1, 0);
+      const int32_t before = slot_counts[slot];
       slot_counts[slot] = count;
+      if (slot_histogram.size() <= static_cast<size_t>(count)) {
+        slot_histogram.resize(static_cast<size_t>(count) + 1, 0);
+      }
+      if (before > 0) --slot_histogram[static_cast<size_t>(before)];
+      ++slot_histogram[static_cast<size_t>(count)];
     }
   }
 }
@@ -342,9 +348,13 @@ TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool 
     InitDomains(*group, owner, filter_by_taints);
     if (!inverse) CountDomains(*group);
     it = map.emplace(group->id, std::move(group)).first;
+    if (it->second->key == kLabelHostname) hostname_groups_.push_back(it->second.get());
   }
-  it->second->owners.insert(owner.Key());
-  return it->second.get();
+  TopologyGroup* g = it->second.get();
+  if (g->owners.insert(owner.Key()).second && !inverse) {
+    owned_by_pod_[owner.Key()].push_back(g);
+  }
+  return g;
 }
 
 void Topology::InitExisting() {
@@ -371,7 +381,11 @@ void Topology::InitExisting() {
 
 void Topology::Update(const Pod& pod) {
   const std::string key = pod.Key();
-  for (auto& [id, g] : groups_) g->owners.erase(key);
+  auto owned = owned_by_pod_.find(key);
+  if (owned != owned_by_pod_.end()) {
+    for (TopologyGroup* g : owned->second) g->owners.erase(key);
+    owned->second.clear();
+  }
 
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
@@ -438,22 +452,27 @@ void Topology::Update(const Pod& pod) {
   }
 }
 
-bool Topology::HasConstraints(const Pod& pod) const {
-  const std::string key = pod.Key();
-  for (const auto& [id, g] : groups_) {
-    if (g->owners.count(key) > 0) return true;
+
+Topology::PodGroups Topology::GroupsFor(const Pod& pod) const {
+  PodGroups out;
+  auto owned = owned_by_pod_.find(pod.Key());
+  if (owned != owned_by_pod_.end()) {
+    out.owned.assign(owned->second.begin(), owned->second.end());
+    // Deterministic order: by group id, as the reference's map iteration is not.
+    std::sort(out.owned.begin(), out.owned.end(),
+              [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
   }
   for (const auto& [id, g] : inverse_) {
-    if (g->Selects(pod)) return true;
+    if (g->Selects(pod)) out.inverse.push_back(g.get());
   }
-  return false;
+  return out;
 }
 
-absl::Status Topology::AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
+absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
+                                       const std::vector<Taint>& taints,
                                        const Requirements& strict_pod_reqs,
                                        const Requirements& node_reqs,
                                        std::vector<Requirement>* narrowing, bool explain) const {
-  const std::string key = pod.Key();
   auto apply = [&](const TopologyGroup& g) -> absl::Status {
     const Requirement* pd = strict_pod_reqs.Find(g.key);
     const Requirement* nd = node_reqs.Find(g.key);
@@ -471,33 +490,72 @@ absl::Status Topology::AddRequirements(const Pod& pod, const std::vector<Taint>&
     if (nd == nullptr || !(*nd == nd->Intersection(domains))) narrowing->push_back(std::move(domains));
     return absl::OkStatus();
   };
-  for (const auto& [id, g] : groups_) {
-    if (g->owners.count(key) == 0) continue;
+  for (const TopologyGroup* g : groups.owned) {
     if (absl::Status s = apply(*g); !s.ok()) return s;
   }
-  for (const auto& [id, g] : inverse_) {
-    if (!g->Counts(pod, node_reqs, taints)) continue;
+  for (const TopologyGroup* g : groups.inverse) {
+    if (!g->filter.Matches(node_reqs, taints)) continue;
     if (absl::Status s = apply(*g); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-std::vector<Topology::HostnameCheck> Topology::HostnameChecks(const Pod& pod) const {
+std::vector<Topology::HostnameCheck> Topology::HostnameChecks(const Pod& pod,
+                                                              const PodGroups& groups) const {
   std::vector<HostnameCheck> out;
-  const std::string key = pod.Key();
-  for (const auto& [id, g] : groups_) {
-    if (g->key != kLabelHostname || g->owners.count(key) == 0) continue;
+  for (const TopologyGroup* g : groups.owned) {
+    if (g->key != kLabelHostname) continue;
     if (g->type == TopologyType::kAntiAffinity) {
-      out.push_back({g.get(), 0});
+      out.push_back({g, 0});
     } else if (g->type == TopologyType::kSpread) {
-      out.push_back({g.get(), g->max_skew - (g->Selects(pod) ? 1 : 0)});
+      out.push_back({g, g->max_skew - (g->Selects(pod) ? 1 : 0)});
     }
   }
-  for (const auto& [id, g] : inverse_) {
-    if (g->key == kLabelHostname && g->filter.terms.empty() && !g->filter.honor_taints &&
-        g->Selects(pod)) {
-      out.push_back({g.get(), 0});
+  for (const TopologyGroup* g : groups.inverse) {
+    if (g->key == kLabelHostname && g->filter.terms.empty() && !g->filter.honor_taints) {
+      out.push_back({g, 0});
     }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
+    const Pod& pod, const PodGroups& groups, const Requirements& strict_pod_reqs) const {
+  std::vector<std::vector<std::string>> out;
+  const Requirement* pd = strict_pod_reqs.Find(kLabelZone);
+  const Requirement pod_domains = pd ? *pd : Requirement::Exists(kLabelZone);
+  auto anti = [&](const TopologyGroup& g) {
+    std::vector<std::string> allowed;
+    for (const std::string& d : g.empty_domains) {
+      if (pod_domains.Has(d)) allowed.push_back(d);
+    }
+    out.push_back(std::move(allowed));
+  };
+  for (const TopologyGroup* g : groups.owned) {
+    if (g->key != kLabelZone) continue;
+    if (g->type == TopologyType::kSpread) {
+      const int64_t min = g->DomainMinCount(pod_domains);
+      const int64_t self = g->Selects(pod) ? 1 : 0;
+      std::vector<std::string> allowed;
+      for (const auto& [d, count] : g->domains) {
+        if (count + self - min <= g->max_skew) allowed.push_back(d);
+      }
+      out.push_back(std::move(allowed));
+    } else if (g->type == TopologyType::kAffinity) {
+      const bool self = g->Selects(pod);
+      const bool none_anywhere = g->domains.size() == g->empty_domains.size();
+      if (self && (none_anywhere || !g->AnyCompatiblePodDomain(pod_domains))) continue;
+      std::vector<std::string> allowed;
+      for (const auto& [d, count] : g->domains) {
+        if (count > 0 && pod_domains.Has(d)) allowed.push_back(d);
+      }
+      out.push_back(std::move(allowed));
+    } else {
+      anti(*g);
+    }
+  }
+  for (const TopologyGroup* g : groups.inverse) {
+    if (g->key == kLabelZone && g->filter.terms.empty() && !g->filter.honor_taints) anti(*g);
   }
   return out;
 }
@@ -528,12 +586,7 @@ void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
 }
 
 void Topology::RegisterHostname(const std::string& hostname) {
-  for (auto& [id, g] : groups_) {
-    if (g->key == kLabelHostname) g->Register(hostname);
-  }
-  for (auto& [id, g] : inverse_) {
-    if (g->key == kLabelHostname) g->Register(hostname);
-  }
+  for (TopologyGroup* g : hostname_groups_) g->Register(hostname);
 }
 
 }  // namespace karp::scheduling

@@ -9,6 +9,7 @@
 #ifndef KARP_SRC_SCHEDULING_TOPOLOGY_H_
 #define KARP_SRC_SCHEDULING_TOPOLOGY_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -64,6 +65,7 @@ class TopologyGroup {
   // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
   // `domains`; lets the scheduler reject claims in O(1)).
   std::vector<int32_t> slot_counts;
+  std::vector<int32_t> slot_histogram;  // slot_histogram[c]: claims with count c (c >= 1)
   const std::map<std::string, int>* slots = nullptr;  // hostname -> slot (owned by Topology)
 
   bool Selects(const Pod& pod) const;
@@ -71,6 +73,15 @@ class TopologyGroup {
               const std::vector<Taint>& taints) const;
   void Register(const std::string& domain);
   void Record(const std::string& domain);
+  // Number of claim slots whose count exceeds `limit`.
+  int64_t SlotsAbove(int32_t limit) const {
+    int64_t n = 0;
+    for (size_t c = static_cast<size_t>(std::max<int32_t>(limit + 1, 1)); c < slot_histogram.size();
+         ++c) {
+      n += slot_histogram[c];
+    }
+    return n;
+  }
   int32_t SlotCount(int slot) const {
     return slot < static_cast<int>(slot_counts.size()) ? slot_counts[static_cast<size_t>(slot)] : 0;
   }
@@ -78,6 +89,8 @@ class TopologyGroup {
   Requirement Next(const Pod& pod, const Requirement& pod_domains,
                    const Requirement& node_domains) const;
   std::string CountsString() const;
+  int32_t DomainMinCount(const Requirement& pod_domains) const;
+  bool AnyCompatiblePodDomain(const Requirement& pod_domains) const;
 
  private:
   Requirement NextSpread(const Pod& pod, const Requirement& pod_domains,
@@ -86,8 +99,6 @@ class TopologyGroup {
                            const Requirement& node_domains) const;
   Requirement NextAntiAffinity(const Requirement& pod_domains,
                                const Requirement& node_domains) const;
-  int32_t DomainMinCount(const Requirement& pod_domains) const;
-  bool AnyCompatiblePodDomain(const Requirement& pod_domains) const;
 };
 
 // The topology state of one Solve.
@@ -101,10 +112,20 @@ class Topology {
   void InitExisting();
   // (Re)creates the groups of `pod` from its current (possibly relaxed) spec.
   void Update(const Pod& pod);
+  // The groups that matter for one pod: those it owns and the inverse groups selecting it.
+  // Valid until the next Update() or GetOrCreate.
+  struct PodGroups {
+    std::vector<const TopologyGroup*> owned;
+    std::vector<const TopologyGroup*> inverse;
+    bool empty() const { return owned.empty() && inverse.empty(); }
+  };
+  PodGroups GroupsFor(const Pod& pod) const;
+
   // The requirements that every group owned by `pod`, and every inverse group that counts it
   // on a node with `node_reqs`, adds (appended to `narrowing`). Errors: FailedPrecondition
   // `unsatisfiable topology constraint for ...` (the message is built only if `explain`).
-  absl::Status AddRequirements(const Pod& pod, const std::vector<Taint>& taints,
+  absl::Status AddRequirements(const Pod& pod, const PodGroups& groups,
+                               const std::vector<Taint>& taints,
                                const Requirements& strict_pod_reqs, const Requirements& node_reqs,
                                std::vector<Requirement>* narrowing, bool explain) const;
 
@@ -114,16 +135,20 @@ class Topology {
     const TopologyGroup* group;
     int32_t limit;
   };
-  std::vector<HostnameCheck> HostnameChecks(const Pod& pod) const;
+  std::vector<HostnameCheck> HostnameChecks(const Pod& pod, const PodGroups& groups) const;
+  // For claims whose zone is pinned to one value: the zones each zonal group of `pod` would
+  // accept. A claim pinned to a zone outside any returned set certainly fails
+  // AddRequirements (exact: mirrors NextSpread/NextAffinity/NextAntiAffinity for a
+  // single-valued node domain).
+  std::vector<std::vector<std::string>> PinnedZoneChecks(const Pod& pod, const PodGroups& groups,
+                                                         const Requirements& strict_pod_reqs) const;
+
   // Maps a new claim's placeholder hostname to its slot.
   void RegisterClaimSlot(const std::string& hostname, int slot);
   // Records a placement of `pod` on a node with `node_reqs`.
   void Record(const Pod& pod, const std::vector<Taint>& taints, const Requirements& node_reqs);
   // Registers a hostname domain (a new claim's placeholder or an existing node).
   void RegisterHostname(const std::string& hostname);
-  // True if some group of `pod` (owned) or some inverse group selecting it exists: lets the
-  // scheduler skip topology work for pods without constraints.
-  bool HasConstraints(const Pod& pod) const;
 
  private:
   TopologyGroup* GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse, const Pod& owner);
@@ -139,6 +164,8 @@ class Topology {
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   std::map<std::string, const Node*> nodes_by_name_;
   std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
+  std::map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;  // pod key -> owned groups
+  std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
 };
 
 }  // namespace karp::scheduling
