@@ -426,9 +426,12 @@ class Solver {
  private:
   absl::Status Add(PodCtx& pod);
   absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
+  // On success *out_reqs holds the narrowed requirements, or nothing when unchanged.
   absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values, bool explain,
-                           Requirements* out_reqs, std::vector<int>* out_its, bool* relaxed);
-  void CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs, std::vector<int> its);
+                           std::optional<Requirements>* out_reqs, std::vector<int>* out_its,
+                           bool* relaxed);
+  void CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requirements> reqs,
+                   std::vector<int> its);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
 
   const Scheduler::State& state_;
@@ -479,8 +482,8 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
 }
 
 absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
-                                 bool explain, Requirements* out_reqs, std::vector<int>* out_its,
-                                 bool* relaxed) {
+                                 bool explain, std::optional<Requirements>* out_reqs,
+                                 std::vector<int>* out_its, bool* relaxed) {
   const Template& t = *claim.tmpl;
   if (!ToleratesAll(t.taints, pod.working.tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
@@ -563,30 +566,25 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
   *relaxed = relaxed_min_values;
-  if (merged) {
-    *out_reqs = std::move(*merged);
-  } else {
-    *out_reqs = claim.requirements;  // unchanged; CommitClaim keeps them
-  }
+  *out_reqs = std::move(merged);
   *out_its = std::move(kept);
   return absl::OkStatus();
 }
 
-void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, Requirements reqs,
+void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requirements> reqs,
                          std::vector<int> its) {
   claim_order_.erase({claim.pods.size(), claim.seq});
   claim_order_.insert({claim.pods.size() + 1, claim.seq});
   claim.pods.push_back(pod.key);
   claim.its = std::move(its);
   claim.requests.Add(pod.requests);
-  claim.requirements = std::move(reqs);
+  if (reqs) claim.requirements = std::move(*reqs);
   const Requirement* zone = claim.requirements.Find(kLabelZone);
   claim.pinned_zone =
       (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
           ? zone->values()[0]
           : std::string();
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
-  topology_->RegisterHostname(claim.hostname);
   topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
 }
 
@@ -636,7 +634,7 @@ absl::Status Solver::Add(PodCtx& pod) {
       }
     }
     if (blocked) continue;
-    Requirements reqs;
+    std::optional<Requirements> reqs;
     std::vector<int> its;
     bool relaxed = false;
     if (!CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false, &reqs, &its,
@@ -688,7 +686,7 @@ absl::Status Solver::Add(PodCtx& pod) {
     claim->requirements.Add(Requirement::In(kLabelHostname, {claim->hostname}));
     claim->its = std::move(candidates);
     claim->min_values_relaxed = t.min_values_relaxed;
-    Requirements reqs;
+    std::optional<Requirements> reqs;
     std::vector<int> its;
     bool relaxed = false;
     absl::Status s = CanAddClaim(
@@ -702,6 +700,7 @@ absl::Status Solver::Add(PodCtx& pod) {
     ++next_seq_;
     claim->min_values_relaxed |= relaxed;
     topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
+    topology_->RegisterHostname(claim->hostname);
     claim_order_.insert({0, claim->seq});
     CommitClaim(*claim, pod, std::move(reqs), std::move(its));
     if (limits != remaining_limits_.end()) {
@@ -882,7 +881,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     for (size_t k = 0; k < t.offering_keys.size(); ++k) {
       if (capacity_type_seen[k]) capacity_types.insert(t.offering_keys[k].second);
     }
-    nc.instance_types = names;
+    nc.instance_types = std::move(names);
     // The requirement lists the names sorted; template index order is name order.
     std::vector<int> by_name = kept_index;
     std::sort(by_name.begin(), by_name.end());
