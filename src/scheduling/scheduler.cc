@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <tuple>
 #include <map>
 #include <memory>
 #include <set>
@@ -443,6 +444,7 @@ class Solver {
   std::vector<std::unique_ptr<ClaimState>> claims_;
   // Claims ordered for first fit: fewest pods first, then creation order.
   std::set<std::pair<size_t, int64_t>> claim_order_;
+  std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
   int64_t next_seq_ = 0;
 };
 
@@ -580,10 +582,12 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requireme
   claim.requests.Add(pod.requests);
   if (reqs) claim.requirements = std::move(*reqs);
   const Requirement* zone = claim.requirements.Find(kLabelZone);
+  if (claim.pods.size() > 1) --pinned_claims_[claim.pinned_zone];
   claim.pinned_zone =
       (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
           ? zone->values()[0]
           : std::string();
+  ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
 }
@@ -608,6 +612,16 @@ absl::Status Solver::Add(PodCtx& pod) {
   const std::vector<std::vector<std::string>> zone_checks =
       topology_->PinnedZoneChecks(pod.working, pod.groups, pod.strict);
   bool all_blocked = false;
+  for (const std::vector<std::string>& allowed : zone_checks) {
+    // Only unpinned claims and claims pinned inside `allowed` can pass.
+    auto unpinned = pinned_claims_.find("");
+    int64_t open = unpinned == pinned_claims_.end() ? 0 : unpinned->second;
+    for (const std::string& z : allowed) {
+      auto it = pinned_claims_.find(z);
+      if (it != pinned_claims_.end()) open += it->second;
+    }
+    if (open == 0) all_blocked = true;
+  }
   for (const auto& check : host_checks) {
     if (check.group->SlotsAbove(check.limit) == static_cast<int64_t>(claims_.size())) {
       all_blocked = true;  // every claim already exceeds this group's limit
@@ -774,7 +788,27 @@ SolveResult Solver::Run() {
   return Finalize(std::move(errors), timed_out);
 }
 
+namespace {
+
+// The price-ordered, truncated type list of a claim, shared by claims with the same template,
+// offering mask and candidate types (common: many claims hold the same set of types).
+struct FinalPlan {
+  std::vector<int> kept_index;  // price order
+  std::vector<std::string> names;
+  std::vector<std::string> sorted_names;
+  std::set<std::string> capacity_types;
+  const Offering* best = nullptr;
+  const InstanceType* best_it = nullptr;
+  ResourceList min_overhead;
+  absl::Status min_values;
+};
+
+}  // namespace
+
 SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool timed_out) {
+  std::map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
+           std::shared_ptr<const FinalPlan>>
+      plans;
   SolveResult result;
   result.pods = static_cast<int>(pods_.size());
   result.timed_out = timed_out;
@@ -784,117 +818,128 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     const Template& t = *claim.tmpl;
     Requirements reqs = claim.requirements;
     reqs.Erase(kLabelHostname);
-    // Order the kept types by their cheapest compatible available offering (ties: name) and
-    // truncate (semantics §5.16).
     const std::vector<char> mask = t.OfferingMask(reqs);
-    struct Priced {
-      double price;
-      int index;
-    };
-    std::vector<Priced> priced;
-    priced.reserve(claim.its.size());
-    for (int i : claim.its) {
-      const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
-      const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
-      double best = kNoPrice;
-      for (size_t o = 0; o < keys.size(); ++o) {
-        const Offering& off = it->offerings[o];
-        if (off.available && mask[static_cast<size_t>(keys[o])]) best = std::min(best, off.price);
+    const Requirement* it_req_before = reqs.Find(kLabelInstanceType);
+    // Requirements that change minValues outcomes are part of the key.
+    std::string min_values_key;
+    if (reqs.HasMinValues()) {
+      for (const Requirement& r : reqs) {
+        if (r.min_values()) min_values_key += r.ToString() + ";";
       }
-      priced.push_back({best, i});
     }
-    // Template types are in name order, so the index breaks ties by name.
-    std::sort(priced.begin(), priced.end(), [](const Priced& a, const Priced& b) {
-      if (a.price != b.price) return a.price < b.price;
-      return a.index < b.index;
-    });
-    if (priced.size() > static_cast<size_t>(state_.options.max_instance_types)) {
-      priced.resize(static_cast<size_t>(state_.options.max_instance_types));
+    auto key = std::make_tuple(&t, mask, claim.its, min_values_key);
+    auto found = plans.find(key);
+    if (found == plans.end()) {
+      auto plan = std::make_shared<FinalPlan>();
+      // Order the kept types by their cheapest compatible available offering (ties: name,
+      // as template index order is name order) and truncate (semantics §5.16).
+      struct Priced {
+        double price;
+        int index;
+      };
+      std::vector<Priced> priced;
+      priced.reserve(claim.its.size());
+      for (int i : claim.its) {
+        const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+        const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+        double best = kNoPrice;
+        for (size_t o = 0; o < keys.size(); ++o) {
+          const Offering& off = it->offerings[o];
+          if (off.available && mask[static_cast<size_t>(keys[o])]) best = std::min(best, off.price);
+        }
+        priced.push_back({best, i});
+      }
+      std::sort(priced.begin(), priced.end(), [](const Priced& a, const Priced& b) {
+        if (a.price != b.price) return a.price < b.price;
+        return a.index < b.index;
+      });
+      if (priced.size() > static_cast<size_t>(state_.options.max_instance_types)) {
+        priced.resize(static_cast<size_t>(state_.options.max_instance_types));
+      }
+      std::vector<const InstanceType*> kept_types;
+      for (const Priced& p : priced) {
+        plan->kept_index.push_back(p.index);
+        kept_types.push_back(t.instance_types[static_cast<size_t>(p.index)]);
+      }
+      if (state_.options.min_values_policy == MinValuesPolicy::kStrict && reqs.HasMinValues()) {
+        absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
+        if (!mv.ok()) plan->min_values = mv.status();
+      }
+      // Daemon overhead: the per-key minimum over the kept types' groups.
+      for (size_t k = 0; k < plan->kept_index.size(); ++k) {
+        const DaemonGroup& g = t.daemon_groups[static_cast<size_t>(
+            t.daemon_group[static_cast<size_t>(plan->kept_index[k])])];
+        if (k == 0) {
+          plan->min_overhead = g.overhead;
+        } else {
+          plan->min_overhead.MinWith(g.overhead);
+        }
+      }
+      // Launch: cheapest compatible available offering (ties: capacity type, type, zone).
+      std::vector<char> capacity_type_seen(t.offering_keys.size(), 0);
+      plan->names.reserve(plan->kept_index.size());
+      for (int i : plan->kept_index) {
+        const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+        plan->names.push_back(it->name);
+        const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+        for (size_t o = 0; o < keys.size(); ++o) {
+          const Offering& off = it->offerings[o];
+          if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
+          capacity_type_seen[static_cast<size_t>(keys[o])] = 1;
+          bool better = plan->best == nullptr;
+          if (!better) {
+            const Offering* b = plan->best;
+            if (off.price != b->price) {
+              better = off.price < b->price;
+            } else if (CapacityTypeRank(off.capacity_type) != CapacityTypeRank(b->capacity_type)) {
+              better = CapacityTypeRank(off.capacity_type) < CapacityTypeRank(b->capacity_type);
+            } else if (it->name != plan->best_it->name) {
+              better = it->name < plan->best_it->name;
+            } else {
+              better = off.zone < b->zone;
+            }
+          }
+          if (better) {
+            plan->best = &off;
+            plan->best_it = it;
+          }
+        }
+      }
+      for (size_t k = 0; k < t.offering_keys.size(); ++k) {
+        if (capacity_type_seen[k]) plan->capacity_types.insert(t.offering_keys[k].second);
+      }
+      std::vector<int> by_name = plan->kept_index;
+      std::sort(by_name.begin(), by_name.end());
+      plan->sorted_names.reserve(by_name.size());
+      for (int i : by_name) {
+        plan->sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
+      }
+      found = plans.emplace(std::move(key), std::move(plan)).first;
     }
-    std::vector<int> kept_index;
-    std::vector<const InstanceType*> kept_types;
-    for (const Priced& p : priced) {
-      kept_index.push_back(p.index);
-      kept_types.push_back(t.instance_types[static_cast<size_t>(p.index)]);
-    }
-    absl::StatusOr<std::vector<const InstanceType*>> kept = kept_types;
-    if (state_.options.min_values_policy == MinValuesPolicy::kStrict && reqs.HasMinValues()) {
-      absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
-      if (!mv.ok()) kept = mv.status();
-    }
-    if (!kept.ok()) {
+    const FinalPlan& plan = *found->second;
+    if (!plan.min_values.ok()) {
       for (const std::string& pod : claim.pods) {
         errors[pod] = internal::StrCat(
             "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements, "
             "validating minValues, ",
-            kept.status().message());
+            plan.min_values.message());
       }
       continue;
-    }
-    // Daemon overhead: the per-key minimum over the kept types' groups.
-    ResourceList min_overhead;
-    for (size_t k = 0; k < kept_index.size(); ++k) {
-      const DaemonGroup& g = t.daemon_groups[static_cast<size_t>(
-          t.daemon_group[static_cast<size_t>(kept_index[k])])];
-      if (k == 0) {
-        min_overhead = g.overhead;
-      } else {
-        min_overhead.MinWith(g.overhead);
-      }
     }
     NewNodeClaim nc;
     nc.node_pool = t.pool->name();
     nc.name = internal::StrCat(nc.node_pool, "-", ++per_pool_count[nc.node_pool]);
-    std::vector<std::string> names;
-    names.reserve(kept_index.size());
-    std::vector<char> capacity_type_seen(t.offering_keys.size(), 0);
-    // Launch: cheapest compatible available offering (ties: capacity type, type, zone).
-    const Offering* best = nullptr;
-    const InstanceType* best_it = nullptr;
-    for (int i : kept_index) {
-      const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
-      names.push_back(it->name);
-      const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
-      for (size_t o = 0; o < keys.size(); ++o) {
-        const Offering& off = it->offerings[o];
-        if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
-        capacity_type_seen[static_cast<size_t>(keys[o])] = 1;
-        bool better = best == nullptr;
-        if (!better) {
-          if (off.price != best->price) {
-            better = off.price < best->price;
-          } else if (CapacityTypeRank(off.capacity_type) != CapacityTypeRank(best->capacity_type)) {
-            better = CapacityTypeRank(off.capacity_type) < CapacityTypeRank(best->capacity_type);
-          } else if (it->name != best_it->name) {
-            better = it->name < best_it->name;
-          } else {
-            better = off.zone < best->zone;
-          }
-        }
-        if (better) {
-          best = &off;
-          best_it = it;
-        }
-      }
-    }
-    std::set<std::string> capacity_types;
-    for (size_t k = 0; k < t.offering_keys.size(); ++k) {
-      if (capacity_type_seen[k]) capacity_types.insert(t.offering_keys[k].second);
-    }
-    nc.instance_types = std::move(names);
-    // The requirement lists the names sorted; template index order is name order.
-    std::vector<int> by_name = kept_index;
-    std::sort(by_name.begin(), by_name.end());
-    std::vector<std::string> sorted_names;
-    sorted_names.reserve(by_name.size());
-    for (int i : by_name) sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
-    Requirement it_req = Requirement::In(kLabelInstanceType, std::move(sorted_names));
-    if (const Requirement* prev = reqs.Find(kLabelInstanceType)) {
-      it_req.set_min_values(prev->min_values());
-    }
+    nc.instance_types = plan.names;
+    Requirement it_req = Requirement::In(kLabelInstanceType, plan.sorted_names);
+    if (it_req_before != nullptr) it_req.set_min_values(it_req_before->min_values());
     reqs.Set(it_req);
-    reqs.Set(Requirement::In(kLabelCapacityType, {capacity_types.begin(), capacity_types.end()}));
-    if (best != nullptr) nc.launch = Launch{best_it->name, best->zone, best->capacity_type, best->price};
+    reqs.Set(Requirement::In(kLabelCapacityType,
+                             {plan.capacity_types.begin(), plan.capacity_types.end()}));
+    if (plan.best != nullptr) {
+      nc.launch = Launch{plan.best_it->name, plan.best->zone, plan.best->capacity_type,
+                         plan.best->price};
+    }
+    const ResourceList& min_overhead = plan.min_overhead;
     // Labels: template labels, nodepool, and one value of each custom requirement.
     nc.labels = t.pool->template_labels;
     nc.labels[std::string(kLabelNodePool)] = nc.node_pool;
