@@ -14,6 +14,7 @@
 #include "karp/objects.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"
+#include "karp/scheduler.h"
 #include "karp/taints.h"
 #include "karp/version.h"
 
