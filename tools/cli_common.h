@@ -24,6 +24,8 @@ int InputError(const absl::Status& status);
 
 // `karp solve`.
 int RunSolve(const std::vector<std::string>& args);
+// `karp consolidate`.
+int RunConsolidate(const std::vector<std::string>& args);
 
 // --catalog aws|FILE, --region R, --zones a,b,c.
 struct CatalogFlags {

@@ -38,6 +38,7 @@ constexpr char kMainUsage[] =
     "\n"
     "Commands:\n"
     "  solve        decide which nodes to launch for the pending pods of a snapshot\n"
+    "  consolidate  decide which nodes to delete or replace to cut cost\n"
     "  catalog      print or filter an instance-type catalog\n"
     "  version      print karp's version\n"
     "\n"
@@ -296,6 +297,7 @@ int Main(int argc, char** argv) {
   }
   if (command == "catalog") return RunCatalog(rest);
   if (command == "solve") return RunSolve(rest);
+  if (command == "consolidate") return RunConsolidate(rest);
   return UsageError(kMainUsage, internal::StrCat("unknown command \"", command, "\""));
 }
 

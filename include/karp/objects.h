@@ -223,6 +223,7 @@ struct Pod {
   std::vector<std::string> pvc_names;   // spec.volumes[].persistentVolumeClaim.claimName
   // status
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown or empty
+  std::optional<absl::Time> start_time;  // status.startTime
 
   // `namespace/name`.
   std::string Key() const;

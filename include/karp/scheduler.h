@@ -41,6 +41,15 @@
 
 namespace karp {
 
+class Scheduler;
+struct SolveResult;
+namespace scheduling {
+struct Simulation;
+absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
+                                     const std::vector<const Pod*>& pods,
+                                     const Simulation& simulation);
+}  // namespace scheduling
+
 // PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
 // Ignore never lets a preference constrain placement.
 enum class PreferencePolicy { kRespect, kIgnore };
@@ -150,6 +159,9 @@ class Scheduler {
   struct State;  // immutable prepared state, shared between copies
 
  private:
+  friend absl::StatusOr<SolveResult> scheduling::Simulate(const Scheduler&,
+                                                          const std::vector<const Pod*>&,
+                                                          const scheduling::Simulation&);
   explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };

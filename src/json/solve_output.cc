@@ -72,28 +72,64 @@ std::string Dump(const ordered& j, int indent) {
 
 }  // namespace
 
+ordered ClaimJson(const NewNodeClaim& nc) {
+  ordered c = ordered::object();
+  c["name"] = nc.name;
+  c["nodePool"] = nc.node_pool;
+  c["instanceTypes"] = nc.instance_types;
+  c["requirements"] = RequirementsJson(nc.requirements);
+  c["requests"] = Quantities(nc.requests);
+  c["pods"] = nc.pods;
+  if (nc.launch) {
+    ordered l = ordered::object();
+    l["instanceType"] = nc.launch->instance_type;
+    l["zone"] = nc.launch->zone;
+    l["capacityType"] = nc.launch->capacity_type;
+    l["price"] = RoundPrice(nc.launch->price);
+    c["launch"] = std::move(l);
+  }
+  return c;
+}
+
+std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
+  ordered root = ordered::object();
+  ordered commands = ordered::array();
+  for (const DisruptionCommand& cmd : plan.commands) {
+    ordered c = ordered::object();
+    c["decision"] = std::string(DisruptionDecisionName(cmd.decision));
+    c["reason"] = std::string(DisruptionReasonName(cmd.reason));
+    c["candidates"] = cmd.candidates;
+    ordered replacements = ordered::array();
+    for (const NewNodeClaim& nc : cmd.replacements) replacements.push_back(ClaimJson(nc));
+    c["replacements"] = std::move(replacements);
+    c["savingsPerHour"] = RoundPrice(cmd.savings_per_hour);
+    commands.push_back(std::move(c));
+  }
+  root["commands"] = std::move(commands);
+  ordered kept = ordered::array();
+  for (const KeptNode& k : plan.kept) {
+    ordered o = ordered::object();
+    o["node"] = k.node;
+    o["reason"] = k.reason;
+    kept.push_back(std::move(o));
+  }
+  root["kept"] = std::move(kept);
+  ordered summary = ordered::object();
+  summary["nodes"] = plan.nodes;
+  summary["candidates"] = plan.candidates;
+  summary["commands"] = plan.commands.size();
+  summary["savingsPerHour"] = RoundPrice(plan.savings_per_hour);
+  root["summary"] = std::move(summary);
+  return Dump(root, indent);
+}
+
 std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent) {
   ordered root = ordered::object();
   ordered claims = ordered::array();
   int scheduled = 0;
   for (const NewNodeClaim& nc : result.node_claims) {
-    ordered c = ordered::object();
-    c["name"] = nc.name;
-    c["nodePool"] = nc.node_pool;
-    c["instanceTypes"] = nc.instance_types;
-    c["requirements"] = RequirementsJson(nc.requirements);
-    c["requests"] = Quantities(nc.requests);
-    c["pods"] = nc.pods;
-    if (nc.launch) {
-      ordered l = ordered::object();
-      l["instanceType"] = nc.launch->instance_type;
-      l["zone"] = nc.launch->zone;
-      l["capacityType"] = nc.launch->capacity_type;
-      l["price"] = RoundPrice(nc.launch->price);
-      c["launch"] = std::move(l);
-    }
     scheduled += static_cast<int>(nc.pods.size());
-    claims.push_back(std::move(c));
+    claims.push_back(ClaimJson(nc));
   }
   root["nodeClaims"] = std::move(claims);
   ordered existing = ordered::array();

@@ -142,7 +142,7 @@ bool operator==(const Pod& a, const Pod& b) {
          a.containers == b.containers && a.init_containers == b.init_containers &&
          a.overhead == b.overhead && a.pod_level_requests == b.pod_level_requests &&
          a.priority == b.priority && a.scheduler_name == b.scheduler_name &&
-         a.pvc_names == b.pvc_names && a.phase == b.phase;
+         a.pvc_names == b.pvc_names && a.phase == b.phase && a.start_time == b.start_time;
 }
 
 std::string_view ConsolidationPolicyName(ConsolidationPolicy p) {

@@ -406,13 +406,28 @@ struct ClaimState {
 
 class Solver {
  public:
-  Solver(const Scheduler::State& state, std::vector<PodCtx> pods)
-      : state_(state), pods_(std::move(pods)) {
+  Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
+         const scheduling::Simulation* simulation = nullptr)
+      : state_(state), pods_(std::move(pods)), simulation_(simulation) {
     for (const PodCtx& p : pods_) scheduling_.insert(p.key);
     topology_ = std::make_unique<scheduling::Topology>(
         state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_);
     remaining_limits_ = state_.remaining_limits;
     for (const ExistingNodeInit& e : state_.existing) {
+      if (simulation_ != nullptr && simulation_->excluded.count(e.name) > 0) {
+        // A candidate gives its capacity back to its NodePool's limits.
+        auto limits = remaining_limits_.find(e.node_pool);
+        if (limits != remaining_limits_.end()) {
+          ResourceList back = limits->second;
+          back.Add(e.capacity);
+          ResourceList restored = limits->second;
+          limits->second.ForEach([&](std::string_view name, int64_t) {
+            restored.Set(name, back.Get(name));
+          });
+          limits->second = std::move(restored);
+        }
+        continue;
+      }
       ExistingNodeState s;
       s.init = &e;
       s.requirements = e.requirements;
@@ -437,6 +452,7 @@ class Solver {
 
   const Scheduler::State& state_;
   std::vector<PodCtx> pods_;
+  const scheduling::Simulation* simulation_ = nullptr;
   std::set<std::string> scheduling_;
   std::unique_ptr<scheduling::Topology> topology_;
   std::map<std::string, ResourceList> remaining_limits_;
@@ -595,7 +611,9 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requireme
 absl::Status Solver::Add(PodCtx& pod) {
   pod.groups = topology_->GroupsFor(pod.working);
   // 1. Existing nodes and in-flight NodeClaims, first fit.
+  const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
   for (ExistingNodeState& node : existing_) {
+    if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
     Requirements reqs;
     if (!CanAddExisting(node, pod, &reqs).ok()) continue;
     node.pods.push_back(pod.key);
@@ -968,6 +986,13 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
   }
   for (const ExistingNodeState& node : existing_) {
     if (node.pods.empty()) continue;
+    if (simulation_ != nullptr && simulation_->consolidation && !node.init->initialized) {
+      for (const std::string& pod : node.pods) {
+        if (simulation_->moving.count(pod) == 0) continue;
+        errors[pod] = internal::StrCat("would schedule against uninitialized nodeclaim/",
+                                       node.init->name, ", node/", node.init->name);
+      }
+    }
     result.existing_nodes.push_back({node.init->name, node.init->in_flight, node.pods});
   }
   std::sort(result.existing_nodes.begin(), result.existing_nodes.end(),
@@ -1197,6 +1222,8 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     }
     alloc.Subtract(daemon_overhead_for(e.requirements, e.taints, node.metadata.name));
     e.remaining = std::move(alloc);
+    e.capacity = node.capacity;
+    e.capacity.Set(kResourceNodes, 1);
     existing.push_back(std::move(e));
   }
   for (const NodeClaim* nc : snap.InFlightNodeClaims()) {
@@ -1221,6 +1248,11 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     }
     alloc.Subtract(daemon_overhead_for(e.requirements, e.taints, nc->metadata.name));
     e.remaining = std::move(alloc);
+    e.capacity = nc->capacity;
+    if (e.capacity.empty()) {
+      if (const InstanceType* it = catalog_type(e.node_pool, labels)) e.capacity = it->capacity;
+    }
+    e.capacity.Set(kResourceNodes, 1);
     existing.push_back(std::move(e));
   }
   std::stable_sort(existing.begin(), existing.end(),
@@ -1300,7 +1332,30 @@ absl::StatusOr<SolveResult> Scheduler::Solve() const {
   return Solve(state_->snapshot->PendingPods());
 }
 
+namespace {
+
+absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
+                                      const std::vector<const Pod*>& pods,
+                                      const scheduling::Simulation* simulation);
+
+}  // namespace
+
 absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods) const {
+  return SolveImpl(*state_, pods, nullptr);
+}
+
+absl::StatusOr<SolveResult> scheduling::Simulate(const Scheduler& scheduler,
+                                                 const std::vector<const Pod*>& pods,
+                                                 const Simulation& simulation) {
+  return SolveImpl(*scheduler.state_, pods, &simulation);
+}
+
+namespace {
+
+absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
+                                      const std::vector<const Pod*>& pods,
+                                      const scheduling::Simulation* simulation) {
+  const Scheduler::State* state_ = &state_ref;
   std::vector<PodCtx> ctxs;
   ctxs.reserve(pods.size());
   std::set<std::string> keys;
@@ -1344,7 +1399,7 @@ absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods
     Refresh(c, state_->options.preference_policy);
     ctxs.push_back(std::move(c));
   }
-  Solver solver(*state_, std::move(ctxs));
+  Solver solver(*state_, std::move(ctxs), simulation);
   SolveResult result = solver.Run();
   result.pods = static_cast<int>(pods.size());
   if (!rejected.empty()) {
@@ -1354,5 +1409,7 @@ absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods
   }
   return result;
 }
+
+}  // namespace
 
 }  // namespace karp

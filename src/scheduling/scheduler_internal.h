@@ -4,6 +4,7 @@
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,9 +66,32 @@ struct ExistingNodeInit {
   std::vector<Taint> taints;  // the taints that count for scheduling
   ResourceList remaining;     // allocatable - bound pods - remaining daemon overhead
   std::vector<ContainerPort> host_ports;
+  ResourceList capacity;      // with nodes: 1, for NodePool limits
+};
+
+// A consolidation simulation (semantics §6.6 SimulateScheduling): the scheduler's existing
+// nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
+struct Simulation {
+  std::set<std::string> excluded;  // node / in-flight NodeClaim names
+  // Pods that are not pending (moved from candidates): they skip nodes in `under_consolidate_after`.
+  std::set<std::string> moving;
+  std::set<std::string> under_consolidate_after;
+  // Placing a moving pod on an uninitialized node is an error (the reference's
+  // "would schedule against uninitialized nodeclaim").
+  bool consolidation = true;
 };
 
 }  // namespace karp::scheduling
+
+namespace karp {
+class Scheduler;
+namespace scheduling {
+// Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
+absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
+                                     const std::vector<const Pod*>& pods,
+                                     const Simulation& simulation);
+}  // namespace scheduling
+}  // namespace karp
 
 namespace karp {
 

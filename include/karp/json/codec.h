@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
+#include "karp/consolidator.h"
 #include "karp/scheduler.h"
 
 namespace karp::json {
@@ -76,6 +77,10 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
 // expireAfter, terminationGracePeriod).
 std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& snapshot,
                             int indent = 1);
+
+// Writes a consolidation plan as `karp consolidate -o json` prints it (formats.md §4):
+// commands (replacements in the node-claim shape of §3), kept and summary. Deterministic.
+std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent = 1);
 
 }  // namespace karp::json
 

@@ -1,0 +1,130 @@
+// File: karp/consolidator.h
+//
+// Consolidator — disruption with the reference semantics (semantics §6): which nodes to
+// delete or replace, and why every other node is kept. Methods run in the reference's order —
+// expiration (forceful, no budgets), emptiness, drift, multi-node consolidation (binary search
+// over the sorted candidates), single-node consolidation — each loop's command is applied to
+// the snapshot (candidates removed, replacements added, pods moved as simulated) before the
+// next loop is computed, until no method finds anything.
+//
+// Pure computation: karp never evicts or deletes anything. Every decision is simulated with
+// Scheduler::Solve semantics (consolidation flavour: reserved capacity in fallback mode, nodes
+// still inside consolidateAfter skipped for moved pods).
+//
+// Unlike the reference, no wall-clock timeouts cut the search short (it gives up after 1 min
+// multi-node and 3 min single-node): every method runs to completion, so results do not
+// depend on machine speed.
+//
+// Example:
+//   absl::StatusOr<karp::Consolidator> c =
+//       karp::Consolidator::Create(snapshot, catalog, absl::Now());
+//   absl::StatusOr<karp::ConsolidationPlan> plan = c->Plan();
+//   for (const karp::DisruptionCommand& cmd : plan->commands) { ... }
+//   for (const karp::KeptNode& k : plan->kept) { ... k.reason ... }
+//
+// Thread-safety: a Consolidator is immutable after Create(); Plan() is const and may be called
+// concurrently.
+
+#ifndef KARP_CONSOLIDATOR_H_
+#define KARP_CONSOLIDATOR_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+#include "karp/scheduler.h"
+
+namespace karp {
+
+enum class DisruptionDecision { kDelete, kReplace };
+// "delete", "replace".
+std::string_view DisruptionDecisionName(DisruptionDecision d);
+
+enum class DisruptionReason { kEmpty, kUnderutilized, kDrifted, kExpired, kInterrupted };
+// "empty", "underutilized", "drifted", "expired", "interrupted".
+std::string_view DisruptionReasonName(DisruptionReason r);
+
+// How candidates are ordered for emptiness and consolidation (semantics §6.10).
+enum class CandidateOrder {
+  // v1.14+: SavingsRatio = price / RescheduleDisruptionCost, descending.
+  kSavingsRatio,
+  // Before v1.14 (most deployed versions): DisruptionCost ascending.
+  kDisruptionCost,
+};
+
+// A cloud interruption notice for a node (spot interruption warning, scheduled maintenance,
+// instance stopping or terminating). Rebalance recommendations only inform and are not events.
+struct InterruptionEvent {
+  std::string node;    // node name
+  std::string kind;    // e.g. "spot-interruption", "scheduled-maintenance", "stopping", "terminating"
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct ConsolidationOptions {
+  // Options of every scheduling simulation (preference and minValues policies, max instance
+  // types). reserved_capacity_mode is forced to Fallback, as in the reference.
+  SchedulerOptions scheduler;
+  // Feature gate SpotToSpotConsolidation (default off): replace spot nodes with cheaper spot
+  // nodes, requiring at least 15 cheaper instance types for single-node moves.
+  bool spot_to_spot = false;
+  // Default: kSavingsRatio (v1.14+).
+  CandidateOrder candidate_order = CandidateOrder::kSavingsRatio;
+  // Largest multi-node batch (reference: 100; its binary search can reach 101).
+  int max_multi_node_candidates = 100;
+  // Stop after the first loop's command (`karp consolidate --once`).
+  bool once = false;
+  // Interruption notices to act on (reason `interrupted`), before any voluntary method.
+  std::vector<InterruptionEvent> interruptions;
+
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+struct DisruptionCommand {
+  DisruptionDecision decision = DisruptionDecision::kDelete;
+  DisruptionReason reason = DisruptionReason::kEmpty;
+  std::vector<std::string> candidates;       // node names, sorted
+  std::vector<NewNodeClaim> replacements;    // empty for delete
+  double savings_per_hour = 0;               // candidate price - replacement launch price
+};
+
+struct KeptNode {
+  std::string node;
+  std::string reason;  // why it is not in any command
+};
+
+struct ConsolidationPlan {
+  std::vector<DisruptionCommand> commands;  // execution order
+  std::vector<KeptNode> kept;               // by node name
+  int nodes = 0;                            // nodes in the snapshot
+  int candidates = 0;                       // nodes that were candidates in the first loop
+  double savings_per_hour = 0;              // sum over commands
+};
+
+class Consolidator {
+ public:
+  // Errors: InvalidArgument for invalid options or snapshot.
+  [[nodiscard]] static absl::StatusOr<Consolidator> Create(
+      const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+      absl::Time now, const ConsolidationOptions& options = {});
+
+  // Computes the commands of successive disruption loops and why every other node is kept.
+  // Complexity: one scheduling simulation per candidate set evaluated; single-node
+  // consolidation evaluates each candidate once per loop.
+  [[nodiscard]] absl::StatusOr<ConsolidationPlan> Plan() const;
+
+  struct State;
+
+ private:
+  explicit Consolidator(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace karp
+
+#endif  // KARP_CONSOLIDATOR_H_

@@ -1,0 +1,1052 @@
+// Consolidator: disruption with the reference semantics (semantics §6). See karp/consolidator.h.
+
+#include "karp/consolidator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "disruption/cron.h"
+#include "internal/strings.h"
+#include "karp/labels.h"
+#include "scheduling/scheduler_internal.h"
+
+namespace karp {
+
+std::string_view DisruptionDecisionName(DisruptionDecision d) {
+  return d == DisruptionDecision::kDelete ? "delete" : "replace";
+}
+
+std::string_view DisruptionReasonName(DisruptionReason r) {
+  switch (r) {
+    case DisruptionReason::kEmpty: return "empty";
+    case DisruptionReason::kUnderutilized: return "underutilized";
+    case DisruptionReason::kDrifted: return "drifted";
+    case DisruptionReason::kExpired: return "expired";
+    case DisruptionReason::kInterrupted: return "interrupted";
+  }
+  return "";
+}
+
+absl::Status ConsolidationOptions::Validate() const {
+  if (absl::Status s = scheduler.Validate(); !s.ok()) return s;
+  if (max_multi_node_candidates < 1) {
+    return absl::InvalidArgumentError(
+        "consolidation options: max_multi_node_candidates must be >= 1");
+  }
+  return absl::OkStatus();
+}
+
+struct Consolidator::State {
+  ClusterSnapshot snapshot;
+  std::shared_ptr<const InstanceCatalog> catalog;
+  absl::Time now;
+  ConsolidationOptions options;
+};
+
+namespace {
+
+constexpr double kMaxPrice = std::numeric_limits<double>::max();
+constexpr int kMinSpotToSpotTypes = 15;
+
+std::string Annotation(const ObjectMeta& m, std::string_view key) {
+  auto it = m.annotations.find(std::string(key));
+  return it == m.annotations.end() ? std::string() : it->second;
+}
+
+std::string Label(const ObjectMeta& m, std::string_view key) {
+  auto it = m.labels.find(std::string(key));
+  return it == m.labels.end() ? std::string() : it->second;
+}
+
+bool IsActive(const Pod& p) { return !p.IsTerminal() && !p.IsTerminating(); }
+bool IsMirror(const Pod& p) { return p.IsOwnedBy("Node"); }
+
+// Reschedulable: active (or a terminating StatefulSet pod), not a DaemonSet or mirror pod.
+bool IsReschedulable(const Pod& p) {
+  if (p.IsDaemon() || IsMirror(p)) return false;
+  if (p.IsTerminal()) return false;
+  return !p.IsTerminating() || p.IsOwnedBy("StatefulSet");
+}
+
+// Parses a Go-style duration ("5m", "1h30m", "90s"). nullopt if malformed.
+std::optional<absl::Duration> ParseGoDuration(const std::string& text) {
+  absl::Duration d;
+  if (text.empty() || !absl::ParseDuration(text, &d)) return std::nullopt;
+  return d;
+}
+
+// karpenter.sh/do-not-disrupt on an active pod: "true", or a positive duration still running
+// since status.startTime (no startTime: blocks). Unparsable values are ignored.
+bool PodDoNotDisrupt(const Pod& p, absl::Time now) {
+  if (!IsActive(p)) return false;
+  const std::string v = Annotation(p.metadata, kAnnotationDoNotDisrupt);
+  if (v.empty()) return false;
+  if (v == "true") return true;
+  std::optional<absl::Duration> d = ParseGoDuration(v);
+  if (!d || *d <= absl::ZeroDuration()) return false;
+  if (!p.start_time) return true;
+  return now < *p.start_time + *d;
+}
+
+double EvictionCost(const Pod& p) {
+  double cost = 1.0;
+  const std::string dc = Annotation(p.metadata, "controller.kubernetes.io/pod-deletion-cost");
+  if (!dc.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(dc.c_str(), &end);
+    if (end != dc.c_str() && std::isfinite(v)) cost += v / std::pow(2.0, 27);
+  }
+  cost += static_cast<double>(p.priority) / std::pow(2.0, 25);
+  return std::clamp(cost, -10.0, 10.0);
+}
+
+// Price of the node's offering (instance type, zone, capacity type); 0 if none (semantics §6.9).
+double NodePrice(const InstanceType* it, const std::string& zone, const std::string& capacity_type) {
+  if (it == nullptr) return 0;
+  for (const Offering& o : it->offerings) {
+    if (o.zone == zone && o.capacity_type == capacity_type) {
+      return std::isnan(o.price) ? 0 : o.price;
+    }
+  }
+  return 0;
+}
+
+// One node of the snapshot with everything the methods need.
+struct NodeView {
+  const Node* node = nullptr;
+  const NodeClaim* claim = nullptr;
+  const NodePool* pool = nullptr;
+  const InstanceType* it = nullptr;
+  std::string name;
+  std::string zone;
+  std::string capacity_type;
+  bool managed = false;
+  bool initialized = false;
+  std::vector<const Pod*> pods;         // all pods bound to the node
+  std::vector<const Pod*> reschedulable;
+  double price = 0;
+  double disruption_cost = 0;
+  double reschedule_cost = 1.0;
+  absl::Time created;
+  // Why the node is not a candidate for graceful methods ("" = candidate), and for the
+  // eventual class (drift), where pod-level blocks are ignored under terminationGracePeriod.
+  std::string reject;
+  std::string reject_eventual;
+  bool consolidatable = false;
+  std::string consolidatable_reason;
+  std::string drift_reason;  // "" = not drifted
+  absl::Time drift_time;
+  bool expired = false;
+
+  bool empty() const { return reschedule_cost <= 1.0; }
+  double savings_ratio() const { return price / reschedule_cost; }
+};
+
+// The budget map of one reason: allowed disruptions per NodePool (semantics §6.3).
+// `deleting` counts, per NodePool, nodes that earlier commands of this plan are deleting: they
+// still exist while they drain, so they count as nodes and as disrupting.
+std::map<std::string, int64_t> BuildBudgets(const ClusterSnapshot& snap,
+                                            const std::vector<NodeView>& views,
+                                            std::string_view reason, absl::Time now,
+                                            const std::map<std::string, int64_t>& deleting) {
+  std::map<std::string, int64_t> out;
+  for (const NodePool& np : snap.node_pools) {
+    auto d = deleting.find(np.name());
+    int64_t num_nodes = d == deleting.end() ? 0 : d->second;
+    int64_t disrupting = num_nodes;
+    for (const NodeView& v : views) {
+      if (v.pool != &np || !v.managed || !v.initialized) continue;
+      ++num_nodes;
+      bool ready = true;
+      for (const NodeCondition& c : v.node->conditions) {
+        if (c.type == "Ready") ready = c.status == "True";
+      }
+      if (!ready || v.node->metadata.deletion_timestamp) ++disrupting;
+    }
+    int64_t allowed = std::numeric_limits<int32_t>::max();
+    for (const Budget& b : np.budgets) {
+      if (!b.reasons.empty() &&
+          std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) {
+        continue;
+      }
+      if (!b.schedule.empty()) {
+        absl::StatusOr<disruption::CronSchedule> cron = disruption::CronSchedule::Parse(b.schedule);
+        if (!cron.ok()) {
+          allowed = 0;  // fail closed
+          continue;
+        }
+        if (!disruption::BudgetWindowActive(*cron, b.duration.value_or(absl::ZeroDuration()),
+                                            now)) {
+          continue;
+        }
+      }
+      int64_t value = 0;
+      if (!b.nodes.empty() && b.nodes.back() == '%') {
+        const int64_t pct = std::strtoll(b.nodes.c_str(), nullptr, 10);
+        value = (pct * num_nodes + 99) / 100;  // rounded up
+      } else {
+        value = std::strtoll(b.nodes.c_str(), nullptr, 10);
+      }
+      allowed = std::min(allowed, value);
+    }
+    out[np.name()] = std::max<int64_t>(allowed - disrupting, 0);
+  }
+  return out;
+}
+
+// The price-check outcome of one candidate set (computeConsolidation).
+struct Evaluation {
+  std::optional<DisruptionCommand> command;
+  std::string why_not;  // when no command
+};
+
+class Loop {
+ public:
+  Loop(const Consolidator::State& state, const ClusterSnapshot& snap,
+       const std::map<std::string, int64_t>& deleting)
+      : state_(state), snap_(snap), deleting_(deleting) {}
+
+  absl::Status Init();
+  // The next command, or nullopt when no method finds anything; `kept` gets a reason for every
+  // node that the last evaluation did not disrupt.
+  std::optional<DisruptionCommand> Next(std::map<std::string, std::string>* kept,
+                                        SolveResult* placement);
+  int candidates() const;
+
+ private:
+  void BuildViews();
+  Evaluation Evaluate(const std::vector<const NodeView*>& cands, bool multi,
+                      DisruptionReason reason, SolveResult* placement) const;
+  absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands) const;
+  std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
+  std::optional<NewNodeClaim> RestrictAndPrice(const NewNodeClaim& nc,
+                                               const std::vector<const NodeView*>& cands,
+                                               bool multi, std::string* why) const;
+
+  const Consolidator::State& state_;
+  const ClusterSnapshot& snap_;
+  const std::map<std::string, int64_t>& deleting_;
+  std::vector<NodeView> views_;
+  std::optional<Scheduler> scheduler_;
+};
+
+absl::Status Loop::Init() {
+  BuildViews();
+  SchedulerOptions options = state_.options.scheduler;
+  options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
+  absl::StatusOr<Scheduler> s = Scheduler::Create(snap_, state_.catalog, options);
+  if (!s.ok()) return s.status();
+  scheduler_ = std::move(*s);
+  return absl::OkStatus();
+}
+
+int Loop::candidates() const {
+  int n = 0;
+  for (const NodeView& v : views_) n += v.reject.empty() ? 1 : 0;
+  return n;
+}
+
+void Loop::BuildViews() {
+  const absl::Time now = state_.now;
+  std::map<std::string, std::vector<const Pod*>> pods_by_node;
+  for (const Pod& p : snap_.pods) {
+    if (!p.node_name.empty()) pods_by_node[p.node_name].push_back(&p);
+  }
+  for (const Node& node : snap_.nodes) {
+    NodeView v;
+    v.node = &node;
+    v.name = node.metadata.name;
+    v.claim = snap_.FindNodeClaimForNode(v.name);
+    std::string pool_name = Label(node.metadata, kLabelNodePool);
+    if (pool_name.empty() && v.claim != nullptr) pool_name = v.claim->NodePoolName();
+    v.pool = pool_name.empty() ? nullptr : snap_.FindNodePool(pool_name);
+    v.managed = v.claim != nullptr || !pool_name.empty();
+    v.initialized = Label(node.metadata, kLabelInitialized) == "true" ||
+                    (v.claim != nullptr && v.claim->ConditionTrue("Initialized"));
+    v.zone = Label(node.metadata, kLabelZone);
+    v.capacity_type = Label(node.metadata, kLabelCapacityType);
+    const std::string type_name = Label(node.metadata, kLabelInstanceType);
+    v.it = type_name.empty() ? nullptr : state_.catalog->Find(type_name);
+    v.price = NodePrice(v.it, v.zone, v.capacity_type);
+    v.created = v.claim != nullptr ? v.claim->metadata.creation_timestamp
+                                   : node.metadata.creation_timestamp;
+    auto pods = pods_by_node.find(v.name);
+    if (pods != pods_by_node.end()) v.pods = pods->second;
+
+    // Disruption costs (semantics §6.2).
+    std::optional<absl::Duration> expire_after =
+        v.claim != nullptr ? v.claim->expire_after
+                           : (v.pool != nullptr ? v.pool->expire_after : std::nullopt);
+    double lifetime = 1.0;
+    if (expire_after && *expire_after > absl::ZeroDuration()) {
+      lifetime = std::clamp(absl::FDivDuration(*expire_after - (now - v.created), *expire_after),
+                            0.0, 1.0);
+      v.expired = v.managed && now >= v.created + *expire_after;
+    }
+    double all_cost = 0;
+    for (const Pod* p : v.pods) {
+      all_cost += EvictionCost(*p);
+      if (IsReschedulable(*p)) {
+        v.reschedulable.push_back(p);
+        v.reschedule_cost += std::max(0.0, EvictionCost(*p));
+      }
+    }
+    v.disruption_cost = all_cost * lifetime;
+
+    // Candidate filters (semantics §6.2), first failing reason wins.
+    auto reject = [&]() -> std::string {
+      if (!v.managed) return "not managed by karpenter";
+      if (!v.initialized) return "not initialized";
+      if (node.metadata.deletion_timestamp) return "already being deleted";
+      for (const Taint& t : node.taints) {
+        if (t.key == DisruptedTaint().key) return "already being disrupted";
+      }
+      if (Annotation(node.metadata, kAnnotationDoNotDisrupt) == "true") {
+        return "node has karpenter.sh/do-not-disrupt";
+      }
+      if (pool_name.empty()) return "no karpenter.sh/nodepool label";
+      if (v.pool == nullptr) return internal::StrCat("nodepool \"", pool_name, "\" not found");
+      return "";
+    }();
+    v.reject = reject;
+    v.reject_eventual = reject;
+    if (reject.empty()) {
+      std::string pod_block;
+      for (const Pod* p : v.pods) {
+        if (PodDoNotDisrupt(*p, now)) {
+          pod_block = internal::StrCat("pod ", p->Key(), " has karpenter.sh/do-not-disrupt");
+          break;
+        }
+      }
+      if (pod_block.empty()) {
+        // PDBs over evictable pods.
+        for (const Pod* p : v.pods) {
+          if (!IsActive(*p) || IsMirror(*p) || PodDoNotDisrupt(*p, now)) continue;
+          if (ToleratesTaint(p->tolerations, DisruptedTaint())) continue;
+          std::vector<const PodDisruptionBudget*> matching;
+          for (const PodDisruptionBudget& pdb : snap_.pdbs) {
+            const std::string ns = pdb.metadata.namespace_.empty() ? "default" : pdb.metadata.namespace_;
+            const std::string pns = p->metadata.namespace_.empty() ? "default" : p->metadata.namespace_;
+            if (ns != pns || !pdb.selector || !pdb.selector->Matches(p->metadata.labels)) continue;
+            matching.push_back(&pdb);
+          }
+          if (matching.size() > 1) {
+            pod_block = internal::StrCat("pod ", p->Key(),
+                                         ": eviction does not support multiple PDBs");
+            break;
+          }
+          if (matching.size() == 1) {
+            const PodDisruptionBudget& pdb = *matching[0];
+            int64_t allowed = 1;
+            if (pdb.disruptions_allowed) {
+              allowed = *pdb.disruptions_allowed;
+            } else {
+              // No status: derive from the spec over the pods it selects.
+              int64_t total = 0, healthy = 0;
+              for (const Pod& q : snap_.pods) {
+                const std::string qns = q.metadata.namespace_.empty() ? "default" : q.metadata.namespace_;
+                const std::string ns = pdb.metadata.namespace_.empty() ? "default" : pdb.metadata.namespace_;
+                if (qns != ns || !pdb.selector->Matches(q.metadata.labels) || !IsActive(q)) continue;
+                ++total;
+                if (q.phase == "Running") ++healthy;
+              }
+              auto resolve = [&](const std::string& s) {
+                if (!s.empty() && s.back() == '%') {
+                  return static_cast<int64_t>((std::strtoll(s.c_str(), nullptr, 10) * total + 99) / 100);
+                }
+                return static_cast<int64_t>(std::strtoll(s.c_str(), nullptr, 10));
+              };
+              if (!pdb.max_unavailable.empty()) {
+                allowed = resolve(pdb.max_unavailable) - (total - healthy);
+              } else if (!pdb.min_available.empty()) {
+                allowed = healthy - resolve(pdb.min_available);
+              }
+            }
+            if (allowed <= 0 && !(pdb.unhealthy_pod_eviction_policy == "AlwaysAllow" &&
+                                  p->phase != "Running")) {
+              pod_block = internal::StrCat("pdb ", pdb.metadata.namespace_, "/",
+                                           pdb.metadata.name, " prevents pod evictions");
+              break;
+            }
+          }
+        }
+      }
+      if (!pod_block.empty()) {
+        v.reject = pod_block;
+        const bool tgp = v.claim != nullptr && v.claim->termination_grace_period.has_value();
+        v.reject_eventual = tgp ? "" : pod_block;
+      }
+    }
+
+    // Consolidatable (semantics §6.6): the condition, or consolidateAfter elapsed since the last
+    // pod event (or initialization) at `now`.
+    if (v.pool != nullptr) {
+      if (!v.pool->consolidate_after) {
+        v.consolidatable = false;
+        v.consolidatable_reason = "consolidateAfter Never";
+      } else if (v.claim != nullptr && v.claim->ConditionTrue("Consolidatable")) {
+        v.consolidatable = true;
+      } else {
+        absl::Time t = v.created;
+        if (v.claim != nullptr) {
+          if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
+          if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;
+        }
+        v.consolidatable = now - t >= *v.pool->consolidate_after;
+        if (!v.consolidatable) {
+          v.consolidatable_reason = internal::StrCat(
+              "consolidateAfter ", absl::FormatDuration(*v.pool->consolidate_after),
+              " not elapsed since the last pod event");
+        }
+      }
+    }
+
+    // Drift (semantics §6.5): the Drifted condition, or detected here.
+    if (v.managed && v.pool != nullptr) {
+      if (v.claim != nullptr && v.claim->ConditionTrue("Drifted")) {
+        const NodeCondition* c = v.claim->Condition("Drifted");
+        v.drift_reason = c->reason.empty() ? "Drifted" : c->reason;
+        v.drift_time = c->last_transition_time;
+      } else {
+        const std::string np_hash = Annotation(v.pool->metadata, kAnnotationNodePoolHash);
+        const std::string nc_hash =
+            v.claim != nullptr ? Annotation(v.claim->metadata, kAnnotationNodePoolHash) : "";
+        const std::string np_ver = Annotation(v.pool->metadata, kAnnotationNodePoolHashVersion);
+        const std::string nc_ver =
+            v.claim != nullptr ? Annotation(v.claim->metadata, kAnnotationNodePoolHashVersion) : "";
+        absl::StatusOr<Requirements> pool_reqs = Requirements::FromApi(v.pool->requirements);
+        const std::map<std::string, std::string>& labels =
+            v.claim != nullptr ? v.claim->metadata.labels : node.metadata.labels;
+        if (!np_hash.empty() && !nc_hash.empty() && np_ver == nc_ver && np_hash != nc_hash) {
+          v.drift_reason = "NodePoolDrifted";
+        } else if (pool_reqs.ok() &&
+                   !Requirements::FromLabels(labels).IsCompatible(*pool_reqs, nullptr)) {
+          v.drift_reason = "RequirementsDrifted";
+        } else if (!type_name.empty() && v.it == nullptr) {
+          v.drift_reason = "InstanceTypeNotFound";
+        }
+        v.drift_time = now;
+      }
+    }
+    views_.push_back(std::move(v));
+  }
+}
+
+std::vector<const NodeView*> Loop::Sorted(std::vector<const NodeView*> v) const {
+  const bool legacy = state_.options.candidate_order == CandidateOrder::kDisruptionCost;
+  std::stable_sort(v.begin(), v.end(), [&](const NodeView* a, const NodeView* b) {
+    if (legacy) {
+      if (a->disruption_cost != b->disruption_cost) return a->disruption_cost < b->disruption_cost;
+    } else if (a->savings_ratio() != b->savings_ratio()) {
+      return a->savings_ratio() > b->savings_ratio();
+    }
+    if (a->created != b->created) return a->created < b->created;  // older first
+    return a->name < b->name;
+  });
+  return v;
+}
+
+absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands) const {
+  scheduling::Simulation sim;
+  std::vector<Pod> moved;
+  for (const NodeView* c : cands) {
+    sim.excluded.insert(c->name);
+    for (const Pod* p : c->reschedulable) {
+      Pod copy = *p;
+      copy.node_name.clear();
+      sim.moving.insert(copy.Key());
+      moved.push_back(std::move(copy));
+    }
+  }
+  for (const NodeView& v : views_) {
+    if (v.pool == nullptr || !v.pool->consolidate_after || v.claim == nullptr) continue;
+    absl::Time t = v.created;
+    if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
+    if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;
+    if (state_.now - t < *v.pool->consolidate_after) sim.under_consolidate_after.insert(v.name);
+  }
+  std::vector<const Pod*> pods = snap_.PendingPods();
+  for (const Pod& p : moved) pods.push_back(&p);
+  return scheduling::Simulate(*scheduler_, pods, sim);
+}
+
+// Restricts a replacement to types strictly cheaper (worst launch price) than the candidates,
+// and to spot when both capacity types are allowed (semantics §6.6).
+std::optional<NewNodeClaim> Loop::RestrictAndPrice(const NewNodeClaim& nc,
+                                                   const std::vector<const NodeView*>& cands,
+                                                   bool multi, std::string* why) const {
+  double candidate_price = 0;
+  bool all_spot = true;
+  for (const NodeView* c : cands) {
+    candidate_price += c->price;
+    all_spot = all_spot && c->capacity_type == kCapacityTypeSpot;
+  }
+  Requirements reqs = nc.requirements;
+  const Requirement* ct = reqs.Find(kLabelCapacityType);
+  const bool allows_spot = ct == nullptr || ct->Has(kCapacityTypeSpot);
+  const bool allows_od = ct == nullptr || ct->Has(kCapacityTypeOnDemand);
+  std::vector<const InstanceType*> types;
+  for (const std::string& name : nc.instance_types) {
+    if (const InstanceType* it = state_.catalog->Find(name)) types.push_back(it);
+  }
+  const bool spot_to_spot = all_spot && allows_spot;
+  if (spot_to_spot) {
+    if (!state_.options.spot_to_spot) {
+      *why = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
+      return std::nullopt;
+    }
+    reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)}));
+  }
+  if (multi) {
+    // filterOutSameInstanceType: a replacement of a type some candidate already has must be
+    // cheaper than that candidate, else deleting the others is better.
+    double max_price = kMaxPrice;
+    std::map<std::string, double> by_type;
+    for (const NodeView* c : cands) {
+      if (c->it == nullptr) continue;
+      auto [pos, inserted] = by_type.emplace(c->it->name, c->price);
+      if (!inserted) pos->second = std::min(pos->second, c->price);
+    }
+    for (const InstanceType* it : types) {
+      auto f = by_type.find(it->name);
+      if (f != by_type.end()) max_price = std::min(max_price, f->second);
+    }
+    std::vector<const InstanceType*> kept;
+    for (const InstanceType* it : types) {
+      const Offering* o = it->CheapestOffering(reqs);
+      if (o != nullptr && o->price < max_price) kept.push_back(it);
+    }
+    types = std::move(kept);
+  }
+  std::vector<const InstanceType*> cheaper;
+  for (const InstanceType* it : types) {
+    if (it->WorstLaunchPrice(reqs) < candidate_price) cheaper.push_back(it);
+  }
+  if (cheaper.empty()) {
+    *why = "can't replace with a cheaper node";
+    return std::nullopt;
+  }
+  if (reqs.HasMinValues()) {
+    absl::StatusOr<size_t> mv = SatisfiesMinValues(cheaper, reqs);
+    if (!mv.ok() && state_.options.scheduler.min_values_policy == MinValuesPolicy::kStrict) {
+      *why = internal::StrCat("Filtering by price: ", mv.status().message());
+      return std::nullopt;
+    }
+  }
+  if (spot_to_spot && !multi) {
+    if (static_cast<int>(cheaper.size()) < kMinSpotToSpotTypes) {
+      *why = internal::StrCat("SpotToSpotConsolidation requires ", kMinSpotToSpotTypes,
+                              " cheaper instance type options than the current candidate to "
+                              "consolidate, got ",
+                              cheaper.size());
+      return std::nullopt;
+    }
+    OrderByPrice(cheaper, reqs);
+    size_t keep = kMinSpotToSpotTypes;
+    if (reqs.HasMinValues()) {
+      absl::StatusOr<size_t> mv = SatisfiesMinValues(cheaper, reqs);
+      if (mv.ok()) keep = std::max(keep, *mv);
+    }
+    if (cheaper.size() > keep) cheaper.resize(keep);
+  }
+  if (!spot_to_spot && allows_spot && allows_od) {
+    reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)}));
+  }
+  OrderByPrice(cheaper, reqs);
+  NewNodeClaim out = nc;
+  out.instance_types.clear();
+  std::vector<std::string> names;
+  const Offering* best = nullptr;
+  const InstanceType* best_it = nullptr;
+  for (const InstanceType* it : cheaper) {
+    if (!it->HasCompatibleOffering(reqs)) continue;
+    out.instance_types.push_back(it->name);
+    names.push_back(it->name);
+    const Offering* o = it->CheapestOffering(reqs);
+    if (o != nullptr && (best == nullptr || o->price < best->price ||
+                         (o->price == best->price &&
+                          (CapacityTypeRank(o->capacity_type) < CapacityTypeRank(best->capacity_type) ||
+                           (CapacityTypeRank(o->capacity_type) == CapacityTypeRank(best->capacity_type) &&
+                            (it->name < best_it->name ||
+                             (it->name == best_it->name && o->zone < best->zone))))))) {
+      best = o;
+      best_it = it;
+    }
+  }
+  if (best == nullptr) {
+    *why = "can't replace with a cheaper node";
+    return std::nullopt;
+  }
+  Requirement it_req = Requirement::In(kLabelInstanceType, names);
+  if (const Requirement* prev = reqs.Find(kLabelInstanceType)) it_req.set_min_values(prev->min_values());
+  reqs.Set(it_req);
+  out.requirements = std::move(reqs);
+  out.launch = Launch{best_it->name, best->zone, best->capacity_type, best->price};
+  return out;
+}
+
+Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
+                          DisruptionReason reason, SolveResult* placement) const {
+  Evaluation e;
+  absl::StatusOr<SolveResult> r = Simulate(cands);
+  if (!r.ok()) {
+    e.why_not = std::string(r.status().message());
+    return e;
+  }
+  std::set<std::string> moving;
+  for (const NodeView* c : cands) {
+    for (const Pod* p : c->reschedulable) moving.insert(p->Key());
+  }
+  std::vector<std::string> errors;
+  for (const PodError& pe : r->pod_errors) {
+    if (moving.count(pe.pod) > 0) errors.push_back(internal::StrCat(pe.pod, " => ", pe.message));
+  }
+  if (!errors.empty()) {
+    e.why_not = internal::StrCat("not all pods would schedule, ", errors.front(),
+                                 errors.size() > 1
+                                     ? internal::StrCat(" and ", errors.size() - 1, " other(s)")
+                                     : "");
+    return e;
+  }
+  // Only the claims that hold moved pods count; pending pods placed elsewhere do not.
+  std::vector<NewNodeClaim> replacements;
+  for (const NewNodeClaim& nc : r->node_claims) {
+    bool holds_moved = false;
+    for (const std::string& p : nc.pods) holds_moved = holds_moved || moving.count(p) > 0;
+    if (holds_moved) replacements.push_back(nc);
+  }
+  DisruptionCommand cmd;
+  cmd.reason = reason;
+  for (const NodeView* c : cands) {
+    cmd.candidates.push_back(c->name);
+    cmd.savings_per_hour += c->price;
+  }
+  std::sort(cmd.candidates.begin(), cmd.candidates.end());
+  if (reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted) {
+    // Drift and interruption take every new claim, with no price check.
+    cmd.decision = replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
+    for (const NewNodeClaim& nc : replacements) {
+      if (nc.launch) cmd.savings_per_hour -= nc.launch->price;
+    }
+    cmd.replacements = std::move(replacements);
+  } else if (replacements.empty()) {
+    cmd.decision = DisruptionDecision::kDelete;
+  } else if (replacements.size() > 1) {
+    e.why_not = internal::StrCat("can't remove without creating ", replacements.size(),
+                                 " candidates");
+    return e;
+  } else {
+    std::string why;
+    std::optional<NewNodeClaim> nc = RestrictAndPrice(replacements[0], cands, multi, &why);
+    if (!nc) {
+      e.why_not = why;
+      return e;
+    }
+    cmd.decision = DisruptionDecision::kReplace;
+    cmd.savings_per_hour -= nc->launch->price;
+    cmd.replacements.push_back(std::move(*nc));
+  }
+  cmd.savings_per_hour = std::round(cmd.savings_per_hour * 1e9) / 1e9;
+  e.command = std::move(cmd);
+  if (placement != nullptr) *placement = std::move(*r);
+  return e;
+}
+
+std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* kept,
+                                            SolveResult* placement) {
+  const absl::Time now = state_.now;
+  kept->clear();
+  for (const NodeView& v : views_) {
+    if (!v.reject.empty()) (*kept)[v.name] = v.reject;
+  }
+  auto is_interrupted = [&](const NodeView& v) {
+    for (const InterruptionEvent& ev : state_.options.interruptions) {
+      if (ev.node == v.name) return true;
+    }
+    return false;
+  };
+
+  // 0. Interruptions: replace the node's capacity ahead of the deadline, without budgets.
+  for (const NodeView& v : views_) {
+    if (!v.managed || !is_interrupted(v)) continue;
+    Evaluation e = Evaluate({&v}, false, DisruptionReason::kInterrupted, placement);
+    if (e.command) return e.command;
+    // Even when pods cannot all move, the capacity is going away: delete.
+    DisruptionCommand cmd;
+    cmd.reason = DisruptionReason::kInterrupted;
+    cmd.candidates = {v.name};
+    *placement = SolveResult();
+    return cmd;
+  }
+
+  // 1. Expiration: forceful, no budgets (semantics §6.14); one node per command.
+  for (const NodeView& v : views_) {
+    if (!v.expired || v.node->metadata.deletion_timestamp) continue;
+    DisruptionCommand cmd;
+    cmd.decision = DisruptionDecision::kDelete;
+    cmd.reason = DisruptionReason::kExpired;
+    cmd.candidates = {v.name};
+    *placement = SolveResult();
+    return cmd;
+  }
+
+  // 2. Emptiness.
+  {
+    std::map<std::string, int64_t> budget = BuildBudgets(snap_, views_, kReasonEmpty, now, deleting_);
+    std::vector<const NodeView*> cands;
+    for (const NodeView& v : views_) {
+      if (!v.reject.empty() || !v.empty()) continue;
+      if (v.pool->replicas || !v.pool->consolidate_after) {
+        (*kept)[v.name] = "consolidateAfter Never";
+        continue;
+      }
+      if (!v.consolidatable) {
+        (*kept)[v.name] = v.consolidatable_reason;
+        continue;
+      }
+      cands.push_back(&v);
+    }
+    DisruptionCommand cmd;
+    cmd.decision = DisruptionDecision::kDelete;
+    cmd.reason = DisruptionReason::kEmpty;
+    for (const NodeView* v : Sorted(cands)) {
+      int64_t& b = budget[v->pool->name()];
+      if (b <= 0) {
+        (*kept)[v->name] = internal::StrCat("budget: nodepool \"", v->pool->name(),
+                                            "\" allows no more Empty disruptions");
+        continue;
+      }
+      --b;
+      cmd.candidates.push_back(v->name);
+      cmd.savings_per_hour += v->price;
+    }
+    if (!cmd.candidates.empty()) {
+      std::sort(cmd.candidates.begin(), cmd.candidates.end());
+      cmd.savings_per_hour = std::round(cmd.savings_per_hour * 1e9) / 1e9;
+      *placement = SolveResult();
+      return cmd;
+    }
+  }
+
+  // 3. Drift: oldest drift first, nodes without reschedulable pods first; one command.
+  {
+    std::map<std::string, int64_t> budget = BuildBudgets(snap_, views_, kReasonDrifted, now, deleting_);
+    std::vector<const NodeView*> cands;
+    for (const NodeView& v : views_) {
+      if (v.drift_reason.empty() || !v.reject_eventual.empty() || v.pool->replicas) continue;
+      cands.push_back(&v);
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const NodeView* a, const NodeView* b) {
+      if (a->drift_time != b->drift_time) return a->drift_time < b->drift_time;
+      return a->name < b->name;
+    });
+    std::stable_partition(cands.begin(), cands.end(),
+                          [](const NodeView* v) { return v->reschedulable.empty(); });
+    for (const NodeView* v : cands) {
+      if (budget[v->pool->name()] <= 0) {
+        (*kept)[v->name] = internal::StrCat("drifted (", v->drift_reason,
+                                            ") but budget: nodepool \"", v->pool->name(),
+                                            "\" allows no more Drifted disruptions");
+        continue;
+      }
+      Evaluation e = Evaluate({v}, false, DisruptionReason::kDrifted, placement);
+      if (e.command) return e.command;
+      (*kept)[v->name] = internal::StrCat("drifted (", v->drift_reason, ") but ", e.why_not);
+    }
+  }
+
+  // Candidates of consolidation (ShouldDisrupt, semantics §6.6).
+  std::vector<const NodeView*> consolidation;
+  for (const NodeView& v : views_) {
+    if (!v.reject.empty() || v.empty()) continue;
+    if (kept->count(v.name) > 0) continue;  // e.g. drifted but blocked
+    if (v.pool->replicas) continue;
+    if (!v.pool->consolidate_after) {
+      (*kept)[v.name] = "consolidateAfter Never";
+      continue;
+    }
+    if (v.pool->consolidation_policy == ConsolidationPolicy::kWhenEmpty) {
+      (*kept)[v.name] = "consolidationPolicy WhenEmpty";
+      continue;
+    }
+    if (v.it == nullptr || v.zone.empty() || v.capacity_type.empty()) {
+      (*kept)[v.name] = "instance type, zone or capacity type unknown";
+      continue;
+    }
+    if (!v.consolidatable) {
+      (*kept)[v.name] = v.consolidatable_reason;
+      continue;
+    }
+    consolidation.push_back(&v);
+  }
+  consolidation = Sorted(consolidation);
+  std::map<std::string, int64_t> budget = BuildBudgets(snap_, views_, kReasonUnderutilized, now, deleting_);
+  std::vector<const NodeView*> within_budget;
+  {
+    std::map<std::string, int64_t> left = budget;
+    for (const NodeView* v : consolidation) {
+      if (left[v->pool->name()] <= 0) {
+        (*kept)[v->name] = internal::StrCat("budget: nodepool \"", v->pool->name(),
+                                            "\" allows no more Underutilized disruptions");
+        continue;
+      }
+      --left[v->pool->name()];
+      within_budget.push_back(v);
+    }
+  }
+
+  // 4. Multi-node consolidation: binary search over prefixes of the sorted candidates.
+  if (within_budget.size() >= 2) {
+    const size_t max = std::min<size_t>(within_budget.size(),
+                                        static_cast<size_t>(state_.options.max_multi_node_candidates));
+    int64_t lo = 1, hi = static_cast<int64_t>(std::min(max, within_budget.size() - 1));
+    std::optional<DisruptionCommand> best;
+    SolveResult best_placement;
+    while (lo <= hi) {
+      const int64_t mid = (lo + hi) / 2;
+      std::vector<const NodeView*> prefix(within_budget.begin(),
+                                          within_budget.begin() + mid + 1);
+      SolveResult p;
+      Evaluation e = Evaluate(prefix, /*multi=*/true, DisruptionReason::kUnderutilized, &p);
+      if (e.command && !(e.command->decision == DisruptionDecision::kReplace &&
+                         e.command->replacements[0].instance_types.empty())) {
+        best = std::move(e.command);
+        best_placement = std::move(p);
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (best) {
+      *placement = std::move(best_placement);
+      return best;
+    }
+  }
+
+  // 5. Single-node consolidation: candidates interleaved round-robin by NodePool.
+  {
+    std::map<std::string, std::vector<const NodeView*>> by_pool;
+    std::vector<std::string> pool_order;
+    for (const NodeView* v : within_budget) {
+      if (by_pool[v->pool->name()].empty()) pool_order.push_back(v->pool->name());
+      by_pool[v->pool->name()].push_back(v);
+    }
+    std::vector<const NodeView*> order;
+    for (size_t round = 0; order.size() < within_budget.size(); ++round) {
+      for (const std::string& p : pool_order) {
+        if (round < by_pool[p].size()) order.push_back(by_pool[p][round]);
+      }
+    }
+    for (const NodeView* v : order) {
+      Evaluation e = Evaluate({v}, false, DisruptionReason::kUnderutilized, placement);
+      if (e.command) return e.command;
+      (*kept)[v->name] = e.why_not.empty() ? "no cheaper placement found" : e.why_not;
+    }
+  }
+  return std::nullopt;
+}
+
+// Applies a command to a snapshot: candidates removed, replacements added as initialized
+// nodes, moved pods bound where the simulation put them (others pending).
+ClusterSnapshot Apply(const ClusterSnapshot& snap, const DisruptionCommand& cmd,
+                      const SolveResult& placement, const InstanceCatalog& catalog,
+                      absl::Time now) {
+  std::set<std::string> gone(cmd.candidates.begin(), cmd.candidates.end());
+  std::map<std::string, std::string> where;  // pod -> node
+  for (const ExistingPlacement& e : placement.existing_nodes) {
+    if (e.in_flight) continue;
+    for (const std::string& p : e.pods) where[p] = e.name;
+  }
+  for (const NewNodeClaim& nc : cmd.replacements) {
+    for (const std::string& p : nc.pods) where[p] = nc.name;
+  }
+  ClusterSnapshot out;
+  out.node_pools = snap.node_pools;
+  out.daemon_sets = snap.daemon_sets;
+  out.pdbs = snap.pdbs;
+  out.skipped_objects = snap.skipped_objects;
+  for (const Node& n : snap.nodes) {
+    if (gone.count(n.metadata.name) == 0) out.nodes.push_back(n);
+  }
+  std::set<std::string> receiving;
+  for (const auto& [pod, node] : where) receiving.insert(node);
+  for (const NodeClaim& nc : snap.node_claims) {
+    if (!nc.node_name.empty() && gone.count(nc.node_name) > 0) continue;
+    NodeClaim copy = nc;
+    if (!copy.node_name.empty() && receiving.count(copy.node_name) > 0) {
+      // Pods bound here: a pod event restarts consolidateAfter.
+      copy.last_pod_event_time = now;
+      copy.conditions.erase(std::remove_if(copy.conditions.begin(), copy.conditions.end(),
+                                           [](const NodeCondition& c) {
+                                             return c.type == "Consolidatable";
+                                           }),
+                            copy.conditions.end());
+    }
+    out.node_claims.push_back(std::move(copy));
+  }
+  for (const Pod& p : snap.pods) {
+    if (p.node_name.empty() || gone.count(p.node_name) == 0) {
+      out.pods.push_back(p);
+      continue;
+    }
+    if (!IsReschedulable(p)) continue;  // daemon and mirror pods go with the node
+    Pod moved = p;
+    auto w = where.find(p.Key());
+    moved.node_name = w == where.end() ? std::string() : w->second;
+    if (moved.node_name.empty()) moved.phase = "Pending";
+    out.pods.push_back(std::move(moved));
+  }
+  for (const NewNodeClaim& nc : cmd.replacements) {
+    if (!nc.launch) continue;
+    const InstanceType* it = catalog.Find(nc.launch->instance_type);
+    Node node;
+    node.metadata.name = nc.name;
+    node.metadata.creation_timestamp = now;
+    node.metadata.labels = nc.labels;
+    if (it != nullptr) {
+      for (const auto& [k, v] : it->labels) node.metadata.labels.emplace(k, v);
+      node.capacity = it->capacity;
+      node.allocatable = it->Allocatable();
+    }
+    node.metadata.labels[std::string(kLabelInstanceType)] = nc.launch->instance_type;
+    node.metadata.labels[std::string(kLabelZone)] = nc.launch->zone;
+    node.metadata.labels[std::string(kLabelCapacityType)] = nc.launch->capacity_type;
+    node.metadata.labels[std::string(kLabelHostname)] = nc.name;
+    node.metadata.labels[std::string(kLabelNodePool)] = nc.node_pool;
+    node.metadata.labels[std::string(kLabelInitialized)] = "true";
+    node.taints = nc.taints;
+    node.conditions.push_back({"Ready", "True", "", "", now});
+    NodeClaim claim;
+    claim.metadata.name = nc.name;
+    claim.metadata.creation_timestamp = now;
+    claim.metadata.labels = node.metadata.labels;
+    claim.requirements = nc.requirements.ToApi();
+    claim.requests = nc.requests;
+    claim.taints = nc.taints;
+    claim.startup_taints = nc.startup_taints;
+    claim.node_name = nc.name;
+    claim.capacity = node.capacity;
+    claim.allocatable = node.allocatable;
+    claim.conditions.push_back({"Initialized", "True", "", "", now});
+    claim.last_pod_event_time = now;
+    if (const NodePool* pool = snap.FindNodePool(nc.node_pool)) {
+      claim.expire_after = pool->expire_after;
+      claim.termination_grace_period = pool->termination_grace_period;
+    }
+    out.nodes.push_back(std::move(node));
+    out.node_claims.push_back(std::move(claim));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
+                                                  std::shared_ptr<const InstanceCatalog> catalog,
+                                                  absl::Time now,
+                                                  const ConsolidationOptions& options) {
+  if (!catalog) return absl::InvalidArgumentError("consolidator: catalog must not be null");
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  for (const NodePool& np : snapshot.node_pools) {
+    for (size_t i = 0; i < np.budgets.size(); ++i) {
+      if (np.budgets[i].schedule.empty()) continue;
+      absl::StatusOr<disruption::CronSchedule> c =
+          disruption::CronSchedule::Parse(np.budgets[i].schedule);
+      if (!c.ok()) {
+        return absl::InvalidArgumentError(internal::StrCat(
+            "nodepool ", np.name(), ": spec.disruption.budgets[", i, "].schedule: ",
+            c.status().message()));
+      }
+    }
+  }
+  auto state = std::make_shared<State>();
+  state->snapshot = snapshot;
+  state->catalog = std::move(catalog);
+  state->now = now;
+  state->options = options;
+  return Consolidator(std::move(state));
+}
+
+absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
+  ConsolidationPlan plan;
+  plan.nodes = static_cast<int>(state_->snapshot.nodes.size());
+  ClusterSnapshot snap = state_->snapshot;
+  std::set<std::string> original;
+  for (const Node& n : snap.nodes) original.insert(n.metadata.name);
+  std::set<std::string> disrupted;
+  std::set<std::string> used_names;
+  for (const NodeClaim& nc : snap.node_claims) used_names.insert(nc.metadata.name);
+  for (const Node& n : snap.nodes) used_names.insert(n.metadata.name);
+  std::map<std::string, int> next_index;
+  std::map<std::string, std::string> kept;
+  std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
+  std::map<std::string, std::string> first_reason;
+  // Each loop removes at least one node, so the number of loops is bounded.
+  const size_t max_loops = snap.nodes.size() + state_->options.interruptions.size() + 1;
+  for (size_t loop = 0; loop < max_loops; ++loop) {
+    Loop l(*state_, snap, deleting);
+    if (absl::Status s = l.Init(); !s.ok()) return s;
+    if (loop == 0) plan.candidates = l.candidates();
+    SolveResult placement;
+    std::optional<DisruptionCommand> cmd = l.Next(&kept, &placement);
+    // A node's explanation is the first reason recorded for it: later loops see the effects
+    // of this plan's own commands (e.g. pods moved onto it).
+    for (const auto& [node, reason] : kept) first_reason.emplace(node, reason);
+    if (!cmd) break;
+    // Replacement names are unique across the whole plan.
+    for (NewNodeClaim& nc : cmd->replacements) {
+      std::string name;
+      do {
+        name = internal::StrCat(nc.node_pool, "-", ++next_index[nc.node_pool]);
+      } while (used_names.count(name) > 0);
+      used_names.insert(name);
+      // Re-key the simulation's placement to the new name.
+      for (ExistingPlacement& e : placement.existing_nodes) {
+        if (e.name == nc.name) e.name = name;
+      }
+      nc.name = name;
+    }
+    for (const std::string& c : cmd->candidates) {
+      disrupted.insert(c);
+      const Node* n = snap.FindNode(c);
+      if (n == nullptr) continue;
+      std::string pool = Label(n->metadata, kLabelNodePool);
+      if (pool.empty()) {
+        if (const NodeClaim* nc = snap.FindNodeClaimForNode(c)) pool = nc->NodePoolName();
+      }
+      if (!pool.empty()) ++deleting[pool];
+    }
+    snap = Apply(snap, *cmd, placement, *state_->catalog, state_->now);
+    plan.savings_per_hour += cmd->savings_per_hour;
+    plan.commands.push_back(std::move(*cmd));
+    if (state_->options.once) {
+      Loop after(*state_, snap, deleting);
+      if (absl::Status s = after.Init(); !s.ok()) return s;
+      SolveResult ignored;
+      after.Next(&kept, &ignored);
+      for (const auto& [node, reason] : kept) first_reason.emplace(node, reason);
+      break;
+    }
+  }
+  plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
+  for (const std::string& n : original) {
+    if (disrupted.count(n) > 0) continue;
+    auto k = first_reason.find(n);
+    plan.kept.push_back(
+        {n, k == first_reason.end() ? std::string("no cheaper placement found") : k->second});
+  }
+  return plan;
+}
+
+}  // namespace karp

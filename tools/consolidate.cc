@@ -1,0 +1,127 @@
+// `karp consolidate`: which nodes to delete or replace, and why the others are kept.
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "internal/strings.h"
+#include "karp/consolidator.h"
+#include "karp/json/codec.h"
+#include "tools/cli_common.h"
+
+namespace karp::cli {
+namespace {
+
+constexpr char kConsolidateUsage[] =
+    "usage: karp consolidate -f SNAPSHOT [-f SNAPSHOT...] [--catalog aws|FILE] --now RFC3339\n"
+    "                        [-o json|text] [--once]\n"
+    "\n"
+    "Computes the disruption commands successive loops of the reference controller would run\n"
+    "(expiration, emptiness, drift, multi-node and single-node consolidation), each applied to\n"
+    "the snapshot before the next, and why every other node is kept.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --filename FILE          snapshot file (repeatable; '-' for stdin)\n"
+    "  --catalog aws|FILE           instance types (default: the embedded AWS catalog)\n"
+    "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
+    "                               schedules (default: the current time)\n"
+    "  --once                       print only the first loop's command\n"
+    "  --spot-to-spot               enable SpotToSpotConsolidation\n"
+    "  --legacy-order               order candidates by disruption cost (before v1.14)\n"
+    "  -o, --output json|text       output format (default json)\n"
+    "  -h, --help                   this help\n";
+
+}  // namespace
+
+int RunConsolidate(const std::vector<std::string>& args) {
+  CatalogFlags catalog_flags;
+  std::vector<std::string> files;
+  std::string output = "json";
+  ConsolidationOptions options;
+  absl::Time now = absl::Now();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kConsolidateUsage;
+      return kExitOk;
+    }
+    std::string value;
+    auto take = [&](std::string_view name) -> int {
+      if (a == name) {
+        if (i + 1 >= args.size()) return -1;
+        value = args[++i];
+        return 1;
+      }
+      const std::string prefix = internal::StrCat(name, "=");
+      if (a.rfind(prefix, 0) == 0) {
+        value = a.substr(prefix.size());
+        return 1;
+      }
+      return 0;
+    };
+    int r = catalog_flags.Take(args, i);
+    if (r < 0) return UsageError(kConsolidateUsage, internal::StrCat("missing value for ", a));
+    if (r > 0) continue;
+    if ((r = take("-f")) != 0 || (r = take("--filename")) != 0) {
+      if (r < 0) return UsageError(kConsolidateUsage, "missing value for -f");
+      for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+        files.emplace_back(f);
+      }
+    } else if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
+      if (r < 0 || (value != "json" && value != "text")) {
+        return UsageError(kConsolidateUsage, "-o must be json or text");
+      }
+      output = value;
+    } else if ((r = take("--now")) != 0) {
+      std::string err;
+      if (r < 0 || !absl::ParseTime(absl::RFC3339_full, value, &now, &err)) {
+        return UsageError(kConsolidateUsage,
+                          internal::StrCat("--now must be an RFC3339 time, got \"", value, "\""));
+      }
+    } else if (a == "--once") {
+      options.once = true;
+    } else if (a == "--spot-to-spot") {
+      options.spot_to_spot = true;
+    } else if (a == "--legacy-order") {
+      options.candidate_order = CandidateOrder::kDisruptionCost;
+    } else {
+      return UsageError(kConsolidateUsage, internal::StrCat("unknown argument \"", a, "\""));
+    }
+  }
+  if (files.empty()) return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files);
+  if (!snapshot.ok()) return InputError(snapshot.status());
+  absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
+  if (!catalog.ok()) return InputError(catalog.status());
+  absl::StatusOr<Consolidator> consolidator = Consolidator::Create(
+      *snapshot, std::make_shared<const InstanceCatalog>(std::move(*catalog)), now, options);
+  if (!consolidator.ok()) return InputError(consolidator.status());
+  absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
+  if (!plan.ok()) return InputError(plan.status());
+  if (output == "json") {
+    std::cout << json::WriteConsolidationPlan(*plan) << "\n";
+    return kExitOk;
+  }
+  for (const DisruptionCommand& cmd : plan->commands) {
+    std::cout << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
+              << DisruptionDecisionName(cmd.decision) << ", terminating "
+              << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
+              << ")";
+    for (const NewNodeClaim& nc : cmd.replacements) {
+      std::cout << " and replacing with nodeclaim " << nc.name;
+      if (nc.launch) std::cout << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
+    }
+    std::cout << ", saving $" << cmd.savings_per_hour << "/h\n";
+  }
+  for (const KeptNode& k : plan->kept) std::cout << "Keeping node " << k.node << ": " << k.reason << "\n";
+  std::cout << plan->commands.size() << " command(s), $" << plan->savings_per_hour
+            << "/h saved over " << plan->nodes << " node(s)\n";
+  return kExitOk;
+}
+
+}  // namespace karp::cli
