@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Fail("written catalog does not parse", std::string(again.status().message()) + "\n" + written);
   }
   if (!(again->instance_types() == catalog->instance_types())) Fail("catalogs differ", written);
-  if (karp::json::WriteCatalog(*again) != written) Fail("written text is not a fixed point", written);
+  if (karp::json::WriteCatalog(*again) != written)
+    Fail("written text is not a fixed point", written);
   if (karp::json::WriteCatalog(*again, -1) != karp::json::WriteCatalog(*catalog, -1)) {
     Fail("one-line output differs", written);
   }

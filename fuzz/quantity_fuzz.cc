@@ -15,8 +15,8 @@
 namespace {
 
 constexpr std::string_view kResources[] = {
-    "cpu", "memory", "pods", "ephemeral-storage", "nvidia.com/gpu", "hugepages-2Mi", "storage",
-    "nodes",
+    "cpu",           "memory",  "pods",  "ephemeral-storage", "nvidia.com/gpu",
+    "hugepages-2Mi", "storage", "nodes",
 };
 
 [[noreturn]] void Fail(std::string_view what, std::string_view resource, std::string_view text,

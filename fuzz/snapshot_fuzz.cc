@@ -57,6 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!SameVector(snap->pods, again->pods)) Fail("pods differ", written);
   if (!SameVector(snap->daemon_sets, again->daemon_sets)) Fail("daemon sets differ", written);
   if (!SameVector(snap->pdbs, again->pdbs)) Fail("pdbs differ", written);
-  if (karp::json::WriteSnapshot(*again) != written) Fail("written text is not a fixed point", written);
+  if (karp::json::WriteSnapshot(*again) != written)
+    Fail("written text is not a fixed point", written);
   return 0;
 }

@@ -9,6 +9,8 @@
 //  - quantities go through karp::ParseQuantity (negative values rejected), NodePool
 //    requirements and the node selectors of pending pods through karp::ValidateRequirement.
 
+#include "karp/json/codec.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,7 +34,6 @@
 #include "internal/strings.h"
 #include "json/codec_util.h"
 #include "json/document.h"
-#include "karp/json/codec.h"
 
 // KARP_RETURN_IF_ERROR with a unique variable per expansion: the decoders nest lambdas that
 // return errors inside calls that return errors, and -Wshadow rejects reused names.
@@ -74,16 +75,24 @@ absl::Status PathError(std::string_view path, std::string_view what) {
 
 const char* TypeName(const Json& v) {
   switch (v.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "a number";
-    case Json::value_t::binary: return "binary data";
-    case Json::value_t::discarded: break;
+    case Json::value_t::number_float:
+      return "a number";
+    case Json::value_t::binary:
+      return "binary data";
+    case Json::value_t::discarded:
+      break;
   }
   return "an invalid value";
 }
@@ -170,8 +179,9 @@ absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path)
   }
   std::string_view digits = text;
   if (!digits.empty() && digits.back() == '%') digits.remove_suffix(1);
-  const bool ok = !digits.empty() && digits.size() <= 18 &&
-                  std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool ok =
+      !digits.empty() && digits.size() <= 18 &&
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!ok) {
     return PathError(path, internal::StrCat("invalid value \"", text,
                                             "\": expected a non-negative integer or a percentage"));
@@ -406,8 +416,7 @@ absl::Status ReadConditions(const Obj& status, std::vector<NodeCondition>* out) 
     RETURN_IF_ERROR(o.RequiredString("type", &c.type));
     RETURN_IF_ERROR(o.RequiredString("status", &c.status));
     if (c.status != "True" && c.status != "False" && c.status != "Unknown") {
-      return PathError(o.At("status"), internal::StrCat("unsupported condition status \"",
-                                                        c.status,
+      return PathError(o.At("status"), internal::StrCat("unsupported condition status \"", c.status,
                                                         "\"; expected True, False or Unknown"));
     }
     RETURN_IF_ERROR(o.String("reason", &c.reason));
@@ -436,9 +445,10 @@ absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorR
   absl::StatusOr<Operator> op = ParseOperator(op_text);
   if (!op.ok()) return PathError(o.At("operator"), Msg(op.status()));
   if (owner == RequirementOwner::kPod && (*op == Operator::kGte || *op == Operator::kLte)) {
-    return PathError(o.At("operator"),
-                     internal::StrCat("unsupported operator \"", op_text,
-                                      "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt"));
+    return PathError(
+        o.At("operator"),
+        internal::StrCat("unsupported operator \"", op_text,
+                         "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt"));
   }
   out->op = *op;
   RETURN_IF_ERROR(o.StringList("values", &out->values));
@@ -501,8 +511,8 @@ absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
     std::string op_text;
     RETURN_IF_ERROR(e.RequiredString("operator", &op_text));
     absl::StatusOr<Operator> op = ParseOperator(op_text);
-    if (!op.ok() || (*op != Operator::kIn && *op != Operator::kNotIn &&
-                     *op != Operator::kExists && *op != Operator::kDoesNotExist)) {
+    if (!op.ok() || (*op != Operator::kIn && *op != Operator::kNotIn && *op != Operator::kExists &&
+                     *op != Operator::kDoesNotExist)) {
       return PathError(e.At("operator"),
                        internal::StrCat("unsupported operator \"", op_text,
                                         "\"; expected one of In, NotIn, Exists, DoesNotExist"));
@@ -543,21 +553,22 @@ absl::Status ReadPodAffinityTerm(const Obj& o, PodAffinityTerm* out) {
 absl::Status ReadPodAffinityRules(const Obj& affinity, std::string_view key,
                                   PodAffinityRules* out) {
   KARP_ASSIGN_OR_RETURN(Obj o, affinity.Object(key));
-  RETURN_IF_ERROR(
-      o.Objects("requiredDuringSchedulingIgnoredDuringExecution", [&](const Obj& t) -> absl::Status {
-        PodAffinityTerm term;
-        RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
-        out->required.push_back(std::move(term));
-        return absl::OkStatus();
-      }));
-  return o.Objects("preferredDuringSchedulingIgnoredDuringExecution", [&](const Obj& w) -> absl::Status {
-    WeightedPodAffinityTerm wt;
-    RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
-    KARP_ASSIGN_OR_RETURN(Obj t, w.Object("podAffinityTerm"));
-    RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
-    out->preferred.push_back(std::move(wt));
-    return absl::OkStatus();
-  });
+  RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
+                            [&](const Obj& t) -> absl::Status {
+                              PodAffinityTerm term;
+                              RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
+                              out->required.push_back(std::move(term));
+                              return absl::OkStatus();
+                            }));
+  return o.Objects("preferredDuringSchedulingIgnoredDuringExecution",
+                   [&](const Obj& w) -> absl::Status {
+                     WeightedPodAffinityTerm wt;
+                     RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
+                     KARP_ASSIGN_OR_RETURN(Obj t, w.Object("podAffinityTerm"));
+                     RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
+                     out->preferred.push_back(std::move(wt));
+                     return absl::OkStatus();
+                   });
 }
 
 absl::Status ReadAffinity(const Obj& spec, Pod* pod) {
@@ -570,15 +581,15 @@ absl::Status ReadAffinity(const Obj& spec, Pod* pod) {
     pod->node_affinity.required.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  RETURN_IF_ERROR(
-      na.Objects("preferredDuringSchedulingIgnoredDuringExecution", [&](const Obj& p) -> absl::Status {
-        PreferredSchedulingTerm pt;
-        RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
-        KARP_ASSIGN_OR_RETURN(Obj pref, p.Object("preference"));
-        RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
-        pod->node_affinity.preferred.push_back(std::move(pt));
-        return absl::OkStatus();
-      }));
+  RETURN_IF_ERROR(na.Objects("preferredDuringSchedulingIgnoredDuringExecution",
+                             [&](const Obj& p) -> absl::Status {
+                               PreferredSchedulingTerm pt;
+                               RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
+                               KARP_ASSIGN_OR_RETURN(Obj pref, p.Object("preference"));
+                               RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
+                               pod->node_affinity.preferred.push_back(std::move(pt));
+                               return absl::OkStatus();
+                             }));
   RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAffinity", &pod->pod_affinity));
   RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAntiAffinity", &pod->pod_anti_affinity));
   return absl::OkStatus();
@@ -593,8 +604,8 @@ absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusi
   } else if (text == "Ignore") {
     *out = NodeInclusionPolicy::kIgnore;
   } else {
-    return PathError(o.At(key), internal::StrCat("unsupported policy \"", text,
-                                                 "\"; expected Honor or Ignore"));
+    return PathError(
+        o.At(key), internal::StrCat("unsupported policy \"", text, "\"; expected Honor or Ignore"));
   }
   return absl::OkStatus();
 }
@@ -645,9 +656,9 @@ absl::Status ReadContainers(const Obj& spec, std::string_view key, std::vector<C
       RETURN_IF_ERROR(p.String("protocol", &port.protocol));
       if (port.protocol.empty()) port.protocol = "TCP";
       if (port.protocol != "TCP" && port.protocol != "UDP" && port.protocol != "SCTP") {
-        return PathError(p.At("protocol"), internal::StrCat("unsupported protocol \"",
-                                                            port.protocol,
-                                                            "\"; expected TCP, UDP or SCTP"));
+        return PathError(p.At("protocol"),
+                         internal::StrCat("unsupported protocol \"", port.protocol,
+                                          "\"; expected TCP, UDP or SCTP"));
       }
       RETURN_IF_ERROR(p.String("hostIP", &port.host_ip));
       container.ports.push_back(std::move(port));
@@ -720,9 +731,10 @@ absl::Status ValidatePodSelectors(const Pod& pod, std::string_view spec_path) {
       return PathError(JoinPath(selector_path, key), Msg(s));
     }
   }
-  const std::string terms_path = JoinPath(
-      spec_path, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-                 "nodeSelectorTerms");
+  const std::string terms_path =
+      JoinPath(spec_path,
+               "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+               "nodeSelectorTerms");
   for (size_t i = 0; i < pod.node_affinity.required.size(); ++i) {
     const NodeSelectorTerm& term = pod.node_affinity.required[i];
     const std::string term_path = IndexPath(terms_path, i);
@@ -755,11 +767,13 @@ absl::Status ReadPod(const Obj& item, Pod* pod, bool* skip) {
   RETURN_IF_ERROR(ReadPodSpec(spec, pod));
   KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
   RETURN_IF_ERROR(status.String("phase", &pod->phase));
+  RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
   if (!pod->phase.empty() && pod->phase != "Pending" && pod->phase != "Running" &&
       pod->phase != "Succeeded" && pod->phase != "Failed" && pod->phase != "Unknown") {
-    return PathError(status.At("phase"),
-                     internal::StrCat("unsupported phase \"", pod->phase,
-                                      "\"; expected Pending, Running, Succeeded, Failed or Unknown"));
+    return PathError(
+        status.At("phase"),
+        internal::StrCat("unsupported phase \"", pod->phase,
+                         "\"; expected Pending, Running, Succeeded, Failed or Unknown"));
   }
   if (IsPendingForValidation(*pod)) RETURN_IF_ERROR(ValidatePodSelectors(*pod, spec.path()));
   return absl::OkStatus();
@@ -820,15 +834,15 @@ absl::Status ReadNodePool(const Obj& item, NodePool* np) {
   RETURN_IF_ERROR(ReadNodeClassRef(tspec, &np->node_class_ref));
   RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
   RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
-                                      /*allow_never=*/false));
+                                 /*allow_never=*/false));
   KARP_ASSIGN_OR_RETURN(Obj disruption, spec.Object("disruption"));
   std::string policy;
   RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
   if (disruption.Get("consolidationPolicy") != nullptr) {
     bool found = false;
-    for (ConsolidationPolicy p : {ConsolidationPolicy::kWhenEmpty,
-                                  ConsolidationPolicy::kWhenEmptyOrUnderutilized,
-                                  ConsolidationPolicy::kBalanced}) {
+    for (ConsolidationPolicy p :
+         {ConsolidationPolicy::kWhenEmpty, ConsolidationPolicy::kWhenEmptyOrUnderutilized,
+          ConsolidationPolicy::kBalanced}) {
       if (ConsolidationPolicyName(p) == policy) {
         np->consolidation_policy = p;
         found = true;
@@ -874,7 +888,7 @@ absl::Status ReadNodeClaim(const Obj& item, NodeClaim* nc) {
   RETURN_IF_ERROR(ReadNodeClassRef(spec, &nc->node_class_ref));
   RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
   RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
-                                     /*allow_never=*/false));
+                                /*allow_never=*/false));
   KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
   RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
   RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
@@ -912,8 +926,7 @@ absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
   if (const Json* v = spec.Get("maxUnavailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
   }
-  RETURN_IF_ERROR(
-      spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
+  RETURN_IF_ERROR(spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
   const std::string& policy = pdb->unhealthy_pod_eviction_policy;
   if (!policy.empty() && policy != "IfHealthyBudget" && policy != "AlwaysAllow") {
     return PathError(spec.At("unhealthyPodEvictionPolicy"),
@@ -967,8 +980,8 @@ class SnapshotDecoder {
     std::string api_version;
     RETURN_IF_ERROR(item.String("apiVersion", &api_version));
     const Json* items = item.Get("items");
-    if (kind == "List" || (items != nullptr && kind.size() > 4 &&
-                           kind.compare(kind.size() - 4, 4, "List") == 0)) {
+    if (kind == "List" ||
+        (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
       if (list_depth >= 4) return PathError(path, "Lists nested too deeply");
       if (items == nullptr) return absl::OkStatus();
       if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
@@ -1037,11 +1050,9 @@ class SnapshotDecoder {
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
     auto [it, inserted] = seen_.emplace(internal::StrCat(what, " ", key), item.path());
     if (!inserted) {
-      return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
-                                                   "\" (first defined at ",
-                                                   it->second.empty() ? "the top level"
-                                                                      : it->second,
-                                                   ")"));
+      return PathError(name_path,
+                       internal::StrCat("duplicate ", what, " \"", key, "\" (first defined at ",
+                                        it->second.empty() ? "the top level" : it->second, ")"));
     }
     return absl::OkStatus();
   }
@@ -1118,8 +1129,17 @@ absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
     offerings.push_back(std::move(off));
     return absl::OkStatus();
   }));
+  // Optional constraints beyond the single-valued labels (karp extension of formats.md §2),
+  // e.g. DoesNotExist for optional provider labels the type lacks.
+  std::vector<NodeSelectorRequirement> extra_api;
+  RETURN_IF_ERROR(ReadRequirements(o, RequirementOwner::kNodeClaim, &extra_api));
+  absl::StatusOr<Requirements> extra = Requirements::FromApi(extra_api);
+  if (!extra.ok()) {
+    return PathError(o.At("requirements"), std::string(extra.status().message()));
+  }
   *out = InstanceType::Make(std::move(name), std::move(labels), std::move(capacity),
                             std::move(overhead), std::move(offerings));
+  if (!extra->empty()) out->RebuildRequirements(*extra);
   return absl::OkStatus();
 }
 
@@ -1208,3 +1228,8 @@ absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path) {
 }
 
 }  // namespace karp::json
+
+#undef RETURN_IF_ERROR
+#undef KARP_JSON_RETURN_IF_ERROR_
+#undef KARP_JSON_CONCAT_
+#undef KARP_JSON_CONCAT_INNER_

@@ -84,9 +84,12 @@ std::string FormatGoDuration(absl::Duration d) {
     uint64_t nanos;
   };
   static constexpr Unit kUnits[] = {
-      {"h", uint64_t{3600} * 1000 * 1000 * 1000}, {"m", uint64_t{60} * 1000 * 1000 * 1000},
-      {"s", uint64_t{1000} * 1000 * 1000},        {"ms", 1000 * 1000},
-      {"us", 1000},                               {"ns", 1},
+      {"h", uint64_t{3600} * 1000 * 1000 * 1000},
+      {"m", uint64_t{60} * 1000 * 1000 * 1000},
+      {"s", uint64_t{1000} * 1000 * 1000},
+      {"ms", 1000 * 1000},
+      {"us", 1000},
+      {"ns", 1},
   };
   for (const Unit& unit : kUnits) {
     const uint64_t count = u / unit.nanos;

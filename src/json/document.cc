@@ -13,23 +13,23 @@
 
 #include "json/document.h"
 
-#include <charconv>
-#include <map>
-#include <sstream>
-#include <cmath>
-#include <cstdint>
-#include <exception>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <utility>
-#include <vector>
-
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
@@ -54,9 +54,8 @@ std::string Where(std::string_view text, size_t pos) {
 }
 
 absl::Status TooDeep(std::string_view source, std::string_view text, size_t pos) {
-  return absl::InvalidArgumentError(internal::StrCat(source, ": ", Where(text, pos),
-                                                     ": nesting deeper than ", kMaxDepth,
-                                                     " levels"));
+  return absl::InvalidArgumentError(internal::StrCat(
+      source, ": ", Where(text, pos), ": nesting deeper than ", kMaxDepth, " levels"));
 }
 
 // Maximum depth of `[`/`{` outside JSON strings; rejects past kMaxDepth at the first offender.
@@ -134,9 +133,7 @@ bool AllOf(std::string_view s, bool (*pred)(char)) {
 }
 bool IsDec(char c) { return c >= '0' && c <= '9'; }
 bool IsOct(char c) { return c >= '0' && c <= '7'; }
-bool IsHex(char c) {
-  return IsDec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHex(char c) { return IsDec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
 bool IsYamlFloat(std::string_view s) {
@@ -172,7 +169,8 @@ Json ResolvePlainScalar(const std::string& s) {
     // from_chars does not take '+'; parse the signed text without it.
     std::string_view signed_text = (!v.empty() && v[0] == '+') ? v.substr(1) : v;
     int64_t i64 = 0;
-    auto [p, ec] = std::from_chars(signed_text.data(), signed_text.data() + signed_text.size(), i64);
+    auto [p, ec] =
+        std::from_chars(signed_text.data(), signed_text.data() + signed_text.size(), i64);
     if (ec == std::errc() && p == signed_text.data() + signed_text.size()) return i64;
     if (!negative) {
       uint64_t u64 = 0;
@@ -187,8 +185,8 @@ Json ResolvePlainScalar(const std::string& s) {
     std::string_view digits = v.substr(2);
     if (AllOf(digits, hex ? IsHex : IsOct)) {
       uint64_t u64 = 0;
-      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u64,
-                                     hex ? 16 : 8);
+      auto [p, ec] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), u64, hex ? 16 : 8);
       if (ec == std::errc() && p == digits.data() + digits.size()) {
         if (u64 <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(u64);
         return u64;
@@ -253,7 +251,8 @@ class JsonEventBuilder : public YAML::EventHandler {
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
-    if (it == anchors_.end()) throw YamlBuildError{mark, "alias to an unknown or unfinished anchor"};
+    if (it == anchors_.end())
+      throw YamlBuildError{mark, "alias to an unknown or unfinished anchor"};
     if (ExpectingKey()) {
       if (!it->second.value.is_string()) throw YamlBuildError{mark, "mapping keys must be scalars"};
       Charge(mark, it->second.cost);
@@ -466,8 +465,8 @@ absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
   // A UTF-8 byte order mark is not content.
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   size_t first = 0;
-  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' ||
-                                 text[first] == '\n' || text[first] == '\r')) {
+  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' ||
+                                 text[first] == '\r')) {
     ++first;
   }
   try {

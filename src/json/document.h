@@ -5,11 +5,10 @@
 #ifndef KARP_SRC_JSON_DOCUMENT_H_
 #define KARP_SRC_JSON_DOCUMENT_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 

@@ -6,11 +6,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "internal/strings.h"
 #include "json/codec_util.h"
@@ -321,7 +320,10 @@ Json Object(std::string_view api_version, std::string_view kind, Json metadata) 
 Json PodJson(const Pod& pod) {
   Json o = Object("v1", "Pod", MetaJson(pod.metadata, true));
   o["spec"] = PodSpecJson(pod);
-  if (!pod.phase.empty()) o["status"] = Json{{"phase", pod.phase}};
+  Json status = Json::object();
+  if (!pod.phase.empty()) status["phase"] = pod.phase;
+  if (pod.start_time) status["startTime"] = FormatTimestamp(*pod.start_time);
+  if (!status.empty()) o["status"] = std::move(status);
   return o;
 }
 
@@ -457,6 +459,9 @@ std::string WriteCatalog(const InstanceCatalog& catalog, int indent) {
     Json t = Json::object();
     t["name"] = it.name;
     t["labels"] = StringMapJson(it.labels);
+    if (!it.extra_requirements.empty()) {
+      t["requirements"] = RequirementsJson(it.extra_requirements.ToApi());
+    }
     t["capacity"] = ResourcesJson(it.capacity);
     const Overhead& oh = it.overhead;
     if (!oh.kube_reserved.empty() || !oh.system_reserved.empty() ||

@@ -2,6 +2,9 @@
 // promised by formats.md §5, hostile input, and the write -> parse round trips.
 // Self-contained: every input is written inline (no /work/shared files).
 
+#include "karp/json/codec.h"
+
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "karp/json/codec.h"
 
 namespace {
 
@@ -268,8 +268,8 @@ TEST_CASE("A snapshot with every kind decodes every field", "[json]") {
   CHECK(np.requirements[1].op == karp::Operator::kExists);
   CHECK(np.requirements[1].min_values == 2);
   CHECK(np.requirements[2].op == karp::Operator::kGt);
-  CHECK(np.taints == std::vector<karp::Taint>{{"example.com/special", "true",
-                                               karp::TaintEffect::kNoSchedule}});
+  CHECK(np.taints ==
+        std::vector<karp::Taint>{{"example.com/special", "true", karp::TaintEffect::kNoSchedule}});
   CHECK(np.startup_taints[0].effect == karp::TaintEffect::kNoExecute);
   CHECK(np.node_class_ref.kind == "EC2NodeClass");
   CHECK_FALSE(np.expire_after.has_value());  // Never
@@ -347,8 +347,7 @@ TEST_CASE("A snapshot with every kind decodes every field", "[json]") {
   CHECK(tsc.node_taints_policy == karp::NodeInclusionPolicy::kHonor);
   CHECK(pod.containers[0].requests.cpu() == 500);
   CHECK(pod.containers[0].requests.Get("nvidia.com/gpu") == 1);
-  CHECK(pod.containers[0].ports[0] ==
-        karp::ContainerPort{8080, 80, "UDP", "10.0.0.1"});
+  CHECK(pod.containers[0].ports[0] == karp::ContainerPort{8080, 80, "UDP", "10.0.0.1"});
   REQUIRE(pod.init_containers.size() == 2);
   CHECK(pod.init_containers[1].restart_policy == "Always");
   CHECK(pod.overhead.cpu() == 10);
@@ -438,8 +437,9 @@ TEST_CASE("Single objects, Lists, typed Lists and JSON arrays are accepted", "[j
   const std::string pod = R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}})";
   CHECK(MustParse(pod).pods.size() == 1);
   CHECK(MustParse(R"({"kind": "List", "items": [)" + pod + "]}").pods.size() == 1);
-  CHECK(MustParse(R"({"kind": "PodList", "apiVersion": "v1", "items": [)" + pod + "]}")
-            .pods.size() == 1);
+  CHECK(
+      MustParse(R"({"kind": "PodList", "apiVersion": "v1", "items": [)" + pod + "]}").pods.size() ==
+      1);
   CHECK(MustParse("[" + pod + "]").pods.size() == 1);
   CHECK(MustParse(R"({"kind": "List", "items": []})").pods.empty());
   CHECK(MustParse("").pods.empty());
@@ -493,8 +493,9 @@ metadata: {name: b}
 spec:
   containers: [{name: c, resources: {requests: {cpu: 1.5.3}}}]
 )";
-  CHECK(ParseError(bad, "pods.yaml") ==
-        R"(pods.yaml: documents[1].spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3": unknown suffix)");
+  CHECK(
+      ParseError(bad, "pods.yaml") ==
+      R"(pods.yaml: documents[1].spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3": unknown suffix)");
 }
 
 TEST_CASE("YAML scalars are typed as YAML types them", "[json]") {
@@ -516,8 +517,9 @@ TEST_CASE("YAML scalars are typed as YAML types them", "[json]") {
 }
 
 TEST_CASE("A malformed cpu request names the JSON path and the text", "[json]") {
-  CHECK(ParseError(PoolAndPod(kCapacityTypeReq, R"({"cpu": "1.5.3", "memory": "512Mi"})")) ==
-        R"(objects.json: items[1].spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3": unknown suffix)");
+  CHECK(
+      ParseError(PoolAndPod(kCapacityTypeReq, R"({"cpu": "1.5.3", "memory": "512Mi"})")) ==
+      R"(objects.json: items[1].spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3": unknown suffix)");
 }
 
 TEST_CASE("A negative memory request is rejected", "[json]") {
@@ -529,9 +531,10 @@ TEST_CASE("A negative memory request is rejected", "[json]") {
 TEST_CASE("Invalid NodePool requirements name the requirement", "[json]") {
   const std::string prefix = "objects.json: items[0].spec.template.spec.requirements[1]";
   SECTION("In without values") {
-    std::string msg = ParseError(PoolAndPod(
-        std::string(kCapacityTypeReq) + R"(, {"key": "example.com/tier", "operator": "In", "values": []})",
-        R"({"cpu": "1"})"));
+    std::string msg = ParseError(
+        PoolAndPod(std::string(kCapacityTypeReq) +
+                       R"(, {"key": "example.com/tier", "operator": "In", "values": []})",
+                   R"({"cpu": "1"})"));
     CHECK(msg.rfind(prefix + ": ", 0) == 0);
     CHECK(msg.find("must have a value") != std::string::npos);
   }
@@ -552,17 +555,20 @@ TEST_CASE("Invalid NodePool requirements name the requirement", "[json]") {
     CHECK(msg.find("minValues 51") != std::string::npos);
   }
   SECTION("unknown operator") {
-    CHECK(ParseError(PoolAndPod(std::string(kCapacityTypeReq) +
-                                    R"(, {"key": "topology.kubernetes.io/zone", "operator": "Within", "values": ["a"]})",
-                                R"({"cpu": "1"})")) ==
-          prefix + ".operator: unsupported operator \"Within\"; expected one of In, NotIn, "
-                   "Exists, DoesNotExist, Gt, Lt, Gte, Lte");
+    CHECK(
+        ParseError(PoolAndPod(
+            std::string(kCapacityTypeReq) +
+                R"(, {"key": "topology.kubernetes.io/zone", "operator": "Within", "values": ["a"]})",
+            R"({"cpu": "1"})")) ==
+        prefix +
+            ".operator: unsupported operator \"Within\"; expected one of In, NotIn, "
+            "Exists, DoesNotExist, Gt, Lt, Gte, Lte");
   }
   SECTION("restricted key") {
-    std::string msg = ParseError(PoolAndPod(
-        std::string(kCapacityTypeReq) +
-            R"(, {"key": "kubernetes.io/hostname", "operator": "In", "values": ["a"]})",
-        R"({"cpu": "1"})"));
+    std::string msg = ParseError(
+        PoolAndPod(std::string(kCapacityTypeReq) +
+                       R"(, {"key": "kubernetes.io/hostname", "operator": "In", "values": ["a"]})",
+                   R"({"cpu": "1"})"));
     CHECK(msg.rfind(prefix + ": ", 0) == 0);
   }
 }
@@ -615,11 +621,14 @@ TEST_CASE("Duplicate objects in one file are rejected", "[json]") {
         "objects.json: items[1].metadata.name: duplicate pod \"default/web-0\" (first defined at "
         "items[0])");
   // Same name in another namespace, or another kind, is fine.
-  CHECK(MustParse(R"({"kind": "List", "items": [)" + pod +
-                  R"(, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "namespace": "x"}},
+  CHECK(
+      MustParse(
+          R"({"kind": "List", "items": [)" + pod +
+          R"(, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "namespace": "x"}},
                       {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "web-0"}}]})")
-            .pods.size() == 2);
-  CHECK(ParseError(R"([{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "a"}},
+          .pods.size() == 2);
+  CHECK(ParseError(
+            R"([{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "a"}},
                        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "a"}}])")
             .find("duplicate nodepool") != std::string::npos);
 }
@@ -681,6 +690,36 @@ TEST_CASE("YAML alias bombs are rejected instead of expanded", "[json]") {
   CHECK(msg.find("too large") != std::string::npos);
 }
 
+TEST_CASE("YAML that stalls yaml-cpp 0.7 is an error, not a hang", "[json]") {
+  // A token the parser never consumes used to make YAML::LoadAll loop, allocating forever.
+  for (const char* text : {",", ",[", ",{\"a\"", "- a\n,\n", "--- a\n---\n,"}) {
+    INFO(text);
+    CHECK(ParseError(text, "x.yaml").rfind("x.yaml: ", 0) == 0);
+  }
+}
+
+TEST_CASE("YAML anchors and aliases are expanded", "[json]") {
+  ClusterSnapshot snap = MustParse(R"(kind: List
+items:
+  - &pod
+    kind: Pod
+    apiVersion: v1
+    metadata: {name: a, labels: &labels {app: web}}
+    spec: {containers: &cs [{name: c, resources: {requests: {cpu: 250m}}}]}
+  - kind: Pod
+    apiVersion: v1
+    metadata: {name: b, labels: *labels}
+    spec: {containers: *cs}
+)",
+                                   "a.yaml");
+  REQUIRE(snap.pods.size() == 2);
+  CHECK(snap.pods[1].metadata.labels == snap.pods[0].metadata.labels);
+  CHECK(snap.pods[1].containers == snap.pods[0].containers);
+  CHECK(ParseError("a: &x [*x]\n", "x.yaml").find("alias") != std::string::npos);
+  CHECK(ParseError("? [a]\n: b\n", "x.yaml").find("mapping keys must be scalars") !=
+        std::string::npos);
+}
+
 TEST_CASE("Invalid UTF-8 is rejected in JSON and YAML", "[json]") {
   CHECK(ParseError("{\"kind\": \"Pod\", \"metadata\": {\"name\": \"\xff\"}}")
             .rfind("objects.json: ", 0) == 0);
@@ -705,28 +744,36 @@ TEST_CASE("Strict enumerations: effects, operators, policies", "[json]") {
   CHECK(ParseError(R"({"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n"},
       "spec": {"taints": [{"key": "k", "effect": ""}]}})")
             .rfind("objects.json: spec.taints[0].effect: unsupported taint effect \"\"", 0) == 0);
-  CHECK(ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
+  CHECK(
+      ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
       "spec": {"disruption": {"consolidationPolicy": "Sometimes"}}})")
-            .rfind("objects.json: spec.disruption.consolidationPolicy: ", 0) == 0);
-  CHECK(ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
+          .rfind("objects.json: spec.disruption.consolidationPolicy: ", 0) == 0);
+  CHECK(
+      ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
       "spec": {"disruption": {"budgets": [{"nodes": "150%"}]}}})")
-            .rfind("objects.json: spec.disruption.budgets[0].nodes: ", 0) == 0);
-  CHECK(ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
+          .rfind("objects.json: spec.disruption.budgets[0].nodes: ", 0) == 0);
+  CHECK(
+      ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
       "spec": {"template": {"spec": {"expireAfter": "5 days"}}}})") ==
-        "objects.json: spec.template.spec.expireAfter: invalid duration \"5 days\": unknown unit");
-  CHECK(ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1beta1", "metadata": {"name": "n"}})")
-            .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
+      "objects.json: spec.template.spec.expireAfter: invalid duration \"5 days\": unknown unit");
+  CHECK(
+      ParseError(
+          R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1beta1", "metadata": {"name": "n"}})")
+          .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
 }
 
 TEST_CASE("Selectors of pending pods are validated; bound pods may use matchFields", "[json]") {
-  const std::string match_fields = R"("affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+  const std::string match_fields =
+      R"("affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}})";
   CHECK(ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}, "spec": {)" +
                    match_fields + "}}") ==
         "objects.json: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
         "nodeSelectorTerms[0].matchFields: node selector term with matchFields is not supported");
-  ClusterSnapshot bound = MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
-      "spec": {"nodeName": "n1", )" + match_fields + "}}");
+  ClusterSnapshot bound =
+      MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
+      "spec": {"nodeName": "n1", )" +
+                match_fields + "}}");
   CHECK(bound.pods[0].node_affinity.required[0].has_match_fields);
 
   std::string msg = ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
@@ -735,9 +782,10 @@ TEST_CASE("Selectors of pending pods are validated; bound pods may use matchFiel
   CHECK(ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
       "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Gte", "values": ["1"]}]}]}}}}})")
-            .rfind("objects.json: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"
-                   "Execution.nodeSelectorTerms[0].matchExpressions[0].operator: unsupported operator",
-                   0) == 0);
+            .rfind(
+                "objects.json: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"
+                "Execution.nodeSelectorTerms[0].matchExpressions[0].operator: unsupported operator",
+                0) == 0);
 }
 
 TEST_CASE("Timestamps and durations are parsed exactly", "[json]") {
@@ -753,15 +801,17 @@ TEST_CASE("Timestamps and durations are parsed exactly", "[json]") {
   CHECK(ParseError(R"({"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n",
       "creationTimestamp": "yesterday"}})") ==
         "objects.json: metadata.creationTimestamp: invalid RFC 3339 timestamp \"yesterday\"");
-  CHECK(ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
+  CHECK(
+      ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
       "spec": {"template": {"spec": {"terminationGracePeriod": "Never"}}}})")
-            .rfind("objects.json: spec.template.spec.terminationGracePeriod: invalid duration", 0) == 0);
+          .rfind("objects.json: spec.template.spec.terminationGracePeriod: invalid duration", 0) ==
+      0);
 }
 
 TEST_CASE("ReadSnapshotFiles merges files and validates across them", "[json]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("karp_codec_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("karp_codec_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string a = (dir / "a.json").string();
   const std::string b = (dir / "b.yaml").string();
@@ -884,7 +934,8 @@ TEST_CASE("Catalog errors name the instance type path", "[json]") {
   CHECK(error(R"({"instanceTypes": [{"name": "a", "labels": {"k": 1}}]})") ==
         "catalog.json: instanceTypes[0].labels.k: expected a string, got a number");
   CHECK(error(std::string(100000, '[')).rfind("catalog.json: ", 0) == 0);
-  absl::StatusOr<karp::InstanceCatalog> missing = karp::json::ReadCatalogFile("/nonexistent/c.json");
+  absl::StatusOr<karp::InstanceCatalog> missing =
+      karp::json::ReadCatalogFile("/nonexistent/c.json");
   CHECK(missing.status().code() == absl::StatusCode::kNotFound);
 }
 
@@ -897,7 +948,7 @@ instanceTypes:
     offerings:
       - {zone: us-east-1a, capacityType: spot, price: 0.0031}
 )",
-                                                                        "catalog.yaml");
+                                                                       "catalog.yaml");
   INFO(cat.status().message());
   REQUIRE(cat.ok());
   CHECK(cat->Find("t3.micro")->offerings[0].price == 0.0031);
