@@ -194,4 +194,88 @@ ClusterSnapshot BenchmarkSnapshot(std::vector<Pod> pods) {
   return s;
 }
 
+ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
+  std::mt19937 rng(seed);
+  ClusterSnapshot snap;
+  NodePool np;
+  np.metadata.name = "general";
+  np.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  np.requirements = {
+      {std::string(kLabelCapacityType), Operator::kIn, {"on-demand"}, std::nullopt},
+      {"karpenter.k8s.aws/instance-category", Operator::kIn, {"c", "m", "r"}, std::nullopt},
+      {"karpenter.k8s.aws/instance-generation", Operator::kIn, {"5"}, std::nullopt}};
+  np.budgets = {Budget{"10%", {}, "", std::nullopt}};
+  snap.node_pools.push_back(np);
+  struct Shape {
+    const char* type;
+    int64_t cpu, mem_gi, pods;
+  };
+  static const Shape kShapes[] = {{"m5.xlarge", 4, 16, 58},  {"m5.2xlarge", 8, 32, 58},
+                                  {"c5.2xlarge", 8, 16, 58}, {"r5.xlarge", 4, 32, 58},
+                                  {"m5.4xlarge", 16, 64, 234}};
+  const char* kZones[] = {"us-east-1a", "us-east-1b", "us-east-1c"};
+  const int deployments = std::max(1, nodes / 4);
+  int pod_index = 0;
+  for (int i = 0; i < nodes; ++i) {
+    const Shape& shape = kShapes[std::uniform_int_distribution<int>(0, 4)(rng)];
+    Node n;
+    char name[64];
+    std::snprintf(name, sizeof(name), "ip-10-%d-%d-%d.ec2.internal", i / 65536, (i / 256) % 256,
+                  i % 256);
+    n.metadata.name = name;
+    n.metadata.creation_timestamp = now - absl::Hours(24 + i % 100);
+    const std::string zone = kZones[i % 3];
+    n.metadata.labels = {{std::string(kLabelInstanceType), shape.type},
+                         {std::string(kLabelZone), zone},
+                         {std::string(kLabelCapacityType), "on-demand"},
+                         {std::string(kLabelNodePool), "general"},
+                         {std::string(kLabelArch), "amd64"},
+                         {std::string(kLabelOs), "linux"},
+                         {std::string(kLabelInitialized), "true"},
+                         {std::string(kLabelHostname), name}};
+    n.capacity = ResourceList{{"cpu", shape.cpu * 1000}, {"memory", shape.mem_gi * kGi},
+                              {"pods", shape.pods}};
+    n.allocatable = ResourceList{{"cpu", shape.cpu * 1000 - 100},
+                                 {"memory", shape.mem_gi * kGi - kGi}, {"pods", shape.pods}};
+    n.conditions.push_back({"Ready", "True", "", "", n.metadata.creation_timestamp});
+    NodeClaim nc;
+    nc.metadata.name = std::string("general-") + std::to_string(i);
+    nc.metadata.labels = n.metadata.labels;
+    nc.metadata.creation_timestamp = n.metadata.creation_timestamp;
+    nc.node_name = name;
+    nc.capacity = n.capacity;
+    nc.allocatable = n.allocatable;
+    nc.conditions.push_back({"Initialized", "True", "", "", n.metadata.creation_timestamp});
+    nc.conditions.push_back({"Consolidatable", "True", "", "", n.metadata.creation_timestamp});
+    // 30-60 % cpu utilisation, about 10 pods.
+    const double target = std::uniform_real_distribution<double>(0.3, 0.6)(rng);
+    const int64_t budget_cpu = static_cast<int64_t>(target * static_cast<double>(shape.cpu * 1000));
+    const int count = std::uniform_int_distribution<int>(6, 14)(rng);
+    for (int k = 0; k < count; ++k) {
+      const int dep = std::uniform_int_distribution<int>(0, deployments - 1)(rng);
+      Pod p = BasePod(pod_index++, std::max<int64_t>(50, budget_cpu / count),
+                      std::max<int64_t>(64 * kMi, (shape.mem_gi * kGi / 2) / count));
+      p.metadata.name = "app-" + std::to_string(dep) + "-" + std::to_string(pod_index);
+      p.metadata.labels["app"] = "app-" + std::to_string(dep);
+      p.node_name = name;
+      p.phase = "Running";
+      p.start_time = n.metadata.creation_timestamp;
+      if (pod_index % 97 == 0) p.metadata.annotations[std::string(kAnnotationDoNotDisrupt)] = "true";
+      snap.pods.push_back(std::move(p));
+    }
+    snap.nodes.push_back(std::move(n));
+    snap.node_claims.push_back(std::move(nc));
+  }
+  for (int d = 0; d < deployments; d += 10) {
+    PodDisruptionBudget pdb;
+    pdb.metadata.name = "app-" + std::to_string(d);
+    pdb.metadata.namespace_ = "default";
+    pdb.selector = Selector("app", "app-" + std::to_string(d));
+    pdb.max_unavailable = "1";
+    pdb.disruptions_allowed = d % 50 == 0 ? 0 : 1;
+    snap.pdbs.push_back(std::move(pdb));
+  }
+  return snap;
+}
+
 }  // namespace karp::bench

@@ -11,6 +11,7 @@
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/objects.h"
+#include "absl/time/time.h"
 
 namespace karp::bench {
 
@@ -32,6 +33,12 @@ std::vector<Pod> PreferencePods(int count, uint32_t seed = 42);
 
 // A snapshot with the benchmark NodePool and `pods` pending.
 ClusterSnapshot BenchmarkSnapshot(std::vector<Pod> pods);
+
+// A running cluster for consolidation benchmarks (benchmarks.md §2.3): `nodes` initialized
+// nodes of one on-demand+spot NodePool over m5/c5/r5 sizes of the embedded AWS catalog, at
+// 30–60 % cpu utilisation with ~10 pods per node from deployments; PDBs on some deployments
+// (one allowing no disruption) and a few do-not-disrupt pods. `now` is the snapshot time.
+ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now);
 
 }  // namespace karp::bench
 

@@ -43,11 +43,15 @@ namespace karp {
 
 class Scheduler;
 struct SolveResult;
+struct SchedulerOptions;
 namespace scheduling {
 struct Simulation;
 absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                      const std::vector<const Pod*>& pods,
                                      const Simulation& simulation);
+absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
+                                          std::shared_ptr<const InstanceCatalog> catalog,
+                                          const SchedulerOptions& options);
 }  // namespace scheduling
 
 // PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
@@ -162,6 +166,9 @@ class Scheduler {
   friend absl::StatusOr<SolveResult> scheduling::Simulate(const Scheduler&,
                                                           const std::vector<const Pod*>&,
                                                           const scheduling::Simulation&);
+  friend absl::StatusOr<Scheduler> scheduling::CreateUnchecked(
+      std::shared_ptr<const ClusterSnapshot>, std::shared_ptr<const InstanceCatalog>,
+      const SchedulerOptions&);
   explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "disruption/cron.h"
@@ -204,6 +205,48 @@ std::map<std::string, int64_t> BuildBudgets(const ClusterSnapshot& snap,
   return out;
 }
 
+// Facts about pods that no command changes (labels, annotations, priority, owners), computed
+// once per plan.
+struct PodFacts {
+  std::vector<const PodDisruptionBudget*> pdbs;
+  double eviction_cost = 1.0;
+  bool reschedulable = false;
+  bool mirror = false;
+  bool tolerates_disrupted = false;
+  std::string key;
+};
+
+struct PodCache {
+  absl::flat_hash_map<const Pod*, PodFacts> facts;  // pods are stable within one loop
+  absl::flat_hash_map<std::string, PodFacts> by_key;  // across loops
+
+  // Valid for the loop that owns `p`; call Reset() when the snapshot mutates.
+  const PodFacts& Of(const Pod& p, const ClusterSnapshot& snap) {
+    auto it = facts.find(&p);
+    if (it != facts.end()) return it->second;
+    std::string key = p.Key();
+    auto k = by_key.find(key);
+    if (k == by_key.end()) {
+      PodFacts f;
+      f.key = key;
+      const std::string pns = p.metadata.namespace_.empty() ? "default" : p.metadata.namespace_;
+      for (const PodDisruptionBudget& pdb : snap.pdbs) {
+        const std::string ns = pdb.metadata.namespace_.empty() ? "default" : pdb.metadata.namespace_;
+        if (ns != pns || !pdb.selector || !pdb.selector->Matches(p.metadata.labels)) continue;
+        f.pdbs.push_back(&pdb);
+      }
+      f.eviction_cost = EvictionCost(p);
+      f.mirror = IsMirror(p);
+      f.tolerates_disrupted = ToleratesTaint(p.tolerations, DisruptedTaint());
+      k = by_key.emplace(std::move(key), std::move(f)).first;
+    }
+    PodFacts f = k->second;
+    f.reschedulable = IsReschedulable(p);  // depends on phase/termination, which may change
+    return facts.emplace(&p, std::move(f)).first->second;
+  }
+  void Reset() { facts.clear(); }
+};
+
 // The price-check outcome of one candidate set (computeConsolidation).
 struct Evaluation {
   std::optional<DisruptionCommand> command;
@@ -212,9 +255,13 @@ struct Evaluation {
 
 class Loop {
  public:
-  Loop(const Consolidator::State& state, const ClusterSnapshot& snap,
-       const std::map<std::string, int64_t>& deleting)
-      : state_(state), snap_(snap), deleting_(deleting) {}
+  Loop(const Consolidator::State& state, std::shared_ptr<const ClusterSnapshot> snap,
+       const std::map<std::string, int64_t>& deleting, PodCache* cache)
+      : state_(state),
+        snap_ptr_(std::move(snap)),
+        snap_(*snap_ptr_),
+        deleting_(deleting),
+        cache_(cache) {}
 
   absl::Status Init();
   // The next command, or nullopt when no method finds anything; `kept` gets a reason for every
@@ -234,8 +281,10 @@ class Loop {
                                                bool multi, std::string* why) const;
 
   const Consolidator::State& state_;
+  std::shared_ptr<const ClusterSnapshot> snap_ptr_;
   const ClusterSnapshot& snap_;
   const std::map<std::string, int64_t>& deleting_;
+  PodCache* cache_;
   std::vector<NodeView> views_;
   std::optional<Scheduler> scheduler_;
 };
@@ -244,7 +293,7 @@ absl::Status Loop::Init() {
   BuildViews();
   SchedulerOptions options = state_.options.scheduler;
   options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
-  absl::StatusOr<Scheduler> s = Scheduler::Create(snap_, state_.catalog, options);
+  absl::StatusOr<Scheduler> s = scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options);
   if (!s.ok()) return s.status();
   scheduler_ = std::move(*s);
   return absl::OkStatus();
@@ -262,11 +311,17 @@ void Loop::BuildViews() {
   for (const Pod& p : snap_.pods) {
     if (!p.node_name.empty()) pods_by_node[p.node_name].push_back(&p);
   }
+  std::map<std::string, const NodeClaim*> claim_by_node;
+  for (const NodeClaim& nc : snap_.node_claims) {
+    if (!nc.node_name.empty()) claim_by_node.emplace(nc.node_name, &nc);
+  }
+  std::map<const PodDisruptionBudget*, int64_t> pdb_allowed;  // derived allowances, cached
   for (const Node& node : snap_.nodes) {
     NodeView v;
     v.node = &node;
     v.name = node.metadata.name;
-    v.claim = snap_.FindNodeClaimForNode(v.name);
+    auto claim_it = claim_by_node.find(v.name);
+    v.claim = claim_it == claim_by_node.end() ? nullptr : claim_it->second;
     std::string pool_name = Label(node.metadata, kLabelNodePool);
     if (pool_name.empty() && v.claim != nullptr) pool_name = v.claim->NodePoolName();
     v.pool = pool_name.empty() ? nullptr : snap_.FindNodePool(pool_name);
@@ -295,10 +350,12 @@ void Loop::BuildViews() {
     }
     double all_cost = 0;
     for (const Pod* p : v.pods) {
-      all_cost += EvictionCost(*p);
-      if (IsReschedulable(*p)) {
+      const PodFacts& f = cache_->Of(*p, snap_);
+      const double cost = f.eviction_cost;
+      all_cost += cost;
+      if (f.reschedulable) {
         v.reschedulable.push_back(p);
-        v.reschedule_cost += std::max(0.0, EvictionCost(*p));
+        v.reschedule_cost += std::max(0.0, cost);
       }
     }
     v.disruption_cost = all_cost * lifetime;
@@ -331,15 +388,11 @@ void Loop::BuildViews() {
       if (pod_block.empty()) {
         // PDBs over evictable pods.
         for (const Pod* p : v.pods) {
-          if (!IsActive(*p) || IsMirror(*p) || PodDoNotDisrupt(*p, now)) continue;
-          if (ToleratesTaint(p->tolerations, DisruptedTaint())) continue;
-          std::vector<const PodDisruptionBudget*> matching;
-          for (const PodDisruptionBudget& pdb : snap_.pdbs) {
-            const std::string ns = pdb.metadata.namespace_.empty() ? "default" : pdb.metadata.namespace_;
-            const std::string pns = p->metadata.namespace_.empty() ? "default" : p->metadata.namespace_;
-            if (ns != pns || !pdb.selector || !pdb.selector->Matches(p->metadata.labels)) continue;
-            matching.push_back(&pdb);
-          }
+          const PodFacts& f = cache_->Of(*p, snap_);
+          if (f.pdbs.empty()) continue;
+          if (!IsActive(*p) || f.mirror || PodDoNotDisrupt(*p, now)) continue;
+          if (f.tolerates_disrupted) continue;
+          const std::vector<const PodDisruptionBudget*>& matching = f.pdbs;
           if (matching.size() > 1) {
             pod_block = internal::StrCat("pod ", p->Key(),
                                          ": eviction does not support multiple PDBs");
@@ -348,8 +401,11 @@ void Loop::BuildViews() {
           if (matching.size() == 1) {
             const PodDisruptionBudget& pdb = *matching[0];
             int64_t allowed = 1;
+            auto cached = pdb_allowed.find(&pdb);
             if (pdb.disruptions_allowed) {
               allowed = *pdb.disruptions_allowed;
+            } else if (cached != pdb_allowed.end()) {
+              allowed = cached->second;
             } else {
               // No status: derive from the spec over the pods it selects.
               int64_t total = 0, healthy = 0;
@@ -371,6 +427,7 @@ void Loop::BuildViews() {
               } else if (!pdb.min_available.empty()) {
                 allowed = healthy - resolve(pdb.min_available);
               }
+              pdb_allowed[&pdb] = allowed;
             }
             if (allowed <= 0 && !(pdb.unhealthy_pod_eviction_policy == "AlwaysAllow" &&
                                   p->phase != "Running")) {
@@ -856,11 +913,10 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
   return std::nullopt;
 }
 
-// Applies a command to a snapshot: candidates removed, replacements added as initialized
-// nodes, moved pods bound where the simulation put them (others pending).
-ClusterSnapshot Apply(const ClusterSnapshot& snap, const DisruptionCommand& cmd,
-                      const SolveResult& placement, const InstanceCatalog& catalog,
-                      absl::Time now) {
+// Applies a command to a snapshot in place: candidates removed, replacements added as
+// initialized nodes, moved pods bound where the simulation put them (others pending).
+void Apply(ClusterSnapshot& snap, const DisruptionCommand& cmd, const SolveResult& placement,
+           const InstanceCatalog& catalog, absl::Time now) {
   std::set<std::string> gone(cmd.candidates.begin(), cmd.candidates.end());
   std::map<std::string, std::string> where;  // pod -> node
   for (const ExistingPlacement& e : placement.existing_nodes) {
@@ -870,41 +926,39 @@ ClusterSnapshot Apply(const ClusterSnapshot& snap, const DisruptionCommand& cmd,
   for (const NewNodeClaim& nc : cmd.replacements) {
     for (const std::string& p : nc.pods) where[p] = nc.name;
   }
-  ClusterSnapshot out;
-  out.node_pools = snap.node_pools;
-  out.daemon_sets = snap.daemon_sets;
-  out.pdbs = snap.pdbs;
-  out.skipped_objects = snap.skipped_objects;
-  for (const Node& n : snap.nodes) {
-    if (gone.count(n.metadata.name) == 0) out.nodes.push_back(n);
-  }
+  snap.nodes.erase(std::remove_if(snap.nodes.begin(), snap.nodes.end(),
+                                  [&](const Node& n) { return gone.count(n.metadata.name) > 0; }),
+                   snap.nodes.end());
   std::set<std::string> receiving;
   for (const auto& [pod, node] : where) receiving.insert(node);
-  for (const NodeClaim& nc : snap.node_claims) {
-    if (!nc.node_name.empty() && gone.count(nc.node_name) > 0) continue;
-    NodeClaim copy = nc;
-    if (!copy.node_name.empty() && receiving.count(copy.node_name) > 0) {
-      // Pods bound here: a pod event restarts consolidateAfter.
-      copy.last_pod_event_time = now;
-      copy.conditions.erase(std::remove_if(copy.conditions.begin(), copy.conditions.end(),
-                                           [](const NodeCondition& c) {
-                                             return c.type == "Consolidatable";
-                                           }),
-                            copy.conditions.end());
-    }
-    out.node_claims.push_back(std::move(copy));
+  snap.node_claims.erase(
+      std::remove_if(snap.node_claims.begin(), snap.node_claims.end(),
+                     [&](const NodeClaim& nc) {
+                       return !nc.node_name.empty() && gone.count(nc.node_name) > 0;
+                     }),
+      snap.node_claims.end());
+  for (NodeClaim& nc : snap.node_claims) {
+    if (nc.node_name.empty() || receiving.count(nc.node_name) == 0) continue;
+    // Pods bound here: a pod event restarts consolidateAfter.
+    nc.last_pod_event_time = now;
+    nc.conditions.erase(std::remove_if(nc.conditions.begin(), nc.conditions.end(),
+                                       [](const NodeCondition& c) {
+                                         return c.type == "Consolidatable";
+                                       }),
+                        nc.conditions.end());
   }
-  for (const Pod& p : snap.pods) {
-    if (p.node_name.empty() || gone.count(p.node_name) == 0) {
-      out.pods.push_back(p);
-      continue;
-    }
-    if (!IsReschedulable(p)) continue;  // daemon and mirror pods go with the node
-    Pod moved = p;
+  snap.pods.erase(std::remove_if(snap.pods.begin(), snap.pods.end(),
+                                 [&](const Pod& p) {
+                                   // Daemon and mirror pods go with their node.
+                                   return !p.node_name.empty() && gone.count(p.node_name) > 0 &&
+                                          !IsReschedulable(p);
+                                 }),
+                  snap.pods.end());
+  for (Pod& p : snap.pods) {
+    if (p.node_name.empty() || gone.count(p.node_name) == 0) continue;
     auto w = where.find(p.Key());
-    moved.node_name = w == where.end() ? std::string() : w->second;
-    if (moved.node_name.empty()) moved.phase = "Pending";
-    out.pods.push_back(std::move(moved));
+    p.node_name = w == where.end() ? std::string() : w->second;
+    if (p.node_name.empty()) p.phase = "Pending";
   }
   for (const NewNodeClaim& nc : cmd.replacements) {
     if (!nc.launch) continue;
@@ -943,10 +997,9 @@ ClusterSnapshot Apply(const ClusterSnapshot& snap, const DisruptionCommand& cmd,
       claim.expire_after = pool->expire_after;
       claim.termination_grace_period = pool->termination_grace_period;
     }
-    out.nodes.push_back(std::move(node));
-    out.node_claims.push_back(std::move(claim));
+    snap.nodes.push_back(std::move(node));
+    snap.node_claims.push_back(std::move(claim));
   }
-  return out;
 }
 
 }  // namespace
@@ -981,25 +1034,30 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
 absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
   ConsolidationPlan plan;
   plan.nodes = static_cast<int>(state_->snapshot.nodes.size());
-  ClusterSnapshot snap = state_->snapshot;
+  // One working copy, mutated in place between loops (no Loop outlives its iteration).
+  auto snap = std::make_shared<ClusterSnapshot>(state_->snapshot);
   std::set<std::string> original;
-  for (const Node& n : snap.nodes) original.insert(n.metadata.name);
+  for (const Node& n : snap->nodes) original.insert(n.metadata.name);
   std::set<std::string> disrupted;
   std::set<std::string> used_names;
-  for (const NodeClaim& nc : snap.node_claims) used_names.insert(nc.metadata.name);
-  for (const Node& n : snap.nodes) used_names.insert(n.metadata.name);
+  for (const NodeClaim& nc : snap->node_claims) used_names.insert(nc.metadata.name);
+  for (const Node& n : snap->nodes) used_names.insert(n.metadata.name);
   std::map<std::string, int> next_index;
   std::map<std::string, std::string> kept;
   std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
   std::map<std::string, std::string> first_reason;
+  PodCache cache;
   // Each loop removes at least one node, so the number of loops is bounded.
-  const size_t max_loops = snap.nodes.size() + state_->options.interruptions.size() + 1;
+  const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;
   for (size_t loop = 0; loop < max_loops; ++loop) {
-    Loop l(*state_, snap, deleting);
-    if (absl::Status s = l.Init(); !s.ok()) return s;
-    if (loop == 0) plan.candidates = l.candidates();
+    std::optional<DisruptionCommand> cmd;
     SolveResult placement;
-    std::optional<DisruptionCommand> cmd = l.Next(&kept, &placement);
+    {
+      Loop l(*state_, snap, deleting, &cache);
+      if (absl::Status s = l.Init(); !s.ok()) return s;
+      if (loop == 0) plan.candidates = l.candidates();
+      cmd = l.Next(&kept, &placement);
+    }
     // A node's explanation is the first reason recorded for it: later loops see the effects
     // of this plan's own commands (e.g. pods moved onto it).
     for (const auto& [node, reason] : kept) first_reason.emplace(node, reason);
@@ -1011,30 +1069,29 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
         name = internal::StrCat(nc.node_pool, "-", ++next_index[nc.node_pool]);
       } while (used_names.count(name) > 0);
       used_names.insert(name);
-      // Re-key the simulation's placement to the new name.
-      for (ExistingPlacement& e : placement.existing_nodes) {
-        if (e.name == nc.name) e.name = name;
-      }
       nc.name = name;
     }
     for (const std::string& c : cmd->candidates) {
       disrupted.insert(c);
-      const Node* n = snap.FindNode(c);
+      const Node* n = snap->FindNode(c);
       if (n == nullptr) continue;
       std::string pool = Label(n->metadata, kLabelNodePool);
       if (pool.empty()) {
-        if (const NodeClaim* nc = snap.FindNodeClaimForNode(c)) pool = nc->NodePoolName();
+        if (const NodeClaim* nc = snap->FindNodeClaimForNode(c)) pool = nc->NodePoolName();
       }
       if (!pool.empty()) ++deleting[pool];
     }
-    snap = Apply(snap, *cmd, placement, *state_->catalog, state_->now);
+    cache.Reset();  // pod addresses change below
+    Apply(*snap, *cmd, placement, *state_->catalog, state_->now);
     plan.savings_per_hour += cmd->savings_per_hour;
     plan.commands.push_back(std::move(*cmd));
     if (state_->options.once) {
-      Loop after(*state_, snap, deleting);
-      if (absl::Status s = after.Init(); !s.ok()) return s;
-      SolveResult ignored;
-      after.Next(&kept, &ignored);
+      {
+        Loop after(*state_, snap, deleting, &cache);
+        if (absl::Status s = after.Init(); !s.ok()) return s;
+        SolveResult ignored;
+        after.Next(&kept, &ignored);
+      }
       for (const auto& [node, reason] : kept) first_reason.emplace(node, reason);
       break;
     }

@@ -385,10 +385,12 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
 
 struct ExistingNodeState {
   const ExistingNodeInit* init = nullptr;
-  Requirements requirements;
+  std::optional<Requirements> narrowed;  // set once a pod narrowed the node's requirements
   ResourceList remaining;
-  std::vector<ContainerPort> ports;
+  std::vector<ContainerPort> added_ports;  // host ports of pods placed by this solve
   std::vector<std::string> pods;
+
+  const Requirements& requirements() const { return narrowed ? *narrowed : init->requirements; }
 };
 
 struct ClaimState {
@@ -411,7 +413,8 @@ class Solver {
       : state_(state), pods_(std::move(pods)), simulation_(simulation) {
     for (const PodCtx& p : pods_) scheduling_.insert(p.key);
     topology_ = std::make_unique<scheduling::Topology>(
-        state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_);
+        state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_,
+        &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
     remaining_limits_ = state_.remaining_limits;
     for (const ExistingNodeInit& e : state_.existing) {
       if (simulation_ != nullptr && simulation_->excluded.count(e.name) > 0) {
@@ -430,9 +433,7 @@ class Solver {
       }
       ExistingNodeState s;
       s.init = &e;
-      s.requirements = e.requirements;
       s.remaining = e.remaining;
-      s.ports = e.host_ports;
       existing_.push_back(std::move(s));
     }
   }
@@ -469,17 +470,18 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
   if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
   }
-  if (!pod.ports.empty() && HostPortsConflict(pod.ports, node.ports)) {
+  if (!pod.ports.empty() && (HostPortsConflict(pod.ports, node.init->host_ports) ||
+                             HostPortsConflict(pod.ports, node.added_ports))) {
     return absl::FailedPreconditionError(
         "checking host port usage, pod hostport conflicts with existing hostport configuration");
   }
   if (!Fits(pod.requests, node.remaining)) {
     return absl::FailedPreconditionError("exceeds node resources");
   }
-  if (!node.requirements.IsCompatible(pod.requirements, nullptr)) {
+  if (!node.requirements().IsCompatible(pod.requirements, nullptr)) {
     return absl::FailedPreconditionError("incompatible requirements");
   }
-  Requirements reqs = node.requirements;
+  Requirements reqs = node.requirements();
   reqs.Add(pod.requirements);
   std::vector<Requirement> narrowing;
   if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
@@ -618,9 +620,9 @@ absl::Status Solver::Add(PodCtx& pod) {
     if (!CanAddExisting(node, pod, &reqs).ok()) continue;
     node.pods.push_back(pod.key);
     node.remaining.Subtract(pod.requests);
-    node.requirements = std::move(reqs);
-    node.ports.insert(node.ports.end(), pod.ports.begin(), pod.ports.end());
-    topology_->Record(pod.working, node.init->taints, node.requirements);
+    node.narrowed = std::move(reqs);
+    node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
+    topology_->Record(pod.working, node.init->taints, node.requirements());
     return absl::OkStatus();
   }
   // 2. This solve's new NodeClaims, fewest pods first (ties: creation order). Claims that a
@@ -1005,16 +1007,35 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
 // Preparation (once per Scheduler)
 
 absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
-    const ClusterSnapshot& snapshot,
+    std::shared_ptr<const ClusterSnapshot> snapshot,
     const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& catalogs,
-    std::shared_ptr<const InstanceCatalog> shared_catalog, const SchedulerOptions& options) {
+    std::shared_ptr<const InstanceCatalog> shared_catalog, const SchedulerOptions& options,
+    bool validate) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  if (validate) {
+    if (absl::Status s = snapshot->Validate(); !s.ok()) return s;
+  }
   auto state = std::make_shared<Scheduler::State>();
   state->options = options;
-  state->snapshot = std::make_shared<const ClusterSnapshot>(snapshot);
+  state->snapshot = std::move(snapshot);
   const ClusterSnapshot& snap = *state->snapshot;
   state->well_known = WellKnownLabels();
+  std::map<std::string, std::vector<const Pod*>> pods_by_node;
+  for (const Pod& p : snap.pods) {
+    if (p.node_name.empty()) continue;
+    pods_by_node[p.node_name].push_back(&p);
+    if (!p.pod_anti_affinity.required.empty()) state->bound_anti_affinity_pods.push_back(&p);
+  }
+  std::map<std::string, const NodeClaim*> claim_by_node;
+  for (const NodeClaim& nc : snap.node_claims) {
+    if (!nc.node_name.empty()) claim_by_node.emplace(nc.node_name, &nc);
+  }
+  for (const Node& n : snap.nodes) state->nodes_by_name.emplace(n.metadata.name, &n);
+  auto pods_on = [&](const std::string& node) -> const std::vector<const Pod*>& {
+    static const std::vector<const Pod*> kNone;
+    auto it = pods_by_node.find(node);
+    return it == pods_by_node.end() ? kNone : it->second;
+  };
 
   auto catalog_of = [&](const std::string& pool) -> std::shared_ptr<const InstanceCatalog> {
     if (shared_catalog) return shared_catalog;
@@ -1173,7 +1194,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
       if (!ToleratesAll(taints, ds.tolerations)) continue;
       if (!node_reqs.IsCompatible(StrictPodRequirements(ds), nullptr)) continue;
       bool running = false;
-      for (const Pod* p : snap.PodsOnNode(node_name)) {
+      for (const Pod* p : pods_on(node_name)) {
         for (const OwnerReference& o : p->metadata.owner_references) {
           if (o.kind == "DaemonSet" && o.name == snap.daemon_sets[d].metadata.name) running = true;
         }
@@ -1193,7 +1214,8 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
   std::vector<ExistingNodeInit> existing;
   for (const Node& node : snap.nodes) {
     if (node.metadata.deletion_timestamp || node.unschedulable) continue;
-    const NodeClaim* nc = snap.FindNodeClaimForNode(node.metadata.name);
+    auto claim_it = claim_by_node.find(node.metadata.name);
+    const NodeClaim* nc = claim_it == claim_by_node.end() ? nullptr : claim_it->second;
     bool disrupted = false;
     for (const Taint& t : node.taints) disrupted |= t.key == DisruptedTaint().key;
     if (disrupted) continue;
@@ -1214,7 +1236,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
                                 nc != nullptr ? nc->startup_taints : std::vector<Taint>{});
     ResourceList alloc = node.allocatable;
     if (!e.initialized && nc != nullptr && alloc.empty()) alloc = nc->allocatable;
-    for (const Pod* p : snap.PodsOnNode(node.metadata.name)) {
+    for (const Pod* p : pods_on(node.metadata.name)) {
       if (p->IsTerminal()) continue;
       alloc.Subtract(p->Requests());
       std::vector<ContainerPort> ports = HostPorts(*p);
@@ -1311,7 +1333,17 @@ absl::StatusOr<Scheduler> Scheduler::Create(const ClusterSnapshot& snapshot,
                                             std::shared_ptr<const InstanceCatalog> catalog,
                                             const SchedulerOptions& options) {
   if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
-  absl::StatusOr<std::shared_ptr<State>> state = Prepare(snapshot, {}, catalog, options);
+  absl::StatusOr<std::shared_ptr<State>> state =
+      Prepare(std::make_shared<const ClusterSnapshot>(snapshot), {}, catalog, options, true);
+  if (!state.ok()) return state.status();
+  return Scheduler(std::move(*state));
+}
+
+absl::StatusOr<Scheduler> scheduling::CreateUnchecked(
+    std::shared_ptr<const ClusterSnapshot> snapshot,
+    std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options) {
+  absl::StatusOr<std::shared_ptr<Scheduler::State>> state =
+      Prepare(std::move(snapshot), {}, std::move(catalog), options, false);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
 }
@@ -1321,7 +1353,8 @@ absl::StatusOr<Scheduler> Scheduler::Create(
     std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
     const SchedulerOptions& options) {
   absl::StatusOr<std::shared_ptr<State>> state =
-      Prepare(snapshot, catalogs_by_node_pool, nullptr, options);
+      Prepare(std::make_shared<const ClusterSnapshot>(snapshot), catalogs_by_node_pool, nullptr,
+              options, true);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
 }

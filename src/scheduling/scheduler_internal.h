@@ -86,6 +86,10 @@ struct Simulation {
 namespace karp {
 class Scheduler;
 namespace scheduling {
+// A scheduler over a snapshot that is already validated and shared (consolidation loops).
+absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
+                                          std::shared_ptr<const InstanceCatalog> catalog,
+                                          const SchedulerOptions& options);
 // Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
 absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                      const std::vector<const Pod*>& pods,
@@ -105,6 +109,9 @@ struct Scheduler::State {
   std::map<std::string, ResourceList> remaining_limits;  // pools with limits only
   scheduling::DomainUniverse universe;
   bool tolerate_prefer_no_schedule = false;
+  // Indexes over the snapshot for per-solve work.
+  std::map<std::string, const Node*> nodes_by_name;
+  std::vector<const Pod*> bound_anti_affinity_pods;  // bound pods with required anti-affinity
 };
 
 }  // namespace karp

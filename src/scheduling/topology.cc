@@ -291,10 +291,15 @@ std::string TopologyGroup::CountsString() const {
 // Topology
 
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-                   PreferencePolicy policy, const std::set<std::string>* scheduling)
-    : snapshot_(snapshot), universe_(universe), policy_(policy), scheduling_(scheduling) {
-  for (const Node& n : snapshot_->nodes) nodes_by_name_[n.metadata.name] = &n;
-}
+                   PreferencePolicy policy, const std::set<std::string>* scheduling,
+                   const std::map<std::string, const Node*>* nodes_by_name,
+                   const std::vector<const Pod*>* anti_affinity_pods)
+    : snapshot_(snapshot),
+      universe_(universe),
+      policy_(policy),
+      scheduling_(scheduling),
+      nodes_by_name_(*nodes_by_name),
+      anti_affinity_pods_(*anti_affinity_pods) {}
 
 std::set<std::string> Topology::Namespaces(const Pod& pod, const PodAffinityTerm& term) const {
   std::set<std::string> out(term.namespaces.begin(), term.namespaces.end());
@@ -358,7 +363,8 @@ TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool 
 }
 
 void Topology::InitExisting() {
-  for (const Pod& p : snapshot_->pods) {
+  for (const Pod* pp : anti_affinity_pods_) {
+    const Pod& p = *pp;
     if (p.pod_anti_affinity.required.empty()) continue;
     if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
     if (scheduling_->count(p.Key()) > 0) continue;

@@ -105,8 +105,12 @@ class TopologyGroup {
 class Topology {
  public:
   // `scheduling` are the pods of this Solve (their bound counterparts are not counted).
+  // `nodes_by_name` and `anti_affinity_pods` (bound pods with required anti-affinity) are
+  // indexes over `snapshot`; all pointers must outlive the Topology.
   Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-           PreferencePolicy policy, const std::set<std::string>* scheduling);
+           PreferencePolicy policy, const std::set<std::string>* scheduling,
+           const std::map<std::string, const Node*>* nodes_by_name,
+           const std::vector<const Pod*>* anti_affinity_pods);
 
   // Builds the inverse anti-affinity groups of bound pods (call once, before Update).
   void InitExisting();
@@ -162,7 +166,8 @@ class Topology {
   const std::set<std::string>* scheduling_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
-  std::map<std::string, const Node*> nodes_by_name_;
+  const std::map<std::string, const Node*>& nodes_by_name_;
+  const std::vector<const Pod*>& anti_affinity_pods_;
   std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
   std::map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;  // pod key -> owned groups
   std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
