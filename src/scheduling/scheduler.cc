@@ -404,7 +404,11 @@ struct ClaimState {
   bool min_values_relaxed = false;
   int64_t seq = 0;
   std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
+  std::set<std::string> reserved_ids;  // reservations this claim holds (semantics §5.15)
 };
+
+// Reserved-offering errors (semantics §5.15) are not relaxed and stop the NodePool fallback.
+constexpr absl::StatusCode kReservedOfferingError = absl::StatusCode::kResourceExhausted;
 
 class Solver {
  public:
@@ -416,6 +420,16 @@ class Solver {
         state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_,
         &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
     remaining_limits_ = state_.remaining_limits;
+    // Capacity per reservation: the minimum over the offerings that carry it.
+    for (const Template& t : state_.templates) {
+      for (const InstanceType* it : t.instance_types) {
+        for (const Offering& o : it->offerings) {
+          if (o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty()) continue;
+          auto [pos, inserted] = reservation_capacity_.emplace(o.reservation_id, o.reservation_capacity);
+          if (!inserted) pos->second = std::min(pos->second, o.reservation_capacity);
+        }
+      }
+    }
     for (const ExistingNodeInit& e : state_.existing) {
       if (simulation_ != nullptr && simulation_->excluded.count(e.name) > 0) {
         // A candidate gives its capacity back to its NodePool's limits.
@@ -446,9 +460,9 @@ class Solver {
   // On success *out_reqs holds the narrowed requirements, or nothing when unchanged.
   absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values, bool explain,
                            std::optional<Requirements>* out_reqs, std::vector<int>* out_its,
-                           bool* relaxed);
+                           bool* relaxed, std::set<std::string>* to_reserve);
   void CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requirements> reqs,
-                   std::vector<int> its);
+                   std::vector<int> its, std::set<std::string> to_reserve);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
 
   const Scheduler::State& state_;
@@ -462,6 +476,7 @@ class Solver {
   // Claims ordered for first fit: fewest pods first, then creation order.
   std::set<std::pair<size_t, int64_t>> claim_order_;
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
+  std::map<std::string, int64_t> reservation_capacity_;  // reservation id -> instances left
   int64_t next_seq_ = 0;
 };
 
@@ -503,7 +518,8 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
 
 absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
                                  bool explain, std::optional<Requirements>* out_reqs,
-                                 std::vector<int>* out_its, bool* relaxed) {
+                                 std::vector<int>* out_its, bool* relaxed,
+                                 std::set<std::string>* to_reserve) {
   const Template& t = *claim.tmpl;
   if (!ToleratesAll(t.taints, pod.working.tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
@@ -585,6 +601,39 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
                                           relax_min_values);
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
+  // Reserved offerings (semantics §5.15): the compatible reserved offerings of the kept types,
+  // and those this claim can hold (already held, or the reservation has capacity left).
+  to_reserve->clear();
+  if (!reservation_capacity_.empty()) {
+    const Requirements& final_reqs = merged ? *merged : claim.requirements;
+    bool any_compatible = false;
+    for (int i : kept) {
+      for (const Offering& o : t.instance_types[static_cast<size_t>(i)]->offerings) {
+        if (!o.available || o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty() ||
+            !OfferingCompatible(final_reqs, o)) {
+          continue;
+        }
+        any_compatible = true;
+        auto cap = reservation_capacity_.find(o.reservation_id);
+        if (claim.reserved_ids.count(o.reservation_id) > 0 ||
+            (cap != reservation_capacity_.end() && cap->second > 0)) {
+          to_reserve->insert(o.reservation_id);
+        }
+      }
+    }
+    if (state_.options.reserved_capacity_mode == ReservedCapacityMode::kStrict) {
+      if (any_compatible && to_reserve->empty()) {
+        return absl::Status(kReservedOfferingError,
+                            "one or more instance types with compatible reserved offerings are "
+                            "available, but could not be reserved");
+      }
+      if (!claim.reserved_ids.empty() && to_reserve->empty()) {
+        return absl::Status(kReservedOfferingError,
+                            "satisfying updated nodeclaim constraints would remove all compatible "
+                            "reserved offering options");
+      }
+    }
+  }
   *relaxed = relaxed_min_values;
   *out_reqs = std::move(merged);
   *out_its = std::move(kept);
@@ -592,7 +641,15 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
 }
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requirements> reqs,
-                         std::vector<int> its) {
+                         std::vector<int> its, std::set<std::string> to_reserve) {
+  // Reserve new reservations, release dropped ones (idempotent per claim and reservation).
+  for (const std::string& id : to_reserve) {
+    if (claim.reserved_ids.count(id) == 0) --reservation_capacity_[id];
+  }
+  for (const std::string& id : claim.reserved_ids) {
+    if (to_reserve.count(id) == 0) ++reservation_capacity_[id];
+  }
+  claim.reserved_ids = std::move(to_reserve);
   claim_order_.erase({claim.pods.size(), claim.seq});
   claim_order_.insert({claim.pods.size() + 1, claim.seq});
   claim.pods.push_back(pod.key);
@@ -671,12 +728,13 @@ absl::Status Solver::Add(PodCtx& pod) {
     std::optional<Requirements> reqs;
     std::vector<int> its;
     bool relaxed = false;
+    std::set<std::string> to_reserve;
     if (!CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false, &reqs, &its,
-                     &relaxed)
+                     &relaxed, &to_reserve)
              .ok()) {
       continue;
     }
-    CommitClaim(claim, pod, std::move(reqs), std::move(its));
+    CommitClaim(claim, pod, std::move(reqs), std::move(its), std::move(to_reserve));
     return absl::OkStatus();
   }
   // 3. A new NodeClaim from the first NodePool (by weight) that can take the pod.
@@ -723,9 +781,14 @@ absl::Status Solver::Add(PodCtx& pod) {
     std::optional<Requirements> reqs;
     std::vector<int> its;
     bool relaxed = false;
+    std::set<std::string> to_reserve;
     absl::Status s = CanAddClaim(
         *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,
-        /*explain=*/true, &reqs, &its, &relaxed);
+        /*explain=*/true, &reqs, &its, &relaxed, &to_reserve);
+    if (s.code() == kReservedOfferingError) {
+      // No fallback to lower-weight NodePools while a higher one has compatible reservations.
+      return s;
+    }
     if (!s.ok()) {
       errors.push_back(internal::StrCat("incompatible with nodepool \"", pool, "\", ",
                                         s.message()));
@@ -736,7 +799,7 @@ absl::Status Solver::Add(PodCtx& pod) {
     topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
     topology_->RegisterHostname(claim->hostname);
     claim_order_.insert({0, claim->seq});
-    CommitClaim(*claim, pod, std::move(reqs), std::move(its));
+    CommitClaim(*claim, pod, std::move(reqs), std::move(its), std::move(to_reserve));
     if (limits != remaining_limits_.end()) {
       ResourceList max_capacity;
       for (int i : claim->its) max_capacity.MaxWith(t.instance_types[static_cast<size_t>(i)]->capacity);
@@ -790,6 +853,7 @@ SolveResult Solver::Run() {
     while (true) {
       s = Add(pod);
       if (s.ok()) break;
+      if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
       if (!Relax(pod.working, state_.tolerate_prefer_no_schedule)) break;
       topology_->Update(pod.working);
       Refresh(pod, state_.options.preference_policy);
@@ -838,6 +902,9 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     const Template& t = *claim.tmpl;
     Requirements reqs = claim.requirements;
     reqs.Erase(kLabelHostname);
+    if (!claim.reserved_ids.empty()) {
+      reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeReserved)}));
+    }
     const std::vector<char> mask = t.OfferingMask(reqs);
     const Requirement* it_req_before = reqs.Find(kLabelInstanceType);
     // Requirements that change minValues outcomes are part of the key.
@@ -1232,10 +1299,23 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     if (!e.requirements.Has(kLabelHostname)) {
       e.requirements.Add(Requirement::In(kLabelHostname, {node.metadata.name}));
     }
-    e.taints = SchedulingTaints(node.taints, managed, e.initialized,
+    // An unregistered managed node's taints are not synced yet: its NodeClaim's count (§3).
+    auto registered = node.metadata.labels.find(std::string(kLabelRegistered));
+    const bool is_registered =
+        (registered != node.metadata.labels.end() && registered->second == "true") ||
+        (nc != nullptr && nc->ConditionTrue("Registered"));
+    const std::vector<Taint>& base_taints =
+        (managed && nc != nullptr && !is_registered) ? nc->taints : node.taints;
+    e.taints = SchedulingTaints(base_taints, managed, e.initialized,
                                 nc != nullptr ? nc->startup_taints : std::vector<Taint>{});
     ResourceList alloc = node.allocatable;
-    if (!e.initialized && nc != nullptr && alloc.empty()) alloc = nc->allocatable;
+    if (!e.initialized && nc != nullptr) {
+      // Until the node is initialized, resources it reports as zero (e.g. a device plugin not
+      // yet registered) come from its NodeClaim.
+      nc->allocatable.ForEach([&](std::string_view name, int64_t value) {
+        if (alloc.Get(name) == 0) alloc.Set(name, value);
+      });
+    }
     for (const Pod* p : pods_on(node.metadata.name)) {
       if (p->IsTerminal()) continue;
       alloc.Subtract(p->Requests());
