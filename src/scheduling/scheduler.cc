@@ -1500,7 +1500,8 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
       for (const NodeSelectorRequirement& r : term.match_expressions) check(r);
     }
     if (invalid.empty()) {
-      const Requirement* np = StrictPodRequirements(*p).Find(kLabelNodePool);
+      const Requirements strict = StrictPodRequirements(*p);
+      const Requirement* np = strict.Find(kLabelNodePool);
       if (np != nullptr && np->op() == Operator::kDoesNotExist) {
         invalid = "ignoring pod, configured to not run on a Karpenter provisioned node";
       }
