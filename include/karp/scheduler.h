@@ -102,7 +102,8 @@ struct NewNodeClaim {
   // NodePool requirements and template labels narrowed by the pods' requirements, with
   // instance-type and capacity-type narrowed to the kept types' available offerings.
   Requirements requirements;
-  // Sum of pod requests plus the smallest daemon overhead over the kept types.
+  // Sum of pod requests plus the smallest daemon overhead over the claim's instance types
+  // before truncation to max_instance_types (as the reference's finalization).
   ResourceList requests;
   std::vector<std::string> pods;  // "namespace/name", in placement order
   std::optional<Launch> launch;   // absent only if no kept type has an available offering
@@ -150,7 +151,9 @@ class Scheduler {
       std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
       const SchedulerOptions& options = {});
 
-  // Places the snapshot's pending pods (ClusterSnapshot::PendingPods()).
+  // Places the snapshot's pending pods (ClusterSnapshot::PendingPods()) and, as the reference
+  // does, the reschedulable pods of nodes being deleted (deletion timestamp or the
+  // karpenter.sh/disrupted taint; not daemon, mirror or do-not-disrupt pods).
   // Complexity: O(P·(E + C + T·I)) in the worst case for P pods, E existing nodes, C new
   // claims, T NodePools and I instance types; typical workloads are close to linear in P.
   [[nodiscard]] absl::StatusOr<SolveResult> Solve() const;

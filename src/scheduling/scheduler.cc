@@ -952,10 +952,11 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
         absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
         if (!mv.ok()) plan->min_values = mv.status();
       }
-      // Daemon overhead: the per-key minimum over the kept types' groups.
-      for (size_t k = 0; k < plan->kept_index.size(); ++k) {
+      // Daemon overhead: the per-key minimum over the claim's types' groups, taken before
+      // truncation as the reference's FinalizeScheduling does.
+      for (size_t k = 0; k < claim.its.size(); ++k) {
         const DaemonGroup& g = t.daemon_groups[static_cast<size_t>(
-            t.daemon_group[static_cast<size_t>(plan->kept_index[k])])];
+            t.daemon_group[static_cast<size_t>(claim.its[k])])];
         if (k == 0) {
           plan->min_overhead = g.overhead;
         } else {
@@ -1442,7 +1443,25 @@ absl::StatusOr<Scheduler> Scheduler::Create(
 const SchedulerOptions& Scheduler::options() const { return state_->options; }
 
 absl::StatusOr<SolveResult> Scheduler::Solve() const {
-  return Solve(state_->snapshot->PendingPods());
+  // Pending pods, plus the reschedulable pods of nodes being deleted (semantics §5.3 step 3).
+  std::vector<const Pod*> pods = state_->snapshot->PendingPods();
+  std::set<std::string> deleting;
+  for (const Node& n : state_->snapshot->nodes) {
+    bool disrupted = n.metadata.deletion_timestamp.has_value();
+    for (const Taint& t : n.taints) disrupted |= t.key == DisruptedTaint().key;
+    if (disrupted) deleting.insert(n.metadata.name);
+  }
+  if (!deleting.empty()) {
+    for (const Pod& p : state_->snapshot->pods) {
+      if (p.node_name.empty() || deleting.count(p.node_name) == 0) continue;
+      if (p.IsDaemon() || p.IsOwnedBy("Node") || p.IsTerminal()) continue;
+      if (p.IsTerminating() && !p.IsOwnedBy("StatefulSet")) continue;
+      auto dnd = p.metadata.annotations.find(std::string(kAnnotationDoNotDisrupt));
+      if (dnd != p.metadata.annotations.end() && dnd->second == "true") continue;
+      pods.push_back(&p);
+    }
+  }
+  return Solve(pods);
 }
 
 namespace {
