@@ -668,7 +668,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requireme
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
-  pod.groups = topology_->GroupsFor(pod.working);
+  pod.groups = topology_->GroupsFor(pod.working, pod.key);
   // 1. Existing nodes and in-flight NodeClaims, first fit.
   const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
   for (ExistingNodeState& node : existing_) {

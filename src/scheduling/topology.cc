@@ -115,9 +115,14 @@ std::string NodeFilter::Id() const {
 
 bool TopologyGroup::Selects(const Pod& pod) const {
   if (!selector) return false;
-  const std::string& ns = pod.metadata.namespace_.empty() ? std::string("default")
-                                                          : pod.metadata.namespace_;
-  if (namespaces.count(kAllNamespaces) == 0 && namespaces.count(ns) == 0) return false;
+  static const std::string* const kDefault = new std::string("default");
+  const std::string& ns = pod.metadata.namespace_.empty() ? *kDefault : pod.metadata.namespace_;
+  if (namespaces.size() == 1) {
+    const std::string& only = *namespaces.begin();
+    if (only != ns && only != kAllNamespaces) return false;
+  } else if (namespaces.count(kAllNamespaces) == 0 && namespaces.count(ns) == 0) {
+    return false;
+  }
   return selector->Matches(pod.metadata.labels);
 }
 
@@ -459,9 +464,9 @@ void Topology::Update(const Pod& pod) {
 }
 
 
-Topology::PodGroups Topology::GroupsFor(const Pod& pod) const {
+Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key) const {
   PodGroups out;
-  auto owned = owned_by_pod_.find(pod.Key());
+  auto owned = owned_by_pod_.find(key);
   if (owned != owned_by_pod_.end()) {
     out.owned.assign(owned->second.begin(), owned->second.end());
     // Deterministic order: by group id, as the reference's map iteration is not.

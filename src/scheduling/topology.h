@@ -123,7 +123,8 @@ class Topology {
     std::vector<const TopologyGroup*> inverse;
     bool empty() const { return owned.empty() && inverse.empty(); }
   };
-  PodGroups GroupsFor(const Pod& pod) const;
+  // `key` is pod.Key() (passed to avoid rebuilding it).
+  PodGroups GroupsFor(const Pod& pod, const std::string& key) const;
 
   // The requirements that every group owned by `pod`, and every inverse group that counts it
   // on a node with `node_reqs`, adds (appended to `narrowing`). Errors: FailedPrecondition
