@@ -49,9 +49,12 @@ struct Simulation;
 absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                      const std::vector<const Pod*>& pods,
                                      const Simulation& simulation);
+struct PoolsState;
 absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
                                           std::shared_ptr<const InstanceCatalog> catalog,
-                                          const SchedulerOptions& options);
+                                          const SchedulerOptions& options,
+                                          std::shared_ptr<const PoolsState> reuse);
+std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
 }  // namespace scheduling
 
 // PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
@@ -171,7 +174,8 @@ class Scheduler {
                                                           const scheduling::Simulation&);
   friend absl::StatusOr<Scheduler> scheduling::CreateUnchecked(
       std::shared_ptr<const ClusterSnapshot>, std::shared_ptr<const InstanceCatalog>,
-      const SchedulerOptions&);
+      const SchedulerOptions&, std::shared_ptr<const scheduling::PoolsState>);
+  friend std::shared_ptr<const scheduling::PoolsState> scheduling::PoolsOf(const Scheduler&);
   explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };

@@ -255,13 +255,17 @@ struct Evaluation {
 
 class Loop {
  public:
+  // `pools` carries the NodePool-level scheduler state between loops (NodePools, DaemonSets
+  // and the catalog never change within a plan).
   Loop(const Consolidator::State& state, std::shared_ptr<const ClusterSnapshot> snap,
-       const std::map<std::string, int64_t>& deleting, PodCache* cache)
+       const std::map<std::string, int64_t>& deleting, PodCache* cache,
+       std::shared_ptr<const scheduling::PoolsState>* pools)
       : state_(state),
         snap_ptr_(std::move(snap)),
         snap_(*snap_ptr_),
         deleting_(deleting),
-        cache_(cache) {}
+        cache_(cache),
+        pools_(pools) {}
 
   absl::Status Init();
   // The next command, or nullopt when no method finds anything; `kept` gets a reason for every
@@ -285,6 +289,7 @@ class Loop {
   const ClusterSnapshot& snap_;
   const std::map<std::string, int64_t>& deleting_;
   PodCache* cache_;
+  std::shared_ptr<const scheduling::PoolsState>* pools_;
   std::vector<NodeView> views_;
   std::optional<Scheduler> scheduler_;
 };
@@ -293,9 +298,11 @@ absl::Status Loop::Init() {
   BuildViews();
   SchedulerOptions options = state_.options.scheduler;
   options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
-  absl::StatusOr<Scheduler> s = scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options);
+  absl::StatusOr<Scheduler> s =
+      scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options, *pools_);
   if (!s.ok()) return s.status();
   scheduler_ = std::move(*s);
+  *pools_ = scheduling::PoolsOf(*scheduler_);
   return absl::OkStatus();
 }
 
@@ -1047,13 +1054,14 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
   std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
   std::map<std::string, std::string> first_reason;
   PodCache cache;
+  std::shared_ptr<const scheduling::PoolsState> pools;
   // Each loop removes at least one node, so the number of loops is bounded.
   const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;
   for (size_t loop = 0; loop < max_loops; ++loop) {
     std::optional<DisruptionCommand> cmd;
     SolveResult placement;
     {
-      Loop l(*state_, snap, deleting, &cache);
+      Loop l(*state_, snap, deleting, &cache, &pools);
       if (absl::Status s = l.Init(); !s.ok()) return s;
       if (loop == 0) plan.candidates = l.candidates();
       cmd = l.Next(&kept, &placement);
@@ -1087,7 +1095,7 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
     plan.commands.push_back(std::move(*cmd));
     if (state_->options.once) {
       {
-        Loop after(*state_, snap, deleting, &cache);
+        Loop after(*state_, snap, deleting, &cache, &pools);
         if (absl::Status s = after.Init(); !s.ok()) return s;
         SolveResult ignored;
         after.Next(&kept, &ignored);

@@ -28,7 +28,9 @@ int NameValue(std::string_view s, bool months) {
   return -1;
 }
 
-bool ParseNumber(std::string_view s, int lo, int hi, bool months, bool days, int* out) {
+// Parses a number or a month/day name. Day-of-week 7 folds to 0 (Sunday) unless `keep7`.
+bool ParseNumber(std::string_view s, int lo, int hi, bool months, bool days, int* out,
+                 bool keep7 = false) {
   if (s.empty()) return false;
   bool digits = true;
   for (char c : s) digits = digits && c >= '0' && c <= '9';
@@ -39,7 +41,7 @@ bool ParseNumber(std::string_view s, int lo, int hi, bool months, bool days, int
   } else if (months || days) {
     v = NameValue(s, months);
   }
-  if (days && v == 7) v = 0;
+  if (days && v == 7 && !keep7) v = 0;
   if (v < lo || v > hi) return false;
   *out = v;
   return true;
@@ -65,7 +67,10 @@ bool ParseField(std::string_view field, int lo, int hi, bool months, bool days,
       size_t dash = part.find('-');
       if (dash != std::string_view::npos) {
         if (!ParseNumber(part.substr(0, dash), lo, days ? 7 : hi, months, days, &a)) return false;
-        if (!ParseNumber(part.substr(dash + 1), lo, days ? 7 : hi, months, false, &b)) return false;
+        if (!ParseNumber(part.substr(dash + 1), lo, days ? 7 : hi, months, days, &b,
+                         /*keep7=*/true)) {
+          return false;
+        }
         if (days && b == 7 && a > 0) {
           // "5-7": Friday to Sunday.
           for (int v = a; v <= 6; v += step) bits->set(static_cast<size_t>(v));

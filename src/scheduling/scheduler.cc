@@ -417,11 +417,11 @@ class Solver {
       : state_(state), pods_(std::move(pods)), simulation_(simulation) {
     for (const PodCtx& p : pods_) scheduling_.insert(p.key);
     topology_ = std::make_unique<scheduling::Topology>(
-        state_.snapshot.get(), &state_.universe, state_.options.preference_policy, &scheduling_,
+        state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
         &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
     remaining_limits_ = state_.remaining_limits;
     // Capacity per reservation: the minimum over the offerings that carry it.
-    for (const Template& t : state_.templates) {
+    for (const Template& t : state_.pools->templates) {
       for (const InstanceType* it : t.instance_types) {
         for (const Offering& o : it->offerings) {
           if (o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty()) continue;
@@ -525,7 +525,7 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
     return Tolerates(t.taints, pod.working.tolerations);
   }
-  const LabelSet& wk = state_.well_known;
+  const LabelSet& wk = state_.pools->well_known;
   if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
     if (!explain) return absl::FailedPreconditionError("incompatible requirements");
     absl::Status s = claim.requirements.Compatible(pod.requirements, &wk);
@@ -738,13 +738,13 @@ absl::Status Solver::Add(PodCtx& pod) {
     return absl::OkStatus();
   }
   // 3. A new NodeClaim from the first NodePool (by weight) that can take the pod.
-  if (!state_.has_node_pools) return absl::FailedPreconditionError(scheduling::kNoDynamicNodePools);
-  if (state_.templates.empty()) {
+  if (!state_.pools->has_node_pools) return absl::FailedPreconditionError(scheduling::kNoDynamicNodePools);
+  if (state_.pools->templates.empty()) {
     return absl::FailedPreconditionError(
         "nodepool requirements filtered out all available instance types");
   }
   std::vector<std::string> errors;
-  for (const Template& t : state_.templates) {
+  for (const Template& t : state_.pools->templates) {
     const std::string& pool = t.pool->name();
     std::vector<int> candidates;
     auto limits = remaining_limits_.find(pool);
@@ -854,7 +854,7 @@ SolveResult Solver::Run() {
       s = Add(pod);
       if (s.ok()) break;
       if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
-      if (!Relax(pod.working, state_.tolerate_prefer_no_schedule)) break;
+      if (!Relax(pod.working, state_.pools->tolerate_prefer_no_schedule)) break;
       topology_->Update(pod.working);
       Refresh(pod, state_.options.preference_policy);
     }
@@ -1032,7 +1032,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     nc.labels = t.pool->template_labels;
     nc.labels[std::string(kLabelNodePool)] = nc.node_pool;
     for (const Requirement& r : reqs) {
-      if (state_.well_known.Contains(r.key()) || RestrictedLabels().Contains(r.key()) ||
+      if (state_.pools->well_known.Contains(r.key()) || RestrictedLabels().Contains(r.key()) ||
           r.key() == kLabelRegistered || r.key() == kLabelInitialized) {
         continue;
       }
@@ -1078,7 +1078,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     std::shared_ptr<const ClusterSnapshot> snapshot,
     const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& catalogs,
     std::shared_ptr<const InstanceCatalog> shared_catalog, const SchedulerOptions& options,
-    bool validate) {
+    bool validate, std::shared_ptr<const scheduling::PoolsState> reuse = nullptr) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   if (validate) {
     if (absl::Status s = snapshot->Validate(); !s.ok()) return s;
@@ -1087,7 +1087,8 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
   state->options = options;
   state->snapshot = std::move(snapshot);
   const ClusterSnapshot& snap = *state->snapshot;
-  state->well_known = WellKnownLabels();
+  auto pools_state = std::make_shared<scheduling::PoolsState>();
+  pools_state->well_known = WellKnownLabels();
   std::map<std::string, std::vector<const Pod*>> pods_by_node;
   for (const Pod& p : snap.pods) {
     if (p.node_name.empty()) continue;
@@ -1117,7 +1118,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
     pools.push_back(&np);
   }
-  state->has_node_pools = !pools.empty();
+  pools_state->has_node_pools = !pools.empty();
   std::sort(pools.begin(), pools.end(), [](const NodePool* a, const NodePool* b) {
     const int32_t wa = a->weight.value_or(0), wb = b->weight.value_or(0);
     if (wa != wb) return wa > wb;
@@ -1131,10 +1132,10 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     daemon_pods.push_back(std::move(p));
   }
 
-  for (const NodePool* np : pools) {
+  for (const NodePool* np : reuse ? std::vector<const NodePool*>{} : pools) {
     std::shared_ptr<const InstanceCatalog> catalog = catalog_of(np->name());
     if (!catalog || catalog->size() == 0) continue;
-    state->well_known.InsertAll(catalog->well_known_labels());
+    pools_state->well_known.InsertAll(catalog->well_known_labels());
     Template t;
     t.pool = np;
     t.catalog = catalog;
@@ -1173,22 +1174,19 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
       }
       t.offering_key_of.push_back(std::move(keys));
     }
+    std::map<std::string, std::map<std::string, int>> class_ids;  // key -> serialized -> class
     for (size_t i = 0; i < t.instance_types.size(); ++i) {
       for (const Requirement& r : t.instance_types[i]->requirements) {
         Template::KeyClasses& kc = t.key_classes[r.key()];
         if (kc.class_of.empty()) kc.class_of.assign(t.instance_types.size(), -1);
-        int cls = -1;
-        for (size_t c = 0; c < kc.representative.size(); ++c) {
-          if (*kc.representative[c] == r) {
-            cls = static_cast<int>(c);
-            break;
-          }
-        }
-        if (cls < 0) {
-          cls = static_cast<int>(kc.representative.size());
-          kc.representative.push_back(&r);
-        }
-        kc.class_of[i] = cls;
+        std::string id = internal::StrCat(r.complement() ? "!" : "=", absl::StrJoin(r.values(), "\x1f"),
+                                          "|", r.gte() ? std::to_string(*r.gte()) : "",
+                                          "|", r.lte() ? std::to_string(*r.lte()) : "",
+                                          "|", r.min_values() ? std::to_string(*r.min_values()) : "");
+        auto [pos, inserted] =
+            class_ids[r.key()].emplace(std::move(id), static_cast<int>(kc.representative.size()));
+        if (inserted) kc.representative.push_back(&r);
+        kc.class_of[i] = pos->second;
       }
     }
     if (t.requirements.HasMinValues()) {
@@ -1201,18 +1199,19 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     if (t.taints.end() != std::find_if(t.taints.begin(), t.taints.end(), [](const Taint& x) {
           return x.effect == TaintEffect::kPreferNoSchedule;
         })) {
-      state->tolerate_prefer_no_schedule = true;
+      pools_state->tolerate_prefer_no_schedule = true;
     }
-    state->templates.push_back(std::move(t));
+    pools_state->templates.push_back(std::move(t));
   }
 
   // Daemon overhead groups per template, keyed by the exact set of compatible daemon pods.
-  for (Template& t : state->templates) {
+  for (Template& t : pools_state->templates) {
     std::map<std::vector<bool>, int> groups;
     for (const InstanceType* it : t.instance_types) {
       std::vector<bool> set(daemon_pods.size());
       for (size_t d = 0; d < daemon_pods.size(); ++d) {
-        set[d] = DaemonCompatible(daemon_pods[d], t.requirements, t.taints, it, state->well_known);
+        set[d] = DaemonCompatible(daemon_pods[d], t.requirements, t.taints, it,
+                                  pools_state->well_known);
       }
       auto [pos, inserted] = groups.emplace(set, static_cast<int>(t.daemon_groups.size()));
       if (inserted) {
@@ -1230,9 +1229,9 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
   }
 
   // Topology domain universe (semantics §5.12).
-  for (const Template& t : state->templates) {
+  for (const Template& t : pools_state->templates) {
     auto add = [&](const std::string& key, const std::string& value) {
-      scheduling::DomainSource& src = state->universe[key][value];
+      scheduling::DomainSource& src = pools_state->universe[key][value];
       if (t.taints.empty()) {
         src.untainted = true;
       } else {
@@ -1251,6 +1250,12 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
         for (const std::string& v : r.values()) add(r.key(), v);
       }
     }
+  }
+
+  if (reuse) {
+    state->pools = std::move(reuse);
+  } else {
+    state->pools = std::move(pools_state);
   }
 
   // Existing nodes and in-flight NodeClaims (semantics §5.4, §5.9).
@@ -1422,11 +1427,16 @@ absl::StatusOr<Scheduler> Scheduler::Create(const ClusterSnapshot& snapshot,
 
 absl::StatusOr<Scheduler> scheduling::CreateUnchecked(
     std::shared_ptr<const ClusterSnapshot> snapshot,
-    std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options) {
+    std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options,
+    std::shared_ptr<const PoolsState> reuse) {
   absl::StatusOr<std::shared_ptr<Scheduler::State>> state =
-      Prepare(std::move(snapshot), {}, std::move(catalog), options, false);
+      Prepare(std::move(snapshot), {}, std::move(catalog), options, false, std::move(reuse));
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
+}
+
+std::shared_ptr<const scheduling::PoolsState> scheduling::PoolsOf(const Scheduler& scheduler) {
+  return scheduler.state_->pools;
 }
 
 absl::StatusOr<Scheduler> Scheduler::Create(
@@ -1507,7 +1517,7 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
     std::string invalid;
     auto check = [&](const NodeSelectorRequirement& r) {
       if (!invalid.empty()) return;
-      if (absl::Status s = ValidateRequirement(r, state_->well_known); !s.ok()) {
+      if (absl::Status s = ValidateRequirement(r, state_->pools->well_known); !s.ok()) {
         invalid = internal::StrCat("ignoring pod, ", s.message());
       }
     };

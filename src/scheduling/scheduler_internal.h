@@ -87,9 +87,15 @@ namespace karp {
 class Scheduler;
 namespace scheduling {
 // A scheduler over a snapshot that is already validated and shared (consolidation loops).
+// `reuse`, when set, supplies the NodePool-level state of an earlier scheduler over a
+// snapshot with the same NodePools, DaemonSets and catalog (and NodePool objects at the same
+// addresses).
 absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
                                           std::shared_ptr<const InstanceCatalog> catalog,
-                                          const SchedulerOptions& options);
+                                          const SchedulerOptions& options,
+                                          std::shared_ptr<const PoolsState> reuse = nullptr);
+// The NodePool-level state of a scheduler, for reuse.
+std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
 // Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
 absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                      const std::vector<const Pod*>& pods,
@@ -99,16 +105,26 @@ absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
 
 namespace karp {
 
+namespace scheduling {
+
+// What depends only on the NodePools, DaemonSets and catalogs (not on nodes or pods): shared
+// by the schedulers of successive consolidation loops.
+struct PoolsState {
+  LabelSet well_known;
+  std::vector<Template> templates;  // weight desc, name desc
+  bool has_node_pools = false;
+  DomainUniverse universe;
+  bool tolerate_prefer_no_schedule = false;
+};
+
+}  // namespace scheduling
+
 struct Scheduler::State {
   SchedulerOptions options;
   std::shared_ptr<const ClusterSnapshot> snapshot;
-  LabelSet well_known;
-  std::vector<scheduling::Template> templates;  // weight desc, name desc
-  bool has_node_pools = false;
+  std::shared_ptr<const scheduling::PoolsState> pools;
   std::vector<scheduling::ExistingNodeInit> existing;  // initialized first, then by name
   std::map<std::string, ResourceList> remaining_limits;  // pools with limits only
-  scheduling::DomainUniverse universe;
-  bool tolerate_prefer_no_schedule = false;
   // Indexes over the snapshot for per-solve work.
   std::map<std::string, const Node*> nodes_by_name;
   std::vector<const Pod*> bound_anti_affinity_pods;  // bound pods with required anti-affinity
