@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -210,20 +211,22 @@ std::map<std::string, int64_t> BuildBudgets(const ClusterSnapshot& snap,
 struct PodFacts {
   std::vector<const PodDisruptionBudget*> pdbs;
   double eviction_cost = 1.0;
-  bool reschedulable = false;
   bool mirror = false;
   bool tolerates_disrupted = false;
   std::string key;
 };
 
 struct PodCache {
-  absl::flat_hash_map<const Pod*, PodFacts> facts;  // pods are stable within one loop
-  absl::flat_hash_map<std::string, PodFacts> by_key;  // across loops
+  std::unordered_map<std::string, PodFacts> by_key;  // reference-stable, across loops
+  absl::flat_hash_map<const Pod*, const PodFacts*> facts;  // this loop's pods
+  // Drift verdicts that depend only on a node's (immutable) labels and its NodePool:
+  // node name -> reason ("" = not drifted).
+  std::unordered_map<std::string, std::string> static_drift;
 
   // Valid for the loop that owns `p`; call Reset() when the snapshot mutates.
   const PodFacts& Of(const Pod& p, const ClusterSnapshot& snap) {
     auto it = facts.find(&p);
-    if (it != facts.end()) return it->second;
+    if (it != facts.end()) return *it->second;
     std::string key = p.Key();
     auto k = by_key.find(key);
     if (k == by_key.end()) {
@@ -240,9 +243,8 @@ struct PodCache {
       f.tolerates_disrupted = ToleratesTaint(p.tolerations, DisruptedTaint());
       k = by_key.emplace(std::move(key), std::move(f)).first;
     }
-    PodFacts f = k->second;
-    f.reschedulable = IsReschedulable(p);  // depends on phase/termination, which may change
-    return facts.emplace(&p, std::move(f)).first->second;
+    facts.emplace(&p, &k->second);
+    return k->second;
   }
   void Reset() { facts.clear(); }
 };
@@ -314,11 +316,11 @@ int Loop::candidates() const {
 
 void Loop::BuildViews() {
   const absl::Time now = state_.now;
-  std::map<std::string, std::vector<const Pod*>> pods_by_node;
+  absl::flat_hash_map<std::string, std::vector<const Pod*>> pods_by_node;
   for (const Pod& p : snap_.pods) {
     if (!p.node_name.empty()) pods_by_node[p.node_name].push_back(&p);
   }
-  std::map<std::string, const NodeClaim*> claim_by_node;
+  absl::flat_hash_map<std::string, const NodeClaim*> claim_by_node;
   for (const NodeClaim& nc : snap_.node_claims) {
     if (!nc.node_name.empty()) claim_by_node.emplace(nc.node_name, &nc);
   }
@@ -360,7 +362,7 @@ void Loop::BuildViews() {
       const PodFacts& f = cache_->Of(*p, snap_);
       const double cost = f.eviction_cost;
       all_cost += cost;
-      if (f.reschedulable) {
+      if (IsReschedulable(*p)) {
         v.reschedulable.push_back(p);
         v.reschedule_cost += std::max(0.0, cost);
       }
@@ -481,6 +483,10 @@ void Loop::BuildViews() {
         const NodeCondition* c = v.claim->Condition("Drifted");
         v.drift_reason = c->reason.empty() ? "Drifted" : c->reason;
         v.drift_time = c->last_transition_time;
+      } else if (auto cached = cache_->static_drift.find(v.name);
+                 cached != cache_->static_drift.end()) {
+        v.drift_reason = cached->second;
+        v.drift_time = now;
       } else {
         const std::string np_hash = Annotation(v.pool->metadata, kAnnotationNodePoolHash);
         const std::string nc_hash =
@@ -500,6 +506,7 @@ void Loop::BuildViews() {
           v.drift_reason = "InstanceTypeNotFound";
         }
         v.drift_time = now;
+        cache_->static_drift.emplace(v.name, v.drift_reason);
       }
     }
     views_.push_back(std::move(v));
