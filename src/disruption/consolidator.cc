@@ -282,6 +282,7 @@ class Loop {
                       DisruptionReason reason, SolveResult* placement) const;
   absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands) const;
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
+  std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;
   std::optional<NewNodeClaim> RestrictAndPrice(const NewNodeClaim& nc,
                                                const std::vector<const NodeView*>& cands,
                                                bool multi, std::string* why) const;
@@ -728,9 +729,57 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     cmd.replacements.push_back(std::move(*nc));
   }
   cmd.savings_per_hour = std::round(cmd.savings_per_hour * 1e9) / 1e9;
+  if (reason == DisruptionReason::kUnderutilized) {
+    if (std::string why = BalancedVeto(cands, cmd.savings_per_hour); !why.empty()) {
+      e.why_not = why;
+      return e;
+    }
+  }
   e.command = std::move(cmd);
   if (placement != nullptr) *placement = std::move(*r);
   return e;
+}
+
+// consolidationPolicy Balanced (semantics §6.9, k = 2): every Balanced source pool must score
+// (savings / pool cost) / (move disruption / pool disruption) >= 1/2; savings are attributed
+// to pools pro rata by candidate price. Returns "" when approved.
+std::string Loop::BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const {
+  constexpr double kThreshold = 0.5;
+  double total_price = 0;
+  for (const NodeView* c : cands) total_price += c->price;
+  std::set<const NodePool*> pools;
+  for (const NodeView* c : cands) {
+    if (c->pool != nullptr && c->pool->consolidation_policy == ConsolidationPolicy::kBalanced) {
+      pools.insert(c->pool);
+    }
+  }
+  for (const NodePool* pool : pools) {
+    double pool_price = 0, move_disruption = 0, pool_cost = 0, pool_disruption = 0;
+    for (const NodeView* c : cands) {
+      if (c->pool != pool) continue;
+      pool_price += c->price;
+      move_disruption += c->reschedule_cost;
+    }
+    for (const NodeView& v : views_) {
+      if (v.pool != pool) continue;
+      pool_cost += v.price;
+      pool_disruption += v.reschedule_cost;
+    }
+    const double pool_savings = total_price > 0 ? savings * pool_price / total_price : 0;
+    double score = 0;
+    if (pool_savings <= 0 || pool_cost <= 0 || pool_disruption <= 0) {
+      score = 0;
+    } else if (move_disruption <= 0) {
+      score = std::numeric_limits<double>::infinity();
+    } else {
+      score = (pool_savings / pool_cost) / (move_disruption / pool_disruption);
+    }
+    if (!(score >= kThreshold)) {
+      return internal::StrCat("consolidationPolicy Balanced: nodepool \"", pool->name(),
+                              "\" scores ", score, ", below ", kThreshold);
+    }
+  }
+  return "";
 }
 
 std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* kept,
