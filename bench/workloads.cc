@@ -225,7 +225,12 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
     n.metadata.name = name;
     n.metadata.creation_timestamp = now - absl::Hours(24 + i % 100);
     const std::string zone = kZones[i % 3];
-    n.metadata.labels = {{std::string(kLabelInstanceType), shape.type},
+    const std::string type(shape.type);
+    const std::string family = type.substr(0, type.find('.'));
+    n.metadata.labels = {{"karpenter.k8s.aws/instance-category", family.substr(0, 1)},
+                         {"karpenter.k8s.aws/instance-generation", "5"},
+                         {"karpenter.k8s.aws/instance-family", family},
+                         {std::string(kLabelInstanceType), shape.type},
                          {std::string(kLabelZone), zone},
                          {std::string(kLabelCapacityType), "on-demand"},
                          {std::string(kLabelNodePool), "general"},
