@@ -20,25 +20,27 @@ int InputError(const absl::Status& status) {
   return status.code() == absl::StatusCode::kNotFound ? kExitUsage : kExitInvalidInput;
 }
 
-int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i) {
+int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view name,
+             std::string* value) {
   const std::string& a = args[i];
-  auto value_of = [&](std::string_view name, std::string* out) -> int {
-    if (a == name) {
-      if (i + 1 >= args.size()) return -1;
-      *out = args[++i];
-      return 1;
-    }
-    const std::string prefix = internal::StrCat(name, "=");
-    if (a.rfind(prefix, 0) == 0) {
-      *out = a.substr(prefix.size());
-      return 1;
-    }
-    return 0;
-  };
+  if (a == name) {
+    if (i + 1 >= args.size()) return -1;
+    *value = args[++i];
+    return 1;
+  }
+  const std::string prefix = internal::StrCat(name, "=");
+  if (a.rfind(prefix, 0) == 0) {
+    *value = a.substr(prefix.size());
+    return 1;
+  }
+  return 0;
+}
+
+int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i) {
   std::string zones_text;
-  if (int r = value_of("--catalog", &catalog); r != 0) return r;
-  if (int r = value_of("--region", &region); r != 0) return r;
-  if (int r = value_of("--zones", &zones_text); r != 0) {
+  if (int r = TakeFlag(args, i, "--catalog", &catalog); r != 0) return r;
+  if (int r = TakeFlag(args, i, "--region", &region); r != 0) return r;
+  if (int r = TakeFlag(args, i, "--zones", &zones_text); r != 0) {
     if (r > 0) zones = absl::StrSplit(zones_text, ',', absl::SkipEmpty());
     return r;
   }

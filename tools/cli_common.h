@@ -27,6 +27,11 @@ int RunSolve(const std::vector<std::string>& args);
 // `karp consolidate`.
 int RunConsolidate(const std::vector<std::string>& args);
 
+// If args[i] is `name VALUE` or `name=VALUE`, stores VALUE (advancing i past it) and returns 1;
+// returns -1 when the value is missing, 0 when args[i] is another argument.
+int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view name,
+             std::string* value);
+
 // --catalog aws|FILE, --region R, --zones a,b,c.
 struct CatalogFlags {
   std::string catalog = "aws";

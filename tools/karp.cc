@@ -181,19 +181,7 @@ int RunCatalog(const std::vector<std::string>& args) {
       return 0;
     }
     std::string value;
-    auto take = [&](std::string_view name) -> bool {
-      if (a == name) {
-        if (i + 1 >= args.size()) return false;
-        value = args[++i];
-        return true;
-      }
-      std::string prefix = internal::StrCat(name, "=");
-      if (a.rfind(prefix, 0) == 0) {
-        value = a.substr(prefix.size());
-        return true;
-      }
-      return false;
-    };
+    auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value) > 0; };
     absl::Status bad;
     if (int r = catalog_flags.Take(args, i); r > 0) {
       continue;

@@ -84,19 +84,7 @@ int RunSolve(const std::vector<std::string>& args) {
       return kExitOk;
     }
     std::string value;
-    auto take = [&](std::string_view name) -> int {
-      if (a == name) {
-        if (i + 1 >= args.size()) return -1;
-        value = args[++i];
-        return 1;
-      }
-      const std::string prefix = internal::StrCat(name, "=");
-      if (a.rfind(prefix, 0) == 0) {
-        value = a.substr(prefix.size());
-        return 1;
-      }
-      return 0;
-    };
+    auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
     int r = catalog_flags.Take(args, i);
     if (r == 0) r = take("-f");
     if (r == 0 && (r = take("--filename")) == 0) {

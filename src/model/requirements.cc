@@ -525,47 +525,50 @@ bool Requirements::IsCompatible(const Requirements& incoming,
   return DoesIntersect(incoming);
 }
 
-absl::Status Requirements::Intersects(const Requirements& incoming) const {
-  std::vector<std::string> errors;
-  auto a = reqs_.begin();
-  auto b = incoming.reqs_.begin();
-  while (a != reqs_.end() && b != incoming.reqs_.end()) {
-    int c = a->key().compare(b->key());
+namespace {
+
+// Calls on_conflict(existing, incoming) for every key defined on both sides whose requirements
+// do not intersect, unless both are negative (NotIn/DoesNotExist); stops when it returns false.
+template <typename Fn>
+void ForEachConflict(const std::vector<Requirement>& existing,
+                     const std::vector<Requirement>& incoming, Fn&& on_conflict) {
+  auto a = existing.begin();
+  auto b = incoming.begin();
+  while (a != existing.end() && b != incoming.end()) {
+    const int c = a->key().compare(b->key());
     if (c < 0) {
       ++a;
     } else if (c > 0) {
       ++b;
     } else {
       if (!a->HasIntersection(*b) && !(IsNegativeOp(b->op()) && IsNegativeOp(a->op()))) {
-        errors.push_back(
-            internal::StrCat("key ", a->key(), ", ", b->ToString(), " not in ", a->ToString()));
+        if (!on_conflict(*a, *b)) return;
       }
       ++a;
       ++b;
     }
   }
+}
+
+}  // namespace
+
+absl::Status Requirements::Intersects(const Requirements& incoming) const {
+  std::vector<std::string> errors;
+  ForEachConflict(reqs_, incoming.reqs_, [&](const Requirement& e, const Requirement& i) {
+    errors.push_back(internal::StrCat("key ", e.key(), ", ", i.ToString(), " not in ", e.ToString()));
+    return true;
+  });
   if (errors.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrJoin(errors, "; "));
 }
 
 bool Requirements::DoesIntersect(const Requirements& incoming) const {
-  auto a = reqs_.begin();
-  auto b = incoming.reqs_.begin();
-  while (a != reqs_.end() && b != incoming.reqs_.end()) {
-    int c = a->key().compare(b->key());
-    if (c < 0) {
-      ++a;
-    } else if (c > 0) {
-      ++b;
-    } else {
-      if (!a->HasIntersection(*b) && !(IsNegativeOp(b->op()) && IsNegativeOp(a->op()))) {
-        return false;
-      }
-      ++a;
-      ++b;
-    }
-  }
-  return true;
+  bool ok = true;
+  ForEachConflict(reqs_, incoming.reqs_, [&](const Requirement&, const Requirement&) {
+    ok = false;
+    return false;
+  });
+  return ok;
 }
 
 std::string Requirements::ToString() const {

@@ -367,6 +367,19 @@ TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool 
   return g;
 }
 
+std::unique_ptr<TopologyGroup> Topology::InverseGroup(const Pod& pod,
+                                                      const PodAffinityTerm& term) const {
+  auto g = std::make_unique<TopologyGroup>();
+  g->key = term.topology_key;
+  g->type = TopologyType::kAntiAffinity;
+  g->namespaces = Namespaces(pod, term);
+  g->selector = term.label_selector;
+  g->max_skew = kMaxInt32;
+  g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
+                           SelectorId(g->selector));
+  return g;
+}
+
 void Topology::InitExisting() {
   for (const Pod* pp : anti_affinity_pods_) {
     const Pod& p = *pp;
@@ -376,15 +389,7 @@ void Topology::InitExisting() {
     auto node = nodes_by_name_.find(p.node_name);
     if (node == nodes_by_name_.end()) continue;
     for (const PodAffinityTerm& term : p.pod_anti_affinity.required) {
-      auto g = std::make_unique<TopologyGroup>();
-      g->key = term.topology_key;
-      g->type = TopologyType::kAntiAffinity;
-      g->namespaces = Namespaces(p, term);
-      g->selector = term.label_selector;
-      g->max_skew = kMaxInt32;
-      g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
-                               SelectorId(g->selector));
-      TopologyGroup* tg = GetOrCreate(std::move(g), /*inverse=*/true, p);
+      TopologyGroup* tg = GetOrCreate(InverseGroup(p, term), /*inverse=*/true, p);
       if (std::optional<std::string> d = NodeDomain(*node->second, tg->key)) tg->Record(*d);
     }
   }
@@ -400,15 +405,7 @@ void Topology::Update(const Pod& pod) {
 
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-    auto g = std::make_unique<TopologyGroup>();
-    g->key = term.topology_key;
-    g->type = TopologyType::kAntiAffinity;
-    g->namespaces = Namespaces(pod, term);
-    g->selector = term.label_selector;
-    g->max_skew = kMaxInt32;
-    g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
-                             SelectorId(g->selector));
-    GetOrCreate(std::move(g), /*inverse=*/true, pod);
+    GetOrCreate(InverseGroup(pod, term), /*inverse=*/true, pod);
   }
 
   const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;

@@ -157,6 +157,8 @@ class Topology {
 
  private:
   TopologyGroup* GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse, const Pod& owner);
+  // The inverse anti-affinity group of one required term of `pod`.
+  std::unique_ptr<TopologyGroup> InverseGroup(const Pod& pod, const PodAffinityTerm& term) const;
   void CountDomains(TopologyGroup& g) const;
   void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
   std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
