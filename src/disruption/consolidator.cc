@@ -888,8 +888,9 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
   // Candidates of consolidation (ShouldDisrupt, semantics §6.6).
   std::vector<const NodeView*> consolidation;
   for (const NodeView& v : views_) {
+    // Drifted nodes that drift could not disrupt (budget, no placement) remain candidates:
+    // the methods are independent (semantics §6.1).
     if (!v.reject.empty() || v.empty()) continue;
-    if (kept->count(v.name) > 0) continue;  // e.g. drifted but blocked
     if (v.pool->replicas) continue;
     if (!v.pool->consolidate_after) {
       (*kept)[v.name] = "consolidateAfter Never";
