@@ -19,12 +19,13 @@ cmake_minimum_required(VERSION 3.22)
 project(karp_consumer LANGUAGES CXX)
 find_package(karp REQUIRED)
 add_executable(consumer main.cc)
-target_link_libraries(consumer PRIVATE karp::karp karp::json)
+target_link_libraries(consumer PRIVATE karp::karp karp::json karp::testing)
 CMAKE
 cat > "$CONSUMER/main.cc" <<'CC'
 #include <iostream>
 #include "karp/karp.h"
 #include "karp/json/codec.h"
+#include "karp/testing/fake_cloud_provider.h"
 int main() {
   karp::Requirements pool{karp::Requirement::In("kubernetes.io/arch", {"arm64"})};
   karp::Requirements pod{karp::Requirement::NotIn("kubernetes.io/arch", {"amd64"})};
@@ -34,6 +35,9 @@ int main() {
   std::string json = karp::json::WriteCatalog(*cat);
   absl::StatusOr<karp::InstanceCatalog> back = karp::json::ParseCatalog(json, "roundtrip");
   if (!back.ok() || back->size() != cat->size()) return 3;
+  auto shared = std::make_shared<const karp::InstanceCatalog>(std::move(*back));
+  karp::testing::FakeCloudProvider cloud(shared);
+  if (cloud.List()->size() != 0) return 4;
   std::cout << "consumer ok: karp " << KARP_VERSION_STRING << ", " << cat->size()
             << " instance types\n";
   return 0;

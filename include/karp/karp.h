@@ -8,6 +8,8 @@
 
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
+#include "karp/cloud_provider.h"
+#include "karp/consolidator.h"
 #include "karp/cluster.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
