@@ -805,6 +805,7 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     DisruptionCommand cmd;
     cmd.reason = DisruptionReason::kInterrupted;
     cmd.candidates = {v.name};
+    cmd.savings_per_hour = v.price;
     *placement = SolveResult();
     return cmd;
   }
@@ -816,6 +817,7 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     cmd.decision = DisruptionDecision::kDelete;
     cmd.reason = DisruptionReason::kExpired;
     cmd.candidates = {v.name};
+    cmd.savings_per_hour = v.price;
     *placement = SolveResult();
     return cmd;
   }
