@@ -28,6 +28,7 @@
 #ifndef KARP_CONSOLIDATOR_H_
 #define KARP_CONSOLIDATOR_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,9 @@ struct ConsolidationOptions {
   bool once = false;
   // Interruption notices to act on (reason `interrupted`), before any voluntary method.
   std::vector<InterruptionEvent> interruptions;
+  // Provider-side drift (CloudProvider::DriftReason): a non-empty reason marks the node's
+  // NodeClaim drifted when the core checks find nothing. Called once per node per plan.
+  std::function<std::string(const NodeClaim&)> provider_drift;
 
   [[nodiscard]] absl::Status Validate() const;
 };

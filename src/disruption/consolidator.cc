@@ -505,6 +505,8 @@ void Loop::BuildViews() {
           v.drift_reason = "RequirementsDrifted";
         } else if (!type_name.empty() && v.it == nullptr) {
           v.drift_reason = "InstanceTypeNotFound";
+        } else if (state_.options.provider_drift && v.claim != nullptr) {
+          v.drift_reason = state_.options.provider_drift(*v.claim);
         }
         v.drift_time = now;
         cache_->static_drift.emplace(v.name, v.drift_reason);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "karp/cloud_provider.h"
+#include "karp/consolidator.h"
 #include "karp/labels.h"
 #include "karp/scheduler.h"
 #include "karp/testing/fake_cloud_provider.h"
@@ -204,4 +205,54 @@ TEST_CASE("a solved claim launches and a failed launch steers the next solve", "
   REQUIRE(second->node_claims.size() == 1);
   CHECK(second->node_claims[0].launch->instance_type == "small");
   CHECK(second->node_claims[0].launch->zone == "z2");
+}
+
+TEST_CASE("the consolidator replaces a node the provider reports drifted", "[cloud]") {
+  auto catalog = Catalog();
+  karp::ClusterSnapshot snap;
+  karp::NodePool pool;
+  pool.metadata.name = "default";
+  snap.node_pools.push_back(pool);
+  karp::Node node;
+  node.metadata.name = "n1";
+  node.metadata.labels = {{std::string(karp::kLabelNodePool), "default"},
+                          {std::string(karp::kLabelInstanceType), "small"},
+                          {std::string(karp::kLabelZone), "z1"},
+                          {std::string(karp::kLabelCapacityType), "on-demand"},
+                          {std::string(karp::kLabelInitialized), "true"}};
+  node.capacity = karp::ResourceList{{"cpu", 2000}, {"pods", 10}};
+  node.allocatable = node.capacity;
+  karp::NodeClaim claim;
+  claim.metadata.name = "default-abc";
+  claim.metadata.labels = node.metadata.labels;
+  claim.node_name = "n1";
+  claim.metadata.creation_timestamp = kNow - absl::Hours(2);
+  snap.nodes.push_back(node);
+  snap.node_claims.push_back(claim);
+  karp::Pod pod;
+  pod.metadata.name = "web";
+  pod.node_name = "n1";
+  pod.phase = "Running";
+  karp::Container c;
+  c.name = "app";
+  c.requests = karp::ResourceList{{"cpu", 1000}};
+  pod.containers.push_back(c);
+  snap.pods.push_back(pod);
+
+  karp::ConsolidationOptions options;
+  options.provider_drift = [](const karp::NodeClaim& nc) {
+    return nc.metadata.name == "default-abc" ? std::string("AMIDrift") : std::string();
+  };
+  absl::StatusOr<karp::Consolidator> c1 = karp::Consolidator::Create(snap, catalog, kNow, options);
+  REQUIRE(c1.ok());
+  absl::StatusOr<karp::ConsolidationPlan> plan = c1->Plan();
+  REQUIRE(plan.ok());
+  REQUIRE(plan->commands.size() == 1);
+  CHECK(plan->commands[0].reason == karp::DisruptionReason::kDrifted);
+  CHECK(plan->commands[0].decision == karp::DisruptionDecision::kReplace);
+
+  absl::StatusOr<karp::ConsolidationPlan> without =
+      karp::Consolidator::Create(snap, catalog, kNow)->Plan();
+  REQUIRE(without.ok());
+  for (const auto& cmd : without->commands) CHECK(cmd.reason != karp::DisruptionReason::kDrifted);
 }
