@@ -158,7 +158,7 @@ TEST_CASE("max pods honours reserved ENIs, maxPods and podsPerCore", "[aws_catal
   CHECK(MustMake(info, 0.1, per_core).capacity.pods() == 29);
 }
 
-TEST_CASE("GPU types advertise their GPUs; other types exclude the GPU labels", "[aws_catalog]") {
+TEST_CASE("GPU types advertise their GPUs, other types exclude the GPU labels", "[aws_catalog]") {
   const InstanceType& g4dn = Type("g4dn.xlarge");
   CHECK(g4dn.capacity.Get(kAwsResourceNvidiaGpu) == 1);
   CHECK(Label(g4dn, kAwsLabelInstanceGpuName) == "t4");

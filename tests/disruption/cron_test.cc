@@ -295,7 +295,7 @@ TEST_CASE("cron: a budget window may span midnight", "[cron]") {
   CHECK_FALSE(BudgetWindowActive(c, four_hours, At(2026, 3, 5, 2, 0)));
 }
 
-TEST_CASE("cron: the window is [hit, hit + duration), so a zero duration never opens", "[cron]") {
+TEST_CASE("cron: the window runs from a hit for the duration, so a zero duration never opens", "[cron]") {
   const CronSchedule c = MustParse("@hourly");
   // The next hit strictly after now - 0 is always after now.
   CHECK_FALSE(BudgetWindowActive(c, absl::ZeroDuration(), At(2026, 3, 4, 12, 0)));

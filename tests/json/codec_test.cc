@@ -460,7 +460,7 @@ TEST_CASE("Unknown kinds and pods for other schedulers are skipped and counted",
   CHECK(snap.pods[0].metadata.name == "b");
 }
 
-TEST_CASE("YAML input with several documents is merged; errors name the document", "[json]") {
+TEST_CASE("YAML input with several documents is merged and errors name the document", "[json]") {
   const std::string yaml = R"(---
 apiVersion: v1
 kind: Pod
@@ -762,7 +762,7 @@ TEST_CASE("Strict enumerations: effects, operators, policies", "[json]") {
           .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
 }
 
-TEST_CASE("Selectors of pending pods are validated; bound pods may use matchFields", "[json]") {
+TEST_CASE("Selectors of pending pods are validated, bound pods may use matchFields", "[json]") {
   const std::string match_fields =
       R"("affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}})";

@@ -974,7 +974,7 @@ TEST_CASE("minDomains larger than the available zones caps each zone at maxSkew"
   }
 }
 
-TEST_CASE("DoNotSchedule spread counts existing pods; ScheduleAnyway is relaxed", "[scheduler]") {
+TEST_CASE("DoNotSchedule spread counts existing pods, ScheduleAnyway is relaxed", "[scheduler]") {
   // One matching pod fills a node in test-zone-1; the NodePool only offers test-zone-2.
   auto snapshot = [](WhenUnsatisfiable when) {
     karp::TopologySpreadConstraint tsc = SpreadConstraint(kZoneKey, 1, {{"app", "web"}}, when);
