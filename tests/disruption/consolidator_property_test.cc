@@ -30,8 +30,8 @@
 //    candidates' prices, never both capacity types, spot-to-spot only with the gate (and at
 //    least 15 options for a single node); every replacement's requests and pods fit its
 //    launched type;
-//  * savings = candidate prices - launch prices (expiration excepted); plan totals; kept
-//    covers every other node, sorted by name;
+//  * savings = candidate prices - launch prices; plan totals; kept covers every other node,
+//    sorted by name;
 //  * without drift, the cluster's hourly price goes down with every plan that has commands;
 //  * a replacement lists only pods that were on the candidates (or pending);
 //  * the key property: after all commands (candidates removed, replacements added as nodes of
@@ -638,8 +638,7 @@ class Validator {
       }
     }
     const double savings = candidate_price - launch_price;
-    // Expiration is checked by a unit test instead (its savings are not specified by §6.14).
-    if (!expired && std::abs(savings - cmd.savings_per_hour) > 1e-6) {
+    if (std::abs(savings - cmd.savings_per_hour) > 1e-6) {
       Problem(where + "savings " + std::to_string(cmd.savings_per_hour) + " != " +
               std::to_string(savings));
     }
@@ -895,7 +894,7 @@ std::string DescribeCase(const Case& c) {
 int CaseCount() {
   const char* env = std::getenv("KARP_PROPERTY_CASES");
   if (env != nullptr && std::atoi(env) > 0) return std::atoi(env);
-  return 200;
+  return 1000;  // about 0.4 s in Release, 4 s under ASan/UBSan
 }
 
 absl::StatusOr<ConsolidationPlan> PlanCase(const Case& c) {
@@ -1070,14 +1069,10 @@ TEST_CASE("the consolidation property validator rejects corrupted plans",
       p.commands.push_back(p.commands.front());
       p.savings_per_hour += p.commands.front().savings_per_hour;
     });
-    for (size_t i = 0; i < solved->commands.size(); ++i) {
-      if (solved->commands[i].reason == DisruptionReason::kExpired) continue;
-      expect_problem("wrong savings", [i](ConsolidationPlan& p) {
-        p.commands[i].savings_per_hour += 0.5;
-        p.savings_per_hour += 0.5;
-      });
-      break;
-    }
+    expect_problem("wrong savings", [](ConsolidationPlan& p) {
+      p.commands.front().savings_per_hour += 0.5;
+      p.savings_per_hour += 0.5;
+    });
     expect_problem("kept entry dropped or added", [&](ConsolidationPlan& p) {
       if (!p.kept.empty()) {
         p.kept.pop_back();

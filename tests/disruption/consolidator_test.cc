@@ -1546,6 +1546,29 @@ TEST_CASE("interruption notices produce interrupted commands first, without budg
   CHECK_THAT(KeptOr(plan, "other"), Catch::Contains("budget"));
 }
 
+TEST_CASE("an interrupted node whose pods cannot move is still deleted", "[consolidator]") {
+  // The capacity goes away either way; the pinned pod will be pending.
+  auto catalog = Sml();
+  ClusterSnapshot snap = OnePool();
+  AddManagedNode(snap, *catalog, "doomed", "default", "medium", kZ1, kOD);
+  snap.pods.push_back(BoundPod("pinned", "doomed", "1")
+                          .NodeSelector(std::string(karp::kLabelHostname), "doomed"));
+  ConsolidationOptions options;
+  InterruptionEvent ev;
+  ev.node = "doomed";
+  ev.kind = "terminating";
+  options.interruptions.push_back(ev);
+  const ConsolidationPlan plan = PlanOf(snap, catalog, options);
+  INFO(Describe(plan));
+  REQUIRE(plan.commands.size() == 1);
+  const DisruptionCommand& c = plan.commands[0];
+  CHECK(c.reason == DisruptionReason::kInterrupted);
+  CHECK(c.decision == DisruptionDecision::kDelete);
+  CHECK(c.candidates == std::vector<std::string>{"doomed"});
+  CHECK(c.replacements.empty());
+  CHECK(c.savings_per_hour == Approx(0.20));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loops, once, kept, determinism, options
 
