@@ -1,6 +1,6 @@
 // Tests of karp::json (karp/json/codec.h): snapshot and catalog decoding, the error paths
 // promised by formats.md §5, hostile input, and the write -> parse round trips.
-// Self-contained: every input is written inline (no /work/shared files).
+// Self-contained: every input is written inline (nothing is read from ../shared).
 
 #include "karp/json/codec.h"
 
