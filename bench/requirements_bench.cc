@@ -54,6 +54,21 @@ Requirements PodRequirements() {
   };
 }
 
+// The template narrowed by the pod: what a new NodeClaim's requirements look like.
+Requirements ClaimRequirements() {
+  Requirements claim = NodePoolTemplate();
+  claim.Add(PodRequirements());
+  return claim;
+}
+
+size_t CountIntersecting(const karp::InstanceCatalog& catalog, const Requirements& claim) {
+  size_t n = 0;
+  for (const karp::InstanceType& it : catalog.instance_types()) {
+    n += it.requirements.DoesIntersect(claim) ? 1 : 0;
+  }
+  return n;
+}
+
 void BM_Requirements_Compatible_TemplateVsPod(benchmark::State& state) {
   const Requirements tmpl = NodePoolTemplate();
   const Requirements pod = PodRequirements();
@@ -93,20 +108,10 @@ void BM_Requirements_Intersects_CatalogVsClaim(benchmark::State& state) {
     state.SkipWithError("catalog");
     return;
   }
-  Requirements claim = NodePoolTemplate();
-  claim.Add(PodRequirements());
-  size_t compatible = 0;
-  for (const karp::InstanceType& it : catalog->instance_types()) {
-    compatible += it.requirements.DoesIntersect(claim) ? 1 : 0;
-  }
+  const Requirements claim = ClaimRequirements();
+  const size_t compatible = CountIntersecting(*catalog, claim);
   if (compatible == 0) state.SkipWithError("no compatible instance type");
-  for (auto _ : state) {
-    size_t n = 0;
-    for (const karp::InstanceType& it : catalog->instance_types()) {
-      n += it.requirements.DoesIntersect(claim) ? 1 : 0;
-    }
-    benchmark::DoNotOptimize(n);
-  }
+  for (auto _ : state) benchmark::DoNotOptimize(CountIntersecting(*catalog, claim));
   state.SetItemsProcessed(state.iterations() *
                           static_cast<int64_t>(catalog->instance_types().size()));
   state.counters["types"] = static_cast<double>(catalog->instance_types().size());
@@ -120,8 +125,7 @@ void BM_Catalog_CompatibleAndOrderByPrice(benchmark::State& state) {
     state.SkipWithError("catalog");
     return;
   }
-  Requirements claim = NodePoolTemplate();
-  claim.Add(PodRequirements());
+  const Requirements claim = ClaimRequirements();
   for (auto _ : state) {
     std::vector<const karp::InstanceType*> its = catalog->Compatible(claim);
     karp::OrderByPrice(its, claim);

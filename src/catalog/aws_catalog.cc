@@ -653,34 +653,16 @@ absl::StatusOr<InstanceType> MakeAwsInstanceType(const AwsInstanceTypeInfo& info
 }
 
 const LabelSet& AwsWellKnownLabels() {
-  static const LabelSet* const labels = new LabelSet{
-      kAwsLabelInstanceCategory,
-      kAwsLabelInstanceFamily,
-      kAwsLabelInstanceGeneration,
-      kAwsLabelInstanceSize,
-      kAwsLabelInstanceCapabilityFlex,
-      kAwsLabelInstanceCpu,
-      kAwsLabelInstanceCpuManufacturer,
-      kAwsLabelInstanceCpuSustainedClockSpeedMhz,
-      kAwsLabelInstanceMemory,
-      kAwsLabelInstanceHypervisor,
-      kAwsLabelInstanceEncryptionInTransitSupported,
-      kAwsLabelInstanceEbsBandwidth,
-      kAwsLabelInstanceNetworkBandwidth,
-      kAwsLabelInstanceLocalNvme,
-      kAwsLabelInstanceGpuName,
-      kAwsLabelInstanceGpuManufacturer,
-      kAwsLabelInstanceGpuCount,
-      kAwsLabelInstanceGpuMemory,
-      kAwsLabelInstanceAcceleratorName,
-      kAwsLabelInstanceAcceleratorManufacturer,
-      kAwsLabelInstanceAcceleratorCount,
-      kAwsLabelCapacityReservationId,
-      kAwsLabelCapacityReservationType,
-      kAwsLabelCapacityReservationInterruptible,
-      kAwsLabelTopologyZoneId,
-      kLabelWindowsBuild,
-  };
+  // The labels every type carries, plus the optional ones (which get DoesNotExist when absent).
+  static const LabelSet* const labels = [] {
+    auto* set = new LabelSet{
+        kAwsLabelInstanceCapabilityFlex,  kAwsLabelInstanceCpu,
+        kAwsLabelInstanceMemory,          kAwsLabelInstanceHypervisor,
+        kAwsLabelInstanceEncryptionInTransitSupported, kAwsLabelTopologyZoneId,
+    };
+    for (std::string_view key : kOptionalLabels) set->Insert(key);
+    return set;
+  }();
   return *labels;
 }
 
