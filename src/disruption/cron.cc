@@ -1,5 +1,6 @@
 #include "disruption/cron.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -28,92 +29,167 @@ int NameValue(std::string_view s, bool months) {
   return -1;
 }
 
-// Parses a number or a month/day name. Day-of-week 7 folds to 0 (Sunday) unless `keep7`.
-bool ParseNumber(std::string_view s, int lo, int hi, bool months, bool days, int* out,
-                 bool keep7 = false) {
-  if (s.empty()) return false;
+// Parses a number or a month/day name into *out, within [lo, hi]. Returns an empty string or
+// the reason it is invalid.
+std::string ParseNumber(std::string_view s, int lo, int hi, bool months, bool days, int* out) {
+  if (s.empty()) return "empty value";
   bool digits = true;
   for (char c : s) digits = digits && c >= '0' && c <= '9';
   int v = -1;
   if (digits) {
-    if (s.size() > 4) return false;
+    if (s.size() > 4) return internal::StrCat("value ", s, " is out of range ", lo, "-", hi);
     v = std::stoi(std::string(s));
   } else if (months || days) {
     v = NameValue(s, months);
+    if (v < 0) return internal::StrCat("unknown name \"", s, "\"");
+  } else {
+    return internal::StrCat("\"", s, "\" is not a number");
   }
-  if (days && v == 7 && !keep7) v = 0;
-  if (v < lo || v > hi) return false;
+  if (v < lo || v > hi) {
+    std::string msg = internal::StrCat("value ", v, " is out of range ", lo, "-", hi);
+    // The reference (robfig/cron v3) has no 7 for Sunday; its parse error would block every
+    // disruption the budget covers. karp reports it instead.
+    if (days && v == 7) msg += " (Sunday is 0)";
+    return msg;
+  }
   *out = v;
-  return true;
+  return "";
 }
 
-// Parses one field into `bits` (indices lo..hi). Returns false on error; sets *star when the
-// field is "*" (or "?").
+// Parses one field into `bits` (indices lo..hi), with robfig/cron v3 semantics: lists of
+// ranges, "N/step" means N-max/step, and the field counts as a wildcard ("star") for the
+// day-of-month/day-of-week rule when one of its items is "*" or "?" without a step above 1.
+// Returns an empty string or the reason the field is invalid.
 template <size_t N>
-bool ParseField(std::string_view field, int lo, int hi, bool months, bool days,
-                std::bitset<N>* bits, bool* star) {
-  *star = field == "*" || field == "?";
+std::string ParseField(std::string_view field, int lo, int hi, bool months, bool days,
+                       std::bitset<N>* bits, bool* star) {
+  *star = false;
   for (absl::string_view part_av : absl::StrSplit(internal::AV(field), ',')) {
     std::string_view part(part_av.data(), part_av.size());
+    if (part.empty()) return "empty list item";
     int step = 1;
     size_t slash = part.find('/');
     if (slash != std::string_view::npos) {
-      if (!ParseNumber(part.substr(slash + 1), 1, hi, false, false, &step)) return false;
+      std::string_view step_text = part.substr(slash + 1);
+      bool digits = !step_text.empty() && step_text.size() <= 4;
+      for (char c : step_text) digits = digits && c >= '0' && c <= '9';
+      if (!digits) return internal::StrCat("step \"", step_text, "\" is not a number");
+      step = std::stoi(std::string(step_text));
+      if (step < 1) return "step must be at least 1";
       part = part.substr(0, slash);
     }
     int a = lo, b = hi;
     if (part == "*" || part == "?") {
+      if (step == 1) *star = true;
     } else {
       size_t dash = part.find('-');
       if (dash != std::string_view::npos) {
-        if (!ParseNumber(part.substr(0, dash), lo, days ? 7 : hi, months, days, &a)) return false;
-        if (!ParseNumber(part.substr(dash + 1), lo, days ? 7 : hi, months, days, &b,
-                         /*keep7=*/true)) {
-          return false;
+        if (std::string e = ParseNumber(part.substr(0, dash), lo, hi, months, days, &a); !e.empty()) {
+          return e;
         }
-        if (days && b == 7 && a > 0) {
-          // "5-7": Friday to Sunday.
-          for (int v = a; v <= 6; v += step) bits->set(static_cast<size_t>(v));
-          bits->set(0);
-          continue;
+        if (std::string e = ParseNumber(part.substr(dash + 1), lo, hi, months, days, &b);
+            !e.empty()) {
+          return e;
         }
       } else {
-        if (!ParseNumber(part, lo, hi, months, days, &a)) return false;
+        if (std::string e = ParseNumber(part, lo, hi, months, days, &a); !e.empty()) return e;
         b = slash != std::string_view::npos ? hi : a;
       }
     }
-    if (a > b) return false;
+    if (a > b) return internal::StrCat("range ", part, " runs backwards");
     for (int v = a; v <= b; v += step) bits->set(static_cast<size_t>(v));
   }
-  return bits->any();
+  return "";
+}
+
+// Parses a Go duration ("1h30m", "90s", "1.5h"), as robfig's @every takes it.
+bool ParseGoDuration(std::string_view s, absl::Duration* out) {
+  if (s.empty()) return false;
+  absl::Duration total = absl::ZeroDuration();
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == '.')) ++j;
+    if (j == i || j - i > 12) return false;
+    const std::string number(s.substr(i, j - i));
+    if (std::count(number.begin(), number.end(), '.') > 1) return false;
+    size_t k = j;
+    while (k < s.size() && !((s[k] >= '0' && s[k] <= '9') || s[k] == '.')) ++k;
+    const std::string_view unit = s.substr(j, k - j);
+    absl::Duration u;
+    if (unit == "h") {
+      u = absl::Hours(1);
+    } else if (unit == "m") {
+      u = absl::Minutes(1);
+    } else if (unit == "s") {
+      u = absl::Seconds(1);
+    } else if (unit == "ms") {
+      u = absl::Milliseconds(1);
+    } else if (unit == "us" || unit == "\u00b5s") {
+      u = absl::Microseconds(1);
+    } else if (unit == "ns") {
+      u = absl::Nanoseconds(1);
+    } else {
+      return false;
+    }
+    total += u * std::stod(number);
+    i = k;
+  }
+  *out = total;
+  return true;
 }
 
 }  // namespace
 
 absl::StatusOr<CronSchedule> CronSchedule::Parse(std::string_view text) {
+  auto bad = [&](std::string_view what) {
+    return absl::InvalidArgumentError(
+        internal::StrCat("invalid cron schedule \"", text, "\": ", what));
+  };
   std::string spec(text);
+  constexpr std::string_view kEvery = "@every ";
+  if (spec.rfind(kEvery, 0) == 0) {
+    absl::Duration every;
+    if (!ParseGoDuration(std::string_view(spec).substr(kEvery.size()), &every)) {
+      return bad("@every needs a duration such as 30m or 1h30m");
+    }
+    // robfig rounds the interval down to whole seconds, with a minimum of one second.
+    every = std::max(absl::Seconds(1), absl::Floor(every, absl::Seconds(1)));
+    CronSchedule c;
+    c.every_ = every;
+    return c;
+  }
   if (spec == "@yearly" || spec == "@annually") spec = "0 0 1 1 *";
   if (spec == "@monthly") spec = "0 0 1 * *";
   if (spec == "@weekly") spec = "0 0 * * 0";
   if (spec == "@daily" || spec == "@midnight") spec = "0 0 * * *";
   if (spec == "@hourly") spec = "0 * * * *";
-  std::vector<std::string> fields = absl::StrSplit(spec, ' ', absl::SkipEmpty());
-  auto bad = [&](std::string_view what) {
-    return absl::InvalidArgumentError(
-        internal::StrCat("invalid cron schedule \"", text, "\": ", what));
-  };
+  if (!spec.empty() && spec[0] == '@') return bad("unknown macro");
+  std::vector<std::string> fields = absl::StrSplit(spec, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   if (fields.size() != 5) return bad("expected 5 fields or a @macro");
   CronSchedule c;
   bool star = false;
-  if (!ParseField(fields[0], 0, 59, false, false, &c.minute_, &star)) return bad("minute");
-  if (!ParseField(fields[1], 0, 23, false, false, &c.hour_, &star)) return bad("hour");
-  if (!ParseField(fields[2], 1, 31, false, false, &c.dom_, &c.dom_star_)) return bad("day of month");
-  if (!ParseField(fields[3], 1, 12, true, false, &c.month_, &star)) return bad("month");
-  if (!ParseField(fields[4], 0, 6, false, true, &c.dow_, &c.dow_star_)) return bad("day of week");
+  std::string e;
+  if (e = ParseField(fields[0], 0, 59, false, false, &c.minute_, &star); !e.empty()) {
+    return bad(internal::StrCat("minute: ", e));
+  }
+  if (e = ParseField(fields[1], 0, 23, false, false, &c.hour_, &star); !e.empty()) {
+    return bad(internal::StrCat("hour: ", e));
+  }
+  if (e = ParseField(fields[2], 1, 31, false, false, &c.dom_, &c.dom_star_); !e.empty()) {
+    return bad(internal::StrCat("day of month: ", e));
+  }
+  if (e = ParseField(fields[3], 1, 12, true, false, &c.month_, &star); !e.empty()) {
+    return bad(internal::StrCat("month: ", e));
+  }
+  if (e = ParseField(fields[4], 0, 6, false, true, &c.dow_, &c.dow_star_); !e.empty()) {
+    return bad(internal::StrCat("day of week: ", e));
+  }
   return c;
 }
 
 bool CronSchedule::Matches(absl::Time t) const {
+  if (every_) return false;
   const absl::CivilMinute m = absl::ToCivilMinute(t, absl::UTCTimeZone());
   if (!minute_.test(static_cast<size_t>(m.minute())) || !hour_.test(static_cast<size_t>(m.hour())) ||
       !month_.test(static_cast<size_t>(m.month()))) {
@@ -129,6 +205,11 @@ bool CronSchedule::Matches(absl::Time t) const {
 }
 
 absl::Time CronSchedule::Next(absl::Time t, absl::Time until) const {
+  if (every_) {
+    const absl::Time next =
+        absl::FromUnixSeconds(absl::ToUnixSeconds(t)) + *every_;  // ToUnixSeconds floors
+    return next <= until ? next : absl::InfiniteFuture();
+  }
   absl::CivilMinute m = absl::ToCivilMinute(t, absl::UTCTimeZone()) + 1;
   // Minute-by-minute search skipping whole months and hours that cannot match.
   while (true) {

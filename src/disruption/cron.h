@@ -1,11 +1,16 @@
-// Cron schedules for disruption budgets (semantics §6.3): the standard five fields
-// (minute hour day-of-month month day-of-week, with lists, ranges, steps and month/day names)
-// and the macros @yearly @annually @monthly @weekly @daily @midnight @hourly, in UTC.
+// Cron schedules for disruption budgets (semantics §6.3), in UTC, with the grammar of the
+// reference's parser (robfig/cron v3 ParseStandard): the standard five fields (minute hour
+// day-of-month month day-of-week, with lists, ranges, "N/step" = N-max/step, month and day
+// names, day of week 0-6 with Sunday = 0 — 7 is an error there and here), the macros @yearly
+// @annually @monthly @weekly @daily @midnight @hourly, and "@every <Go duration>".
+// Day-of-month and day-of-week: when either field is a wildcard ("*" or "?" without a step
+// above 1; "*/1" is still a wildcard, "*/2" is not) both must match, otherwise either may.
 
 #ifndef KARP_SRC_DISRUPTION_CRON_H_
 #define KARP_SRC_DISRUPTION_CRON_H_
 
 #include <bitset>
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -18,10 +23,12 @@ class CronSchedule {
   // Errors: InvalidArgument naming the schedule and the bad field.
   [[nodiscard]] static absl::StatusOr<CronSchedule> Parse(std::string_view text);
 
-  // True if the schedule fires at the minute containing `t` (UTC).
+  // True if the schedule fires at the minute containing `t` (UTC). Always false for @every,
+  // which has no fixed firing times (it fires relative to the time asked, see Next).
   bool Matches(absl::Time t) const;
   // The first firing time strictly after `t` and not after `until` (minute resolution), or
-  // InfiniteFuture if none.
+  // InfiniteFuture if none. For "@every d": `t` truncated to the second, plus d (as robfig's
+  // ConstantDelaySchedule), so a budget window with duration >= d is always active.
   absl::Time Next(absl::Time t, absl::Time until) const;
 
  private:
@@ -29,7 +36,8 @@ class CronSchedule {
   std::bitset<24> hour_;
   std::bitset<32> dom_;    // 1..31
   std::bitset<13> month_;  // 1..12
-  std::bitset<8> dow_;     // 0..6 (7 folds to 0)
+  std::bitset<8> dow_;     // 0..6
+  std::optional<absl::Duration> every_;  // "@every": no fields
   bool dom_star_ = false;
   bool dow_star_ = false;
 };

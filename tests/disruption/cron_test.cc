@@ -1,6 +1,6 @@
 // Unit tests of the disruption-budget cron schedules (src/disruption/cron.h), semantics §6.3:
 // five fields (minute hour day-of-month month day-of-week) with lists, ranges, steps, month and
-// day names, 7 = Sunday, day-of-month / day-of-week OR semantics when both are restricted, the
+// day names, Sunday = 0 only, day-of-month / day-of-week OR semantics when both are restricted, the
 // @macros, all in UTC; a budget window is active when the next firing after now - duration is
 // at or before now.
 //
@@ -134,19 +134,60 @@ TEST_CASE("cron: day names and numbers select weekdays", "[cron]") {
   CHECK_FALSE(list.Matches(At(2026, 3, 6, 12, 0)));
 }
 
-TEST_CASE("cron: 7 and 0 both mean Sunday, also as a range end", "[cron]") {
-  const CronSchedule seven = MustParse("0 0 * * 7");
+TEST_CASE("cron: Sunday is 0 only, as in the reference parser; 7 is an error naming it", "[cron]") {
   const CronSchedule zero = MustParse("0 0 * * 0");
-  CHECK(seven.Matches(At(2026, 3, 8, 0, 0)));
   CHECK(zero.Matches(At(2026, 3, 8, 0, 0)));
-  CHECK_FALSE(seven.Matches(At(2026, 3, 7, 0, 0)));
-  CHECK_FALSE(seven.Matches(At(2026, 3, 9, 0, 0)));
-  const CronSchedule weekend = MustParse("0 0 * * 5-7");  // Friday to Sunday
+  CHECK_FALSE(zero.Matches(At(2026, 3, 7, 0, 0)));
+  for (const char* text : {"0 0 * * 7", "0 0 * * 5-7"}) {
+    INFO(text);
+    absl::StatusOr<CronSchedule> c = CronSchedule::Parse(text);
+    REQUIRE_FALSE(c.ok());
+    CHECK_THAT(std::string(c.status().message()),
+               Catch::Contains("day of week: value 7 is out of range 0-6 (Sunday is 0)"));
+  }
+  const CronSchedule weekend = MustParse("0 0 * * 5-6,0");  // Friday to Sunday
   CHECK_FALSE(weekend.Matches(At(2026, 3, 5, 0, 0)));  // Thursday
   CHECK(weekend.Matches(At(2026, 3, 6, 0, 0)));
   CHECK(weekend.Matches(At(2026, 3, 7, 0, 0)));
   CHECK(weekend.Matches(At(2026, 3, 8, 0, 0)));
   CHECK_FALSE(weekend.Matches(At(2026, 3, 9, 0, 0)));  // Monday
+}
+
+TEST_CASE("cron: a star with step 1 is still a wildcard for the day rule, a larger step is not", "[cron]") {
+  // "*/1" in the day-of-month field keeps it a wildcard: both fields must match (Fridays only).
+  const CronSchedule step1 = MustParse("0 0 */1 * fri");
+  CHECK(step1.Matches(At(2026, 3, 6, 0, 0)));          // Friday
+  CHECK_FALSE(step1.Matches(At(2026, 3, 5, 0, 0)));    // Thursday
+  // "*/2" restricts (odd days), so either field may match: odd days OR Fridays.
+  const CronSchedule step2 = MustParse("0 0 */2 * fri");
+  CHECK(step2.Matches(At(2026, 3, 6, 0, 0)));          // Friday the 6th
+  CHECK(step2.Matches(At(2026, 3, 5, 0, 0)));          // Thursday the 5th (odd)
+  CHECK_FALSE(step2.Matches(At(2026, 3, 4, 0, 0)));    // Wednesday the 4th
+  // A star anywhere in a list makes the field a wildcard too.
+  const CronSchedule listed = MustParse("0 0 1,* * fri");
+  CHECK_FALSE(listed.Matches(At(2026, 3, 5, 0, 0)));
+  CHECK(listed.Matches(At(2026, 3, 6, 0, 0)));
+}
+
+TEST_CASE("cron: a step larger than the field is accepted and keeps only the start", "[cron]") {
+  const CronSchedule c = MustParse("0/90 * * * *");
+  CHECK(FiringMinutes(c) == std::vector<int>{0});
+  const CronSchedule h = MustParse("0 5/100 * * *");
+  CHECK(FiringHours(h) == std::vector<int>{5});
+}
+
+TEST_CASE("cron: @every fires relative to the time asked, so a window at least that long is always open", "[cron]") {
+  const CronSchedule every = MustParse("@every 1h30m");
+  const absl::Time t = At(2026, 3, 4, 12, 0, 0) + absl::Milliseconds(700);
+  CHECK(every.Next(t, t + absl::Hours(2)) == At(2026, 3, 4, 13, 30, 0));
+  CHECK(every.Next(t, t + absl::Hours(1)) == absl::InfiniteFuture());
+  CHECK_FALSE(every.Matches(At(2026, 3, 4, 12, 0)));
+  const absl::Time now = At(2026, 3, 4, 12, 0);
+  CHECK(BudgetWindowActive(every, absl::Hours(2), now));
+  CHECK(BudgetWindowActive(every, absl::Minutes(90), now));
+  CHECK_FALSE(BudgetWindowActive(every, absl::Minutes(89), now));
+  CHECK(MustParse("@every 1.5h").Next(now, now + absl::Hours(2)) == At(2026, 3, 4, 13, 30));
+  CHECK(MustParse("@every 500ms").Next(now, now + absl::Hours(2)) == now + absl::Seconds(1));
 }
 
 TEST_CASE("cron: day of month OR day of week when both are restricted", "[cron]") {
@@ -222,6 +263,7 @@ TEST_CASE("cron: invalid schedules are InvalidArgument naming the schedule", "[c
       "* * * 0 *",         // month starts at 1
       "* * * 13 *",        // month out of range
       "* * * * 8",         // day of week out of range
+      "* * * * 7",         // robfig has no 7 for Sunday
       "a * * * *",         // not a number
       "-1 * * * *",        // negative
       "30-10 * * * *",     // reversed range
@@ -230,7 +272,9 @@ TEST_CASE("cron: invalid schedules are InvalidArgument naming the schedule", "[c
       "0 0 * mon *",       // a day name in the month field
       "0 0 * * jan",       // a month name in the day-of-week field
       "0 0 * * funday",    // unknown name
-      "@every 5m",         // robfig's @every is not a cron schedule
+      "@every",            // no duration
+      "@every 5x",         // unknown unit
+      "@every m",          // no number
       "@reboot",
       "@weekly *",
   };
