@@ -595,10 +595,11 @@ std::optional<NewNodeClaim> Loop::RestrictAndPrice(const NewNodeClaim& nc,
       auto f = by_type.find(it->name);
       if (f != by_type.end()) max_price = std::min(max_price, f->second);
     }
+    // As the reference's RemoveInstanceTypeOptionsByPriceAndMinValues: an option stays when
+    // its worst launch price (the dearest available offering the claim could get) is below.
     std::vector<const InstanceType*> kept;
     for (const InstanceType* it : types) {
-      const Offering* o = it->CheapestOffering(reqs);
-      if (o != nullptr && o->price < max_price) kept.push_back(it);
+      if (it->WorstLaunchPrice(reqs) < max_price) kept.push_back(it);
     }
     types = std::move(kept);
   }

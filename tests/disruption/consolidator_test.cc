@@ -1165,6 +1165,34 @@ TEST_CASE("multi-node consolidation merges several nodes into one cheaper replac
   CHECK(plan.kept.empty());
 }
 
+TEST_CASE("multi-node filterOutSameInstanceType compares worst launch prices as the reference does",
+          "[consolidator]") {
+  // Two smalls in zone 2 ($0.60 each), 900m each: one small would hold both pods. The small's
+  // cheapest offering ($0.40 in zone 1) is below the candidates' $0.60 but its worst launch
+  // price ($0.60) is not, so the reference drops it from the merged replacement and the 2 -> 1
+  // merge is invalid; single-node consolidation then deletes one node instead.
+  using karp::testing::MakeOffering;
+  using karp::testing::TypeWithOfferings;
+  auto catalog = karp::testing::MakeCatalog(std::vector<karp::InstanceType>{
+      TypeWithOfferings("small", "2", "4Gi", 20,
+                        {MakeOffering(kZ1, kOD, 0.40), MakeOffering(kZ2, kOD, 0.60)}),
+      TypeWithOfferings("big", "4", "8Gi", 40,
+                        {MakeOffering(kZ1, kOD, 1.00), MakeOffering(kZ2, kOD, 1.00)}),
+  });
+  ClusterSnapshot snap = OnePool();
+  AddManagedNode(snap, *catalog, "n1", "default", "small", kZ2);
+  AddManagedNode(snap, *catalog, "n2", "default", "small", kZ2);
+  snap.pods.push_back(BoundPod("p1", "n1", "900m"));
+  snap.pods.push_back(BoundPod("p2", "n2", "900m"));
+  const ConsolidationPlan plan = PlanOf(snap, catalog);
+  INFO(Describe(plan));
+  REQUIRE(plan.commands.size() == 1);
+  const DisruptionCommand& c = plan.commands[0];
+  CHECK(c.decision == DisruptionDecision::kDelete);
+  CHECK(c.candidates.size() == 1);
+  CHECK(c.savings_per_hour == Approx(0.60));
+}
+
 TEST_CASE("multi-node consolidation deletes several nodes when their pods fit elsewhere",
           "[consolidator]") {
   // Two lone nodes (500m each) and one node with 3 free cpus: both lone nodes go at once.
