@@ -890,6 +890,12 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     }
   }
 
+  // A node the drift method kept (budget, no placement) is still a consolidation candidate; when
+  // consolidation keeps it too, both reasons are reported.
+  auto keep = [kept](const std::string& node, std::string reason) {
+    auto [it, inserted] = kept->emplace(node, reason);
+    if (!inserted) it->second = internal::StrCat(it->second, "; ", reason);
+  };
   // Candidates of consolidation (ShouldDisrupt, semantics §6.6).
   std::vector<const NodeView*> consolidation;
   for (const NodeView& v : views_) {
@@ -898,19 +904,19 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     if (!v.reject.empty() || v.empty()) continue;
     if (v.pool->replicas) continue;
     if (!v.pool->consolidate_after) {
-      (*kept)[v.name] = "consolidateAfter Never";
+      keep(v.name, "consolidateAfter Never");
       continue;
     }
     if (v.pool->consolidation_policy == ConsolidationPolicy::kWhenEmpty) {
-      (*kept)[v.name] = "consolidationPolicy WhenEmpty";
+      keep(v.name, "consolidationPolicy WhenEmpty");
       continue;
     }
     if (v.it == nullptr || v.zone.empty() || v.capacity_type.empty()) {
-      (*kept)[v.name] = "instance type, zone or capacity type unknown";
+      keep(v.name, "instance type, zone or capacity type unknown");
       continue;
     }
     if (!v.consolidatable) {
-      (*kept)[v.name] = v.consolidatable_reason;
+      keep(v.name, v.consolidatable_reason);
       continue;
     }
     consolidation.push_back(&v);
@@ -922,8 +928,8 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     std::map<std::string, int64_t> left = budget;
     for (const NodeView* v : consolidation) {
       if (left[v->pool->name()] <= 0) {
-        (*kept)[v->name] = internal::StrCat("budget: nodepool \"", v->pool->name(),
-                                            "\" allows no more Underutilized disruptions");
+        keep(v->name, internal::StrCat("budget: nodepool \"", v->pool->name(),
+                                            "\" allows no more Underutilized disruptions"));
         continue;
       }
       --left[v->pool->name()];
@@ -976,7 +982,7 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
     for (const NodeView* v : order) {
       Evaluation e = Evaluate({v}, false, DisruptionReason::kUnderutilized, placement);
       if (e.command) return e.command;
-      (*kept)[v->name] = e.why_not.empty() ? "no cheaper placement found" : e.why_not;
+      keep(v->name, e.why_not.empty() ? "no cheaper placement found" : e.why_not);
     }
   }
   return std::nullopt;

@@ -1409,9 +1409,13 @@ TEST_CASE("a Drifted budget of 0 blocks drift", "[consolidator]") {
                     DisruptionNow() - absl::Hours(1));
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
-  // small is the cheapest type, so consolidation cannot take over either.
+  // small is the cheapest type, so consolidation cannot take over either; the explanation
+  // names both the drift budget and why consolidation kept the node.
   CHECK(plan.commands.empty());
-  CHECK(KeptReason(plan, "old").has_value());
+  const std::string reason = KeptReason(plan, "old").value_or("");
+  CHECK_THAT(reason, Catch::StartsWith("drifted (NodePoolDrifted) but budget: nodepool \"default\" "
+                                       "allows no more Drifted disruptions; "));
+  CHECK_THAT(reason, Catch::EndsWith("can't replace with a cheaper node"));
 }
 
 TEST_CASE("a drifted node blocked by the Drifted budget may still be consolidated",
