@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -404,6 +405,7 @@ struct ClaimState {
   bool min_values_relaxed = false;
   int64_t seq = 0;
   std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
+  int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
   std::set<std::string> reserved_ids;  // reservations this claim holds (semantics §5.15)
 };
 
@@ -476,6 +478,11 @@ class Solver {
   // Claims ordered for first fit: fewest pods first, then creation order.
   std::set<std::pair<size_t, int64_t>> claim_order_;
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
+  // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
+  absl::flat_hash_map<std::string, int> zone_ids_;
+  int ZoneId(const std::string& zone) {
+    return zone_ids_.emplace(zone, static_cast<int>(zone_ids_.size())).first->second;
+  }
   std::map<std::string, int64_t> reservation_capacity_;  // reservation id -> instances left
   int64_t next_seq_ = 0;
 };
@@ -662,6 +669,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requireme
       (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
           ? zone->values()[0]
           : std::string();
+  claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
   ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
@@ -705,6 +713,14 @@ absl::Status Solver::Add(PodCtx& pod) {
       break;
     }
   }
+  // The allowed zones as ids; a zone no claim was ever pinned to cannot match one.
+  std::vector<std::vector<int>> zone_check_ids(zone_checks.size());
+  for (size_t i = 0; i < zone_checks.size(); ++i) {
+    for (const std::string& z : zone_checks[i]) {
+      auto id = zone_ids_.find(z);
+      if (id != zone_ids_.end()) zone_check_ids[i].push_back(id->second);
+    }
+  }
   for (auto order_it = claim_order_.begin(); !all_blocked && order_it != claim_order_.end();
        ++order_it) {
     const int64_t seq = order_it->second;
@@ -716,9 +732,9 @@ absl::Status Solver::Add(PodCtx& pod) {
         break;
       }
     }
-    if (!blocked && !claim.pinned_zone.empty()) {
-      for (const std::vector<std::string>& allowed : zone_checks) {
-        if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone) == allowed.end()) {
+    if (!blocked && claim.pinned_zone_id >= 0) {
+      for (const std::vector<int>& allowed : zone_check_ids) {
+        if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone_id) == allowed.end()) {
           blocked = true;
           break;
         }

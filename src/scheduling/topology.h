@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
@@ -172,7 +173,8 @@ class Topology {
   const std::map<std::string, const Node*>& nodes_by_name_;
   const std::vector<const Pod*>& anti_affinity_pods_;
   std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
-  std::map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;  // pod key -> owned groups
+  // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
+  absl::flat_hash_map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;
   std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
 };
 
