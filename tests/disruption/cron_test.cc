@@ -134,7 +134,7 @@ TEST_CASE("cron: day names and numbers select weekdays", "[cron]") {
   CHECK_FALSE(list.Matches(At(2026, 3, 6, 12, 0)));
 }
 
-TEST_CASE("cron: Sunday is 0 only, as in the reference parser; 7 is an error naming it", "[cron]") {
+TEST_CASE("cron: Sunday is 0 only as in the reference parser and 7 is an error naming it", "[cron]") {
   const CronSchedule zero = MustParse("0 0 * * 0");
   CHECK(zero.Matches(At(2026, 3, 8, 0, 0)));
   CHECK_FALSE(zero.Matches(At(2026, 3, 7, 0, 0)));
