@@ -91,6 +91,10 @@ bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
 struct PodCtx {
   const Pod* original = nullptr;
   Pod working;
+  scheduling::Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
+  // Pods with the same namespace and labels are selected by the same topology groups; they
+  // share one RecordCache for that part (index into Solver::label_caches_).
+  size_t label_class = 0;
   ResourceList requests;
   Requirements requirements;  // full (Respect) or strict (Ignore)
   Requirements strict;
@@ -406,6 +410,11 @@ struct ClaimState {
   int64_t seq = 0;
   std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
+  // Per-resource maximum of the allocatable of the types in `its` (recomputed when `its`
+  // shrinks): a pod whose requests plus `requests` exceed it on any resource fits none of them,
+  // so first fit can skip the claim without running the filter (same decision, less work).
+  ResourceList max_allocatable;
+  size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (semantics §5.15)
 };
 
@@ -417,7 +426,12 @@ class Solver {
   Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
          const scheduling::Simulation* simulation = nullptr)
       : state_(state), pods_(std::move(pods)), simulation_(simulation) {
-    for (const PodCtx& p : pods_) scheduling_.insert(p.key);
+    size_t label_classes = 0;
+    for (const PodCtx& p : pods_) {
+      scheduling_.insert(p.key);
+      label_classes = std::max(label_classes, p.label_class + 1);
+    }
+    label_caches_.resize(label_classes);
     topology_ = std::make_unique<scheduling::Topology>(
         state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
         &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
@@ -469,6 +483,7 @@ class Solver {
 
   const Scheduler::State& state_;
   std::vector<PodCtx> pods_;
+  std::vector<scheduling::Topology::RecordCache> label_caches_;  // by PodCtx::label_class
   const scheduling::Simulation* simulation_ = nullptr;
   std::set<std::string> scheduling_;
   std::unique_ptr<scheduling::Topology> topology_;
@@ -672,7 +687,26 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requireme
   claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
   ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
-  topology_->Record(pod.working, claim.tmpl->taints, claim.requirements);
+  if (claim.its.size() != claim.max_allocatable_of) {
+    claim.max_allocatable = ResourceList();
+    for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->allocatable[static_cast<size_t>(i)]);
+    claim.max_allocatable_of = claim.its.size();
+  }
+  topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
+                    &label_caches_[pod.label_class], &pod.record_cache);
+}
+
+// False when `pod` certainly fits none of `claim`'s instance types: its requests plus the
+// claim's exceed the largest allocatable of some resource (daemon overhead only adds).
+bool MayFit(const ClaimState& claim, const PodCtx& pod) {
+  bool fits = true;
+  pod.requests.ForEach([&](std::string_view name, int64_t value) {
+    // Both sides are non-negative, so the difference cannot overflow.
+    if (fits && value > 0 && value > claim.max_allocatable.Get(name) - claim.requests.Get(name)) {
+      fits = false;
+    }
+  });
+  return fits;
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
@@ -687,7 +721,8 @@ absl::Status Solver::Add(PodCtx& pod) {
     node.remaining.Subtract(pod.requests);
     node.narrowed = std::move(reqs);
     node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
-    topology_->Record(pod.working, node.init->taints, node.requirements());
+    topology_->Record(pod.working, pod.key, node.init->taints, node.requirements(),
+                      &label_caches_[pod.label_class], &pod.record_cache);
     return absl::OkStatus();
   }
   // 2. This solve's new NodeClaims, fewest pods first (ties: creation order). Claims that a
@@ -740,7 +775,7 @@ absl::Status Solver::Add(PodCtx& pod) {
         }
       }
     }
-    if (blocked) continue;
+    if (blocked || !MayFit(claim, pod)) continue;
     std::optional<Requirements> reqs;
     std::vector<int> its;
     bool relaxed = false;
@@ -1517,6 +1552,7 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
   std::vector<PodCtx> ctxs;
   ctxs.reserve(pods.size());
   std::set<std::string> keys;
+  absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
   std::vector<PodError> rejected;
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
@@ -1525,6 +1561,16 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
     c.working = *p;
     if (c.working.metadata.namespace_.empty()) c.working.metadata.namespace_ = "default";
     c.key = c.working.Key();
+    {
+      std::string signature = c.working.metadata.namespace_;
+      for (const auto& [k, v] : c.working.metadata.labels) {
+        signature.push_back('\0');
+        signature += k;
+        signature.push_back('\0');
+        signature += v;
+      }
+      c.label_class = label_classes.emplace(std::move(signature), label_classes.size()).first->second;
+    }
     if (!keys.insert(c.key).second) {
       return absl::InvalidArgumentError(internal::StrCat("pod ", c.key, ": duplicate"));
     }

@@ -358,6 +358,7 @@ TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool 
     InitDomains(*group, owner, filter_by_taints);
     if (!inverse) CountDomains(*group);
     it = map.emplace(group->id, std::move(group)).first;
+    (inverse ? inverse_list_ : group_list_).push_back(it->second.get());
     if (it->second->key == kLabelHostname) hostname_groups_.push_back(it->second.get());
   }
   TopologyGroup* g = it->second.get();
@@ -587,6 +588,35 @@ void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
   const std::string key = pod.Key();
   for (auto& [id, g] : inverse_) {
     if (g->owners.count(key) == 0) continue;
+    const Requirement* r = node_reqs.Find(g->key);
+    if (r == nullptr) continue;
+    for (const std::string& d : r->values()) g->Record(d);
+  }
+}
+
+void Topology::Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
+                      const Requirements& node_reqs, RecordCache* by_labels,
+                      RecordCache* by_pod) {
+  for (; by_labels->groups_seen < group_list_.size(); ++by_labels->groups_seen) {
+    TopologyGroup* g = group_list_[by_labels->groups_seen];
+    if (g->Selects(pod)) by_labels->selecting.push_back(g);
+  }
+  for (; by_pod->inverse_seen < inverse_list_.size(); ++by_pod->inverse_seen) {
+    TopologyGroup* g = inverse_list_[by_pod->inverse_seen];
+    if (g->owners.count(key) > 0) by_pod->owned_inverse.push_back(g);
+  }
+  // As Record(pod, taints, node_reqs); the order of groups does not matter (counts only).
+  for (TopologyGroup* g : by_labels->selecting) {
+    if (!g->filter.Matches(node_reqs, taints)) continue;
+    const Requirement* r = node_reqs.Find(g->key);
+    if (r == nullptr) continue;
+    if (g->type == TopologyType::kAntiAffinity) {
+      for (const std::string& d : r->values()) g->Record(d);
+    } else if (r->Len() == 1) {
+      g->Record(r->values()[0]);
+    }
+  }
+  for (TopologyGroup* g : by_pod->owned_inverse) {
     const Requirement* r = node_reqs.Find(g->key);
     if (r == nullptr) continue;
     for (const std::string& d : r->values()) g->Record(d);

@@ -153,6 +153,21 @@ class Topology {
   void RegisterClaimSlot(const std::string& hostname, int slot);
   // Records a placement of `pod` on a node with `node_reqs`.
   void Record(const Pod& pod, const std::vector<Taint>& taints, const Requirements& node_reqs);
+  // What Record needs to know about one pod, kept by the caller between placements: the groups
+  // whose selector selects it and the inverse groups it owns, among the first `groups_seen` /
+  // `inverse_seen` groups created. Groups are never destroyed, a group's selector never
+  // changes and a pod never stops owning an inverse group, so only newer groups are examined.
+  struct RecordCache {
+    size_t groups_seen = 0;
+    size_t inverse_seen = 0;
+    std::vector<TopologyGroup*> selecting;
+    std::vector<TopologyGroup*> owned_inverse;
+  };
+  // Record() with caches; `key` is pod.Key(). Same effect as Record(pod, taints, node_reqs).
+  // `by_labels` (its selecting part) may be shared by pods with the same namespace and labels;
+  // `by_pod` (its owned_inverse part) belongs to this pod.
+  void Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
+              const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod);
   // Registers a hostname domain (a new claim's placeholder or an existing node).
   void RegisterHostname(const std::string& hostname);
 
@@ -176,6 +191,9 @@ class Topology {
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
   absl::flat_hash_map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;
   std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
+  // groups_ and inverse_ in creation order (for RecordCache).
+  std::vector<TopologyGroup*> group_list_;
+  std::vector<TopologyGroup*> inverse_list_;
 };
 
 }  // namespace karp::scheduling
