@@ -241,9 +241,16 @@ struct AwsCatalogOptions {
   // kubelet systemReserved. Default: empty.
   ResourceList system_reserved;
 
+  // kubelet evictionHard, signal -> threshold: "memory.available" replaces the 100Mi memory
+  // threshold and "nodefs.available" the 10% ephemeral-storage threshold; other signals do not
+  // change allocatable. A threshold is a quantity ("500Mi") or a percentage of the capacity
+  // ("5%", rounded up to a whole byte; "100%" disables the threshold: 0). Default: empty.
+  std::map<std::string, std::string, std::less<>> eviction_hard;
+
   // OK, or InvalidArgument naming the first bad field (empty region or zone, duplicate zone,
   // overhead percent outside [0, 1), negative counts or sizes, unknown capacity type,
-  // negative or NaN spot price).
+  // negative or NaN spot price, an eviction threshold that is neither a quantity nor a
+  // percentage in [0, 100]).
   [[nodiscard]] absl::Status Validate() const;
 
   // `zones`, or the three default zones of `region` when empty.
@@ -258,7 +265,8 @@ struct AwsCatalogOptions {
 //     ephemeral-storage, pods, and the non-zero extended resources (pod-eni, efa, GPUs,
 //     neuron devices and cores; PrivateIPv4Address on Windows);
 //   overhead: tiered kube-reserved cpu, 11*pods+255Mi kube-reserved memory, 1Gi kube-reserved
-//     ephemeral-storage, eviction 100Mi memory and 10% of ephemeral-storage;
+//     ephemeral-storage, eviction 100Mi memory and 10% of ephemeral-storage (each replaced by
+//     options.kube_reserved / system_reserved / eviction_hard where set);
 //   offerings: one per zone x capacity type of options.capacity_types that the type's
 //     usage_classes include, in zone order, priced at `on_demand_price` (spot too unless
 //     options.spot_prices is set); unavailable (at price 0) without a price, and unavailable

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -344,6 +345,32 @@ absl::Status OptionsError(std::string_view message) {
   return absl::InvalidArgumentError(internal::StrCat("aws catalog options: ", message));
 }
 
+// An evictionHard threshold against `capacity` (canonical units of `resource`): a quantity, or
+// a percentage p of the capacity rounded up (p = 100 disables the threshold, as kubelet does).
+absl::StatusOr<int64_t> EvictionThreshold(std::string_view text, int64_t capacity,
+                                          std::string_view resource) {
+  if (!text.empty() && text.back() == '%') {
+    const std::string_view number = text.substr(0, text.size() - 1);
+    bool digits = !number.empty(), dot = false;
+    for (char c : number) {
+      if (c == '.' && !dot) {
+        dot = true;
+      } else if (c < '0' || c > '9') {
+        digits = false;
+      }
+    }
+    const double p =
+        digits && number != "." ? std::strtod(std::string(number).c_str(), nullptr) : -1;
+    if (!(p >= 0 && p <= 100)) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          "invalid percentage \"", text, "\": expected a number in [0, 100] followed by %"));
+    }
+    if (p == 100) return int64_t{0};
+    return static_cast<int64_t>(std::ceil(static_cast<double>(capacity) / 100 * p));
+  }
+  return ParseQuantity(text, resource);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -432,6 +459,13 @@ absl::Status AwsCatalogOptions::Validate() const {
   if (kube_reserved.AnyNegative()) return OptionsError("kube_reserved has a negative quantity");
   if (system_reserved.AnyNegative()) {
     return OptionsError("system_reserved has a negative quantity");
+  }
+  for (const auto& [signal, threshold] : eviction_hard) {
+    if (absl::StatusOr<int64_t> v = EvictionThreshold(threshold, 0, kResourceMemory); !v.ok()) {
+      return OptionsError(internal::StrCat("eviction_hard[\"", signal, "\"]: ",
+                                           std::string_view(v.status().message().data(),
+                                                            v.status().message().size())));
+    }
   }
   return absl::OkStatus();
 }
@@ -605,6 +639,19 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
       kResourceEphemeralStorage,
       static_cast<int64_t>(
           std::ceil(static_cast<double>(ephemeral_bytes) / 100 * kEvictionNodefsPercent)));
+  // evictionHard overrides (validated by AwsCatalogOptions::Validate).
+  if (auto it = options.eviction_hard.find("memory.available"); it != options.eviction_hard.end()) {
+    absl::StatusOr<int64_t> v =
+        EvictionThreshold(it->second, capacity.Get(kResourceMemory), kResourceMemory);
+    if (!v.ok()) return v.status();
+    overhead.eviction_threshold.Set(kResourceMemory, *v);
+  }
+  if (auto it = options.eviction_hard.find("nodefs.available"); it != options.eviction_hard.end()) {
+    absl::StatusOr<int64_t> v =
+        EvictionThreshold(it->second, ephemeral_bytes, kResourceEphemeralStorage);
+    if (!v.ok()) return v.status();
+    overhead.eviction_threshold.Set(kResourceEphemeralStorage, *v);
+  }
 
   // ---- Offerings (§1.7, §2): every zone x capacity type the type supports.
   const bool excluded = options.ami_family == AwsAmiFamily::kAl2023 && family == "a1";

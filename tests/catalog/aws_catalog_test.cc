@@ -413,6 +413,35 @@ TEST_CASE("ephemeral storage follows the volume size and RAID0 instance stores",
   CHECK(MustMake(info, 0.1, raid).capacity.ephemeral_storage() == 75'000'000'000);
 }
 
+TEST_CASE("evictionHard replaces the memory and nodefs thresholds", "[aws_catalog]") {
+  AwsInstanceTypeInfo info = SyntheticInfo(2, 8192);  // memory capacity 7577Mi, storage 20Gi
+  AwsCatalogOptions options;
+  options.eviction_hard = {{"memory.available", "500Mi"}, {"nodefs.available", "5%"},
+                           {"pid.available", "10%"}};
+  InstanceType it = MustMake(info, 0.1, options);
+  CHECK(it.overhead.eviction_threshold.memory() == 500 * kMi);
+  // ceil(20Gi * 5 / 100) = 1073741824 bytes.
+  CHECK(it.overhead.eviction_threshold.ephemeral_storage() == 1 * kGi);
+  CHECK(it.Allocatable().memory() == (7577 - 574 - 500) * kMi);
+
+  AwsCatalogOptions percent;
+  percent.eviction_hard = {{"memory.available", "1.5%"}, {"nodefs.available", "100%"}};
+  InstanceType p = MustMake(info, 0.1, percent);
+  CHECK(p.overhead.eviction_threshold.memory() ==
+        static_cast<int64_t>(std::ceil(7577.0 * kMi / 100 * 1.5)));
+  CHECK(p.overhead.eviction_threshold.ephemeral_storage() == 0);  // 100% disables it
+
+  for (const char* bad : {"abc", "101%", "-5%", "%", ".%", "1.2.3%"}) {
+    AwsCatalogOptions b;
+    b.eviction_hard = {{"memory.available", bad}};
+    absl::StatusOr<InstanceType> r = MakeAwsInstanceType(info, 0.1, b);
+    INFO(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(std::string(r.status().message()),
+               Catch::Contains("eviction_hard[\"memory.available\"]"));
+  }
+}
+
 TEST_CASE("AMI family names round-trip", "[aws_catalog]") {
   for (AwsAmiFamily f : {AwsAmiFamily::kAl2023, AwsAmiFamily::kAl2, AwsAmiFamily::kBottlerocket,
                          AwsAmiFamily::kCustom, AwsAmiFamily::kWindows2019,

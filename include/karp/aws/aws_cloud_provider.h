@@ -1,0 +1,199 @@
+// File: karp/aws/aws_cloud_provider.h
+//
+// AwsCloudProvider (target karp::aws): karp::CloudProvider for Amazon EC2, speaking the EC2
+// Query API (Version 2016-11-15) and the Price List API directly over libcurl with SigV4.
+//
+//   GetInstanceTypes  DescribeInstanceTypes + DescribeInstanceTypeOfferings (paginated) +
+//                     DescribeSpotPriceHistory + Pricing GetProducts (embedded us-east-1 table
+//                     as fallback), each type through karp::MakeAwsInstanceType -- the same
+//                     labels, capacity and overhead as the embedded catalog. Cached for
+//                     `catalog_refresh_interval`; Refresh() forces a new discovery.
+//   Create            CreateFleet, Type=instant, one instance: spot (price-capacity-optimized)
+//                     when the request has a spot option, else on-demand (lowest-price); the
+//                     overrides are the request's options of that capacity type, cheapest
+//                     first, for at most 60 instance types; tagged as aws-provider.md §3.8.
+//                     Capacity errors of the fleet (§4.1 codes) are reported in `failed`;
+//                     none launched -> ResourceExhausted, which karp::Launcher turns into the
+//                     unavailable-offerings cache and a retry with the remaining offerings.
+//   Delete            DescribeInstances then TerminateInstances, only for an instance carrying
+//                     the karpenter.sh/nodepool tag (FailedPrecondition otherwise); NotFound once
+//                     the instance is gone; OK without a call while it is shutting down.
+//   Get / List        DescribeInstances (state pending|running|stopping|stopped|shutting-down);
+//                     List filters by the karp tags of this cluster.
+//   DriftReason       the base class default (never drifted) for now.
+//
+// Provider ids: "aws:///<zone>/<instance-id>".
+//
+// Errors (besides those of karp/cloud_provider.h): Unavailable after retries of throttling or
+// server errors, PermissionDenied for authorization failures, Internal for malformed
+// responses (naming the action and XML path), FailedPrecondition for the tag guard and for
+// requests the adapter cannot express (no launch template, reserved-only options). Messages
+// never contain credentials.
+//
+// Example:
+//   karp::aws::AwsCloudProviderOptions o;
+//   o.cluster_name = "prod";
+//   o.client.region = "us-west-2";
+//   o.client.credentials = *karp::aws::ResolveCredentials();
+//   o.launch_template_name = "karp-default";
+//   o.subnets = {{"us-west-2a", "subnet-0a"}, {"us-west-2b", "subnet-0b"}};
+//   auto provider = karp::aws::AwsCloudProvider::Create(o);
+//   absl::StatusOr<karp::InstanceCatalog> catalog = (*provider)->Catalog(pool);
+//   karp::Launcher launcher(provider->get(), &cache);
+//   absl::StatusOr<karp::Instance> i = launcher.Launch(claim, *catalog, absl::Now());
+//
+// Thread-safety: thread-safe (the discovery cache is guarded by a mutex; calls may overlap).
+
+#ifndef KARP_AWS_AWS_CLOUD_PROVIDER_H_
+#define KARP_AWS_AWS_CLOUD_PROVIDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "karp/aws/client_options.h"
+#include "karp/aws/interruption.h"
+#include "karp/aws_catalog.h"
+#include "karp/catalog.h"
+#include "karp/cloud_provider.h"
+
+namespace karp::aws {
+
+class Ec2Client;  // internal (src/aws/ec2_client.h)
+
+// Tag keys the adapter writes and reads (aws-provider.md §3.8).
+inline constexpr std::string_view kTagNodePool = "karpenter.sh/nodepool";
+inline constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
+inline constexpr std::string_view kTagNodeClass = "karpenter.k8s.aws/ec2nodeclass";
+inline constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
+
+// One launch template of a CreateFleet request: its name (Version $Latest), the instance types
+// it serves (empty: all) and optional per-override values.
+struct FleetLaunchTemplate {
+  std::string name;
+  std::vector<std::string> instance_types;  // empty: every type of the request
+  std::string image_id;                     // "": omitted from the overrides
+};
+
+struct AwsCloudProviderOptions {
+  // Kubernetes cluster name; tags kubernetes.io/cluster/<name>=owned and
+  // eks:eks-cluster-name=<name>. Required.
+  std::string cluster_name;
+  // Region, endpoints, credentials, timeouts, retries. client.region is also the region label.
+  AwsClientOptions client;
+  // Name of the EC2NodeClass the instances belong to (tag karpenter.k8s.aws/ec2nodeclass).
+  // Default: "default".
+  std::string node_class_name = "default";
+  // Launch templates for CreateFleet, used when `launch_templates_for` is empty. Default: the
+  // single template `launch_template_name` (required when launch_templates_for is empty).
+  std::string launch_template_name;
+  // Hook for EC2NodeClass support: the launch templates of one request (resolved per claim:
+  // AMI per architecture, user data...). When set it replaces launch_template_name.
+  std::function<absl::StatusOr<std::vector<FleetLaunchTemplate>>(const LaunchRequest&)>
+      launch_templates_for;
+  // Subnet per zone for the overrides' SubnetId. Zones without a subnet are not launched in;
+  // empty: SubnetId is omitted (the launch template decides). Default: empty.
+  std::map<std::string, std::string> subnets;
+  // Zones offerings are created in. Empty: the zones DescribeInstanceTypeOfferings reports.
+  // Default: empty.
+  std::vector<std::string> zones;
+  // Extra tags (EC2NodeClass spec.tags); the §3.8 keys may not be overridden (InvalidArgument).
+  std::map<std::string, std::string> tags;
+  // Catalog settings other than region/zones/spot prices (AMI family, kubelet reservations,
+  // VM memory overhead...). Region and zones are taken from this struct's fields.
+  AwsCatalogOptions catalog;
+  // Query the Price List API for on-demand prices (embedded table as fallback, per type).
+  // Default: true.
+  bool use_pricing_api = true;
+  // Query DescribeSpotPriceHistory. False: spot offerings cost the on-demand price (as the
+  // reference before its first spot update). Default: true.
+  bool use_spot_price_history = true;
+  // How long one discovery is reused by GetInstanceTypes / Catalog. Default: 12h (the
+  // reference's refresh period for types and prices).
+  absl::Duration catalog_refresh_interval = absl::Hours(12);
+
+  // OK, or InvalidArgument naming the first bad field.
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+// What one discovery found (for hosts and tests).
+struct AwsDiscoveryStats {
+  int instance_types = 0;         // types built
+  int skipped_types = 0;          // types MakeAwsInstanceType rejected (e.g. no vCPU data)
+  int describe_pages = 0;         // DescribeInstanceTypes pages
+  int on_demand_prices_api = 0;   // prices from the Price List API
+  int on_demand_prices_embedded = 0;  // types priced from the embedded table instead
+  int spot_prices = 0;            // (type, zone) spot prices
+  std::string pricing_error;      // why the Price List API was not used ("" when it was)
+  std::string spot_price_error;   // why spot prices are the on-demand ones ("" when fetched)
+  std::vector<std::string> zones;
+};
+
+class AwsCloudProvider : public CloudProvider {
+ public:
+  // Errors: InvalidArgument from options.Validate().
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<AwsCloudProvider>> Create(
+      AwsCloudProviderOptions options);
+  ~AwsCloudProvider() override;
+
+  std::string_view name() const override { return "aws"; }
+  absl::StatusOr<std::vector<InstanceType>> GetInstanceTypes(const NodePool& pool) const override;
+  absl::StatusOr<Instance> Create(const LaunchRequest& request,
+                                  std::vector<LaunchOption>* failed) override;
+  absl::Status Delete(const std::string& provider_id) override;
+  absl::StatusOr<Instance> Get(const std::string& provider_id) const override;
+  absl::StatusOr<std::vector<Instance>> List() const override;
+
+  // GetInstanceTypes as an InstanceCatalog with the AWS well-known labels.
+  [[nodiscard]] absl::StatusOr<InstanceCatalog> Catalog(const NodePool& pool) const;
+  // Discards the cached discovery and runs a new one now.
+  [[nodiscard]] absl::Status Refresh() const;
+  // Stats of the discovery in use (zero before the first one).
+  AwsDiscoveryStats LastDiscovery() const;
+
+  // CreateTags on the instance (e.g. Name and karpenter.sh/nodeclaim after registration).
+  // Errors: NotFound for a gone instance; InvalidArgument for a bad provider id or no tags.
+  [[nodiscard]] absl::Status TagInstance(const std::string& provider_id,
+                                         const std::map<std::string, std::string>& tags);
+
+  // For a spot interruption message: marks (spot, type, zone) of each interrupted instance
+  // unavailable in `cache` (the reference does this on every spot warning). Instances that are
+  // gone are skipped. Returns how many offerings were marked.
+  [[nodiscard]] absl::StatusOr<int> MarkInterruptedOfferings(
+      const AwsInterruptionMessage& message, UnavailableOfferings* cache, absl::Time now) const;
+
+ private:
+  struct Discovery;
+  AwsCloudProvider(AwsCloudProviderOptions options, std::unique_ptr<Ec2Client> client);
+  absl::StatusOr<std::shared_ptr<const Discovery>> CurrentDiscovery() const;
+  absl::StatusOr<std::shared_ptr<const Discovery>> Discover() const;
+
+  AwsCloudProviderOptions options_;
+  std::unique_ptr<Ec2Client> client_;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const Discovery> discovery_;  // guarded by mu_
+  mutable absl::Time discovered_at_ = absl::InfinitePast();  // guarded by mu_
+  mutable std::atomic<int64_t> fleet_requests_{0};
+};
+
+// Splits "aws:///us-east-1a/i-0123" into zone and instance id.
+// Errors: InvalidArgument quoting the id.
+struct AwsProviderId {
+  std::string zone;
+  std::string instance_id;
+};
+[[nodiscard]] absl::StatusOr<AwsProviderId> ParseAwsProviderId(std::string_view provider_id);
+
+}  // namespace karp::aws
+
+#endif  // KARP_AWS_AWS_CLOUD_PROVIDER_H_

@@ -1,0 +1,56 @@
+// Internal to karp::aws: helpers the EC2NodeClass, launch-template and user-data code share
+// (canonical encodings for deterministic hashes, the ephemeral block device of a family).
+
+#ifndef KARP_SRC_AWS_NODECLASS_INTERNAL_H_
+#define KARP_SRC_AWS_NODECLASS_INTERNAL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "karp/aws/ec2nodeclass.h"
+
+// KARP_RETURN_IF_ERROR with a unique variable per expansion (usable in nested lambdas under
+// -Wshadow).
+#define KARP_NC_CONCAT_INNER_(a, b) a##b
+#define KARP_NC_CONCAT_(a, b) KARP_NC_CONCAT_INNER_(a, b)
+#define KARP_NC_RETURN_IF_ERROR(expr) \
+  KARP_NC_RETURN_IF_ERROR_(KARP_NC_CONCAT_(karp_nc_status_, __COUNTER__), expr)
+#define KARP_NC_RETURN_IF_ERROR_(var, expr) \
+  do {                                      \
+    ::absl::Status var = (expr);            \
+    if (!var.ok()) return var;              \
+  } while (0)
+
+namespace karp::aws {
+
+// 64-bit FNV-1a of `data`: the same on every platform and run.
+uint64_t Fnv1a64(std::string_view data);
+
+// An unambiguous text encoding of key/value fields (every piece length-prefixed), the input
+// of the deterministic hashes.
+class CanonicalWriter {
+ public:
+  void Field(std::string_view key, std::string_view value);
+  void Map(std::string_view key, const std::map<std::string, std::string>& m);
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+std::string CanonicalBdm(const BlockDeviceMapping& b);
+std::string CanonicalKubelet(const KubeletConfiguration& k);
+
+// The device that holds ephemeral storage for `family`: /dev/xvda (AL2, AL2023, Custom),
+// /dev/xvdb (Bottlerocket's data volume), /dev/sda1 (Windows).
+std::string_view EphemeralDeviceName(AwsAmiFamily family);
+
+// The mapping marked rootVolume, else the one on EphemeralDeviceName(family), else nullptr.
+const BlockDeviceMapping* EphemeralMapping(const Ec2NodeClass& node_class);
+
+}  // namespace karp::aws
+
+#endif  // KARP_SRC_AWS_NODECLASS_INTERNAL_H_

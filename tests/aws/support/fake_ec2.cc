@@ -1,0 +1,441 @@
+#include "aws/support/fake_ec2.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_format.h"
+#include "internal/strings.h"
+
+namespace karp::aws::testing {
+namespace {
+
+using internal::StrCat;
+
+std::string Tag(std::string_view name, std::string_view value) {
+  return StrCat("<", name, ">", value, "</", name, ">");
+}
+
+std::string Items(std::string_view set, const std::vector<std::string>& values) {
+  std::string inner;
+  for (const std::string& v : values) inner += Tag("item", v);
+  return Tag(set, inner);
+}
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string InstanceXml(const FakeInstance& i) {
+  std::string tags;
+  for (const auto& [k, v] : i.tags) tags += Tag("item", Tag("key", Escape(k)) + Tag("value", Escape(v)));
+  return Tag("item",
+             StrCat(Tag("instanceId", i.id), Tag("imageId", "ami-fake"),
+                    Tag("instanceState", Tag("code", i.state == "running" ? "16" : "0") +
+                                             Tag("name", i.state)),
+                    Tag("instanceType", i.type), Tag("launchTime", "2024-05-01T10:00:00.000Z"),
+                    Tag("placement", Tag("availabilityZone", i.zone) + Tag("tenancy", "default")),
+                    i.lifecycle.empty() ? "" : Tag("instanceLifecycle", i.lifecycle),
+                    Tag("tagSet", tags)));
+}
+
+}  // namespace
+
+std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
+  std::string x;
+  x += Tag("instanceType", info.name);
+  x += Items("supportedUsageClasses", info.usage_classes);
+  x += Items("supportedVirtualizationTypes", {"hvm"});
+  x += Tag("bareMetal", info.hypervisor.empty() ? "true" : "false");
+  if (!info.hypervisor.empty()) x += Tag("hypervisor", info.hypervisor);
+  std::string proc = Items("supportedArchitectures", info.architectures);
+  if (info.sustained_clock_speed_mhz.has_value()) {
+    proc += Tag("sustainedClockSpeedInGhz",
+                absl::StrFormat("%.3f", *info.sustained_clock_speed_mhz / 1000.0));
+  }
+  if (!info.cpu_manufacturer.empty()) proc += Tag("manufacturer", Escape(info.cpu_manufacturer));
+  x += Tag("processorInfo", proc);
+  x += Tag("vCpuInfo", Tag("defaultVCpus", StrCat(info.vcpus)));
+  x += Tag("memoryInfo", Tag("sizeInMiB", StrCat(info.memory_mib)));
+  if (info.local_nvme_gb.has_value()) {
+    x += Tag("instanceStorageInfo", Tag("totalSizeInGB", StrCat(*info.local_nvme_gb)) +
+                                        Tag("nvmeSupport", "required"));
+  }
+  if (info.ebs_bandwidth_mbps.has_value()) {
+    x += Tag("ebsInfo", Tag("ebsOptimizedSupport", "default") +
+                            Tag("ebsOptimizedInfo", Tag("maximumBandwidthInMbps",
+                                                        StrCat(*info.ebs_bandwidth_mbps))));
+  } else {
+    x += Tag("ebsInfo", Tag("ebsOptimizedSupport", "unsupported"));
+  }
+  std::string net;
+  // The whole-type maximum deliberately differs from the default card's, which must win.
+  net += Tag("maximumNetworkInterfaces", StrCat(info.max_network_interfaces * 2));
+  net += Tag("defaultNetworkCardIndex", "0");
+  net += Tag("networkCards",
+             Tag("item", Tag("networkCardIndex", "0") +
+                             Tag("maximumNetworkInterfaces", StrCat(info.max_network_interfaces))) +
+                 Tag("item", Tag("networkCardIndex", "1") +
+                                 Tag("maximumNetworkInterfaces", "99")));
+  net += Tag("ipv4AddressesPerInterface", StrCat(info.ipv4_addresses_per_interface));
+  if (info.efa_max_interfaces > 0) {
+    net += Tag("efaInfo", Tag("maximumEfaInterfaces", StrCat(info.efa_max_interfaces)));
+  }
+  net += Tag("encryptionInTransitSupported",
+             info.encryption_in_transit_supported ? "true" : "false");
+  x += Tag("networkInfo", net);
+  if (!info.gpus.empty()) {
+    std::string gpus;
+    for (const AwsGpuInfo& g : info.gpus) {
+      gpus += Tag("item", Tag("name", Escape(g.name)) + Tag("manufacturer", Escape(g.manufacturer)) +
+                              Tag("count", StrCat(g.count)) +
+                              Tag("memoryInfo", Tag("sizeInMiB", StrCat(g.memory_mib))));
+    }
+    x += Tag("gpuInfo", Tag("gpus", gpus));
+  }
+  if (!info.inference_accelerators.empty()) {
+    std::string accs;
+    for (const AwsAcceleratorInfo& a : info.inference_accelerators) {
+      accs += Tag("item", Tag("name", Escape(a.name)) + Tag("manufacturer", Escape(a.manufacturer)) +
+                              Tag("count", StrCat(a.count)));
+    }
+    x += Tag("inferenceAcceleratorInfo", Tag("accelerators", accs));
+  }
+  if (!info.neuron_devices.empty()) {
+    std::string devs;
+    for (const AwsNeuronDeviceInfo& n : info.neuron_devices) {
+      devs += Tag("item", Tag("name", Escape(n.name)) + Tag("count", StrCat(n.count)) +
+                              Tag("coreInfo", Tag("count", StrCat(n.core_count))));
+    }
+    x += Tag("neuronInfo", Tag("neuronDevices", devs));
+  }
+  return Tag("item", x);
+}
+
+FakeEc2::FakeEc2(FakeAwsServer* server) {
+  server->On("DescribeInstanceTypes", [this](const FakeRequest& r) { return DescribeInstanceTypes(r); });
+  server->On("DescribeInstanceTypeOfferings", [this](const FakeRequest& r) { return DescribeOfferings(r); });
+  server->On("DescribeSpotPriceHistory", [this](const FakeRequest& r) { return DescribeSpotPrices(r); });
+  server->On("GetProducts", [this](const FakeRequest& r) { return GetProducts(r); });
+  server->On("CreateFleet", [this](const FakeRequest& r) { return CreateFleet(r); });
+  server->On("DescribeInstances", [this](const FakeRequest& r) { return DescribeInstances(r); });
+  server->On("TerminateInstances", [this](const FakeRequest& r) { return TerminateInstances(r); });
+  server->On("CreateTags", [this](const FakeRequest& r) { return CreateTags(r); });
+}
+
+void FakeEc2::AddInstanceType(const AwsInstanceTypeInfo& info,
+                              const std::vector<std::string>& zones) {
+  std::lock_guard<std::mutex> lock(mu_);
+  types_.emplace_back(info, zones);
+}
+
+void FakeEc2::SetSpotPrice(const std::string& type, const std::string& zone, double price) {
+  std::lock_guard<std::mutex> lock(mu_);
+  spot_[{type, zone}] = price;
+}
+
+void FakeEc2::SetOnDemandPrice(const std::string& type, double price) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_demand_[type] = price;
+}
+
+void FakeEc2::SetPageSize(int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  page_size_ = std::max(1, n);
+}
+
+void FakeEc2::FailCapacity(const std::string& capacity_type, const std::string& type,
+                           const std::string& zone) {
+  std::lock_guard<std::mutex> lock(mu_);
+  no_capacity_.insert({capacity_type, type, zone});
+}
+
+void FakeEc2::AddInstance(const FakeInstance& instance) {
+  std::lock_guard<std::mutex> lock(mu_);
+  instances_[instance.id] = instance;
+}
+
+std::map<std::string, FakeInstance> FakeEc2::instances() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return instances_;
+}
+
+int FakeEc2::fleet_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fleet_calls_;
+}
+
+FakeResponse FakeEc2::DescribeInstanceTypes(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t start = r.Param("NextToken").empty()
+                           ? 0
+                           : static_cast<size_t>(std::atoi(r.Param("NextToken").c_str() + 4));
+  std::string items;
+  size_t i = start;
+  for (; i < types_.size() && i < start + static_cast<size_t>(page_size_); ++i) {
+    items += InstanceTypeItemXml(types_[i].first);
+  }
+  std::string inner = Tag("instanceTypeSet", items);
+  if (i < types_.size()) inner += Tag("nextToken", StrCat("tok-", i));
+  return FakeResponse::Xml(Ec2Xml("DescribeInstanceTypes", inner));
+}
+
+FakeResponse FakeEc2::DescribeOfferings(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& [info, zones] : types_) {
+    for (const std::string& z : zones) all.emplace_back(info.name, z);
+  }
+  const size_t start = r.Param("NextToken").empty()
+                           ? 0
+                           : static_cast<size_t>(std::atoi(r.Param("NextToken").c_str() + 4));
+  std::string items;
+  size_t i = start;
+  for (; i < all.size() && i < start + static_cast<size_t>(page_size_) * 2; ++i) {
+    items += Tag("item", Tag("instanceType", all[i].first) +
+                             Tag("locationType", "availability-zone") +
+                             Tag("location", all[i].second));
+  }
+  std::string inner = Tag("instanceTypeOfferingSet", items);
+  if (i < all.size()) inner += Tag("nextToken", StrCat("off-", i));
+  return FakeResponse::Xml(Ec2Xml("DescribeInstanceTypeOfferings", inner));
+}
+
+FakeResponse FakeEc2::DescribeSpotPrices(const FakeRequest&) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string items;
+  for (const auto& [key, price] : spot_) {
+    // An older, different price first: the adapter must keep the latest.
+    items += Tag("item", Tag("instanceType", key.first) +
+                             Tag("productDescription", "Linux/UNIX") +
+                             Tag("spotPrice", absl::StrFormat("%.6f", price * 3)) +
+                             Tag("timestamp", "2024-01-01T00:00:00.000Z") +
+                             Tag("availabilityZone", key.second));
+    items += Tag("item", Tag("instanceType", key.first) +
+                             Tag("productDescription", "Linux/UNIX") +
+                             Tag("spotPrice", absl::StrFormat("%.6f", price)) +
+                             Tag("timestamp", "2024-05-01T00:00:00.000Z") +
+                             Tag("availabilityZone", key.second));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeSpotPriceHistory", Tag("spotPriceHistorySet", items)));
+}
+
+FakeResponse FakeEc2::GetProducts(const FakeRequest& r) {
+  nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
+  if (!body.is_object()) {
+    return FakeResponse::Json(R"({"__type":"ValidationException","message":"bad body"})", 400);
+  }
+  bool metal = false;
+  for (const auto& f : body.value("Filters", nlohmann::json::array())) {
+    if (f.value("Field", "") == "productFamily") {
+      metal = f.value("Value", "") == "Compute Instance (bare metal)";
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [type, price] : on_demand_) {
+    if ((type.find("metal") != std::string::npos) != metal) continue;
+    nlohmann::json doc = {
+        {"product", {{"attributes", {{"instanceType", type}, {"regionCode", "us-east-1"}}}}},
+        {"terms",
+         {{"OnDemand",
+           {{"SKU.JRTCKXETXF",
+             {{"priceDimensions",
+               {{"SKU.JRTCKXETXF.6YS6EN2CT7",
+                 {{"pricePerUnit", {{"USD", absl::StrFormat("%.10f", price)}}}}}}}}}}}}}};
+    list.push_back(doc.dump());
+  }
+  nlohmann::json out = {{"FormatVersion", "aws_v1"}, {"PriceList", list}};
+  return FakeResponse::Json(out.dump());
+}
+
+FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++fleet_calls_;
+  if (r.Param("Type") != "instant") {
+    return FakeResponse::Ec2Error("InvalidParameterValue", "fake supports Type=instant only");
+  }
+  const std::string capacity =
+      r.Param("TargetCapacitySpecification.DefaultTargetCapacityType");
+  struct Override {
+    std::string type, zone, subnet, template_name;
+    double priority = 0;
+    int order = 0;
+  };
+  std::vector<Override> overrides;
+  for (int c = 1;; ++c) {
+    const std::string prefix = StrCat("LaunchTemplateConfigs.", c);
+    const std::string name =
+        r.Param(StrCat(prefix, ".LaunchTemplateSpecification.LaunchTemplateName"));
+    if (name.empty()) break;
+    for (int m = 1;; ++m) {
+      const std::string op = StrCat(prefix, ".Overrides.", m);
+      Override o;
+      o.type = r.Param(StrCat(op, ".InstanceType"));
+      if (o.type.empty()) break;
+      o.zone = r.Param(StrCat(op, ".AvailabilityZone"));
+      o.subnet = r.Param(StrCat(op, ".SubnetId"));
+      o.template_name = name;
+      o.priority = std::atof(r.Param(StrCat(op, ".Priority")).c_str());
+      o.order = static_cast<int>(overrides.size());
+      overrides.push_back(o);
+    }
+  }
+  if (overrides.empty()) {
+    return FakeResponse::Ec2Error("InvalidParameterValue", "no launch template overrides");
+  }
+  std::stable_sort(overrides.begin(), overrides.end(),
+                   [](const Override& a, const Override& b) { return a.priority < b.priority; });
+  std::map<std::string, std::string> tags;
+  for (int s = 1;; ++s) {
+    const std::string type = r.Param(StrCat("TagSpecification.", s, ".ResourceType"));
+    if (type.empty()) break;
+    if (type != "instance") continue;
+    for (int t = 1;; ++t) {
+      const std::string key = r.Param(StrCat("TagSpecification.", s, ".Tag.", t, ".Key"));
+      if (key.empty()) break;
+      tags[key] = r.Param(StrCat("TagSpecification.", s, ".Tag.", t, ".Value"));
+    }
+  }
+  auto lt = [](const Override& o) {
+    return Tag("launchTemplateAndOverrides",
+               Tag("launchTemplateSpecification",
+                   Tag("launchTemplateName", o.template_name) + Tag("version", "1")) +
+                   Tag("overrides", Tag("instanceType", o.type) + Tag("availabilityZone", o.zone) +
+                                        (o.subnet.empty() ? "" : Tag("subnetId", o.subnet))));
+  };
+  std::string errors, launched;
+  for (const Override& o : overrides) {
+    if (no_capacity_.count({capacity, o.type, o.zone}) > 0) {
+      errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
+                                Tag("errorCode", "InsufficientInstanceCapacity") +
+                                Tag("errorMessage", "We currently do not have sufficient "
+                                                    "capacity in the Availability Zone you "
+                                                    "requested."));
+      continue;
+    }
+    FakeInstance inst;
+    inst.id = absl::StrFormat("i-%017x", next_id_++);
+    inst.type = o.type;
+    inst.zone = o.zone;
+    inst.lifecycle = capacity == "spot" ? "spot" : "";
+    inst.tags = tags;
+    instances_[inst.id] = inst;
+    launched = Tag("item", lt(o) + Tag("lifecycle", capacity) +
+                               Items("instanceIds", {inst.id}) + Tag("instanceType", o.type) +
+                               Tag("platform", "Linux/UNIX"));
+    break;
+  }
+  return FakeResponse::Xml(Ec2Xml("CreateFleet", Tag("fleetId", "fleet-fake") +
+                                                     Tag("errorSet", errors) +
+                                                     Tag("fleetInstanceSet", launched)));
+}
+
+FakeResponse FakeEc2::DescribeInstances(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> ids;
+  for (int i = 1;; ++i) {
+    std::string id = r.Param(StrCat("InstanceId.", i));
+    if (id.empty()) break;
+    if (instances_.count(id) == 0) {
+      return FakeResponse::Ec2Error("InvalidInstanceID.NotFound",
+                                    StrCat("The instance ID '", id, "' does not exist"));
+    }
+    ids.push_back(id);
+  }
+  struct Filter {
+    std::string name;
+    std::set<std::string> values;
+  };
+  std::vector<Filter> filters;
+  for (int f = 1;; ++f) {
+    Filter filter;
+    filter.name = r.Param(StrCat("Filter.", f, ".Name"));
+    if (filter.name.empty()) break;
+    for (int v = 1;; ++v) {
+      std::string value = r.Param(StrCat("Filter.", f, ".Value.", v));
+      if (value.empty()) break;
+      filter.values.insert(value);
+    }
+    filters.push_back(filter);
+  }
+  std::string items;
+  for (const auto& [id, inst] : instances_) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+    bool keep = true;
+    for (const Filter& f : filters) {
+      if (f.name == "instance-state-name") {
+        keep = keep && f.values.count(inst.state) > 0;
+      } else if (f.name == "tag-key") {
+        bool any = false;
+        for (const std::string& k : f.values) any = any || inst.tags.count(k) > 0;
+        keep = keep && any;
+      } else if (f.name.rfind("tag:", 0) == 0) {
+        auto t = inst.tags.find(f.name.substr(4));
+        keep = keep && t != inst.tags.end() && f.values.count(t->second) > 0;
+      } else {
+        return FakeResponse::Ec2Error("InvalidParameterValue",
+                                      StrCat("fake: unsupported filter ", f.name));
+      }
+    }
+    if (!keep) continue;
+    items += Tag("item", Tag("reservationId", "r-fake") + Tag("instancesSet", InstanceXml(inst)));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeInstances", Tag("reservationSet", items)));
+}
+
+FakeResponse FakeEc2::TerminateInstances(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string items;
+  for (int i = 1;; ++i) {
+    std::string id = r.Param(StrCat("InstanceId.", i));
+    if (id.empty()) break;
+    auto it = instances_.find(id);
+    if (it == instances_.end()) {
+      return FakeResponse::Ec2Error("InvalidInstanceID.NotFound",
+                                    StrCat("The instance ID '", id, "' does not exist"));
+    }
+    const std::string previous = it->second.state;
+    it->second.state = "terminated";
+    items += Tag("item", Tag("instanceId", id) +
+                             Tag("currentState", Tag("code", "48") + Tag("name", "terminated")) +
+                             Tag("previousState", Tag("code", "16") + Tag("name", previous)));
+  }
+  return FakeResponse::Xml(Ec2Xml("TerminateInstances", Tag("instancesSet", items)));
+}
+
+FakeResponse FakeEc2::CreateTags(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> ids;
+  for (int i = 1;; ++i) {
+    std::string id = r.Param(StrCat("ResourceId.", i));
+    if (id.empty()) break;
+    if (instances_.count(id) == 0) {
+      return FakeResponse::Ec2Error("InvalidInstanceID.NotFound",
+                                    StrCat("The instance ID '", id, "' does not exist"));
+    }
+    ids.push_back(id);
+  }
+  for (int t = 1;; ++t) {
+    const std::string key = r.Param(StrCat("Tag.", t, ".Key"));
+    if (key.empty()) break;
+    for (const std::string& id : ids) instances_[id].tags[key] = r.Param(StrCat("Tag.", t, ".Value"));
+  }
+  return FakeResponse::Xml(Ec2Xml("CreateTags", Tag("return", "true")));
+}
+
+}  // namespace karp::aws::testing

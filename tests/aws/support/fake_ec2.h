@@ -1,0 +1,81 @@
+// Test support of karp::aws: a scripted in-memory EC2 (and Price List API) behind a
+// FakeAwsServer, enough for the adapter's conversations: DescribeInstanceTypes (paged),
+// DescribeInstanceTypeOfferings, DescribeSpotPriceHistory, GetProducts, CreateFleet (instant),
+// DescribeInstances (ids and tag/state filters), TerminateInstances, CreateTags.
+//
+// CreateFleet tries the request's overrides in Priority (price) order and launches the first
+// one that has capacity; every override tried before it whose offering was scripted with
+// FailCapacity() appears in errorSet with InsufficientInstanceCapacity, as a real instant fleet
+// reports the pools it could not use.
+//
+// Thread-safety: thread-safe (handlers run on the server thread; setters take the mutex).
+
+#ifndef KARP_TESTS_AWS_SUPPORT_FAKE_EC2_H_
+#define KARP_TESTS_AWS_SUPPORT_FAKE_EC2_H_
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "aws/support/fake_aws_server.h"
+#include "karp/aws_catalog.h"
+
+namespace karp::aws::testing {
+
+// One DescribeInstanceTypes <item> rendering every field of `info` the adapter reads.
+std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info);
+
+struct FakeInstance {
+  std::string id;
+  std::string type;
+  std::string zone;
+  std::string state = "running";
+  std::string lifecycle;  // "spot" or ""
+  std::map<std::string, std::string> tags;
+};
+
+class FakeEc2 {
+ public:
+  // Installs the handlers on `server` (which must outlive this object's use).
+  explicit FakeEc2(FakeAwsServer* server);
+
+  void AddInstanceType(const AwsInstanceTypeInfo& info, const std::vector<std::string>& zones);
+  void SetSpotPrice(const std::string& type, const std::string& zone, double price);
+  // Price List entries (types whose name contains "metal" are served to the bare-metal query).
+  void SetOnDemandPrice(const std::string& type, double price);
+  // Items per DescribeInstanceTypes / DescribeInstanceTypeOfferings page. Default 2.
+  void SetPageSize(int n);
+  void FailCapacity(const std::string& capacity_type, const std::string& type,
+                    const std::string& zone);
+  void AddInstance(const FakeInstance& instance);
+
+  std::map<std::string, FakeInstance> instances() const;
+  int fleet_calls() const;
+
+ private:
+  FakeResponse DescribeInstanceTypes(const FakeRequest& r);
+  FakeResponse DescribeOfferings(const FakeRequest& r);
+  FakeResponse DescribeSpotPrices(const FakeRequest& r);
+  FakeResponse GetProducts(const FakeRequest& r);
+  FakeResponse CreateFleet(const FakeRequest& r);
+  FakeResponse DescribeInstances(const FakeRequest& r);
+  FakeResponse TerminateInstances(const FakeRequest& r);
+  FakeResponse CreateTags(const FakeRequest& r);
+
+  mutable std::mutex mu_;
+  std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
+  std::map<std::pair<std::string, std::string>, double> spot_;
+  std::map<std::string, double> on_demand_;
+  int page_size_ = 2;
+  std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;
+  std::map<std::string, FakeInstance> instances_;
+  int next_id_ = 1;
+  int fleet_calls_ = 0;
+};
+
+}  // namespace karp::aws::testing
+
+#endif  // KARP_TESTS_AWS_SUPPORT_FAKE_EC2_H_
