@@ -1,10 +1,19 @@
 #include "workloads.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <initializer_list>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "karp/aws_catalog.h"
 #include "karp/labels.h"
 
 namespace karp::bench {
@@ -51,6 +60,70 @@ LabelSelector Selector(const std::string& key, const std::string& value) {
   LabelSelector s;
   s.match_labels[key] = value;
   return s;
+}
+
+NodeSelectorRequirement Expr(std::string_view key, Operator op, std::vector<std::string> values) {
+  return NodeSelectorRequirement{std::string(key), op, std::move(values), std::nullopt};
+}
+
+Toleration TolerateGpu() {
+  return Toleration{std::string(kAwsResourceNvidiaGpu), TolerationOperator::kExists, "",
+                    TaintEffect::kNone};
+}
+
+DaemonSet MakeDaemonSet(const std::string& name, int64_t cpu, int64_t memory) {
+  DaemonSet ds;
+  ds.metadata.name = name;
+  ds.metadata.namespace_ = "kube-system";
+  Pod& p = ds.pod_template;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "kube-system";
+  p.metadata.owner_references.push_back({"apps/v1", "DaemonSet", name, name + "-uid", true});
+  Container c;
+  c.name = name;
+  c.requests.Set("cpu", cpu);
+  c.requests.Set("memory", memory);
+  p.containers.push_back(std::move(c));
+  return ds;
+}
+
+// The NodePools and DaemonSets shared by the realistic and the trace workloads.
+ClusterSnapshot AwsBaseSnapshot() {
+  ClusterSnapshot snap;
+  const NodeClassRef node_class{"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  NodePool general;
+  general.metadata.name = "general";
+  general.node_class_ref = node_class;
+  general.weight = 50;
+  general.requirements = {
+      Expr(kLabelArch, Operator::kIn, {"amd64"}),
+      Expr(kLabelCapacityType, Operator::kIn, {"spot", "on-demand"}),
+      Expr(kAwsLabelInstanceCategory, Operator::kIn, {"c", "m", "r"}),
+      Expr(kAwsLabelInstanceGeneration, Operator::kGt, {"4"})};
+  NodePool arm = general;
+  arm.metadata.name = "arm64";
+  arm.weight = 10;
+  arm.requirements[0] = Expr(kLabelArch, Operator::kIn, {"arm64"});
+  arm.requirements[3] = Expr(kAwsLabelInstanceGeneration, Operator::kGt, {"5"});
+  NodePool gpu;
+  gpu.metadata.name = "gpu";
+  gpu.node_class_ref = node_class;
+  gpu.requirements = {Expr(kAwsLabelInstanceGpuManufacturer, Operator::kIn, {"nvidia"}),
+                      Expr(kLabelCapacityType, Operator::kIn, {"on-demand"})};
+  gpu.taints = {Taint{std::string(kAwsResourceNvidiaGpu), "true", TaintEffect::kNoSchedule}};
+  snap.node_pools = {general, arm, gpu};
+  const Toleration everything{"", TolerationOperator::kExists, "", TaintEffect::kNone};
+  DaemonSet cni = MakeDaemonSet("aws-node", 25, 64 * kMi);
+  cni.pod_template.tolerations.push_back(everything);
+  DaemonSet logs = MakeDaemonSet("fluent-bit", 100, 128 * kMi);
+  logs.pod_template.tolerations.push_back(everything);
+  DaemonSet plugin = MakeDaemonSet("nvidia-device-plugin", 50, 64 * kMi);
+  plugin.pod_template.tolerations.push_back(TolerateGpu());
+  NodeSelectorTerm gpu_nodes;
+  gpu_nodes.match_expressions = {Expr(kAwsLabelInstanceGpuManufacturer, Operator::kIn, {"nvidia"})};
+  plugin.pod_template.node_affinity.required.push_back(gpu_nodes);
+  snap.daemon_sets = {cni, logs, plugin};
+  return snap;
 }
 
 }  // namespace
@@ -279,6 +352,173 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
     pdb.max_unavailable = "1";
     pdb.disruptions_allowed = d % 50 == 0 ? 0 : 1;
     snap.pdbs.push_back(std::move(pdb));
+  }
+  return snap;
+}
+
+std::shared_ptr<const InstanceCatalog> AwsCatalog() {
+  static const std::shared_ptr<const InstanceCatalog> catalog =
+      []() -> std::shared_ptr<const InstanceCatalog> {
+    absl::StatusOr<InstanceCatalog> c = EmbeddedAwsCatalog();
+    if (!c.ok()) return nullptr;
+    return std::make_shared<const InstanceCatalog>(std::move(*c));
+  }();
+  return catalog;
+}
+
+ClusterSnapshot AwsRealisticSnapshot(int pods, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto one_of = [&](std::initializer_list<int64_t> v) {
+    return *(v.begin() + pick(0, static_cast<int>(v.size()) - 1));
+  };
+  ClusterSnapshot snap = AwsBaseSnapshot();
+  snap.pods.reserve(static_cast<size_t>(pods));
+  static const char* kFamilies[] = {"c6i", "m6i", "c7i", "m7i", "r6i"};
+  int index = 0;
+  for (int unit = 0; index < pods; ++unit) {
+    const int kind = pick(0, 99);
+    const std::string app = "app-" + std::to_string(unit);
+    int replicas = 0;
+    int64_t cpu = 0, mem = 0, gpus = 0;
+    bool zonal_spread = false, anti_affinity = false, tolerate_gpu = false;
+    std::map<std::string, std::string> selector;
+    if (kind < 35) {  // web deployment, zonal spread; one in eight also one pod per host
+      anti_affinity = pick(0, 7) == 0;
+      replicas = anti_affinity ? pick(3, 6) : pick(6, 30);
+      cpu = one_of({250, 500, 1000});
+      mem = one_of({512 * kMi, 1024 * kMi, 2048 * kMi});
+      zonal_spread = true;
+    } else if (kind < 55) {  // batch job; half of them spot-only
+      replicas = pick(5, 50);
+      cpu = one_of({1000, 2000, 4000});
+      mem = one_of({2 * kGi, 4 * kGi, 8 * kGi});
+      if (pick(0, 1) == 0) selector[std::string(kLabelCapacityType)] = "spot";
+    } else if (kind < 65) {  // memory-heavy cache on memory-optimised types
+      replicas = pick(3, 12);
+      cpu = one_of({500, 1000, 2000});
+      mem = one_of({8 * kGi, 16 * kGi, 32 * kGi});
+      selector[std::string(kAwsLabelInstanceCategory)] = "r";
+    } else if (kind < 77) {  // arm64 service
+      replicas = pick(4, 20);
+      cpu = one_of({250, 500, 1000});
+      mem = one_of({256 * kMi, 1024 * kMi, 2048 * kMi});
+      selector[std::string(kLabelArch)] = "arm64";
+      zonal_spread = true;
+    } else if (kind < 85) {  // pinned to an instance family
+      replicas = pick(2, 10);
+      cpu = one_of({500, 1000, 2000});
+      mem = one_of({1 * kGi, 2 * kGi, 4 * kGi});
+      selector[std::string(kAwsLabelInstanceFamily)] = kFamilies[pick(0, 4)];
+    } else if (kind < 87) {  // GPU inference / training
+      replicas = pick(1, 4);
+      cpu = one_of({4000, 8000});
+      mem = one_of({16 * kGi, 32 * kGi});
+      gpus = one_of({1, 1, 1, 4});
+      tolerate_gpu = true;
+    } else {  // small sidecar-like services
+      replicas = pick(1, 10);
+      cpu = one_of({100, 250});
+      mem = one_of({128 * kMi, 256 * kMi, 512 * kMi});
+    }
+    for (int r = 0; r < replicas && index < pods; ++r) {
+      Pod p = BasePod(index++, cpu, mem);
+      p.metadata.name = app + "-" + std::to_string(r);
+      p.metadata.labels["app"] = app;
+      p.node_selector = selector;
+      if (gpus > 0) p.containers[0].requests.Set(kAwsResourceNvidiaGpu, gpus);
+      if (tolerate_gpu) p.tolerations.push_back(TolerateGpu());
+      if (zonal_spread) {
+        TopologySpreadConstraint tsc;
+        tsc.max_skew = 1;
+        tsc.topology_key = std::string(kLabelZone);
+        tsc.when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+        tsc.label_selector = Selector("app", app);
+        p.topology_spread_constraints.push_back(std::move(tsc));
+      }
+      if (anti_affinity) {
+        PodAffinityTerm term;
+        term.label_selector = Selector("app", app);
+        term.topology_key = std::string(kLabelHostname);
+        p.pod_anti_affinity.required.push_back(std::move(term));
+      }
+      snap.pods.push_back(std::move(p));
+    }
+  }
+  return snap;
+}
+
+absl::StatusOr<ClusterSnapshot> TraceSnapshot(const std::string& csv_path, bool busiest_instant) {
+  std::ifstream in(csv_path);
+  if (!in) return absl::NotFoundError("cannot read trace " + csv_path);
+  struct Row {
+    std::string name;
+    int64_t cpu_milli, memory_mib, gpus, created, deleted;
+  };
+  std::vector<Row> rows;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line_no == 1 || line.empty()) continue;  // header
+    if (line.back() == '\r') line.pop_back();
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, ',')) f.push_back(field);
+    if (f.size() < 10) {
+      return absl::InvalidArgumentError(csv_path + ":" + std::to_string(line_no) +
+                                        ": expected at least 10 comma-separated fields");
+    }
+    Row r;
+    r.name = f[0];
+    try {
+      r.cpu_milli = std::stoll(f[1]);
+      r.memory_mib = std::stoll(f[2]);
+      r.gpus = std::stoll(f[3]);
+      r.created = std::stoll(f[8]);
+      r.deleted = std::stoll(f[9]);
+    } catch (const std::exception&) {
+      return absl::InvalidArgumentError(csv_path + ":" + std::to_string(line_no) +
+                                        ": cpu_milli, memory_mib, num_gpu, creation_time and "
+                                        "deletion_time must be integers");
+    }
+    if (r.cpu_milli < 0 || r.memory_mib < 0 || r.gpus < 0) {
+      return absl::InvalidArgumentError(csv_path + ":" + std::to_string(line_no) +
+                                        ": negative request");
+    }
+    rows.push_back(std::move(r));
+  }
+  if (rows.empty()) return absl::InvalidArgumentError(csv_path + ": no pods");
+  // Busiest instant: sweep creations (+1) and deletions (-1), deletions first at equal times.
+  std::vector<std::pair<int64_t, int>> events;
+  for (const Row& r : rows) {
+    if (r.deleted <= r.created) continue;
+    events.emplace_back(r.created, +1);
+    events.emplace_back(r.deleted, -1);
+  }
+  std::sort(events.begin(), events.end());
+  int64_t alive = 0, best = -1, best_time = 0;
+  for (size_t i = 0; i < events.size();) {
+    const int64_t t = events[i].first;
+    for (; i < events.size() && events[i].first == t; ++i) alive += events[i].second;
+    if (alive > best) {
+      best = alive;
+      best_time = t;
+    }
+  }
+  ClusterSnapshot snap = AwsBaseSnapshot();
+  int index = 0;
+  for (const Row& r : rows) {
+    if (busiest_instant && !(r.created <= best_time && best_time < r.deleted)) continue;
+    Pod p = BasePod(index++, r.cpu_milli, r.memory_mib * kMi);
+    p.metadata.name = r.name;
+    p.metadata.labels["app"] = "openb";
+    if (r.gpus > 0) {
+      p.containers[0].requests.Set(kAwsResourceNvidiaGpu, r.gpus);
+      p.tolerations.push_back(TolerateGpu());
+    }
+    snap.pods.push_back(std::move(p));
   }
   return snap;
 }

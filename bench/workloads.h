@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/objects.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace karp::bench {
@@ -39,6 +41,29 @@ ClusterSnapshot BenchmarkSnapshot(std::vector<Pod> pods);
 // 30–60 % cpu utilisation with ~10 pods per node from deployments; PDBs on some deployments
 // (one allowing no disruption) and a few do-not-disrupt pods. `now` is the snapshot time.
 ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now);
+
+// The embedded AWS catalog (us-east-1, three zones, spot and on-demand), built once.
+std::shared_ptr<const InstanceCatalog> AwsCatalog();
+
+// Realistic AWS workload (benchmarks.md §2.2) on AwsCatalog(): NodePools `general` (amd64,
+// c/m/r generation > 4, spot and on-demand, weight 50), `arm64` (Graviton c/m/r, weight 10)
+// and `gpu` (NVIDIA g/p types, on-demand, tainted nvidia.com/gpu=true:NoSchedule); DaemonSets
+// for a CNI and a log agent (everywhere) and the NVIDIA device plugin (GPU nodes); `pods`
+// pending pods shaped like production: web deployments with zonal spread (some with hostname
+// anti-affinity), batch jobs (some spot-only), memory-heavy caches on r families, arm64
+// services, family-pinned pods and a few GPU pods.
+ClusterSnapshot AwsRealisticSnapshot(int pods, uint32_t seed = 42);
+
+// The real trace (benchmarks.md §2.5): pods of the Alibaba "openb" CSV
+// (`openb_pod_list_default.csv`) as pending pods with their cpu and memory requests and
+// `nvidia.com/gpu` = num_gpu (a GPU share counts as one GPU), GPU pods tolerating the GPU
+// taint; on the NodePools and DaemonSets of AwsRealisticSnapshot. With `busiest_instant`, the
+// pods alive at the trace's busiest instant (the earliest time with the most pods alive,
+// alive = creation_time <= t < deletion_time); otherwise every pod of the file (the whole
+// workload at once, as the trace's paper packs it into its cluster).
+// Errors: NotFound when the file cannot be read, InvalidArgument naming the line of a
+// malformed row.
+absl::StatusOr<ClusterSnapshot> TraceSnapshot(const std::string& csv_path, bool busiest_instant);
 
 }  // namespace karp::bench
 

@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""Runs karp's benchmark suite and writes the report (benchmarks.md §3).
+
+Usage: scripts/bench_report.py [--quick] [--build-dir DIR] [--trace PATH] [--no-build]
+       scripts/bench_report.py --render-only   (re-render the markdown and chart from the JSON)
+
+Builds the Release benchmark binaries (scheduler_bench, consolidator_bench, codec_bench) in
+DIR (default: build-bench), runs every workload in its own process (so each row has its own
+peak resident memory, read from the kernel's rusage of that process), and writes
+
+  bench/results/latest.json         machine-readable results (also bench/results/quick.json
+                                    with --quick, so a smoke run never replaces the baseline)
+  bench/results/latest.md           the human report: one table per workload family
+  docs/bench-pods-per-second.svg    pods/s against pod count, karp beside the reference's
+                                    published points (needs gnuplot: scripts/deps.sh --report)
+
+Times are medians of the repetitions; every benchmark checks its result once before timing
+(see bench/*.cc) and a failed check shows as an error row. --quick runs a subset with one
+repetition (CI smoke); a full run takes a few minutes on a 2-core machine.
+Only the Python standard library is used.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Karpenter's published figures (benchmarks.md §1): (workload, pods) -> list of
+# (seconds per Solve, pods/s, source).
+REFERENCE = {
+    ("diverse", 1000): [(0.777, 1287, "kubernetes-sigs/karpenter#2486")],
+    ("diverse", 5000): [(3.74, 1337, "kubernetes-sigs/karpenter#2486")],
+    ("diverse", 10000): [(8.11, 1233, "kubernetes-sigs/karpenter#2486")],
+    ("diverse", 20000): [(20.2, 990, "kubernetes-sigs/karpenter#2486"),
+                         (35.7, 560, "kubernetes-sigs/karpenter#1938")],
+    ("preferences, Respect", 4000): [(11.7, 343, "kubernetes-sigs/karpenter#2486")],
+}
+
+
+class Run:
+    """One benchmark (one size) run in its own process."""
+
+    def __init__(self, family, workload, binary, name, size, reps):
+        self.family = family      # parity | aws | trace | consolidation | codec
+        self.workload = workload  # label in the tables
+        self.binary = binary
+        self.name = name          # Google Benchmark name, e.g. BM_Scheduling_Diverse/1000
+        self.size = size          # pods (scheduling), nodes (consolidation), pods (codec)
+        self.reps = reps
+
+
+def plan(quick):
+    runs = []
+    diverse = [1, 100, 1000, 5000] if quick else [1, 50, 100, 500, 1000, 2000, 5000, 10000, 20000]
+    for n in diverse:
+        reps = 1 if quick else (5 if n <= 5000 else 3)
+        runs.append(Run("parity", "diverse", "scheduler_bench", f"BM_Scheduling_Diverse/{n}", n,
+                        reps))
+    for policy in ("Respect", "Ignore"):
+        runs.append(Run("parity", f"preferences, {policy}", "scheduler_bench",
+                        f"BM_Scheduling_Preferences{policy}/4000", 4000, 1 if quick else 5))
+    for n in [1000] if quick else [1000, 10000, 50000]:
+        reps = 1 if quick else (5 if n <= 1000 else (3 if n <= 10000 else 1))
+        runs.append(Run("aws", "realistic AWS", "scheduler_bench", f"BM_Scheduling_Aws/{n}", n,
+                        reps))
+    runs.append(Run("trace", "openb, pods alive at the busiest instant", "scheduler_bench",
+                    "BM_Scheduling_Trace/busiest:1", None, 1 if quick else 5))
+    if not quick:
+        runs.append(Run("trace", "openb, all pods at once", "scheduler_bench",
+                        "BM_Scheduling_Trace/busiest:0", None, 3))
+    for n in [100] if quick else [100, 1000, 5000]:
+        reps = 1 if quick else (5 if n <= 100 else (3 if n <= 1000 else 1))
+        runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
+                        f"BM_Consolidation_FullPass/{n}/iterations:1", n, reps))
+    if not quick:
+        runs.append(Run("bound", "diverse", "scheduler_bench", "BM_LowerBound_Diverse/20000",
+                        20000, 3))
+        runs.append(Run("bound", "realistic AWS", "scheduler_bench", "BM_LowerBound_Aws/50000",
+                        50000, 3))
+    runs.append(Run("codec", "parse kubectl List (20,000 pods, 1,000 nodes)", "codec_bench",
+                    "BM_Codec_ParseKubectlList/20000/1000", 20000, 1 if quick else 3))
+    return runs
+
+
+def sh(cmd, **kw):
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True, **kw)
+
+
+def build(build_dir):
+    sh(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+        "-DKARP_BUILD_AWS=OFF", "-DKARP_BUILD_BENCHMARKS=ON"], stdout=subprocess.DEVNULL)
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    with open(cache, encoding="utf-8") as f:
+        if "CMAKE_BUILD_TYPE:STRING=Release" not in f.read():
+            sys.exit(f"{build_dir} is not a Release build; pass another --build-dir")
+    sh(["cmake", "--build", build_dir, "-j2", "--target", "scheduler_bench",
+        "consolidator_bench", "codec_bench"])
+
+
+def to_ms(value, unit):
+    return value * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+
+
+def execute(run, build_dir, trace, quick, tmp):
+    """Runs one benchmark process; returns a result row."""
+    out = os.path.join(tmp, "out.json")
+    if os.path.exists(out):
+        os.remove(out)
+    base = run.name.split("/iterations:")[0]
+    cmd = [os.path.join(build_dir, "bench", run.binary),
+           f"--benchmark_filter=^{base}(/iterations:1)?(/real_time)?$",
+           f"--benchmark_repetitions={run.reps}",
+           f"--benchmark_min_time={0.05 if quick else 0.2}",
+           "--benchmark_format=console", f"--benchmark_out={out}",
+           "--benchmark_out_format=json"]
+    if trace and run.binary == "scheduler_bench":
+        cmd.append(f"--trace={trace}")
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    with open(os.path.join(tmp, "console.txt"), "w", encoding="utf-8") as console:
+        proc = subprocess.Popen(cmd, stdout=console, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    row = {"family": run.family, "workload": run.workload, "benchmark": base,
+           "size": run.size, "repetitions": run.reps,
+           "peak_rss_mb": round(usage.ru_maxrss / 1024.0, 1)}  # ru_maxrss is in KiB on Linux
+    if proc.returncode != 0 or not os.path.exists(out):
+        row["error"] = f"benchmark process exited with {proc.returncode}"
+        return row
+    with open(out, encoding="utf-8") as f:
+        data = json.load(f)
+    iterations = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
+    if not iterations:
+        row["error"] = "no result"
+        return row
+    first = iterations[0]
+    if first.get("error_occurred"):
+        row["error"] = first.get("error_message", "error")
+        return row
+    times = [to_ms(b["real_time"], b["time_unit"]) for b in iterations]
+    row["time_ms"] = statistics.median(times)
+    row["cpu_time_ms"] = statistics.median(to_ms(b["cpu_time"], b["time_unit"]) for b in iterations)
+    row["time_ms_min"] = min(times)
+    row["time_ms_max"] = max(times)
+    row["iterations"] = sum(int(b["iterations"]) for b in iterations)
+    for key in ("pods", "nodes", "price", "bound", "price/bound", "unplaceable", "commands",
+                "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components"):
+        if key in first:
+            row[key.replace("/", "_per_")] = first[key]
+    if "pods" in first and run.family != "bound":
+        row["pods_per_s"] = first["pods"] / (row["time_ms"] / 1e3)
+    if run.family == "codec":
+        row["objects_per_s"] = 21000 / (row["time_ms"] / 1e3)
+    refs = REFERENCE.get((run.workload, run.size))
+    if refs:
+        row["reference"] = [{"seconds": s, "pods_per_s": p, "source": src,
+                             "speedup": (s * 1e3) / row["time_ms"]} for s, p, src in refs]
+    return row
+
+
+def fmt_time(ms):
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 10:
+        return f"{ms:.0f} ms" if ms >= 100 else f"{ms:.1f} ms"
+    if ms >= 0.1:
+        return f"{ms:.2f} ms"
+    return f"{ms * 1000:.1f} µs"
+
+
+def fmt_int(v):
+    return f"{int(round(v)):,}"
+
+
+def fmt_rate(v):
+    if v >= 100000:
+        return f"{v / 1e6:.2f} M" if v >= 1e6 else fmt_int(round(v, -2))
+    return fmt_int(v)
+
+
+def markdown(report):
+    rows = report["rows"]
+    lines = [f"Measured {report['generated']} on {report['machine']['cpu']} "
+             f"({report['machine']['cores']} cores), commit {report['commit']}"
+             f"{' (quick run)' if report['quick'] else ''}. Times are medians of the "
+             "repetitions of one cold `Solve` (or pass); peak RSS is that of the benchmark's own "
+             "process (input generation, the checked run and the timed runs). `bound` is "
+             "`karp::PriceLowerBound` (a valid lower bound on the hourly price of any placement "
+             "of the same pods); karp runs in its faithful mode (default options). "
+             f"1-minute load average {report['load_average_start']} at the start and "
+             f"{report.get('load_average_end')} at the end"
+             + (" (above the core count: other processes shared the machine, so times are "
+                "inflated)." if max(report["load_average_start"] or 0,
+                                    report.get("load_average_end") or 0)
+                > report["machine"]["cores"] else "."), ""]
+
+    def errors(family):
+        return [f"- `{r['benchmark']}`: {r['error']}" for r in rows
+                if r["family"] == family and "error" in r]
+
+    def sched_table(family, with_reference):
+        header = "| workload | pods | nodes | time | pods/s | price $/h | bound $/h | price/bound | peak RSS |"
+        sep = "|---|---|---|---|---|---|---|---|---|"
+        if with_reference:
+            header += " Karpenter (published) | speed-up |"
+            sep += "---|---|"
+        out = [header, sep]
+        for r in rows:
+            if r["family"] != family or "error" in r:
+                continue
+            cells = [r["workload"], fmt_int(r["pods"]), fmt_int(r["nodes"]),
+                     fmt_time(r["time_ms"]), fmt_rate(r["pods_per_s"]), f"{r['price']:,.2f}",
+                     f"{r['bound']:,.2f}", f"{r['price_per_bound']:.3f}",
+                     f"{r['peak_rss_mb']:.0f} MB"]
+            if with_reference:
+                refs = r.get("reference", [])
+                cells.append("<br>".join(f"{fmt_time(x['seconds'] * 1e3)} ({fmt_int(x['pods_per_s'])} pods/s, {x['source'].split('/')[-1]})" for x in refs) or "—")
+                cells.append("<br>".join(f"{x['speedup']:.0f}×" for x in refs) or "—")
+            out.append("| " + " | ".join(cells) + " |")
+        return out + errors(family)
+
+    lines += ["### Karpenter parity (fake 400 instance types, benchmarks.md §2.1)", ""]
+    lines += sched_table("parity", True) + [""]
+    lines += ["### Realistic AWS (embedded catalog, 3 NodePools incl. arm64 and a tainted GPU "
+              "pool, 3 DaemonSets; benchmarks.md §2.2)", ""]
+    lines += sched_table("aws", False) + [""]
+    lines += ["### Real trace (Alibaba openb GPU-cluster pods on the embedded AWS catalog with "
+              "a GPU NodePool; benchmarks.md §2.5)", ""]
+    trace = [r for r in rows if r["family"] == "trace"]
+    lines += sched_table("trace", False)
+    for r in trace:
+        if "unplaceable" in r and r["unplaceable"] > 0:
+            lines.append(f"\n{r['workload']}: {fmt_int(r['unplaceable'])} pods fit no instance "
+                         "type of the embedded catalog (karp reports exactly those as pod "
+                         "errors); nodes, price and bound are for the others.")
+    lines += [""]
+    lines += ["### Consolidation (full pass, every method, default budgets; benchmarks.md §2.3)",
+              "", "| nodes | pods | time | commands | savings found | cluster price | peak RSS |",
+              "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "consolidation" or "error" in r:
+            continue
+        lines.append(f"| {fmt_int(r['size'])} | {fmt_int(r['pods'])} | {fmt_time(r['time_ms'])} | "
+                     f"{fmt_int(r['commands'])} | ${r['savings_per_h']:,.2f}/h | "
+                     f"${r['cluster_per_h']:,.2f}/h | {r['peak_rss_mb']:.0f} MB |")
+    lines += errors("consolidation") + [""]
+    lines += ["### Cost of the lower bound (`karp::PriceLowerBound`, computed outside the timed "
+              "Solve above)", "", "| workload | pods | kinds | classes | components | time | peak RSS |",
+              "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "bound" or "error" in r:
+            continue
+        lines.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {fmt_int(r['kinds'])} | "
+                     f"{fmt_int(r['classes'])} | {fmt_int(r['components'])} | "
+                     f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
+    lines += errors("bound") + [""]
+    lines += ["### Codec (benchmarks.md §2.4)", "",
+              "| workload | document | time | objects/s | peak RSS |", "|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "codec" or "error" in r:
+            continue
+        lines.append(f"| {r['workload']} | {r['MB']:.1f} MB | {fmt_time(r['time_ms'])} | "
+                     f"{fmt_rate(r['objects_per_s'])} | {r['peak_rss_mb']:.0f} MB |")
+    lines += errors("codec") + [""]
+    return "\n".join(lines)
+
+
+def chart(report, path, tmp):
+    gnuplot = shutil.which("gnuplot")
+    if gnuplot is None:
+        print("gnuplot not found: the chart was not drawn. Install it with "
+              "`scripts/deps.sh --report` (Debian package gnuplot-nox).", file=sys.stderr)
+        return False
+    series = {"diverse": [], "aws": [], "ref2486": [], "ref1938": []}
+    for r in report["rows"]:
+        if "error" in r or "pods_per_s" not in r:
+            continue
+        if r["family"] == "parity" and r["workload"] == "diverse":
+            series["diverse"].append((r["pods"], r["pods_per_s"]))
+        if r["family"] == "aws":
+            series["aws"].append((r["pods"], r["pods_per_s"]))
+    for (workload, pods), refs in sorted(REFERENCE.items()):
+        if workload != "diverse":
+            continue
+        for _, rate, src in refs:
+            series["ref2486" if src.endswith("2486") else "ref1938"].append((pods, rate))
+    files = {}
+    for name, points in series.items():
+        files[name] = os.path.join(tmp, name + ".dat")
+        with open(files[name], "w", encoding="utf-8") as f:
+            for x, y in sorted(points):
+                f.write(f"{x} {y}\n")
+            if not points:
+                f.write("NaN NaN\n")
+    script = f"""
+set terminal svg size 760,440 dynamic enhanced font 'sans,12' background rgb 'white'
+set output '{path}'
+set title 'Scheduling throughput: one cold Solve, pods per second'
+set xlabel 'pending pods'
+set ylabel 'pods per second'
+set logscale xy
+set format y '10^{{%L}}'
+set format x '10^{{%L}}'
+set grid xtics ytics mxtics mytics lc rgb '#dddddd'
+set key bottom left box opaque
+set xrange [0.7:80000]
+plot '{files['diverse']}' using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'karp, diverse (fake 400 types)', \\
+     '{files['aws']}' using 1:2 with linespoints lw 2 pt 5 lc rgb '#2ca02c' title 'karp, realistic AWS', \\
+     '{files['ref2486']}' using 1:2 with linespoints lw 2 pt 9 lc rgb '#d62728' title 'Karpenter, diverse (published, #2486, M3 Pro)', \\
+     '{files['ref1938']}' using 1:2 with points pt 11 ps 1.5 lc rgb '#ff7f0e' title 'Karpenter, diverse (published, #1938)'
+"""
+    script_path = os.path.join(tmp, "chart.gp")
+    with open(script_path, "w", encoding="utf-8") as f:
+        f.write(script)
+    sh([gnuplot, script_path])
+    return True
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform()}
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg", encoding="utf-8") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def commit():
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               check=True, capture_output=True, text=True).stdout.strip()
+        return head + ("+changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="subset, one repetition (CI smoke)")
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
+    parser.add_argument("--trace", default=None,
+                        help="openb_pod_list_default.csv (default: ../shared/data/traces/)")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries as they are")
+    parser.add_argument("--render-only", action="store_true",
+                        help="re-render latest.md and the chart from latest.json, run nothing")
+    args = parser.parse_args()
+    if args.render_only:
+        results = os.path.join(ROOT, "bench", "results")
+        with open(os.path.join(results, "latest.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        with open(os.path.join(results, "latest.md"), "w", encoding="utf-8") as f:
+            f.write(markdown(report) + "\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            chart(report, os.path.join(ROOT, "docs", "bench-pods-per-second.svg"), tmp)
+        return 0
+    build_dir = os.path.abspath(args.build_dir)
+    if not args.no_build:
+        build(build_dir)
+    trace = args.trace
+    if trace is None:
+        default = os.path.join(ROOT, "..", "shared", "data", "traces", "openb_pod_list_default.csv")
+        trace = default if os.path.exists(default) else None
+        if trace is None:
+            print("note: the real trace is not available (no ../shared/data/traces/); its row "
+                  "is reported as skipped. Pass --trace PATH to include it.", file=sys.stderr)
+    elif not os.path.exists(trace):
+        sys.exit(f"--trace {trace}: no such file")
+
+    report = {"generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+              "machine": machine(), "commit": commit(), "quick": args.quick,
+              "load_average_start": loadavg(), "rows": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in plan(args.quick):
+            row = execute(run, build_dir, trace, args.quick, tmp)
+            report["rows"].append(row)
+            status = row.get("error") or f"{fmt_time(row['time_ms'])}, peak RSS {row['peak_rss_mb']:.0f} MB"
+            print(f"  {row['benchmark']}: {status}", file=sys.stderr, flush=True)
+        report["load_average_end"] = loadavg()
+        results = os.path.join(ROOT, "bench", "results")
+        os.makedirs(results, exist_ok=True)
+        stem = "quick" if args.quick else "latest"
+        with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1, sort_keys=True)
+            f.write("\n")
+        md = markdown(report)
+        with open(os.path.join(results, stem + ".md"), "w", encoding="utf-8") as f:
+            f.write(md + "\n")
+        svg = os.path.join(ROOT, "docs", "bench-pods-per-second.svg")
+        if not args.quick:
+            os.makedirs(os.path.dirname(svg), exist_ok=True)
+            chart(report, svg, tmp)
+        print(md)
+        print(f"\nwrote bench/results/{stem}.json, bench/results/{stem}.md"
+              + ("" if args.quick else ", docs/bench-pods-per-second.svg"), file=sys.stderr)
+    failed = [r for r in report["rows"] if "error" in r and r["family"] != "trace"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,554 @@
+// Lower bound on the hourly price of any placement (see karp/lower_bound.h for the model and
+// the proof of validity).
+
+#include "karp/lower_bound.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "internal/strings.h"
+#include "karp/instance_type.h"
+#include "karp/labels.h"
+#include "karp/requirements.h"
+#include "karp/resources.h"
+#include "karp/taints.h"
+
+namespace karp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// FractionalTwoResourceCover on validated input.
+double CoverExact(const std::vector<CoverOption>& options, double a, double b) {
+  bool need_a = a > 0, need_b = b > 0;
+  for (const CoverOption& o : options) {
+    if (o.price != 0) continue;
+    if (o.first > 0) need_a = false;
+    if (o.second > 0) need_b = false;
+  }
+  if (!need_a && !need_b) return 0;
+  if (!need_a || !need_b) {
+    const double demand = need_a ? a : b;
+    double best = kInf;
+    for (const CoverOption& o : options) {
+      const double cap = need_a ? o.first : o.second;
+      if (cap > 0 && o.price > 0) best = std::min(best, o.price * demand / cap);
+    }
+    return best;
+  }
+  // Spending s_k dollars on option k buys s_k·(alpha_k, beta_k) of the demand (normalised to
+  // 1 each); the cheapest budget T has T·min(Σθα, Σθβ) = 1 for the best convex weights θ.
+  struct Rate {
+    double alpha, beta;
+  };
+  std::vector<Rate> rates;
+  rates.reserve(options.size());
+  for (const CoverOption& o : options) {
+    if (o.price <= 0) continue;
+    const Rate r{o.first / (o.price * a), o.second / (o.price * b)};
+    if (r.alpha > 0 || r.beta > 0) rates.push_back(r);
+  }
+  if (rates.empty()) return kInf;
+  std::sort(rates.begin(), rates.end(), [](const Rate& x, const Rate& y) {
+    return x.alpha != y.alpha ? x.alpha > y.alpha : x.beta > y.beta;
+  });
+  // Non-dominated rates: alpha strictly decreasing, beta strictly increasing.
+  std::vector<Rate> front;
+  for (const Rate& r : rates) {
+    if (front.empty() || r.beta > front.back().beta) front.push_back(r);
+  }
+  double best = 0;
+  for (const Rate& r : front) best = std::max(best, std::min(r.alpha, r.beta));
+  // alpha - beta decreases along the front: rates richer in the first resource come first.
+  // A mix of i (alpha > beta) and j (beta > alpha) balances both at weight theta on i.
+  for (size_t i = 0; i < front.size() && front[i].alpha > front[i].beta; ++i) {
+    for (size_t j = front.size(); j-- > i + 1 && front[j].beta > front[j].alpha;) {
+      const Rate& x = front[i];
+      const Rate& y = front[j];
+      const double theta = (y.beta - y.alpha) / ((x.alpha - y.alpha) + (y.beta - x.beta));
+      best = std::max(best, y.alpha + theta * (x.alpha - y.alpha));
+    }
+  }
+  return best > 0 ? 1 / best : kInf;
+}
+
+std::string NodeClassKey(const NodeClassRef& ref) {
+  std::string kind = ref.kind;
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return internal::StrCat(ref.group, "/", kind);
+}
+
+// The scheduler's NodeClaim template requirements of a NodePool.
+absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np) {
+  absl::StatusOr<Requirements> reqs = Requirements::FromApi(np.requirements);
+  if (!reqs.ok()) {
+    return absl::InvalidArgumentError(internal::StrCat(
+        "nodepool ", np.name(), ": spec.template.spec.requirements", reqs.status().message()));
+  }
+  reqs->Add(Requirements::FromLabels(np.template_labels));
+  reqs->Add(Requirement::In(kLabelNodePool, {np.name()}));
+  if (!np.node_class_ref.group.empty() && !np.node_class_ref.kind.empty()) {
+    reqs->Add(Requirement::In(NodeClassKey(np.node_class_ref), {np.node_class_ref.name}));
+  }
+  reqs->Add(Requirement::In(kLabelRegistered, {"true"}));
+  reqs->Add(Requirement::In(kLabelInitialized, {"true"}));
+  return reqs;
+}
+
+// karpenter isDaemonPodCompatible, as the scheduler applies it: the daemon pod tolerates the
+// pool taints (with an implicit PreferNoSchedule toleration) and its strict requirements fit
+// the template and the type, dropping leading required terms while more than one remains.
+bool DaemonRuns(const Pod& ds, const Requirements& template_reqs, const std::vector<Taint>& taints,
+                const InstanceType& it, const LabelSet& well_known) {
+  std::vector<Toleration> tolerations = ds.tolerations;
+  tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
+  if (!ToleratesAll(taints, tolerations)) return false;
+  Pod p;
+  p.node_selector = ds.node_selector;
+  p.node_affinity.required = ds.node_affinity.required;
+  while (true) {
+    const Requirements strict = StrictPodRequirements(p);
+    if (template_reqs.IsCompatible(strict, &well_known) && it.requirements.DoesIntersect(strict)) {
+      return true;
+    }
+    if (p.node_affinity.required.size() > 1) {
+      p.node_affinity.required.erase(p.node_affinity.required.begin());
+      continue;
+    }
+    return false;
+  }
+}
+
+// The fields that decide which kinds a pod may use (besides its requests), serialized.
+std::string ConstraintKey(const Pod& pod) {
+  std::string k;
+  for (const auto& [key, value] : pod.node_selector) {
+    internal::StrAppend(&k, key, "=", value, "\x1e");
+  }
+  k += '\x1d';
+  for (const NodeSelectorTerm& term : pod.node_affinity.required) {
+    for (const NodeSelectorRequirement& e : term.match_expressions) {
+      internal::StrAppend(&k, e.key, "\x1f", static_cast<int>(e.op));
+      for (const std::string& v : e.values) internal::StrAppend(&k, "\x1f", v);
+      internal::StrAppend(&k, "\x1f", e.min_values ? *e.min_values : -1, "\x1e");
+    }
+    k += '\x1c';
+  }
+  k += '\x1d';
+  for (const Toleration& t : pod.tolerations) {
+    internal::StrAppend(&k, t.key, "\x1f", static_cast<int>(t.op), "\x1f", t.value, "\x1f",
+                        static_cast<int>(t.effect), "\x1e");
+  }
+  return k;
+}
+
+// The pod's alternative strict requirements: nodeSelector with each required term (or alone).
+std::vector<Requirements> Alternatives(const Pod& pod) {
+  Pod p;
+  p.node_selector = pod.node_selector;
+  if (pod.node_affinity.required.empty()) return {StrictPodRequirements(p)};
+  std::vector<Requirements> out;
+  for (const NodeSelectorTerm& term : pod.node_affinity.required) {
+    p.node_affinity.required = {term};
+    out.push_back(StrictPodRequirements(p));
+  }
+  return out;
+}
+
+// Key of a required anti-affinity term that makes the pods matching it pairwise exclusive
+// on a host, or "" when the term is not of that simple form or does not select `pod`.
+std::string ExclusiveTermKey(const Pod& pod, const PodAffinityTerm& term) {
+  if (term.topology_key != kLabelHostname || !term.label_selector.has_value() ||
+      term.namespace_selector.has_value() || !term.match_label_keys.empty() ||
+      !term.mismatch_label_keys.empty()) {
+    return "";
+  }
+  if (!term.namespaces.empty() &&
+      std::find(term.namespaces.begin(), term.namespaces.end(), pod.metadata.namespace_) ==
+          term.namespaces.end()) {
+    return "";
+  }
+  if (!term.label_selector->Matches(pod.metadata.labels)) return "";
+  std::string k = pod.metadata.namespace_;
+  k += '\x1d';
+  for (const std::string& ns : term.namespaces) internal::StrAppend(&k, ns, "\x1e");
+  k += '\x1d';
+  for (const auto& [key, value] : term.label_selector->match_labels) {
+    internal::StrAppend(&k, key, "=", value, "\x1e");
+  }
+  k += '\x1d';
+  for (const LabelSelectorRequirement& e : term.label_selector->match_expressions) {
+    internal::StrAppend(&k, e.key, "\x1f", static_cast<int>(e.op));
+    for (const std::string& v : e.values) internal::StrAppend(&k, "\x1f", v);
+    k += '\x1e';
+  }
+  return k;
+}
+
+using Mask = std::vector<uint64_t>;
+
+bool Test(const Mask& m, size_t i) { return (m[i / 64] >> (i % 64)) & 1u; }
+void SetBit(Mask& m, size_t i) { m[i / 64] |= uint64_t{1} << (i % 64); }
+bool SubsetOf(const Mask& a, const Mask& b) {
+  for (size_t w = 0; w < a.size(); ++w) {
+    if ((a[w] & ~b[w]) != 0) return false;
+  }
+  return true;
+}
+bool Empty(const Mask& m) {
+  return std::all_of(m.begin(), m.end(), [](uint64_t w) { return w == 0; });
+}
+
+struct Kind {
+  size_t pool = 0;
+  const InstanceType* type = nullptr;
+  std::string capacity_type;
+  double price = 0;
+  ResourceList capacity;  // allocatable minus DaemonSet requests
+};
+
+struct Pool {
+  const NodePool* node_pool = nullptr;
+  Requirements requirements;
+  std::vector<Taint> taints;  // without PreferNoSchedule
+  size_t first_kind = 0, end_kind = 0;
+};
+
+struct Class {
+  Mask kinds;
+  std::vector<double> demand;  // per resource index
+};
+
+int Find(std::vector<int>& parent, int x) {
+  while (parent[static_cast<size_t>(x)] != x) {
+    parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
+    x = parent[static_cast<size_t>(x)];
+  }
+  return x;
+}
+
+class Bounder {
+ public:
+  Bounder(const std::vector<Kind>& kinds, const std::vector<std::vector<double>>& caps,
+          const std::vector<Class>& classes,
+          const std::vector<std::vector<std::pair<int, int64_t>>>& exclusive_counts)
+      : kinds_(kinds), caps_(caps), classes_(classes), exclusive_(exclusive_counts) {}
+
+  // The best two-resource bound for the pods of `members` on the kinds of `mask`; with
+  // `count_nodes` the node count (>= 1 and >= every exclusive set) is a resource too.
+  double Evaluate(const std::vector<int>& members, const Mask& mask, bool count_nodes) const {
+    if (members.empty()) return 0;
+    const size_t resources = caps_.empty() ? 0 : caps_[0].size();  // last index: nodes
+    std::vector<double> demand(resources, 0);
+    for (int c : members) {
+      const std::vector<double>& d = classes_[static_cast<size_t>(c)].demand;
+      for (size_t r = 0; r < d.size(); ++r) demand[r] += d[r];
+    }
+    if (count_nodes && resources > 0) {
+      std::vector<char> in(classes_.size(), 0);
+      for (int c : members) in[static_cast<size_t>(c)] = 1;
+      int64_t nodes = 1;
+      for (const auto& counts : exclusive_) {
+        int64_t n = 0;
+        for (const auto& [c, k] : counts) {
+          if (in[static_cast<size_t>(c)]) n += k;
+        }
+        nodes = std::max(nodes, n);
+      }
+      demand[resources - 1] = static_cast<double>(nodes);
+    }
+    std::vector<size_t> active;
+    for (size_t r = 0; r < resources; ++r) {
+      if (demand[r] > 0) active.push_back(r);
+    }
+    std::vector<size_t> in_mask;
+    for (size_t k = 0; k < kinds_.size(); ++k) {
+      if (Test(mask, k)) in_mask.push_back(k);
+    }
+    double best = 0;
+    std::vector<CoverOption> options(in_mask.size());
+    auto cover = [&](size_t r1, size_t r2, double d2) {
+      for (size_t i = 0; i < in_mask.size(); ++i) {
+        const size_t k = in_mask[i];
+        options[i] = CoverOption{kinds_[k].price, caps_[k][r1], caps_[k][r2]};
+      }
+      best = std::max(best, CoverExact(options, demand[r1], d2));
+    };
+    if (active.size() == 1) cover(active[0], active[0], 0);
+    for (size_t i = 0; i < active.size(); ++i) {
+      for (size_t j = i + 1; j < active.size(); ++j) cover(active[i], active[j], demand[active[j]]);
+    }
+    return best;
+  }
+
+ private:
+  const std::vector<Kind>& kinds_;
+  const std::vector<std::vector<double>>& caps_;
+  const std::vector<Class>& classes_;
+  const std::vector<std::vector<std::pair<int, int64_t>>>& exclusive_;
+};
+
+}  // namespace
+
+absl::StatusOr<double> FractionalTwoResourceCover(const std::vector<CoverOption>& options,
+                                                  double first_demand, double second_demand) {
+  auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
+  if (bad(first_demand) || bad(second_demand)) {
+    return absl::InvalidArgumentError(internal::StrCat(
+        "fractional cover: demands must be finite and >= 0, got ", first_demand, " and ",
+        second_demand));
+  }
+  for (size_t i = 0; i < options.size(); ++i) {
+    const CoverOption& o = options[i];
+    if (bad(o.price) || bad(o.first) || bad(o.second)) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          "fractional cover: options[", i, "] must have finite values >= 0, got price ", o.price,
+          ", first ", o.first, ", second ", o.second));
+    }
+  }
+  return CoverExact(options, first_demand, second_demand);
+}
+
+absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
+                                               const InstanceCatalog& catalog) {
+  return PriceLowerBound(snapshot, catalog, snapshot.PendingPods());
+}
+
+absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
+                                               const InstanceCatalog& catalog,
+                                               const std::vector<const Pod*>& pods) {
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  std::set<std::string> keys;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i] == nullptr) {
+      return absl::InvalidArgumentError(internal::StrCat("lower bound: pods[", i, "] is null"));
+    }
+    if (!keys.insert(pods[i]->Key()).second) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("lower bound: pod ", pods[i]->Key(), ": duplicate"));
+    }
+  }
+  const LabelSet& well_known = catalog.well_known_labels();
+  CostLowerBound out;
+
+  // Pools (by name, for determinism) and their kinds.
+  std::vector<const NodePool*> node_pools;
+  for (const NodePool& np : snapshot.node_pools) {
+    if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
+    node_pools.push_back(&np);
+  }
+  std::sort(node_pools.begin(), node_pools.end(),
+            [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
+  std::vector<Pod> daemon_pods;
+  for (const DaemonSet& ds : snapshot.daemon_sets) daemon_pods.push_back(ds.pod_template);
+  std::vector<Pool> pools;
+  std::vector<Kind> kinds;
+  for (const NodePool* np : node_pools) {
+    Pool pool;
+    pool.node_pool = np;
+    absl::StatusOr<Requirements> reqs = TemplateRequirements(*np);
+    if (!reqs.ok()) return reqs.status();
+    pool.requirements = std::move(*reqs);
+    for (const Taint& t : np->taints) {
+      if (t.effect != TaintEffect::kPreferNoSchedule) pool.taints.push_back(t);
+    }
+    pool.first_kind = kinds.size();
+    for (const InstanceType& it : catalog.instance_types()) {
+      if (!it.requirements.DoesIntersect(pool.requirements)) continue;
+      ResourceList capacity = it.Allocatable();
+      for (const Pod& ds : daemon_pods) {
+        if (DaemonRuns(ds, pool.requirements, np->taints, it, well_known)) {
+          capacity.Subtract(ds.Requests());
+        }
+      }
+      if (capacity.AnyNegative()) continue;
+      std::map<std::string, double> cheapest;  // capacity type -> price
+      for (const Offering& o : it.offerings) {
+        if (!o.available || !OfferingCompatible(pool.requirements, o)) continue;
+        auto [pos, inserted] = cheapest.emplace(o.capacity_type, o.price);
+        if (!inserted) pos->second = std::min(pos->second, o.price);
+      }
+      for (const auto& [capacity_type, price] : cheapest) {
+        kinds.push_back(Kind{pools.size(), &it, capacity_type, price, capacity});
+      }
+    }
+    pool.end_kind = kinds.size();
+    pools.push_back(std::move(pool));
+  }
+  out.kinds = static_cast<int>(kinds.size());
+  const size_t words = (kinds.size() + 63) / 64;
+
+  // Resources: every name a pod requests, then "nodes".
+  std::vector<ResourceList> requests;
+  requests.reserve(pods.size());
+  std::set<std::string> names_set;
+  for (const Pod* p : pods) {
+    requests.push_back(p->Requests());
+    requests.back().ForEach([&](std::string_view name, int64_t) { names_set.emplace(name); });
+  }
+  const std::vector<std::string> names(names_set.begin(), names_set.end());
+  const size_t resources = names.size() + 1;
+  std::vector<std::vector<double>> caps(kinds.size(), std::vector<double>(resources, 1.0));
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    for (size_t r = 0; r < names.size(); ++r) {
+      caps[k][r] = static_cast<double>(kinds[k].capacity.Get(names[r]));
+    }
+  }
+
+  // Constraint groups: the kinds each group may use by labels and taints.
+  std::map<std::string, int> group_of_key;
+  std::vector<Mask> group_masks;
+  std::vector<int> pod_group(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Pod& pod = *pods[i];
+    auto [pos, inserted] =
+        group_of_key.emplace(ConstraintKey(pod), static_cast<int>(group_masks.size()));
+    pod_group[i] = pos->second;
+    if (!inserted) continue;
+    Mask mask(words, 0);
+    const std::vector<Requirements> alternatives = Alternatives(pod);
+    for (const Pool& pool : pools) {
+      if (!ToleratesAll(pool.taints, pod.tolerations)) continue;
+      for (const Requirements& alt : alternatives) {
+        if (!pool.requirements.IsCompatible(alt, &well_known)) continue;
+        Requirements combined = pool.requirements;
+        combined.Add(alt);
+        const InstanceType* last = nullptr;
+        bool type_ok = false;
+        for (size_t k = pool.first_kind; k < pool.end_kind; ++k) {
+          const Kind& kind = kinds[k];
+          if (kind.type != last) {
+            last = kind.type;
+            type_ok = kind.type->requirements.DoesIntersect(combined);
+          }
+          if (!type_ok || Test(mask, k)) continue;
+          for (const Offering& o : kind.type->offerings) {
+            if (o.available && o.capacity_type == kind.capacity_type &&
+                OfferingCompatible(combined, o)) {
+              SetBit(mask, k);
+              break;
+            }
+          }
+        }
+      }
+    }
+    group_masks.push_back(std::move(mask));
+  }
+
+  // Classes: pods that may use exactly the same kinds (labels, taints and fit).
+  std::map<std::pair<int, std::string>, int> class_of_shape;  // (group, requests) -> class
+  std::map<Mask, int> class_of_mask;
+  std::vector<Class> classes;
+  std::vector<int> pod_class(pods.size(), -1);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const std::pair<int, std::string> shape{pod_group[i], requests[i].ToString()};
+    auto found = class_of_shape.find(shape);
+    int c = -1;
+    if (found != class_of_shape.end()) {
+      c = found->second;
+    } else {
+      Mask mask(words, 0);
+      const Mask& allowed = group_masks[static_cast<size_t>(pod_group[i])];
+      for (size_t k = 0; k < kinds.size(); ++k) {
+        if (Test(allowed, k) && kinds[k].capacity.Admits(requests[i])) SetBit(mask, k);
+      }
+      if (!Empty(mask)) {
+        auto [pos, inserted] = class_of_mask.emplace(mask, static_cast<int>(classes.size()));
+        if (inserted) classes.push_back(Class{std::move(mask), std::vector<double>(resources, 0)});
+        c = pos->second;
+      }
+      class_of_shape.emplace(shape, c);
+    }
+    pod_class[i] = c;
+    if (c < 0) {
+      out.unplaceable_pods.push_back(pods[i]->Key());
+      continue;
+    }
+    std::vector<double>& demand = classes[static_cast<size_t>(c)].demand;
+    for (size_t r = 0; r < names.size(); ++r) {
+      demand[r] += static_cast<double>(requests[i].Get(names[r]));
+    }
+  }
+  std::sort(out.unplaceable_pods.begin(), out.unplaceable_pods.end());
+  out.classes = static_cast<int>(classes.size());
+
+  // Sets of pods that need pairwise distinct nodes, counted per class.
+  std::map<std::string, std::map<int, int64_t>> exclusive_sets;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pod_class[i] < 0) continue;
+    std::set<std::string> seen;
+    for (const PodAffinityTerm& term : pods[i]->pod_anti_affinity.required) {
+      std::string key = ExclusiveTermKey(*pods[i], term);
+      if (key.empty() || !seen.insert(key).second) continue;
+      ++exclusive_sets[key][pod_class[i]];
+    }
+  }
+  std::vector<std::vector<std::pair<int, int64_t>>> exclusive;
+  for (const auto& [key, counts] : exclusive_sets) {
+    int64_t total = 0;
+    for (const auto& [c, n] : counts) total += n;
+    if (total < 2) continue;
+    out.anti_affinity_nodes = std::max(out.anti_affinity_nodes, total);
+    exclusive.emplace_back(counts.begin(), counts.end());
+  }
+  if (classes.empty()) return out;
+
+  // Components: classes joined by shared kinds.
+  std::vector<int> parent(classes.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    int first = -1;
+    for (size_t c = 0; c < classes.size(); ++c) {
+      if (!Test(classes[c].kinds, k)) continue;
+      if (first < 0) {
+        first = static_cast<int>(c);
+      } else {
+        parent[static_cast<size_t>(Find(parent, static_cast<int>(c)))] = Find(parent, first);
+      }
+    }
+  }
+  std::map<int, std::vector<int>> components;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    components[Find(parent, static_cast<int>(c))].push_back(static_cast<int>(c));
+  }
+  out.components = static_cast<int>(components.size());
+
+  const Bounder bounder(kinds, caps, classes, exclusive);
+  Mask all_kinds(words, 0);
+  std::vector<int> all_classes;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    all_classes.push_back(static_cast<int>(c));
+    for (size_t w = 0; w < words; ++w) all_kinds[w] |= classes[c].kinds[w];
+  }
+  out.fractional_price_per_hour = bounder.Evaluate(all_classes, all_kinds, false);
+
+  for (const auto& [root, members] : components) {
+    Mask union_mask(words, 0);
+    for (int c : members) {
+      for (size_t w = 0; w < words; ++w) union_mask[w] |= classes[static_cast<size_t>(c)].kinds[w];
+    }
+    double best = bounder.Evaluate(members, union_mask, true);
+    for (int c : members) {
+      const Mask& mask = classes[static_cast<size_t>(c)].kinds;
+      std::vector<int> below;
+      for (int d : members) {
+        if (SubsetOf(classes[static_cast<size_t>(d)].kinds, mask)) below.push_back(d);
+      }
+      best = std::max(best, bounder.Evaluate(below, mask, true));
+    }
+    out.price_per_hour += best;
+  }
+  return out;
+}
+
+}  // namespace karp
