@@ -31,6 +31,10 @@
 #include "tools/cli_common.h"
 
 namespace karp::cli {
+
+// `karp simulate` (tools/simulate.cc).
+int RunSimulate(const std::vector<std::string>& args);
+
 namespace {
 
 constexpr char kMainUsage[] =
@@ -40,6 +44,7 @@ constexpr char kMainUsage[] =
     "  solve        decide which nodes to launch for the pending pods of a snapshot\n"
     "  consolidate  decide which nodes to delete or replace to cut cost\n"
     "  catalog      print or filter an instance-type catalog\n"
+    "  simulate     replay a workload trace through a simulated cluster, comparing policies\n"
     "  version      print karp's version\n"
     "\n"
     "Run 'karp <command> --help' for a command's options.\n";
@@ -286,6 +291,7 @@ int Main(int argc, char** argv) {
   if (command == "catalog") return RunCatalog(rest);
   if (command == "solve") return RunSolve(rest);
   if (command == "consolidate") return RunConsolidate(rest);
+  if (command == "simulate") return RunSimulate(rest);
   return UsageError(kMainUsage, internal::StrCat("unknown command \"", command, "\""));
 }
 

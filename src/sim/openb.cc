@@ -1,0 +1,138 @@
+// LoadOpenbTrace: the Alibaba "openb" GPU cluster trace (CSV) as a simulator trace. A small
+// hand parser: the file is plain comma-separated values without quoting.
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "internal/strings.h"
+#include "karp/labels.h"
+#include "karp/sim/simulator.h"
+
+namespace karp::sim {
+namespace {
+
+constexpr std::string_view kGpu = "nvidia.com/gpu";
+
+NodePool MakePool(std::string name, std::vector<NodeSelectorRequirement> reqs) {
+  NodePool np;
+  np.metadata.name = std::move(name);
+  np.requirements = std::move(reqs);
+  np.requirements.push_back({std::string(kLabelArch), Operator::kIn, {"amd64"}, std::nullopt});
+  np.requirements.push_back({std::string(kLabelOs), Operator::kIn, {"linux"}, std::nullopt});
+  np.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  np.consolidate_after = absl::Minutes(1);
+  return np;
+}
+
+}  // namespace
+
+absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration from,
+                                     absl::Duration until) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  if (from < absl::ZeroDuration() || until <= from) {
+    return absl::InvalidArgumentError(
+        internal::StrCat(path, ": the replay window must satisfy 0 <= from < until"));
+  }
+  std::string line;
+  if (!std::getline(in, line)) return absl::InvalidArgumentError(internal::StrCat(path, ": empty file"));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::vector<std::string> header = absl::StrSplit(line, ',');
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  const char* required[] = {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
+                            "creation_time", "deletion_time"};
+  for (const char* r : required) {
+    if (col.count(r) == 0) {
+      return absl::InvalidArgumentError(
+          internal::StrCat(path, ": line 1: missing column \"", r, "\""));
+    }
+  }
+
+  Trace trace;
+  trace.name = "openb";
+  NodePool def = MakePool("default", {{"karpenter.k8s.aws/instance-category", Operator::kIn,
+                                        {"c", "m", "r"}, std::nullopt},
+                                       {"karpenter.k8s.aws/instance-generation", Operator::kGt,
+                                        {"4"}, std::nullopt}});
+  NodePool gpu = MakePool("gpu", {{"karpenter.k8s.aws/instance-family", Operator::kIn,
+                                    {"g4dn", "g5", "g6", "p3", "p4d", "p5"}, std::nullopt}});
+  gpu.taints.push_back({std::string(kGpu), "true", TaintEffect::kNoSchedule});
+  trace.cluster.node_pools = {def, gpu};
+  trace.baseline_instance_types["default"] = {"m5.4xlarge", "m5.12xlarge"};
+  trace.baseline_instance_types["gpu"] = {"g4dn.12xlarge", "g6.48xlarge"};
+
+  absl::Duration last = absl::ZeroDuration();
+  int64_t line_no = 1;
+  std::set<std::string> names;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> cells = absl::StrSplit(line, ',');
+    if (cells.size() != header.size()) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          path, ": line ", line_no, ": expected ", header.size(), " columns, got ", cells.size()));
+    }
+    auto number = [&](const char* name, int64_t* out) -> absl::Status {
+      const std::string& cell = cells[col[name]];
+      if (!absl::SimpleAtoi(cell, out) || *out < 0) {
+        return absl::InvalidArgumentError(internal::StrCat(
+            path, ": line ", line_no, ": column ", name, ": expected a non-negative integer, got \"",
+            cell, "\""));
+      }
+      return absl::OkStatus();
+    };
+    int64_t cpu = 0, mem = 0, num_gpu = 0, gpu_milli = 0, created = 0, deleted = 0;
+    for (auto [name, out] : std::vector<std::pair<const char*, int64_t*>>{
+             {"cpu_milli", &cpu}, {"memory_mib", &mem}, {"num_gpu", &num_gpu},
+             {"gpu_milli", &gpu_milli}, {"creation_time", &created},
+             {"deletion_time", &deleted}}) {
+      if (absl::Status s = number(name, out); !s.ok()) return s;
+    }
+    if (deleted < created) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          path, ": line ", line_no, ": column deletion_time: before creation_time"));
+    }
+    const absl::Duration c = absl::Seconds(created), d = absl::Seconds(deleted);
+    if (d <= from || c >= until || d == c) continue;
+    PodTrace p;
+    p.name = cells[col["name"]];
+    if (absl::Status s = ValidateLabelValue(p.name); !s.ok() || p.name.empty() ||
+                                                     !names.insert(p.name).second) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          path, ": line ", line_no, ": column name: invalid or duplicate pod name \"", p.name,
+          "\""));
+    }
+    p.pod.requests.Set(kResourceCpu, cpu);
+    p.pod.requests.Set(kResourceMemory, mem * 1024 * 1024);
+    const int64_t gpus = num_gpu > 0 ? num_gpu : (gpu_milli > 0 ? 1 : 0);
+    if (gpus > 0) {
+      p.pod.requests.Set(kGpu, gpus);
+      p.pod.tolerations.push_back(
+          {std::string(kGpu), TolerationOperator::kExists, "", TaintEffect::kNoSchedule});
+    }
+    p.arrive_at = std::max(c, from) - from;
+    p.leave_at = std::min(d, until) - from;
+    if (d >= until) p.leave_at = absl::InfiniteDuration();
+    last = std::max(last, std::min(d, until) - from);
+    trace.pods.push_back(std::move(p));
+  }
+  if (trace.pods.empty()) {
+    return absl::InvalidArgumentError(internal::StrCat(path, ": no pod alive in the window"));
+  }
+  trace.duration = until == absl::InfiniteDuration() ? last : until - from;
+  return trace;
+}
+
+}  // namespace karp::sim
