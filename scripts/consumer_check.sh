@@ -17,15 +17,17 @@ cmake --install "$BUILD"
 cat > "$CONSUMER/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.22)
 project(karp_consumer LANGUAGES CXX)
-find_package(karp REQUIRED)
+find_package(karp REQUIRED COMPONENTS aws)
 add_executable(consumer main.cc)
-target_link_libraries(consumer PRIVATE karp::karp karp::json karp::testing)
+target_link_libraries(consumer PRIVATE karp::karp karp::json karp::testing karp::sim karp::aws)
 CMAKE
 cat > "$CONSUMER/main.cc" <<'CC'
 #include <iostream>
 #include "karp/karp.h"
 #include "karp/json/codec.h"
 #include "karp/testing/fake_cloud_provider.h"
+#include "karp/aws/sigv4.h"
+#include "karp/sim/simulator.h"
 int main() {
   karp::Requirements pool{karp::Requirement::In("kubernetes.io/arch", {"arm64"})};
   karp::Requirements pod{karp::Requirement::NotIn("kubernetes.io/arch", {"amd64"})};
@@ -38,6 +40,10 @@ int main() {
   auto shared = std::make_shared<const karp::InstanceCatalog>(std::move(*back));
   karp::testing::FakeCloudProvider cloud(shared);
   if (cloud.List()->size() != 0) return 4;
+  // karp::aws: SHA-256 of the empty string (the SigV4 empty-payload hash).
+  if (karp::aws::Sha256Hex("") !=
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") return 5;
+  if (karp::sim::StandardPolicies().empty()) return 6;
   std::cout << "consumer ok: karp " << KARP_VERSION_STRING << ", " << cat->size()
             << " instance types\n";
   return 0;

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages karp needs to build and test, skipping those already present.
-# Usage: scripts/deps.sh [--fuzz | --report]   (--fuzz also installs clang and libFuzzer's
-# runtime; --report also installs gnuplot-nox, used only by scripts/bench_report.py's chart)
+# Usage: scripts/deps.sh [--fuzz] [--report]   (--fuzz also installs clang and libFuzzer's
+# runtime; --report also installs gnuplot-nox, for the charts of scripts/bench_report.py and
+# `karp simulate --svg`)
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config python3
           libabsl-dev libboost-graph-dev nlohmann-json3-dev catch2 libbenchmark-dev
           libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev)
-if [[ "${1:-}" == "--fuzz" ]]; then
-  packages+=(clang libclang-rt-dev)
-fi
-if [[ "${1:-}" == "--report" ]]; then
-  packages+=(gnuplot-nox)
-fi
+for flag in "$@"; do
+  case "$flag" in
+    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    --report) packages+=(gnuplot-nox) ;;
+    *) echo "usage: scripts/deps.sh [--fuzz] [--report]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
