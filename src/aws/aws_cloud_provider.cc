@@ -13,6 +13,8 @@
 #include "absl/time/clock.h"
 #include "aws/discovery.h"
 #include "aws/ec2_client.h"
+#include "aws/launch_template_manager.h"
+#include "aws/nodeclass_discovery.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
@@ -21,12 +23,78 @@ namespace karp::aws {
 
 using internal::StrCat;
 
+namespace {
+
+using PriceMap = std::map<std::tuple<std::string, std::string, std::string>, double>;
+
+// What the EC2 and pricing calls of one discovery returned, before any catalog options.
+struct RawDiscovery {
+  std::vector<AwsInstanceTypeInfo> infos;  // sorted by name
+  std::map<std::string, std::vector<std::string>> offered;  // type -> zones
+  std::map<std::string, double> on_demand;                  // from the Price List API
+  std::optional<SpotPrices> spot;
+};
+
+// The instance types of `raw` for `catalog` (region, zones and spot prices set), each offered
+// in its offered zones that are in `zone_filter` (empty: every zone). Fills `prices` with the
+// available offerings; counts skipped types and embedded prices when the pointers are set.
+std::vector<InstanceType> BuildTypes(const RawDiscovery& raw, const AwsCatalogOptions& catalog,
+                                     const std::set<std::string>& zone_filter, PriceMap* prices,
+                                     int* skipped, int* embedded_prices) {
+  std::vector<InstanceType> out;
+  for (AwsInstanceTypeInfo info : raw.infos) {
+    auto o = raw.offered.find(info.name);
+    std::vector<std::string> type_zones;
+    if (o != raw.offered.end()) {
+      for (const std::string& z : o->second) {
+        if (!zone_filter.empty() && zone_filter.count(z) == 0) continue;
+        type_zones.push_back(z);
+      }
+    }
+    if (type_zones.empty()) {
+      if (skipped != nullptr) ++*skipped;  // offered nowhere we can launch
+      continue;
+    }
+    info.offered_zones = std::move(type_zones);
+    std::optional<double> price;
+    if (auto p = raw.on_demand.find(info.name); p != raw.on_demand.end()) {
+      price = p->second;
+    } else {
+      price = EmbeddedAwsOnDemandPrice(info.name);
+      if (price.has_value() && embedded_prices != nullptr) ++*embedded_prices;
+    }
+    absl::StatusOr<InstanceType> it = MakeAwsInstanceType(info, price, catalog);
+    if (!it.ok()) {
+      if (skipped != nullptr) ++*skipped;
+      continue;
+    }
+    for (const Offering& off : it->offerings) {
+      if (off.available) (*prices)[{off.capacity_type, it->name, off.zone}] = off.price;
+    }
+    out.push_back(std::move(*it));
+  }
+  return out;
+}
+
+}  // namespace
+
 // One discovery: the instance types and what is needed to price instances later.
 struct AwsCloudProvider::Discovery {
+  RawDiscovery raw;
+  // The static-mode types (options.catalog, options.zones / subnets).
   std::vector<InstanceType> types;
   AwsDiscoveryStats stats;
   // (capacity type, type, zone) -> price of the offering.
-  std::map<std::tuple<std::string, std::string, std::string>, double> prices;
+  PriceMap prices;
+};
+
+// EC2NodeClass mode: one class resolved against one discovery.
+struct AwsCloudProvider::ClassState {
+  std::shared_ptr<const Discovery> base;
+  Ec2NodeClassStatus status;
+  std::map<std::string, ResolvedSubnet> subnets;  // zone -> subnet (SubnetPerZone)
+  InstanceCatalog catalog;                         // CatalogOptionsFor + TypesWithAmi
+  PriceMap prices;
 };
 
 namespace {
@@ -36,12 +104,12 @@ const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", 
                                               "shutting-down"};
 
 std::string ClusterTagKey(const std::string& cluster) {
-  return StrCat("kubernetes.io/cluster/", cluster);
+  return StrCat(kTagKeyClusterPrefix, cluster);
 }
 
 bool IsReservedTagKey(const std::string& key) {
-  return key.rfind("kubernetes.io/cluster/", 0) == 0 || key == kTagNodePool ||
-         key == kTagEksClusterName || key == kTagNodeClass || key == kTagNodeClaim;
+  return key.rfind(kTagKeyClusterPrefix, 0) == 0 || key == kTagKeyNodePool ||
+         key == kTagKeyEksClusterName || key == kTagKeyEc2NodeClass || key == kTagKeyNodeClaim;
 }
 
 std::string FormatPrice(double p) { return absl::StrFormat("%.6f", p); }
@@ -55,6 +123,9 @@ struct Described {
   std::string capacity_type;
   std::map<std::string, std::string> tags;
   absl::Time launched_at = absl::UnixEpoch();
+  std::string image_id;
+  std::string subnet_id;
+  std::vector<std::string> security_group_ids;
 };
 
 absl::StatusOr<std::vector<Described>> ParseReservations(const XmlResponse& page, int page_no) {
@@ -79,6 +150,12 @@ absl::StatusOr<std::vector<Described>> ParseReservations(const XmlResponse& page
         d.capacity_type = "reserved";
       } else {
         d.capacity_type = "on-demand";
+      }
+      d.image_id = XmlText(instances[i], "imageId");
+      d.subnet_id = XmlText(instances[i], "subnetId");
+      for (pugi::xml_node g : XmlItems(instances[i], "groupSet")) {
+        const std::string id = XmlText(g, "groupId");
+        if (!id.empty()) d.security_group_ids.push_back(id);
       }
       std::vector<pugi::xml_node> tags = XmlItems(instances[i], "tagSet");
       for (size_t t = 0; t < tags.size(); ++t) {
@@ -130,7 +207,33 @@ absl::Status AwsCloudProviderOptions::Validate() const {
   if (node_class_name.empty()) {
     return absl::InvalidArgumentError("aws cloud provider options: node_class_name is empty");
   }
-  if (!launch_templates_for && launch_template_name.empty()) {
+  if (!node_classes.empty()) {
+    if (!subnets.empty() || !zones.empty() || !launch_template_name.empty() ||
+        launch_templates_for) {
+      return absl::InvalidArgumentError(
+          "aws cloud provider options: with node_classes, subnets, zones, launch_template_name "
+          "and launch_templates_for must be empty (the node classes choose subnets, zones and "
+          "launch templates)");
+    }
+    std::set<std::string> names;
+    for (const Ec2NodeClass& nc : node_classes) {
+      KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(nc));
+      if (!names.insert(nc.name()).second) {
+        return absl::InvalidArgumentError(StrCat(
+            "aws cloud provider options: node_classes: duplicate name \"", nc.name(), "\""));
+      }
+      if (nc.Alias().has_value() && kubernetes_version.empty()) {
+        return absl::InvalidArgumentError(
+            StrCat("aws cloud provider options: kubernetes_version is empty but ec2nodeclass \"",
+                   nc.name(), "\" selects its AMI by alias"));
+      }
+    }
+    if (!cluster.name.empty() && cluster.name != cluster_name) {
+      return absl::InvalidArgumentError(StrCat("aws cloud provider options: cluster.name \"",
+                                               cluster.name, "\" differs from cluster_name \"",
+                                               cluster_name, "\""));
+    }
+  } else if (!launch_templates_for && launch_template_name.empty()) {
     return absl::InvalidArgumentError(
         "aws cloud provider options: launch_template_name is empty and no launch_templates_for "
         "hook is set");
@@ -171,7 +274,11 @@ absl::StatusOr<std::unique_ptr<AwsCloudProvider>> AwsCloudProvider::Create(
 
 AwsCloudProvider::AwsCloudProvider(AwsCloudProviderOptions options,
                                    std::unique_ptr<Ec2Client> client)
-    : options_(std::move(options)), client_(std::move(client)) {}
+    : options_(std::move(options)),
+      client_(std::move(client)),
+      templates_(std::make_unique<LaunchTemplateManager>(client_.get(), options_.cluster_name)) {
+  if (options_.cluster.name.empty()) options_.cluster.name = options_.cluster_name;
+}
 
 AwsCloudProvider::~AwsCloudProvider() = default;
 
@@ -179,9 +286,9 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
     const {
   auto d = std::make_shared<Discovery>();
   const absl::Time now = options_.client.clock ? options_.client.clock() : absl::Now();
-  KARP_ASSIGN_OR_RETURN(std::vector<AwsInstanceTypeInfo> infos,
-                        DescribeInstanceTypes(*client_, &d->stats.describe_pages));
-  KARP_ASSIGN_OR_RETURN(auto offered, DescribeInstanceTypeOfferings(*client_));
+  KARP_ASSIGN_OR_RETURN(d->raw.infos, DescribeInstanceTypes(*client_, &d->stats.describe_pages));
+  KARP_ASSIGN_OR_RETURN(d->raw.offered, DescribeInstanceTypeOfferings(*client_));
+  const auto& offered = d->raw.offered;
 
   // Zones: configured, else every zone some type is offered in; narrowed to subnet zones.
   std::set<std::string> zone_set(options_.zones.begin(), options_.zones.end());
@@ -196,7 +303,7 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
         "aws discovery: DescribeInstanceTypeOfferings reported no availability zone");
   }
 
-  std::map<std::string, double> on_demand;
+  std::map<std::string, double>& on_demand = d->raw.on_demand;
   if (options_.use_pricing_api) {
     absl::StatusOr<std::map<std::string, double>> api =
         GetOnDemandPrices(*client_, options_.client.region);
@@ -209,7 +316,7 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
   } else {
     d->stats.pricing_error = "the Price List API is disabled (use_pricing_api=false)";
   }
-  std::optional<SpotPrices> spot;
+  std::optional<SpotPrices>& spot = d->raw.spot;
   if (options_.use_spot_price_history) {
     absl::StatusOr<SpotPrices> s = DescribeSpotPrices(*client_, now);
     if (s.ok()) {
@@ -227,41 +334,14 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
   catalog.zones = zones;
   if (spot.has_value()) catalog.spot_prices = *spot;
   // Sorted by name for deterministic output whatever the API's order.
-  std::sort(infos.begin(), infos.end(),
+  std::sort(d->raw.infos.begin(), d->raw.infos.end(),
             [](const AwsInstanceTypeInfo& a, const AwsInstanceTypeInfo& b) {
               return a.name < b.name;
             });
-  for (AwsInstanceTypeInfo& info : infos) {
-    auto o = offered.find(info.name);
-    std::vector<std::string> type_zones;
-    if (o != offered.end()) {
-      for (const std::string& z : o->second) {
-        if (!options_.subnets.empty() && options_.subnets.count(z) == 0) continue;
-        type_zones.push_back(z);
-      }
-    }
-    if (type_zones.empty()) {
-      ++d->stats.skipped_types;  // offered nowhere we can launch
-      continue;
-    }
-    info.offered_zones = std::move(type_zones);
-    std::optional<double> price;
-    if (auto p = on_demand.find(info.name); p != on_demand.end()) {
-      price = p->second;
-    } else {
-      price = EmbeddedAwsOnDemandPrice(info.name);
-      if (price.has_value()) ++d->stats.on_demand_prices_embedded;
-    }
-    absl::StatusOr<InstanceType> it = MakeAwsInstanceType(info, price, catalog);
-    if (!it.ok()) {
-      ++d->stats.skipped_types;
-      continue;
-    }
-    for (const Offering& off : it->offerings) {
-      if (off.available) d->prices[{off.capacity_type, it->name, off.zone}] = off.price;
-    }
-    d->types.push_back(std::move(*it));
-  }
+  std::set<std::string> zone_filter;
+  for (const auto& [zone, subnet] : options_.subnets) zone_filter.insert(zone);
+  d->types = BuildTypes(d->raw, catalog, zone_filter, &d->prices, &d->stats.skipped_types,
+                        &d->stats.on_demand_prices_embedded);
   d->stats.instance_types = static_cast<int>(d->types.size());
   d->stats.zones = zones;
   return std::shared_ptr<const Discovery>(std::move(d));
@@ -296,10 +376,110 @@ AwsDiscoveryStats AwsCloudProvider::LastDiscovery() const {
   return discovery_ == nullptr ? AwsDiscoveryStats() : discovery_->stats;
 }
 
+absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassFor(const NodePool& pool) const {
+  const NodeClassRef& ref = pool.node_class_ref;
+  if (!ref.kind.empty() && ref.kind != kEc2NodeClassKind) {
+    return absl::FailedPreconditionError(
+        StrCat("nodepool ", pool.metadata.name, ": nodeClassRef.kind \"", ref.kind,
+               "\" is not ", kEc2NodeClassKind));
+  }
+  if (ref.name.empty()) {
+    if (options_.node_classes.size() == 1) return &options_.node_classes.front();
+    return absl::FailedPreconditionError(
+        StrCat("nodepool ", pool.metadata.name,
+               ": nodeClassRef.name is empty and the aws provider has ",
+               options_.node_classes.size(), " node classes"));
+  }
+  const Ec2NodeClass* nc = FindEc2NodeClass(options_.node_classes, ref.name);
+  if (nc == nullptr) {
+    return absl::FailedPreconditionError(StrCat("nodepool ", pool.metadata.name,
+                                                ": ec2nodeclass \"", ref.name,
+                                                "\" is not known to the aws provider"));
+  }
+  return nc;
+}
+
+absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassForPoolName(
+    const std::string& pool_name, NodePool* pool) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = pools_.find(pool_name); it != pools_.end()) *pool = it->second;
+  }
+  if (pool->metadata.name == pool_name) return ClassFor(*pool);
+  if (options_.node_classes.size() == 1) return &options_.node_classes.front();
+  return absl::FailedPreconditionError(
+      StrCat("nodepool ", pool_name,
+             ": unknown to the aws provider (pass it to GetInstanceTypes or Catalog first) and "
+             "there is more than one node class"));
+}
+
+absl::StatusOr<std::shared_ptr<const AwsCloudProvider::ClassState>>
+AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
+  KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> base, CurrentDiscovery());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = class_states_.find(node_class.name());
+    if (it != class_states_.end() && it->second->base == base) return it->second;
+  }
+  auto state = std::make_shared<ClassState>();
+  state->base = base;
+  DiscoveryOptions discovery;
+  discovery.kubernetes_version = options_.kubernetes_version;
+  discovery.ssm = MakeSsmGetter(client_.get(), options_.ssm_endpoint);
+  discovery.now = options_.client.clock ? options_.client.clock() : absl::Now();
+  KARP_ASSIGN_OR_RETURN(state->status, ResolveEc2NodeClass(*client_, node_class, discovery));
+  state->subnets = SubnetPerZone(state->status);
+  KARP_ASSIGN_OR_RETURN(AwsCatalogOptions catalog,
+                        CatalogOptionsFor(node_class, options_.catalog));
+  catalog.region = options_.client.region;
+  catalog.zones.clear();
+  std::set<std::string> zone_filter;
+  for (const auto& [zone, subnet] : state->subnets) {
+    catalog.zones.push_back(zone);
+    zone_filter.insert(zone);
+  }
+  if (catalog.zones.empty()) {
+    return absl::FailedPreconditionError(
+        StrCat("ec2nodeclass \"", node_class.name(), "\": no subnet in any zone"));
+  }
+  catalog.spot_prices.reset();
+  if (base->raw.spot.has_value()) catalog.spot_prices = *base->raw.spot;
+  std::vector<InstanceType> types =
+      BuildTypes(base->raw, catalog, zone_filter, &state->prices, nullptr, nullptr);
+  KARP_ASSIGN_OR_RETURN(state->catalog,
+                        InstanceCatalog::Create(TypesWithAmi(types, state->status),
+                                                AwsWellKnownLabels()));
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const ClassState>& slot = class_states_[node_class.name()];
+  // Another caller may have resolved against the same discovery meanwhile: keep one state.
+  if (slot == nullptr || slot->base != base) slot = std::move(state);
+  return slot;
+}
+
+absl::StatusOr<Ec2NodeClassStatus> AwsCloudProvider::NodeClassStatus(
+    const std::string& name) const {
+  const Ec2NodeClass* nc = FindEc2NodeClass(options_.node_classes, name);
+  if (nc == nullptr) {
+    return absl::NotFoundError(
+        StrCat("ec2nodeclass \"", name, "\" is not known to the aws provider"));
+  }
+  KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
+  return state->status;
+}
+
 absl::StatusOr<std::vector<InstanceType>> AwsCloudProvider::GetInstanceTypes(
-    const NodePool&) const {
-  KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> d, CurrentDiscovery());
-  return d->types;
+    const NodePool& pool) const {
+  if (options_.node_classes.empty()) {
+    KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> d, CurrentDiscovery());
+    return d->types;
+  }
+  KARP_ASSIGN_OR_RETURN(const Ec2NodeClass* nc, ClassFor(pool));
+  KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pools_[pool.metadata.name] = pool;
+  }
+  return state->catalog.instance_types();
 }
 
 absl::StatusOr<InstanceCatalog> AwsCloudProvider::Catalog(const NodePool& pool) const {
@@ -309,6 +489,20 @@ absl::StatusOr<InstanceCatalog> AwsCloudProvider::Catalog(const NodePool& pool) 
 
 absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
                                                   std::vector<LaunchOption>* failed) {
+  KARP_ASSIGN_OR_RETURN(auto launched, CreateWithDetails(request, failed));
+  return std::move(launched.first);
+}
+
+std::optional<AwsLaunchDetails> AwsCloudProvider::LaunchDetails(
+    const std::string& provider_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = launches_.find(provider_id);
+  if (it == launches_.end()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWithDetails(
+    const LaunchRequest& request, std::vector<LaunchOption>* failed) {
   const NewNodeClaim& claim = request.claim;
   if (request.options.empty()) {
     return absl::InvalidArgumentError(
@@ -330,6 +524,25 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
         ": only reserved-capacity options were given; karp::aws does not launch into capacity "
         "reservations yet"));
   }
+  // EC2NodeClass mode: the claim's class, its current state and the pool for user data.
+  const Ec2NodeClass* node_class = nullptr;
+  std::shared_ptr<const ClassState> state;
+  NodePool pool;
+  if (!options_.node_classes.empty()) {
+    KARP_ASSIGN_OR_RETURN(node_class, ClassForPoolName(claim.node_pool, &pool));
+    if (pool.metadata.name != claim.node_pool) {
+      // A pool never passed to GetInstanceTypes (single class): what the claim knows of it.
+      pool.metadata.name = claim.node_pool;
+      pool.template_labels = claim.labels;
+      pool.taints = claim.taints;
+      pool.startup_taints = claim.startup_taints;
+    }
+    KARP_ASSIGN_OR_RETURN(state, CurrentClassState(*node_class));
+  }
+  auto has_subnet = [&](const std::string& zone) {
+    if (state != nullptr) return state->subnets.count(zone) != 0;
+    return options_.subnets.empty() || options_.subnets.count(zone) != 0;
+  };
   // The options of that capacity type, in the given (cheapest-first) order, for at most 60
   // instance types, in zones that have a subnet.
   std::vector<LaunchOption> chosen;
@@ -337,7 +550,7 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
   std::set<std::pair<std::string, std::string>> seen;
   for (const LaunchOption& o : request.options) {
     if (o.capacity_type != capacity_type) continue;
-    if (!options_.subnets.empty() && options_.subnets.count(o.zone) == 0) continue;
+    if (!has_subnet(o.zone)) continue;
     if (!seen.insert({o.instance_type, o.zone}).second) continue;
     if (std::find(types.begin(), types.end(), o.instance_type) == types.end()) {
       if (static_cast<int>(types.size()) >= kMaxFleetInstanceTypes) continue;
@@ -351,11 +564,76 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
                " option is in a zone with a configured subnet"));
   }
 
-  std::vector<FleetLaunchTemplate> templates;
-  if (options_.launch_templates_for) {
-    KARP_ASSIGN_OR_RETURN(templates, options_.launch_templates_for(request));
+  // The LaunchTemplateConfigs: (template name, overrides), from the node class or the static
+  // options.
+  std::vector<std::pair<std::string, std::vector<FleetOverride>>> configs;
+  std::map<std::string, std::string> tags = options_.tags;
+  AwsLaunchDetails details;
+  if (node_class != nullptr) {
+    FleetLaunchInput in;
+    in.node_class = node_class;
+    in.status = &state->status;
+    in.pool = &pool;
+    in.catalog = &state->catalog;
+    in.cluster = options_.cluster;
+    in.node_claim = claim.name;
+    in.options = chosen;
+    absl::StatusOr<std::vector<NodeClassFleetTemplate>> built = BuildFleetLaunchTemplates(in);
+    if (!built.ok()) {
+      return absl::Status(built.status().code(), StrCat("aws create nodeclaim ", claim.name,
+                                                        ": ", built.status().message()));
+    }
+    for (const NodeClassFleetTemplate& t : *built) {
+      KARP_ASSIGN_OR_RETURN(std::string name, templates_->Ensure(t.config));
+      configs.emplace_back(std::move(name), t.overrides);
+    }
+    using TagMap = std::map<std::string, std::string>;
+    KARP_ASSIGN_OR_RETURN(TagMap class_tags, Ec2Tags(*node_class, options_.cluster_name,
+                                                     claim.node_pool, claim.name));
+    for (auto& [k, v] : class_tags) tags[k] = std::move(v);
+    details.node_class = node_class->name();
+    details.annotations[std::string(kAnnotationEc2NodeClassHash)] =
+        Ec2NodeClassHash(*node_class);
+    details.annotations[std::string(kAnnotationEc2NodeClassHashVersion)] =
+        std::string(kEc2NodeClassHashVersion);
   } else {
-    templates.push_back({options_.launch_template_name, {}, ""});
+    std::vector<FleetLaunchTemplate> templates;
+    if (options_.launch_templates_for) {
+      KARP_ASSIGN_OR_RETURN(templates, options_.launch_templates_for(request));
+    } else {
+      templates.push_back({options_.launch_template_name, {}, ""});
+    }
+    for (const FleetLaunchTemplate& t : templates) {
+      if (t.name.empty()) {
+        return absl::InvalidArgumentError(StrCat("aws create nodeclaim ", claim.name,
+                                                 ": a launch template has an empty name"));
+      }
+      std::vector<FleetOverride> overrides;
+      for (const LaunchOption& o : chosen) {
+        if (!t.instance_types.empty() &&
+            std::find(t.instance_types.begin(), t.instance_types.end(), o.instance_type) ==
+                t.instance_types.end()) {
+          continue;
+        }
+        auto subnet = options_.subnets.find(o.zone);
+        overrides.push_back({o.instance_type, o.zone,
+                             subnet == options_.subnets.end() ? "" : subnet->second, t.image_id,
+                             o.price});
+      }
+      if (!overrides.empty()) configs.emplace_back(t.name, std::move(overrides));
+    }
+    tags[ClusterTagKey(options_.cluster_name)] = "owned";
+    tags[std::string(kTagKeyNodePool)] = claim.node_pool;
+    tags[std::string(kTagKeyEksClusterName)] = options_.cluster_name;
+    tags[std::string(kTagKeyEc2NodeClass)] = options_.node_class_name;
+    tags[std::string(kTagKeyNodeClaim)] = claim.name;
+    details.node_class = options_.node_class_name;
+  }
+  if (configs.empty()) {
+    return absl::FailedPreconditionError(StrCat(
+        "aws create nodeclaim ", claim.name,
+        ": no capacity offerings are currently available given the constraints (no launch "
+        "template serves the requested instance types)"));
   }
 
   QueryParams params;
@@ -374,48 +652,25 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
   } else {
     params.emplace_back("OnDemandOptions.AllocationStrategy", "lowest-price");
   }
-  int config = 0;
-  for (const FleetLaunchTemplate& t : templates) {
-    if (t.name.empty()) {
-      return absl::InvalidArgumentError(
-          StrCat("aws create nodeclaim ", claim.name, ": a launch template has an empty name"));
-    }
-    std::vector<const LaunchOption*> overrides;
-    for (const LaunchOption& o : chosen) {
-      if (t.instance_types.empty() ||
-          std::find(t.instance_types.begin(), t.instance_types.end(), o.instance_type) !=
-              t.instance_types.end()) {
-        overrides.push_back(&o);
-      }
-    }
-    if (overrides.empty()) continue;
-    ++config;
-    const std::string prefix = StrCat("LaunchTemplateConfigs.", config);
-    params.emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.LaunchTemplateName"), t.name);
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const std::string prefix = StrCat("LaunchTemplateConfigs.", c + 1);
+    params.emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.LaunchTemplateName"),
+                        configs[c].first);
     params.emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.Version"), "$Latest");
+    const std::vector<FleetOverride>& overrides = configs[c].second;
     for (size_t m = 0; m < overrides.size(); ++m) {
       const std::string op = StrCat(prefix, ".Overrides.", m + 1);
-      params.emplace_back(StrCat(op, ".InstanceType"), overrides[m]->instance_type);
-      if (auto s = options_.subnets.find(overrides[m]->zone); s != options_.subnets.end()) {
-        params.emplace_back(StrCat(op, ".SubnetId"), s->second);
+      params.emplace_back(StrCat(op, ".InstanceType"), overrides[m].instance_type);
+      if (!overrides[m].subnet_id.empty()) {
+        params.emplace_back(StrCat(op, ".SubnetId"), overrides[m].subnet_id);
       }
-      if (!t.image_id.empty()) params.emplace_back(StrCat(op, ".ImageId"), t.image_id);
-      params.emplace_back(StrCat(op, ".AvailabilityZone"), overrides[m]->zone);
-      params.emplace_back(StrCat(op, ".Priority"), FormatPrice(overrides[m]->price));
+      if (!overrides[m].image_id.empty()) {
+        params.emplace_back(StrCat(op, ".ImageId"), overrides[m].image_id);
+      }
+      params.emplace_back(StrCat(op, ".AvailabilityZone"), overrides[m].zone);
+      params.emplace_back(StrCat(op, ".Priority"), FormatPrice(overrides[m].priority));
     }
   }
-  if (config == 0) {
-    return absl::FailedPreconditionError(StrCat(
-        "aws create nodeclaim ", claim.name,
-        ": no capacity offerings are currently available given the constraints (no launch "
-        "template serves the requested instance types)"));
-  }
-  std::map<std::string, std::string> tags = options_.tags;
-  tags[ClusterTagKey(options_.cluster_name)] = "owned";
-  tags[std::string(kTagNodePool)] = claim.node_pool;
-  tags[std::string(kTagEksClusterName)] = options_.cluster_name;
-  tags[std::string(kTagNodeClass)] = options_.node_class_name;
-  tags[std::string(kTagNodeClaim)] = claim.name;
   int spec = 0;
   for (const char* resource : {"instance", "volume", "fleet"}) {
     ++spec;
@@ -497,7 +752,21 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
     out.labels[std::string(kLabelCapacityType)] = launched_capacity;
     out.labels[std::string(kLabelNodePool)] = claim.node_pool;
     out.launched_at = options_.client.clock ? options_.client.clock() : absl::Now();
-    return out;
+    for (const auto& [name, overrides] : configs) {
+      for (const FleetOverride& o : overrides) {
+        if (o.instance_type != type || o.zone != zone || !details.launch_template.empty()) {
+          continue;
+        }
+        details.launch_template = name;
+        details.subnet_id = o.subnet_id;
+        details.image_id = o.image_id;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      launches_[out.provider_id] = details;
+    }
+    return std::make_pair(std::move(out), std::move(details));
   }
 
   if (!other_errors.empty()) {
@@ -558,7 +827,7 @@ absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) c
   out.instance_type = x.type;
   out.zone = x.zone;
   out.capacity_type = x.capacity_type;
-  if (auto t = x.tags.find(std::string(kTagNodePool)); t != x.tags.end()) out.node_pool = t->second;
+  if (auto t = x.tags.find(std::string(kTagKeyNodePool)); t != x.tags.end()) out.node_pool = t->second;
   if (d != nullptr) {
     if (auto p = d->prices.find({x.capacity_type, x.type, x.zone}); p != d->prices.end()) {
       out.price = p->second;
@@ -578,9 +847,9 @@ absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) c
 
 absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
   QueryParams params;
-  AddFilter(&params, 1, "tag-key", {std::string(kTagNodePool)});
-  AddFilter(&params, 2, "tag-key", {std::string(kTagNodeClass)});
-  AddFilter(&params, 3, StrCat("tag:", kTagEksClusterName), {options_.cluster_name});
+  AddFilter(&params, 1, "tag-key", {std::string(kTagKeyNodePool)});
+  AddFilter(&params, 2, "tag-key", {std::string(kTagKeyEc2NodeClass)});
+  AddFilter(&params, 3, StrCat("tag:", kTagKeyEksClusterName), {options_.cluster_name});
   AddFilter(&params, 4, "instance-state-name", kLiveStates);
   params.emplace_back("MaxResults", "1000");
   std::vector<Described> found;
@@ -603,7 +872,7 @@ absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
     i.instance_type = x.type;
     i.zone = x.zone;
     i.capacity_type = x.capacity_type;
-    if (auto t = x.tags.find(std::string(kTagNodePool)); t != x.tags.end()) i.node_pool = t->second;
+    if (auto t = x.tags.find(std::string(kTagKeyNodePool)); t != x.tags.end()) i.node_pool = t->second;
     if (d != nullptr) {
       if (auto p = d->prices.find({x.capacity_type, x.type, x.zone}); p != d->prices.end()) {
         i.price = p->second;
@@ -630,6 +899,47 @@ absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
   return out;
 }
 
+absl::StatusOr<std::string> AwsCloudProvider::DriftReason(const NodeClaim& claim) const {
+  if (options_.node_classes.empty()) return CloudProvider::DriftReason(claim);
+  // Not launched yet: nothing to compare.
+  if (claim.provider_id.empty()) return std::string();
+  const Ec2NodeClass* nc = nullptr;
+  if (claim.node_class_ref.name.empty()) {
+    if (options_.node_classes.size() == 1) nc = &options_.node_classes.front();
+  } else {
+    nc = FindEc2NodeClass(options_.node_classes, claim.node_class_ref.name);
+  }
+  if (nc == nullptr) {
+    return absl::FailedPreconditionError(
+        StrCat("nodeclaim ", claim.metadata.name, ": ec2nodeclass \"",
+               claim.node_class_ref.name, "\" is not known to the aws provider"));
+  }
+  KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
+  KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(claim.provider_id));
+  absl::StatusOr<std::vector<Described>> found = DescribeByIds(*client_, {id.instance_id});
+  if (absl::IsNotFound(found.status()) || (found.ok() && found->empty())) {
+    return std::string();  // gone: garbage collection's business, not drift
+  }
+  if (!found.ok()) return found.status();
+  const Described& x = found->front();
+  InstanceNetwork network;
+  network.subnet_id = x.subnet_id;
+  network.security_group_ids = x.security_group_ids;
+  const InstanceType* type = nullptr;
+  if (auto t = claim.metadata.labels.find(std::string(kLabelInstanceType));
+      t != claim.metadata.labels.end()) {
+    type = state->catalog.Find(t->second);
+  }
+  if (type == nullptr) type = state->catalog.Find(x.type);
+  if (claim.image_id.empty() && !x.image_id.empty()) {
+    // The host did not record the image: compare the one EC2 reports.
+    NodeClaim with_image = claim;
+    with_image.image_id = x.image_id;
+    return NodeClassDriftReason(*nc, state->status, with_image, type, network);
+  }
+  return NodeClassDriftReason(*nc, state->status, claim, type, network);
+}
+
 absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
   KARP_ASSIGN_OR_RETURN(std::vector<Described> found, DescribeByIds(*client_, {id.instance_id}));
@@ -637,10 +947,14 @@ absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
   const Described& x = found.front();
-  if (x.tags.count(std::string(kTagNodePool)) == 0) {
+  if (x.tags.count(std::string(kTagKeyNodePool)) == 0) {
     return absl::FailedPreconditionError(
         StrCat("refusing to terminate aws instance ", x.id, ": it does not carry the ",
-               kTagNodePool, " tag, so karp did not launch it"));
+               kTagKeyNodePool, " tag, so karp did not launch it"));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    launches_.erase(provider_id);
   }
   if (x.state == "shutting-down") return absl::OkStatus();  // already going away
   QueryParams params;

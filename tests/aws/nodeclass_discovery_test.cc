@@ -269,12 +269,9 @@ TEST_CASE("an alias resolves through signed SSM GetParameter calls", "[nodeclass
   ec2.Install(server->get());
   std::unique_ptr<Ec2Client> client = ClientFor(**server);
 
-  // The fake server checks EC2 and pricing scopes; SSM is served by a second instance whose
-  // handler checks the SigV4 scope itself.
-  FakeAwsServer::Options ssm_options;
-  ssm_options.verify_signatures = false;
-  auto ssm_server = FakeAwsServer::Start(ssm_options);
-  REQUIRE(ssm_server.ok());
+  // One signature-checking server serves EC2 and SSM: it expects the scope service "ssm" for
+  // requests whose X-Amz-Target starts with AmazonSSM.
+  testing::FakeAwsServer* ssm_server = server->get();
   const std::map<std::string, std::string> parameters = {
       {"/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id",
        "ami-al2023-x86"},
@@ -283,7 +280,7 @@ TEST_CASE("an alias resolves through signed SSM GetParameter calls", "[nodeclass
       {"/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id",
        "ami-al2023-gpu"}};
   std::vector<std::string> scopes;
-  (*ssm_server)->On("GetParameter", [&](const FakeRequest& r) {
+  ssm_server->On("GetParameter", [&](const FakeRequest& r) {
     absl::StatusOr<SigV4Authorization> a = ParseSigV4Authorization(r.Header("authorization"));
     scopes.push_back(a.ok() ? a->region + "/" + a->service : "unsigned");
     const std::string body = r.body;
@@ -303,7 +300,7 @@ TEST_CASE("an alias resolves through signed SSM GetParameter calls", "[nodeclass
   DiscoveryOptions options;
   options.now = Now();
   options.kubernetes_version = "1.31";
-  options.ssm = MakeSsmGetter(client.get(), (*ssm_server)->endpoint());
+  options.ssm = MakeSsmGetter(client.get(), ssm_server->endpoint());
   absl::StatusOr<Ec2NodeClassStatus> status = ResolveEc2NodeClass(*client, nc, options);
   INFO(status.status().ToString());
   REQUIRE(status.ok());
@@ -314,10 +311,16 @@ TEST_CASE("an alias resolves through signed SSM GetParameter calls", "[nodeclass
   for (const ResolvedAmi& a : status->amis) by_id[a.id] = a.variant;
   CHECK(by_id.at("ami-al2023-x86") == AmiVariant::kStandard);
   CHECK(by_id.at("ami-al2023-arm") == AmiVariant::kStandard);
-  CHECK((*ssm_server)->Count("GetParameter") == 6);  // 2 architectures x 3 variants
+  CHECK(ssm_server->Count("GetParameter") == 6);  // 2 architectures x 3 variants
+  CHECK(ssm_server->BadSignatures() == 0);
   for (const std::string& s : scopes) CHECK(s == "us-east-1/ssm");
-  const FakeRequest first = (*ssm_server)->Requests().front();
-  CHECK(first.Header("x-amz-target") == "AmazonSSM.GetParameter");
+  int ssm_requests = 0;
+  for (const FakeRequest& r : ssm_server->Requests()) {
+    if (r.Header("x-amz-target") != "AmazonSSM.GetParameter") continue;
+    ++ssm_requests;
+    CHECK(r.signing_service == "ssm");
+  }
+  CHECK(ssm_requests == 6);
 
   // The AMIs pick per instance type: a GPU type gets the nvidia image.
   InstanceType gpu = InstanceType::Make("g5.xlarge", {{"kubernetes.io/arch", "amd64"}},

@@ -20,7 +20,30 @@
 //                     the instance is gone; OK without a call while it is shutting down.
 //   Get / List        DescribeInstances (state pending|running|stopping|stopped|shutting-down);
 //                     List filters by the karp tags of this cluster.
-//   DriftReason       the base class default (never drifted) for now.
+//   DriftReason       with node classes: NodeClassDriftReason (karp/aws/ec2nodeclass_status.h)
+//                     of the claim against its class and the class's current status, the
+//                     instance's subnet and security groups from DescribeInstances; without
+//                     node classes: never drifted (the base class default).
+//
+// EC2NodeClass mode (options.node_classes non-empty). Each NodePool names its class with
+// spec.template.spec.nodeClassRef.name (may be empty when there is exactly one class). Per class
+// and per discovery (same refresh interval) the provider resolves the class through EC2 and SSM
+// (ResolveEc2NodeClass: DescribeSubnets, DescribeSecurityGroups, DescribeImages, SSM
+// GetParameter for aliases) and derives:
+//   - the zones: those with a subnet, one subnet per zone (SubnetPerZone: most free IPs), so a
+//     zone without a subnet has no offerings; `subnets` and `zones` options are not used;
+//   - the catalog: CatalogOptionsFor(class, options.catalog) (kubelet reservations, max pods,
+//     AMI family, root volume), then TypesWithAmi (types no resolved AMI can run are dropped);
+//   - Create: BuildFleetLaunchTemplates (templates per (AMI, max pods), overrides per option in
+//     its zone's subnet), each template ensured in EC2 through CreateLaunchTemplate once and
+//     reused afterwards by name (DescribeLaunchTemplates after a restart), then CreateFleet
+//     referencing them (version $Latest) with the overrides' SubnetId and ImageId; the
+//     instance, volume and fleet tags are Ec2Tags (spec.tags under the karp keys);
+//   - LaunchDetails(provider_id): image, subnet, launch template and the NodeClaim annotations
+//     kAnnotationEc2NodeClassHash / kAnnotationEc2NodeClassHashVersion the host records on the
+//     NodeClaim (with image_id) so DriftReason can compare them later.
+// Create needs the class of the claim's NodePool: the pool last passed to GetInstanceTypes /
+// Catalog under that name (the usual flow), else the only class; FailedPrecondition otherwise.
 //
 // Provider ids: "aws:///<zone>/<instance-id>".
 //
@@ -35,8 +58,11 @@
 //   o.cluster_name = "prod";
 //   o.client.region = "us-west-2";
 //   o.client.credentials = *karp::aws::ResolveCredentials();
-//   o.launch_template_name = "karp-default";
+//   o.launch_template_name = "karp-default";        // static mode, or instead:
 //   o.subnets = {{"us-west-2a", "subnet-0a"}, {"us-west-2b", "subnet-0b"}};
+//   // EC2NodeClass mode: o.node_classes = *karp::aws::ReadEc2NodeClassFiles({"nc.yaml"});
+//   //   o.cluster = {"prod", "https://...", "<base64 CA>", "10.100.0.0/16", ""};
+//   //   o.kubernetes_version = "1.31";
 //   auto provider = karp::aws::AwsCloudProvider::Create(o);
 //   absl::StatusOr<karp::InstanceCatalog> catalog = (*provider)->Catalog(pool);
 //   karp::Launcher launcher(provider->get(), &cache);
@@ -56,29 +82,38 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "karp/aws/client_options.h"
+#include "karp/aws/ec2nodeclass.h"
+#include "karp/aws/ec2nodeclass_status.h"
 #include "karp/aws/interruption.h"
+#include "karp/aws/launch_template.h"
+#include "karp/aws/userdata.h"
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
 #include "karp/cloud_provider.h"
 
 namespace karp::aws {
 
-class Ec2Client;  // internal (src/aws/ec2_client.h)
+class Ec2Client;              // internal (src/aws/ec2_client.h)
+class LaunchTemplateManager;  // internal (src/aws/launch_template_manager.h)
 
-// Tag keys the adapter writes and reads (aws-provider.md §3.8).
-inline constexpr std::string_view kTagNodePool = "karpenter.sh/nodepool";
-inline constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
-inline constexpr std::string_view kTagNodeClass = "karpenter.k8s.aws/ec2nodeclass";
-inline constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
+// The tag keys the adapter writes and reads (aws-provider.md §3.8) are kTagKey* of
+// karp/aws/ec2nodeclass.h.
 
-// One launch template of a CreateFleet request: its name (Version $Latest), the instance types
-// it serves (empty: all) and optional per-override values.
+// Static mode only (no node classes): one launch template of a CreateFleet request, as the
+// host's `launch_templates_for` hook names it: an existing template (Version $Latest), the
+// instance types it serves (empty: all) and an optional ImageId for its overrides. The
+// provider expands it into one FleetOverride (karp/aws/launch_template.h) per chosen option,
+// with the subnet of `subnets`. In EC2NodeClass mode the provider builds
+// NodeClassFleetTemplate (karp/aws/launch_template.h) instead -- the template's contents plus
+// its overrides -- and creates the template itself; both end up as the same CreateFleet
+// LaunchTemplateConfigs.
 struct FleetLaunchTemplate {
   std::string name;
   std::vector<std::string> instance_types;  // empty: every type of the request
@@ -91,9 +126,24 @@ struct AwsCloudProviderOptions {
   std::string cluster_name;
   // Region, endpoints, credentials, timeouts, retries. client.region is also the region label.
   AwsClientOptions client;
-  // Name of the EC2NodeClass the instances belong to (tag karpenter.k8s.aws/ec2nodeclass).
-  // Default: "default".
+  // Name of the EC2NodeClass the instances belong to (tag karpenter.k8s.aws/ec2nodeclass) in
+  // static mode. Default: "default". (In EC2NodeClass mode the tag is the class's name.)
   std::string node_class_name = "default";
+  // EC2NodeClasses (karp/aws/ec2nodeclass.h), selected per NodePool by nodeClassRef.name. When
+  // non-empty the provider runs in EC2NodeClass mode (see the top of this file): subnets,
+  // zones, launch_template_name and launch_templates_for must be empty. Names must be unique;
+  // each class must pass ValidateEc2NodeClass. Default: empty (static mode).
+  std::vector<Ec2NodeClass> node_classes;
+  // EC2NodeClass mode: what nodes need to join (user data). cluster.name empty: cluster_name;
+  // otherwise it must equal cluster_name. endpoint and ca_bundle (and cidr for AL2023) are
+  // checked when user data is rendered, at Create.
+  ClusterInfo cluster;
+  // EC2NodeClass mode: Kubernetes minor version ("1.31") for alias AMI SSM paths. Required when
+  // a class has an alias.
+  std::string kubernetes_version;
+  // EC2NodeClass mode: SSM endpoint for alias and ssmParameter AMIs. Empty:
+  // https://ssm.<region>.amazonaws.com.
+  std::string ssm_endpoint;
   // Launch templates for CreateFleet, used when `launch_templates_for` is empty. Default: the
   // single template `launch_template_name` (required when launch_templates_for is empty).
   std::string launch_template_name;
@@ -126,6 +176,17 @@ struct AwsCloudProviderOptions {
   [[nodiscard]] absl::Status Validate() const;
 };
 
+// What EC2NodeClass mode knows about one launched instance (LaunchDetails).
+struct AwsLaunchDetails {
+  std::string node_class;
+  std::string image_id;
+  std::string subnet_id;
+  std::string launch_template;
+  // kAnnotationEc2NodeClassHash and kAnnotationEc2NodeClassHashVersion, to record on the
+  // NodeClaim (as image_id) so DriftReason can detect NodeClass and AMI drift.
+  std::map<std::string, std::string> annotations;
+};
+
 // What one discovery found (for hosts and tests).
 struct AwsDiscoveryStats {
   int instance_types = 0;         // types built
@@ -153,6 +214,19 @@ class AwsCloudProvider : public CloudProvider {
   absl::Status Delete(const std::string& provider_id) override;
   absl::StatusOr<Instance> Get(const std::string& provider_id) const override;
   absl::StatusOr<std::vector<Instance>> List() const override;
+  // See the top of this file. Errors: FailedPrecondition when the claim's class is unknown;
+  // those of the class's resolution and of DescribeInstances.
+  absl::StatusOr<std::string> DriftReason(const NodeClaim& claim) const override;
+
+  // Create, plus what EC2NodeClass mode knows of the launch (static mode: node_class, subnet_id
+  // and launch_template only).
+  [[nodiscard]] absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> CreateWithDetails(
+      const LaunchRequest& request, std::vector<LaunchOption>* failed);
+  // The details of an instance this provider launched (kept until Delete), or nullopt.
+  std::optional<AwsLaunchDetails> LaunchDetails(const std::string& provider_id) const;
+  // EC2NodeClass mode: the current status of class `name` (resolving it if needed).
+  // Errors: NotFound for an unknown class; the resolution's.
+  [[nodiscard]] absl::StatusOr<Ec2NodeClassStatus> NodeClassStatus(const std::string& name) const;
 
   // GetInstanceTypes as an InstanceCatalog with the AWS well-known labels.
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Catalog(const NodePool& pool) const;
@@ -174,9 +248,16 @@ class AwsCloudProvider : public CloudProvider {
 
  private:
   struct Discovery;
+  struct ClassState;
   AwsCloudProvider(AwsCloudProviderOptions options, std::unique_ptr<Ec2Client> client);
   absl::StatusOr<std::shared_ptr<const Discovery>> CurrentDiscovery() const;
   absl::StatusOr<std::shared_ptr<const Discovery>> Discover() const;
+  // EC2NodeClass mode: the class `pool` selects / the class state (cached per discovery).
+  absl::StatusOr<const Ec2NodeClass*> ClassFor(const NodePool& pool) const;
+  absl::StatusOr<const Ec2NodeClass*> ClassForPoolName(const std::string& pool_name,
+                                                       NodePool* pool) const;
+  absl::StatusOr<std::shared_ptr<const ClassState>> CurrentClassState(
+      const Ec2NodeClass& node_class) const;
 
   AwsCloudProviderOptions options_;
   std::unique_ptr<Ec2Client> client_;
@@ -184,6 +265,11 @@ class AwsCloudProvider : public CloudProvider {
   mutable std::shared_ptr<const Discovery> discovery_;  // guarded by mu_
   mutable absl::Time discovered_at_ = absl::InfinitePast();  // guarded by mu_
   mutable std::atomic<int64_t> fleet_requests_{0};
+  std::unique_ptr<LaunchTemplateManager> templates_;
+  // Guarded by mu_: class name -> state; pool name -> the pool last seen; launches.
+  mutable std::map<std::string, std::shared_ptr<const ClassState>> class_states_;
+  mutable std::map<std::string, NodePool> pools_;
+  std::map<std::string, AwsLaunchDetails> launches_;
 };
 
 // Splits "aws:///us-east-1a/i-0123" into zone and instance id.

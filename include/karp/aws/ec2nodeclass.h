@@ -11,7 +11,7 @@
 //   - the static hash recorded on NodeClaims at launch (annotation
 //     karpenter.k8s.aws/ec2nodeclass-hash) that NodeClass drift compares;
 //   - the tags every instance, volume and launch template carries (§3.8).
-// Discovery through EC2 (subnets, security groups, AMIs) is in karp/aws/ec2nodeclass_resolver.h,
+// Discovery through EC2 (subnets, security groups, AMIs) is in karp/aws/ec2nodeclass_status.h,
 // launch templates and user data in karp/aws/launch_template.h and karp/aws/userdata.h.
 //
 // Example:

@@ -80,8 +80,24 @@ std::optional<FakeResponse> Verify(const FakeAwsServer::Options& options,
   if (a->access_key_id != options.credentials.access_key_id()) {
     return deny("AuthFailure", "unknown access key id");
   }
-  const std::string want_service = json ? "pricing" : "ec2";
-  const std::string want_region = json ? options.pricing_region : options.region;
+  // The signing service follows from the protocol: EC2 Query requests sign for "ec2"; JSON
+  // requests for the service their X-Amz-Target names (AmazonSSM -> ssm, AWSPriceListService
+  // -> pricing). Pricing is signed in the pricing region, everything else in the region.
+  std::string want_service = "ec2";
+  if (json) {
+    const std::string target = r->Header("x-amz-target");
+    const std::string prefix = target.substr(0, target.find('.'));
+    if (prefix == "AmazonSSM") {
+      want_service = "ssm";
+    } else if (prefix == "AWSPriceListService") {
+      want_service = "pricing";
+    } else {
+      return deny("UnknownOperationException",
+                  StrCat("X-Amz-Target \"", target, "\" names no service this fake serves"));
+    }
+  }
+  const std::string want_region = want_service == "pricing" ? options.pricing_region
+                                                            : options.region;
   if (a->service != want_service || a->region != want_region) {
     return deny("SignatureDoesNotMatch",
                 StrCat("credential scope ", a->region, "/", a->service, ", want ", want_region,

@@ -5,8 +5,9 @@
 // sockets, one request per connection, `Connection: close`). For every request it
 //   1. parses the request (request line, headers, Content-Length body; 5 s socket timeouts),
 //   2. verifies the SigV4 signature with the test credentials: the access key id, the scope
-//      (region and service: "ec2" for Query requests, "pricing" for AWSPriceListService
-//      JSON requests), the x-amz-date / scope date agreement and the signature itself; a failure
+//      (region and service: "ec2" for Query requests; for JSON requests the service named by
+//      the X-Amz-Target prefix: AmazonSSM -> "ssm", AWSPriceListService -> "pricing"; the
+//      region is `pricing_region` for pricing, `region` otherwise), the x-amz-date / scope date agreement and the signature itself; a failure
 //      answers HTTP 403 with an EC2 error `AuthFailure` / `SignatureDoesNotMatch`,
 //   3. finds the action: the form parameter `Action` (EC2 Query) or the operation after the
 //      '.' of `X-Amz-Target` (JSON, e.g. "GetProducts"),

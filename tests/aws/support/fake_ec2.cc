@@ -40,11 +40,20 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
+std::string GroupSetXml(const std::vector<std::string>& ids) {
+  std::string items;
+  for (const std::string& id : ids) items += Tag("item", Tag("groupId", id));
+  return Tag("groupSet", items);
+}
+
 std::string InstanceXml(const FakeInstance& i) {
   std::string tags;
   for (const auto& [k, v] : i.tags) tags += Tag("item", Tag("key", Escape(k)) + Tag("value", Escape(v)));
   return Tag("item",
-             StrCat(Tag("instanceId", i.id), Tag("imageId", "ami-fake"),
+             StrCat(Tag("instanceId", i.id),
+                    Tag("imageId", i.image_id.empty() ? "ami-fake" : i.image_id),
+                    i.subnet_id.empty() ? "" : Tag("subnetId", i.subnet_id),
+                    GroupSetXml(i.security_group_ids),
                     Tag("instanceState", Tag("code", i.state == "running" ? "16" : "0") +
                                              Tag("name", i.state)),
                     Tag("instanceType", i.type), Tag("launchTime", "2024-05-01T10:00:00.000Z"),
@@ -135,6 +144,61 @@ FakeEc2::FakeEc2(FakeAwsServer* server) {
   server->On("DescribeInstances", [this](const FakeRequest& r) { return DescribeInstances(r); });
   server->On("TerminateInstances", [this](const FakeRequest& r) { return TerminateInstances(r); });
   server->On("CreateTags", [this](const FakeRequest& r) { return CreateTags(r); });
+  server->On("CreateLaunchTemplate",
+             [this](const FakeRequest& r) { return CreateLaunchTemplate(r); });
+  server->On("DescribeLaunchTemplates",
+             [this](const FakeRequest& r) { return DescribeLaunchTemplates(r); });
+}
+
+std::map<std::string, FakeLaunchTemplate> FakeEc2::launch_templates() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return launch_templates_;
+}
+
+FakeResponse FakeEc2::CreateLaunchTemplate(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string name = r.Param("LaunchTemplateName");
+  if (name.empty()) {
+    return FakeResponse::Ec2Error("MissingParameter", "LaunchTemplateName is required");
+  }
+  if (launch_templates_.count(name) != 0) {
+    return FakeResponse::Ec2Error("InvalidLaunchTemplateName.AlreadyExistsException",
+                                  StrCat("Launch template name already in use: ", name));
+  }
+  FakeLaunchTemplate t;
+  t.id = absl::StrFormat("lt-%017x", next_id_++);
+  t.name = name;
+  t.image_id = r.Param("LaunchTemplateData.ImageId");
+  t.user_data = r.Param("LaunchTemplateData.UserData");
+  for (const char* prefix : {"LaunchTemplateData.SecurityGroupId.",
+                             "LaunchTemplateData.NetworkInterface.1.SecurityGroupId."}) {
+    for (int i = 1;; ++i) {
+      const std::string g = r.Param(StrCat(prefix, i));
+      if (g.empty()) break;
+      t.security_group_ids.push_back(g);
+    }
+  }
+  launch_templates_[name] = t;
+  return FakeResponse::Xml(Ec2Xml(
+      "CreateLaunchTemplate",
+      Tag("launchTemplate", Tag("launchTemplateId", t.id) + Tag("launchTemplateName", name) +
+                                Tag("latestVersionNumber", "1"))));
+}
+
+FakeResponse FakeEc2::DescribeLaunchTemplates(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string items;
+  const std::string name = r.Param("LaunchTemplateName.1");
+  for (const auto& [n, t] : launch_templates_) {
+    if (!name.empty() && n != name) continue;
+    items += Tag("item", Tag("launchTemplateId", t.id) + Tag("launchTemplateName", n));
+  }
+  if (!name.empty() && items.empty()) {
+    return FakeResponse::Ec2Error(
+        "InvalidLaunchTemplateName.NotFoundException",
+        StrCat("At least one of the launch templates specified in the request does not exist."));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeLaunchTemplates", Tag("launchTemplates", items)));
 }
 
 void FakeEc2::AddInstanceType(const AwsInstanceTypeInfo& info,
@@ -272,7 +336,7 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
   const std::string capacity =
       r.Param("TargetCapacitySpecification.DefaultTargetCapacityType");
   struct Override {
-    std::string type, zone, subnet, template_name;
+    std::string type, zone, subnet, image, template_name;
     double priority = 0;
     int order = 0;
   };
@@ -289,6 +353,7 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
       if (o.type.empty()) break;
       o.zone = r.Param(StrCat(op, ".AvailabilityZone"));
       o.subnet = r.Param(StrCat(op, ".SubnetId"));
+      o.image = r.Param(StrCat(op, ".ImageId"));
       o.template_name = name;
       o.priority = std::atof(r.Param(StrCat(op, ".Priority")).c_str());
       o.order = static_cast<int>(overrides.size());
@@ -334,6 +399,12 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
     inst.zone = o.zone;
     inst.lifecycle = capacity == "spot" ? "spot" : "";
     inst.tags = tags;
+    inst.subnet_id = o.subnet;
+    inst.image_id = o.image;
+    if (auto t = launch_templates_.find(o.template_name); t != launch_templates_.end()) {
+      if (inst.image_id.empty()) inst.image_id = t->second.image_id;
+      inst.security_group_ids = t->second.security_group_ids;
+    }
     instances_[inst.id] = inst;
     launched = Tag("item", lt(o) + Tag("lifecycle", capacity) +
                                Items("instanceIds", {inst.id}) + Tag("instanceType", o.type) +

@@ -1,7 +1,10 @@
 // Test support of karp::aws: a scripted in-memory EC2 (and Price List API) behind a
 // FakeAwsServer, enough for the adapter's conversations: DescribeInstanceTypes (paged),
 // DescribeInstanceTypeOfferings, DescribeSpotPriceHistory, GetProducts, CreateFleet (instant),
-// DescribeInstances (ids and tag/state filters), TerminateInstances, CreateTags.
+// DescribeInstances (ids and tag/state filters), TerminateInstances, CreateTags,
+// CreateLaunchTemplate and DescribeLaunchTemplates (by LaunchTemplateName.1). Instances launched
+// from a template of this fake carry its security groups and image (unless the override names
+// one) and the override's subnet.
 //
 // CreateFleet tries the request's overrides in Priority (price) order and launches the first
 // one that has capacity; every override tried before it whose offering was scripted with
@@ -35,6 +38,18 @@ struct FakeInstance {
   std::string state = "running";
   std::string lifecycle;  // "spot" or ""
   std::map<std::string, std::string> tags;
+  std::string subnet_id;                        // the override's SubnetId
+  std::string image_id;                         // override ImageId, else the template's
+  std::vector<std::string> security_group_ids;  // the launch template's
+};
+
+// A launch template CreateLaunchTemplate made (the fields CreateFleet and tests read).
+struct FakeLaunchTemplate {
+  std::string id;
+  std::string name;
+  std::string image_id;
+  std::string user_data;  // base64, as sent
+  std::vector<std::string> security_group_ids;
 };
 
 class FakeEc2 {
@@ -54,6 +69,8 @@ class FakeEc2 {
 
   std::map<std::string, FakeInstance> instances() const;
   int fleet_calls() const;
+  // Templates by name.
+  std::map<std::string, FakeLaunchTemplate> launch_templates() const;
 
  private:
   FakeResponse DescribeInstanceTypes(const FakeRequest& r);
@@ -64,6 +81,8 @@ class FakeEc2 {
   FakeResponse DescribeInstances(const FakeRequest& r);
   FakeResponse TerminateInstances(const FakeRequest& r);
   FakeResponse CreateTags(const FakeRequest& r);
+  FakeResponse CreateLaunchTemplate(const FakeRequest& r);
+  FakeResponse DescribeLaunchTemplates(const FakeRequest& r);
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
@@ -74,6 +93,7 @@ class FakeEc2 {
   std::map<std::string, FakeInstance> instances_;
   int next_id_ = 1;
   int fleet_calls_ = 0;
+  std::map<std::string, FakeLaunchTemplate> launch_templates_;
 };
 
 }  // namespace karp::aws::testing
