@@ -307,11 +307,12 @@ set title 'Scheduling throughput: one cold Solve, pods per second'
 set xlabel 'pending pods'
 set ylabel 'pods per second'
 set logscale xy
-set format y '10^{{%L}}'
-set format x '10^{{%L}}'
+set format y '%.0s%c'
+set format x '%.0s%c'
 set grid xtics ytics mxtics mytics lc rgb '#dddddd'
-set key bottom left box opaque
+set key top left box opaque
 set xrange [0.7:80000]
+set yrange [100:3000000]
 plot '{files['diverse']}' using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'karp, diverse (fake 400 types)', \\
      '{files['aws']}' using 1:2 with linespoints lw 2 pt 5 lc rgb '#2ca02c' title 'karp, realistic AWS', \\
      '{files['ref2486']}' using 1:2 with linespoints lw 2 pt 9 lc rgb '#d62728' title 'Karpenter, diverse (published, #2486, M3 Pro)', \\
