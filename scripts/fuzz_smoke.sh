@@ -5,7 +5,10 @@
 #   scripts/fuzz_smoke.sh [BUILD_DIR]      (default: build-fuzz under the repository root;
 #                                           a relative BUILD_DIR is taken from the repository root)
 #   FUZZ_SECONDS=30   seconds per target          FUZZ_JOBS=<nproc>  parallel build jobs
-#   CXX_FUZZ=clang++  the clang C++ compiler      FUZZ_TARGETS="quantity snapshot catalog"
+#   CXX_FUZZ=clang++  the clang C++ compiler      FUZZ_AWS=ON  build the AWS adapter's targets
+#   FUZZ_TARGETS="quantity snapshot ..."  default: every configured target (fuzz/CMakeLists.txt
+#     writes them to BUILD_DIR/fuzz/fuzz_targets.txt: quantity snapshot catalog sim_trace openb,
+#     plus eventbridge nodeclass ec2_xml when the AWS adapter is built)
 #
 # New inputs found during the run go to BUILD_DIR/fuzz-corpus/<target> (the checked-in seeds in
 # fuzz/corpus/<target> are only read); crash reproducers to BUILD_DIR/fuzz-artifacts/.
@@ -22,7 +25,7 @@ esac
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-30}"
 JOBS="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 CXX_FUZZ="${CXX_FUZZ:-clang++}"
-TARGETS="${FUZZ_TARGETS:-quantity snapshot catalog}"
+AWS="${FUZZ_AWS:-ON}"
 
 if ! command -v "${CXX_FUZZ}" >/dev/null 2>&1; then
   echo "fuzz_smoke: ${CXX_FUZZ} not found (set CXX_FUZZ to a clang++ with libFuzzer)" >&2
@@ -33,7 +36,7 @@ echo "fuzz_smoke: configuring ${BUILD} with ${CXX_FUZZ}"
 if ! cmake -S "${ROOT}" -B "${BUILD}" \
       -DCMAKE_CXX_COMPILER="${CXX_FUZZ}" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DKARP_BUILD_FUZZERS=ON \
+      -DKARP_BUILD_FUZZERS=ON -DKARP_BUILD_AWS="${AWS}" \
       -DKARP_BUILD_TESTS=OFF -DKARP_BUILD_BENCHMARKS=OFF -DKARP_BUILD_EXAMPLES=OFF \
       -DKARP_BUILD_TOOLS=OFF -DKARP_INSTALL=OFF -DKARP_WERROR=OFF >"${BUILD}.configure.log" 2>&1; then
   cat "${BUILD}.configure.log" >&2
@@ -41,6 +44,14 @@ if ! cmake -S "${ROOT}" -B "${BUILD}" \
   exit 2
 fi
 rm -f "${BUILD}.configure.log"
+
+if [[ -n "${FUZZ_TARGETS:-}" ]]; then
+  TARGETS="${FUZZ_TARGETS}"
+elif [[ -f "${BUILD}/fuzz/fuzz_targets.txt" ]]; then
+  TARGETS="$(cat "${BUILD}/fuzz/fuzz_targets.txt")"
+else
+  TARGETS="quantity snapshot catalog"
+fi
 
 build_targets=()
 for t in ${TARGETS}; do build_targets+=("${t}_fuzz"); done

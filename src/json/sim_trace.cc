@@ -202,8 +202,13 @@ absl::Status Namespace(const Json& o, std::string_view path, std::string* out) {
   return absl::OkStatus();
 }
 
+// The diurnal deployments of one trace expand to at most this many samples in total (a year
+// every minute is 527040), so a small input cannot ask for gigabytes of replica steps.
+constexpr int64_t kMaxDiurnalSamples = 1000000;
+
+// `samples_left`: what remains of kMaxDiurnalSamples for this trace.
 absl::Status Deployment(const Json& o, std::string_view path, absl::Duration duration,
-                        sim::DeploymentTrace* d) {
+                        int64_t* samples_left, sim::DeploymentTrace* d) {
   KARP_RETURN_IF_ERROR(CheckObject(o, path, {"name", "namespace", "requests", "nodeSelector",
                                              "tolerations", "labels", "replicas", "diurnal"}));
   KARP_RETURN_IF_ERROR(Name(o, path, &d->name));
@@ -256,6 +261,15 @@ absl::Status Deployment(const Json& o, std::string_view path, absl::Duration dur
   }
   if (period <= absl::ZeroDuration()) return PathError(Join(dp, "period"), "must be positive");
   if (step < absl::Seconds(1)) return PathError(Join(dp, "step"), "must be at least 1s");
+  absl::Duration rem;
+  const int64_t samples = absl::IDivDuration(duration, step, &rem) + (rem > absl::ZeroDuration());
+  if (samples > *samples_left) {
+    return PathError(Join(dp, "step"),
+                     internal::StrCat(samples, " samples over the trace duration; the diurnal "
+                                      "deployments of a trace may have at most ",
+                                      kMaxDiurnalSamples, " in total (use a larger step)"));
+  }
+  *samples_left -= samples;
   int64_t last = -1;
   for (absl::Duration t = absl::ZeroDuration(); t < duration; t += step) {
     const double phase = 2 * kPi * absl::FDivDuration(t - peak, period);
@@ -354,10 +368,11 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
   };
   KARP_ASSIGN_OR_RETURN(const Json* deployments, array("deployments"));
   if (deployments != nullptr) {
+    int64_t samples_left = kMaxDiurnalSamples;
     for (size_t i = 0; i < deployments->size(); ++i) {
       sim::DeploymentTrace d;
       const std::string p = Index("deployments", i);
-      KARP_RETURN_IF_ERROR(Deployment((*deployments)[i], p, trace.duration, &d));
+      KARP_RETURN_IF_ERROR(Deployment((*deployments)[i], p, trace.duration, &samples_left, &d));
       KARP_RETURN_IF_ERROR(unique(d.namespace_, d.name, p));
       trace.deployments.push_back(std::move(d));
     }

@@ -100,6 +100,10 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
              {"deletion_time", &deleted}}) {
       if (absl::Status s = number(name, out); !s.ok()) return s;
     }
+    if (mem > INT64_MAX / (1024 * 1024)) {
+      return absl::InvalidArgumentError(internal::StrCat(
+          path, ": line ", line_no, ": column memory_mib: ", mem, " MiB does not fit in bytes"));
+    }
     if (deleted < created) {
       return absl::InvalidArgumentError(internal::StrCat(
           path, ": line ", line_no, ": column deletion_time: before creation_time"));

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -498,6 +499,29 @@ TEST_CASE("Simulator openb loader reads rows and names bad ones", "[sim]") {
   CHECK(LoadOpenbTrace("/nonexistent/openb.csv").status().code() == absl::StatusCode::kNotFound);
 }
 
+// Found by fuzz/openb_fuzz: memory_mib * 2^20 overflowed int64 (undefined behaviour, and a
+// negative or wrapped memory request) instead of being rejected.
+TEST_CASE("Simulator openb loader rejects memory that overflows bytes", "[sim]") {
+  const std::string header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\n";
+  const std::string big =
+      WriteTemp("openb-big.csv", header + "pod-a,1000,99999999999999999,0,0,0,60\n");
+  absl::StatusOr<Trace> t = LoadOpenbTrace(big);
+  std::remove(big.c_str());
+  REQUIRE(!t.ok());
+  CHECK(t.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(t.status().message()) ==
+        big + ": line 2: column memory_mib: 99999999999999999 MiB does not fit in bytes");
+  // The largest representable value still loads.
+  const std::string max = WriteTemp(
+      "openb-max.csv", header + "pod-a,1000," + std::to_string(INT64_MAX / (1024 * 1024)) +
+                           ",0,0,0,60\n");
+  t = LoadOpenbTrace(max);
+  std::remove(max.c_str());
+  REQUIRE(t.ok());
+  CHECK(t->pods[0].pod.requests.memory() == INT64_MAX / (1024 * 1024) * 1024 * 1024);
+}
+
 #ifdef KARP_TEST_HAVE_JSON
 constexpr char kMinimalTrace[] = R"(name: t
 duration: 30m
@@ -507,6 +531,31 @@ cluster:
     metadata: {name: default}
     spec: {template: {spec: {requirements: []}}}
 )";
+
+// Found by fuzz/sim_trace_fuzz: a few hundred bytes of diurnal deployments (a year sampled
+// every second) expanded to tens of millions of replica steps, gigabytes and tens of seconds.
+TEST_CASE("Simulator trace parser bounds the diurnal samples of a trace", "[sim]") {
+  const std::string head = std::string(kMinimalTrace).replace(
+      std::string(kMinimalTrace).find("duration: 30m"), 13, "duration: 8000h");
+  auto diurnal = [](const std::string& name, const std::string& step) {
+    return "  - name: " + name + "\n    requests: {cpu: 1}\n    diurnal: {min: 0, max: 4, step: " +
+           step + "}\n";
+  };
+  // A year at one sample per second: 28.8 million samples.
+  absl::StatusOr<Trace> t =
+      json::ParseSimTrace(head + "deployments:\n" + diurnal("web", "1s"), "t.yaml");
+  REQUIRE(!t.ok());
+  CHECK(t.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(t.status().message())
+            .rfind("t.yaml: deployments[0].diurnal.step: 28800000 samples", 0) == 0);
+  // The bound is per trace: each of these is allowed alone, not both together.
+  t = json::ParseSimTrace(head + "deployments:\n" + diurnal("a", "30s"), "t.yaml");
+  CHECK(t.ok());
+  t = json::ParseSimTrace(head + "deployments:\n" + diurnal("a", "30s") + diurnal("b", "30s"),
+                          "t.yaml");
+  REQUIRE(!t.ok());
+  CHECK(std::string(t.status().message()).rfind("t.yaml: deployments[1].diurnal.step: ", 0) == 0);
+}
 
 TEST_CASE("Simulator trace parser names the file and field of bad input", "[sim]") {
   auto error = [](const std::string& extra) {
