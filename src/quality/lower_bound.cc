@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
+#include "scheduling/scheduler_internal.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
@@ -103,30 +104,6 @@ absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np) {
   reqs->Add(Requirement::In(kLabelRegistered, {"true"}));
   reqs->Add(Requirement::In(kLabelInitialized, {"true"}));
   return reqs;
-}
-
-// karpenter isDaemonPodCompatible, as the scheduler applies it: the daemon pod tolerates the
-// pool taints (with an implicit PreferNoSchedule toleration) and its strict requirements fit
-// the template and the type, dropping leading required terms while more than one remains.
-bool DaemonRuns(const Pod& ds, const Requirements& template_reqs, const std::vector<Taint>& taints,
-                const InstanceType& it, const LabelSet& well_known) {
-  std::vector<Toleration> tolerations = ds.tolerations;
-  tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
-  if (!ToleratesAll(taints, tolerations)) return false;
-  Pod p;
-  p.node_selector = ds.node_selector;
-  p.node_affinity.required = ds.node_affinity.required;
-  while (true) {
-    const Requirements strict = StrictPodRequirements(p);
-    if (template_reqs.IsCompatible(strict, &well_known) && it.requirements.DoesIntersect(strict)) {
-      return true;
-    }
-    if (p.node_affinity.required.size() > 1) {
-      p.node_affinity.required.erase(p.node_affinity.required.begin());
-      continue;
-    }
-    return false;
-  }
 }
 
 // The fields that decide which kinds a pod may use (besides its requests), serialized.
@@ -367,7 +344,7 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
       if (!it.requirements.DoesIntersect(pool.requirements)) continue;
       ResourceList capacity = it.Allocatable();
       for (const Pod& ds : daemon_pods) {
-        if (DaemonRuns(ds, pool.requirements, np->taints, it, well_known)) {
+        if (scheduling::DaemonCompatible(ds, pool.requirements, np->taints, &it, well_known)) {
           capacity.Subtract(ds.Requests());
         }
       }

@@ -63,12 +63,11 @@ bool HasPreferNoScheduleToleration(const Pod& pod) {
   return false;
 }
 
-// karpenter isDaemonPodCompatible: the daemon pod tolerates the template taints (with an
-// implicit PreferNoSchedule toleration) and its strict requirements fit the template and the
-// instance type, dropping leading required terms while more than one remains.
-bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
-                      const std::vector<Taint>& taints, const InstanceType* it,
-                      const LabelSet& well_known) {
+}  // namespace
+
+bool scheduling::DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
+                                  const std::vector<Taint>& taints, const InstanceType* it,
+                                  const LabelSet& well_known) {
   std::vector<Toleration> tolerations = ds.tolerations;
   tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
   if (!ToleratesAll(taints, tolerations)) return false;
@@ -86,6 +85,8 @@ bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
     return false;
   }
 }
+
+namespace {
 
 // Per-pod working data (karpenter PodData), recomputed after each relaxation.
 struct PodCtx {
@@ -1261,7 +1262,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
     for (const InstanceType* it : t.instance_types) {
       std::vector<bool> set(daemon_pods.size());
       for (size_t d = 0; d < daemon_pods.size(); ++d) {
-        set[d] = DaemonCompatible(daemon_pods[d], t.requirements, t.taints, it,
+        set[d] = scheduling::DaemonCompatible(daemon_pods[d], t.requirements, t.taints, it,
                                   pools_state->well_known);
       }
       auto [pos, inserted] = groups.emplace(set, static_cast<int>(t.daemon_groups.size()));

@@ -20,6 +20,14 @@
 
 namespace karp::scheduling {
 
+// karpenter isDaemonPodCompatible: the daemon pod `ds` tolerates the template `taints` (with
+// an implicit PreferNoSchedule toleration) and its strict requirements fit `template_reqs` and
+// the instance type `it` (skipped when null), dropping leading required node-affinity terms
+// while more than one remains.
+bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
+                      const std::vector<Taint>& taints, const InstanceType* it,
+                      const LabelSet& well_known);
+
 inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
 
 // DaemonSet pods that would run on a node of a (template, instance type) pair.
