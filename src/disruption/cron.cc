@@ -102,43 +102,6 @@ std::string ParseField(std::string_view field, int lo, int hi, bool months, bool
   return "";
 }
 
-// Parses a Go duration ("1h30m", "90s", "1.5h"), as robfig's @every takes it.
-bool ParseGoDuration(std::string_view s, absl::Duration* out) {
-  if (s.empty()) return false;
-  absl::Duration total = absl::ZeroDuration();
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t j = i;
-    while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == '.')) ++j;
-    if (j == i || j - i > 12) return false;
-    const std::string number(s.substr(i, j - i));
-    if (std::count(number.begin(), number.end(), '.') > 1) return false;
-    size_t k = j;
-    while (k < s.size() && !((s[k] >= '0' && s[k] <= '9') || s[k] == '.')) ++k;
-    const std::string_view unit = s.substr(j, k - j);
-    absl::Duration u;
-    if (unit == "h") {
-      u = absl::Hours(1);
-    } else if (unit == "m") {
-      u = absl::Minutes(1);
-    } else if (unit == "s") {
-      u = absl::Seconds(1);
-    } else if (unit == "ms") {
-      u = absl::Milliseconds(1);
-    } else if (unit == "us" || unit == "\u00b5s") {
-      u = absl::Microseconds(1);
-    } else if (unit == "ns") {
-      u = absl::Nanoseconds(1);
-    } else {
-      return false;
-    }
-    total += u * std::stod(number);
-    i = k;
-  }
-  *out = total;
-  return true;
-}
-
 }  // namespace
 
 absl::StatusOr<CronSchedule> CronSchedule::Parse(std::string_view text) {
@@ -149,8 +112,10 @@ absl::StatusOr<CronSchedule> CronSchedule::Parse(std::string_view text) {
   std::string spec(text);
   constexpr std::string_view kEvery = "@every ";
   if (spec.rfind(kEvery, 0) == 0) {
+    // absl::ParseDuration reads Go's duration syntax, as robfig's time.ParseDuration does.
     absl::Duration every;
-    if (!ParseGoDuration(std::string_view(spec).substr(kEvery.size()), &every)) {
+    if (!absl::ParseDuration(spec.substr(kEvery.size()), &every) ||
+        every == absl::InfiniteDuration() || every == -absl::InfiniteDuration()) {
       return bad("@every needs a duration such as 30m or 1h30m");
     }
     // robfig rounds the interval down to whole seconds, with a minimum of one second.
