@@ -5,14 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -795,25 +792,6 @@ class Decoder {
   std::vector<std::pair<std::string, std::string>> seen_;  // name -> path of definition
 };
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    if (std::cin.bad()) return absl::NotFoundError(StrCat(path, ": cannot read file"));
-    return ss.str();
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(StrCat(path, ": cannot read file"));
-  std::string data;
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return absl::NotFoundError(StrCat(path, ": cannot read file"));
-  return data;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<Ec2NodeClass>> ParseEc2NodeClasses(std::string_view text,
@@ -840,7 +818,7 @@ absl::StatusOr<std::vector<Ec2NodeClass>> ReadEc2NodeClassFiles(
   std::vector<Ec2NodeClass> all;
   std::map<std::string, std::string> file_of;
   for (const std::string& path : paths) {
-    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+    KARP_ASSIGN_OR_RETURN(std::string text, json::codec_internal::ReadWholeFile(path));
     KARP_ASSIGN_OR_RETURN(std::vector<Ec2NodeClass> classes, ParseEc2NodeClasses(text, path));
     for (Ec2NodeClass& nc : classes) {
       auto [it, inserted] = file_of.emplace(nc.metadata.name, path);

@@ -14,14 +14,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
-#include <iostream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +52,7 @@ using codec_internal::Json;
 using codec_internal::kNever;
 using codec_internal::LoadDocuments;
 using codec_internal::ParseGoDuration;
+using codec_internal::ReadWholeFile;
 
 // ---------------------------------------------------------------------------------------------
 // Paths and errors
@@ -1063,25 +1061,6 @@ class SnapshotDecoder {
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {
   return absl::Status(s.code(), internal::StrCat(source, ": ", Msg(s)));
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::string data;
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    if (std::cin.bad()) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
-    return ss.str();
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
-  return data;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -479,6 +481,25 @@ absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
   } catch (...) {
     return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
   }
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    if (std::cin.bad()) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+    return ss.str();
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  std::string data;
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  return data;
 }
 
 }  // namespace karp::json::codec_internal

@@ -27,6 +27,10 @@ struct Document {
 [[nodiscard]] absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                                   std::string_view source);
 
+// The bytes of the file at `path` ("-": standard input). Errors: NotFound
+// `<path>: cannot read file`.
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+
 // True if `s` is well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
 bool IsValidUtf8(std::string_view s);
 

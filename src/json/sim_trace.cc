@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <map>
 #include <set>
@@ -509,15 +508,7 @@ absl::StatusOr<sim::Trace> ParseSimTrace(std::string_view text, std::string_view
 }
 
 absl::StatusOr<sim::Trace> ReadSimTraceFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
-  std::string data;
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  KARP_ASSIGN_OR_RETURN(std::string data, codec_internal::ReadWholeFile(path));
   return ParseSimTrace(data, path);
 }
 
