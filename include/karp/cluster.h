@@ -41,9 +41,12 @@ struct ClusterSnapshot {
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
 
-  // Checks cross-object invariants: unique names per kind (pods per namespace), valid
-  // NodePool requirements and pod selectors (ValidateRequirement). Errors: InvalidArgument
-  // naming the object, e.g. `pod default/web-1: duplicate`.
+  // Checks every object with the field validators of karp/objects.h (ValidatePod,
+  // ValidateNodePool, ...; the same rules the JSON codec applies to files) and that names are
+  // unique per kind (pods, DaemonSets and PDBs per namespace). Pod scheduling constraints are
+  // not checked: invalid ones become pod errors of Scheduler::Solve. Errors: InvalidArgument
+  // naming the object and field, e.g. `nodepool default: spec.weight: must be between 1 and
+  // 100, got 1000` or `pod default/web-1: duplicate object`; input text is escaped.
   [[nodiscard]] absl::Status Validate() const;
 
   // Pending pods that are karp's to place: not bound, not terminal, not terminating, not

@@ -390,6 +390,39 @@ struct PodDisruptionBudget {
   }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Field validation of one object, as the Kubernetes API server and Karpenter's CRD schemas
+// would accept it: required names, non-negative quantities, NodePool weight 1..100, budget
+// `nodes` as an integer or 0%..100%, budget schedules as five-field cron or a macro (@daily,
+// ...; not @every), budget durations in hours and minutes, valid NodePool and NodeClaim
+// requirements, int-or-percent PDB fields. The JSON codec and ClusterSnapshot::Validate()
+// (hence Scheduler::Create and Consolidator::Create) run the same functions, so a snapshot
+// built in memory is held to exactly what a file is.
+//
+// Pod scheduling constraints (nodeSelector, node affinity) are *not* checked here: a pod the
+// reference would ignore (restricted or hostname labels, matchFields, ...) is reported as a
+// pod error by Scheduler::Solve and never stops the others (see docs/design.md).
+//
+// Errors: InvalidArgument `<field path>: <what>`, the path relative to the object in the
+// field names of the Kubernetes JSON, e.g. `spec.weight: must be between 1 and 100, got 1000`.
+[[nodiscard]] absl::Status ValidatePod(const Pod& pod);
+[[nodiscard]] absl::Status ValidateNode(const Node& node);
+[[nodiscard]] absl::Status ValidateNodePool(const NodePool& pool);
+[[nodiscard]] absl::Status ValidateNodeClaim(const NodeClaim& claim);
+[[nodiscard]] absl::Status ValidateDaemonSet(const DaemonSet& daemon_set);
+[[nodiscard]] absl::Status ValidatePodDisruptionBudget(const PodDisruptionBudget& pdb);
+
+// An IntOrString count as Kubernetes writes it: "3" or "25%" (0%..100% when
+// `max_percent_100`). Errors: InvalidArgument naming the value.
+struct IntOrPercent {
+  int64_t value = 0;
+  bool percent = false;
+  // The count out of `total`: the integer, or ceil(percent * total / 100).
+  int64_t Resolve(int64_t total) const;
+};
+[[nodiscard]] absl::StatusOr<IntOrPercent> ParseIntOrPercent(std::string_view text,
+                                                             bool max_percent_100);
+
 }  // namespace karp
 
 #endif  // KARP_OBJECTS_H_

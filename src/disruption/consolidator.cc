@@ -17,7 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
-#include "disruption/cron.h"
+#include "model/cron.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "scheduling/scheduler_internal.h"
@@ -182,24 +182,18 @@ std::map<std::string, int64_t> BuildBudgets(const ClusterSnapshot& snap,
         continue;
       }
       if (!b.schedule.empty()) {
-        absl::StatusOr<disruption::CronSchedule> cron = disruption::CronSchedule::Parse(b.schedule);
+        absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(b.schedule);
         if (!cron.ok()) {
           allowed = 0;  // fail closed
           continue;
         }
-        if (!disruption::BudgetWindowActive(*cron, b.duration.value_or(absl::ZeroDuration()),
+        if (!BudgetWindowActive(*cron, b.duration.value_or(absl::ZeroDuration()),
                                             now)) {
           continue;
         }
       }
-      int64_t value = 0;
-      if (!b.nodes.empty() && b.nodes.back() == '%') {
-        const int64_t pct = std::strtoll(b.nodes.c_str(), nullptr, 10);
-        value = (pct * num_nodes + 99) / 100;  // rounded up
-      } else {
-        value = std::strtoll(b.nodes.c_str(), nullptr, 10);
-      }
-      allowed = std::min(allowed, value);
+      absl::StatusOr<IntOrPercent> nodes = ParseIntOrPercent(b.nodes, /*max_percent_100=*/true);
+      allowed = std::min(allowed, nodes.ok() ? nodes->Resolve(num_nodes) : 0);  // fail closed
     }
     out[np.name()] = std::max<int64_t>(allowed - disrupting, 0);
   }
@@ -427,10 +421,8 @@ void Loop::BuildViews() {
                 if (q.phase == "Running") ++healthy;
               }
               auto resolve = [&](const std::string& s) {
-                if (!s.empty() && s.back() == '%') {
-                  return static_cast<int64_t>((std::strtoll(s.c_str(), nullptr, 10) * total + 99) / 100);
-                }
-                return static_cast<int64_t>(std::strtoll(s.c_str(), nullptr, 10));
+                absl::StatusOr<IntOrPercent> count = ParseIntOrPercent(s, /*max_percent_100=*/false);
+                return count.ok() ? count->Resolve(total) : 0;
               };
               if (!pdb.max_unavailable.empty()) {
                 allowed = resolve(pdb.max_unavailable) - (total - healthy);
@@ -1085,19 +1077,7 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
                                                   const ConsolidationOptions& options) {
   if (!catalog) return absl::InvalidArgumentError("consolidator: catalog must not be null");
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
-  for (const NodePool& np : snapshot.node_pools) {
-    for (size_t i = 0; i < np.budgets.size(); ++i) {
-      if (np.budgets[i].schedule.empty()) continue;
-      absl::StatusOr<disruption::CronSchedule> c =
-          disruption::CronSchedule::Parse(np.budgets[i].schedule);
-      if (!c.ok()) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "nodepool ", np.name(), ": spec.disruption.budgets[", i, "].schedule: ",
-            c.status().message()));
-      }
-    }
-  }
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;  // budget schedules included
   auto state = std::make_shared<State>();
   state->snapshot = snapshot;
   state->catalog = std::move(catalog);

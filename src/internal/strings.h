@@ -3,9 +3,12 @@
 #ifndef KARP_SRC_INTERNAL_STRINGS_H_
 #define KARP_SRC_INTERNAL_STRINGS_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
@@ -27,6 +30,78 @@ std::string StrCat(const Args&... args) {
 template <typename... Args>
 void StrAppend(std::string* out, const Args&... args) {
   absl::StrAppend(out, Adapt(args)...);
+}
+
+// A status message as a std::string_view (the Debian Abseil's string_view is its own type).
+inline std::string_view Message(const absl::Status& s) {
+  return std::string_view(s.message().data(), s.message().size());
+}
+
+// `s` with every control character (C0, DEL, C1) and every byte that is not part of valid
+// UTF-8 written as an escape (\n, \t, \r, \xNN, \u00NN), so that text taken from the input
+// cannot move the cursor, retitle a terminal or forge a second line in a message. Everything
+// else, backslashes included, is copied: escaping twice changes nothing.
+inline std::string EscapeForMessage(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  auto hex = [&](std::string_view prefix, unsigned v) {
+    out.append(prefix.data(), prefix.size());
+    if (prefix == "\\u") out += "00";
+    out.push_back(kHex[(v >> 4) & 0xF]);
+    out.push_back(kHex[v & 0xF]);
+  };
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c < 0x20 || c == 0x7F) {
+        hex("\\x", c);
+      } else {
+        out.push_back(static_cast<char>(c));
+      }
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    }
+    bool valid = len > 0 && i + len <= n;
+    for (size_t k = 1; valid && k < len; ++k) {
+      valid = (p[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    valid = valid && !(len == 3 && cp < 0x800) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
+            !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (!valid) {
+      hex("\\x", c);
+      ++i;
+    } else if (cp >= 0x80 && cp <= 0x9F) {
+      hex("\\u", cp);  // C1 control
+      i += len;
+    } else {
+      out.append(s.data() + i, len);
+      i += len;
+    }
+  }
+  return out;
 }
 
 }  // namespace karp::internal

@@ -175,14 +175,9 @@ absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path)
   } else {
     return WrongType(path, "an integer or a percentage", v);
   }
-  std::string_view digits = text;
-  if (!digits.empty() && digits.back() == '%') digits.remove_suffix(1);
-  const bool ok =
-      !digits.empty() && digits.size() <= 18 &&
-      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!ok) {
-    return PathError(path, internal::StrCat("invalid value \"", text,
-                                            "\": expected a non-negative integer or a percentage"));
+  if (absl::StatusOr<IntOrPercent> parsed = ParseIntOrPercent(text, /*max_percent_100=*/false);
+      !parsed.ok()) {
+    return PathError(path, Msg(parsed.status()));
   }
   return text;
 }
@@ -461,25 +456,8 @@ absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorR
       out->min_values = static_cast<int>(*min_values);
     }
   }
-  switch (owner) {
-    case RequirementOwner::kNodePool: {
-      if (out->key == kLabelNodePool) {
-        return PathError(o.path(), internal::StrCat("requirement key ", kLabelNodePool,
-                                                    " is restricted for NodePools"));
-      }
-      if (absl::Status s = ValidateRequirement(*out); !s.ok()) {
-        return PathError(o.path(), Msg(s));
-      }
-      break;
-    }
-    case RequirementOwner::kNodeClaim: {
-      absl::StatusOr<Requirement> r = Requirement::Create(*out);
-      if (!r.ok()) return PathError(o.path(), Msg(r.status()));
-      break;
-    }
-    case RequirementOwner::kPod:
-      break;  // validated for pending pods once the whole pod is read (see ValidatePodSelectors)
-  }
+  // The rules of NodePool and NodeClaim requirements are their validators' (karp/objects.h);
+  // invalid pod constraints are pod errors of Solve, not input errors.
   return absl::OkStatus();
 }
 
@@ -714,41 +692,6 @@ absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
   return absl::OkStatus();
 }
 
-bool IsPendingForValidation(const Pod& pod) {
-  return pod.node_name.empty() && !pod.IsTerminal() && !pod.IsTerminating() && !pod.IsDaemon();
-}
-
-// The checks the reference's provisioner applies to the pods it schedules (semantics §5.3):
-// nodeSelector entries and required node-affinity expressions pass ValidateRequirement; no
-// required term uses matchFields.
-absl::Status ValidatePodSelectors(const Pod& pod, std::string_view spec_path) {
-  const std::string selector_path = JoinPath(spec_path, "nodeSelector");
-  for (const auto& [key, value] : pod.node_selector) {
-    NodeSelectorRequirement r{key, Operator::kIn, {value}, std::nullopt};
-    if (absl::Status s = ValidateRequirement(r); !s.ok()) {
-      return PathError(JoinPath(selector_path, key), Msg(s));
-    }
-  }
-  const std::string terms_path =
-      JoinPath(spec_path,
-               "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-               "nodeSelectorTerms");
-  for (size_t i = 0; i < pod.node_affinity.required.size(); ++i) {
-    const NodeSelectorTerm& term = pod.node_affinity.required[i];
-    const std::string term_path = IndexPath(terms_path, i);
-    if (term.has_match_fields) {
-      return PathError(JoinPath(term_path, "matchFields"),
-                       "node selector term with matchFields is not supported");
-    }
-    for (size_t j = 0; j < term.match_expressions.size(); ++j) {
-      if (absl::Status s = ValidateRequirement(term.match_expressions[j]); !s.ok()) {
-        return PathError(IndexPath(JoinPath(term_path, "matchExpressions"), j), Msg(s));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
@@ -766,14 +709,6 @@ absl::Status ReadPod(const Obj& item, Pod* pod, bool* skip) {
   KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
   RETURN_IF_ERROR(status.String("phase", &pod->phase));
   RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
-  if (!pod->phase.empty() && pod->phase != "Pending" && pod->phase != "Running" &&
-      pod->phase != "Succeeded" && pod->phase != "Failed" && pod->phase != "Unknown") {
-    return PathError(
-        status.At("phase"),
-        internal::StrCat("unsupported phase \"", pod->phase,
-                         "\"; expected Pending, Running, Succeeded, Failed or Unknown"));
-  }
-  if (IsPendingForValidation(*pod)) RETURN_IF_ERROR(ValidatePodSelectors(*pod, spec.path()));
   return absl::OkStatus();
 }
 
@@ -794,27 +729,11 @@ absl::Status ReadNode(const Obj& item, Node* node) {
 absl::Status ReadBudget(const Obj& o, Budget* b) {
   if (const Json* nodes = o.Get("nodes"); nodes != nullptr) {
     KARP_ASSIGN_OR_RETURN(b->nodes, AsIntOrPercent(*nodes, o.At("nodes")));
-    // ^((100|[0-9]{1,2})%|[0-9]+)$
-    if (b->nodes.back() == '%' && b->nodes.size() > 3 && b->nodes != "100%") {
-      return PathError(o.At("nodes"), internal::StrCat("invalid value \"", b->nodes,
-                                                       "\": a percentage must be 0% to 100%"));
-    }
   }
   RETURN_IF_ERROR(o.StringList("reasons", &b->reasons));
-  for (size_t i = 0; i < b->reasons.size(); ++i) {
-    const std::string& r = b->reasons[i];
-    if (r != kReasonEmpty && r != kReasonDrifted && r != kReasonUnderutilized) {
-      return PathError(IndexPath(o.At("reasons"), i),
-                       internal::StrCat("unsupported reason \"", r,
-                                        "\"; expected Empty, Drifted or Underutilized"));
-    }
-  }
   RETURN_IF_ERROR(o.String("schedule", &b->schedule));
   RETURN_IF_ERROR(o.Duration("duration", &b->duration, /*allow_never=*/false));
-  if (b->schedule.empty() != !b->duration.has_value()) {
-    return PathError(o.path(), "schedule and duration must be set together");
-  }
-  return absl::OkStatus();
+  return absl::OkStatus();  // the rules are ValidateNodePool's
 }
 
 absl::Status ReadNodePool(const Obj& item, NodePool* np) {
@@ -866,11 +785,7 @@ absl::Status ReadNodePool(const Obj& item, NodePool* np) {
   }
   RETURN_IF_ERROR(spec.Resources("limits", &np->limits));
   RETURN_IF_ERROR(spec.Int32("weight", &np->weight));
-  if (np->weight && (*np->weight < 1 || *np->weight > 100)) {
-    return PathError(spec.At("weight"), "must be between 1 and 100");
-  }
   RETURN_IF_ERROR(spec.Int64("replicas", &np->replicas));
-  if (np->replicas && *np->replicas < 0) return PathError(spec.At("replicas"), "must be >= 0");
   return absl::OkStatus();
 }
 
@@ -925,12 +840,6 @@ absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
     KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
   }
   RETURN_IF_ERROR(spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
-  const std::string& policy = pdb->unhealthy_pod_eviction_policy;
-  if (!policy.empty() && policy != "IfHealthyBudget" && policy != "AlwaysAllow") {
-    return PathError(spec.At("unhealthyPodEvictionPolicy"),
-                     internal::StrCat("unsupported policy \"", policy,
-                                      "\"; expected IfHealthyBudget or AlwaysAllow"));
-  }
   KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
   RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
   return absl::OkStatus();
@@ -967,10 +876,15 @@ class SnapshotDecoder {
     return Item(v, path, 0);
   }
 
+  // The input the next documents come from (named in duplicate-object errors).
+  void SetSource(std::string_view source) { source_ = std::string(source); }
   ClusterSnapshot Take() { return std::move(snap_); }
+  // How many objects (of any kind, Lists included) the documents so far held.
+  int64_t objects_seen() const { return objects_seen_; }
 
  private:
   absl::Status Item(const Json& v, const std::string& path, int list_depth) {
+    ++objects_seen_;
     KARP_ASSIGN_OR_RETURN(Obj item, Obj::Make(v, path));
     if (!item.present()) return WrongType(path, "an object", v);
     std::string kind;
@@ -1009,58 +923,76 @@ class SnapshotDecoder {
         ++snap_.skipped_objects;
         return absl::OkStatus();
       }
-      RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true));
+      RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
       snap_.pods.push_back(std::move(pod));
     } else if (kind == "Node") {
       Node node;
       RETURN_IF_ERROR(ReadNode(item, &node));
-      RETURN_IF_ERROR(CheckUnique(item, "node", node.metadata, false));
+      RETURN_IF_ERROR(CheckUnique(item, "node", node.metadata, false, ValidateNode(node)));
       snap_.nodes.push_back(std::move(node));
     } else if (kind == "NodePool") {
       NodePool np;
       RETURN_IF_ERROR(ReadNodePool(item, &np));
-      RETURN_IF_ERROR(CheckUnique(item, "nodepool", np.metadata, false));
+      RETURN_IF_ERROR(CheckUnique(item, "nodepool", np.metadata, false, ValidateNodePool(np)));
       snap_.node_pools.push_back(std::move(np));
     } else if (kind == "NodeClaim") {
       NodeClaim nc;
       RETURN_IF_ERROR(ReadNodeClaim(item, &nc));
-      RETURN_IF_ERROR(CheckUnique(item, "nodeclaim", nc.metadata, false));
+      RETURN_IF_ERROR(CheckUnique(item, "nodeclaim", nc.metadata, false, ValidateNodeClaim(nc)));
       snap_.node_claims.push_back(std::move(nc));
     } else if (kind == "DaemonSet") {
       DaemonSet ds;
       RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
-      RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true));
+      RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
       snap_.daemon_sets.push_back(std::move(ds));
     } else {
       PodDisruptionBudget pdb;
       RETURN_IF_ERROR(ReadPdb(item, &pdb));
-      RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true));
+      RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true,
+                                  ValidatePodDisruptionBudget(pdb)));
       snap_.pdbs.push_back(std::move(pdb));
     }
     return absl::OkStatus();
   }
 
-  // Names are required and unique per kind (per namespace for namespaced kinds).
+  // Names are required and unique per kind (per namespace for namespaced kinds), across every
+  // file read by this decoder; then the object passes its model validator (karp/objects.h).
   absl::Status CheckUnique(const Obj& item, std::string_view what, const ObjectMeta& meta,
-                           bool namespaced) {
+                           bool namespaced, const absl::Status& valid) {
     const std::string name_path = JoinPath(item.At("metadata"), "name");
     if (meta.name.empty()) return PathError(name_path, "required");
+    if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Msg(valid)));
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
-    auto [it, inserted] = seen_.emplace(internal::StrCat(what, " ", key), item.path());
+    auto [it, inserted] =
+        seen_.emplace(internal::StrCat(what, " ", key), Origin{source_, item.path()});
     if (!inserted) {
-      return PathError(name_path,
-                       internal::StrCat("duplicate ", what, " \"", key, "\" (first defined at ",
-                                        it->second.empty() ? "the top level" : it->second, ")"));
+      const std::string at = it->second.path.empty() ? "the top level" : it->second.path;
+      const std::string where = it->second.source == source_
+                                    ? at
+                                    : internal::StrCat(at, " of ", it->second.source);
+      return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
+                                                   "\" (first defined at ", where, ")"));
     }
     return absl::OkStatus();
   }
 
+  struct Origin {
+    std::string source;
+    std::string path;
+  };
+  std::string source_;
+  int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
-  std::map<std::string, std::string> seen_;  // "<kind> <key>" -> path of the first definition
+  std::map<std::string, Origin> seen_;  // "<kind> <key>" -> where it was first defined
 };
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {
   return absl::Status(s.code(), internal::StrCat(source, ": ", Msg(s)));
+}
+
+// The same status with control characters and invalid UTF-8 of the input escaped.
+absl::Status Escaped(const absl::Status& s) {
+  return absl::Status(s.code(), internal::EscapeForMessage(Msg(s)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1150,59 +1082,76 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
   return types;
 }
 
-}  // namespace
-
-absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
+// Decodes one input into `decoder`; errors carry the source, input text escaped.
+absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
   try {
-    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs, LoadDocuments(text, source));
-    SnapshotDecoder decoder;
-    for (const Document& doc : docs) {
+    absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
+    if (!docs.ok()) return Escaped(docs.status());
+    decoder.SetSource(source);
+    const int64_t before = decoder.objects_seen();
+    for (const Document& doc : *docs) {
       if (absl::Status s = decoder.Document(doc.value, doc.path); !s.ok()) {
-        return WithSource(source, s);
+        return Escaped(WithSource(source, s));
       }
     }
-    return decoder.Take();
+    // An input without any object is a mistake (an empty file or stdin), as for kubectl.
+    if (decoder.objects_seen() == before) {
+      return absl::InvalidArgumentError(
+          internal::EscapeForMessage(internal::StrCat("no objects in ", source)));
+    }
+    return absl::OkStatus();
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+    return Escaped(absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what())));
   } catch (...) {
-    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+    return Escaped(absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input")));
   }
 }
 
-absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>& paths) {
-  ClusterSnapshot merged;
+}  // namespace
+
+absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
+  SnapshotDecoder decoder;
+  if (absl::Status s = DecodeInto(decoder, text, source); !s.ok()) return s;
+  return decoder.Take();
+}
+
+absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>& paths,
+                                                  const ReadOptions& options) {
+  // One decoder for every file: each object is validated as it is read, and a name defined
+  // twice is reported with both places (the merged snapshot needs no second validation).
+  SnapshotDecoder decoder;
   for (const std::string& path : paths) {
-    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-    KARP_ASSIGN_OR_RETURN(ClusterSnapshot snap, ParseSnapshot(text, path));
-    merged.Merge(std::move(snap));
+    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
+    RETURN_IF_ERROR(DecodeInto(decoder, text, path));
   }
-  RETURN_IF_ERROR(merged.Validate());
-  return merged;
+  return decoder.Take();
 }
 
 absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
                                                              std::string_view source) {
   try {
-    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs, LoadDocuments(text, source));
-    absl::StatusOr<std::vector<InstanceType>> types = DecodeInstanceTypes(docs);
-    if (!types.ok()) return WithSource(source, types.status());
+    absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
+    if (!docs.ok()) return Escaped(docs.status());
+    absl::StatusOr<std::vector<InstanceType>> types = DecodeInstanceTypes(*docs);
+    if (!types.ok()) return Escaped(WithSource(source, types.status()));
     return types;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+    return Escaped(absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what())));
   } catch (...) {
-    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+    return Escaped(absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input")));
   }
 }
 
 absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text, std::string_view source) {
   KARP_ASSIGN_OR_RETURN(std::vector<InstanceType> types, ParseInstanceTypes(text, source));
   absl::StatusOr<InstanceCatalog> catalog = InstanceCatalog::Create(std::move(types));
-  if (!catalog.ok()) return WithSource(source, catalog.status());
+  if (!catalog.ok()) return Escaped(WithSource(source, catalog.status()));
   return catalog;
 }
 
-absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path) {
-  KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
+                                                const ReadOptions& options) {
+  KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
   return ParseCatalog(text, path);
 }
 

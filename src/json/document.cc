@@ -19,13 +19,16 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <exception>
-#include <iostream>
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -339,17 +342,17 @@ class JsonEventBuilder : public YAML::EventHandler {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
     if (f.anchor != YAML::NullAnchor) anchors_[f.anchor] = Anchored{f.value, f.cost};
-    Attach(std::move(f.value), f.cost);
+    Attach(f.mark, std::move(f.value), f.cost);
   }
 
   // A finished node: `cost` is already charged except for aliases (charged here).
   void Add(const YAML::Mark& mark, Json value, YAML::anchor_t anchor, size_t cost) {
     Charge(mark, cost);
     if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{value, cost};
-    Attach(std::move(value), cost);
+    Attach(mark, std::move(value), cost);
   }
 
-  void Attach(Json value, size_t cost) {
+  void Attach(const YAML::Mark& mark, Json value, size_t cost) {
     if (stack_.empty()) {
       root_ = std::move(value);
       return;
@@ -359,10 +362,28 @@ class JsonEventBuilder : public YAML::EventHandler {
     if (parent.value.is_array()) {
       parent.value.push_back(std::move(value));
     } else {
-      parent.value[parent.key] = std::move(value);  // a repeated key: the last one wins
+      // Kubernetes decodes strictly: a repeated key is an error, not "the last one wins".
+      if (parent.value.contains(parent.key)) {
+        throw YamlBuildError{mark, internal::StrCat(PathOfOpenNodes(), ": duplicate key \"",
+                                                    parent.key, "\"")};
+      }
+      parent.value[parent.key] = std::move(value);
       parent.key.clear();
       parent.has_key = false;
     }
+  }
+
+  // The JSON path of the node being attached ("items[2].metadata.labels.app").
+  std::string PathOfOpenNodes() const {
+    std::string path;
+    for (const Frame& f : stack_) {
+      if (f.value.is_array()) {
+        path += internal::StrCat("[", f.value.size(), "]");
+      } else if (f.has_key) {
+        path += path.empty() ? f.key : internal::StrCat(".", f.key);
+      }
+    }
+    return path;
   }
 
   size_t budget_;
@@ -372,16 +393,111 @@ class JsonEventBuilder : public YAML::EventHandler {
   YAML::Mark document_mark_;
 };
 
+// Thrown by JsonPathTracker on a repeated key (never escapes LoadJson).
+struct JsonDuplicateKey {
+  std::string path;
+  std::string key;
+};
+
+// nlohmann's parse callback, following where the parser is: rejects repeated keys (as
+// Kubernetes' strict decoding) and names the path of a value the parser fails on (e.g. a
+// number out of the double range).
+class JsonPathTracker {
+ public:
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        stack_.emplace_back();
+        stack_.back().object = event == Json::parse_event_t::object_start;
+        break;
+      case Json::parse_event_t::key: {
+        Frame& f = stack_.back();
+        f.key = parsed.get<std::string>();
+        f.has_key = true;
+        if (!f.Insert(f.key)) throw JsonDuplicateKey{Path(), f.key};
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        stack_.pop_back();
+        Completed();
+        break;
+      case Json::parse_event_t::value:
+        Completed();
+        break;
+    }
+    return true;
+  }
+
+  // The path of the value being parsed.
+  std::string Path() const {
+    std::string path;
+    for (const Frame& f : stack_) {
+      if (!f.object) {
+        path += internal::StrCat("[", f.index, "]");
+      } else if (f.has_key) {
+        path += path.empty() ? f.key : internal::StrCat(".", f.key);
+      }
+    }
+    return path;
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    bool has_key = false;
+    std::string key;
+    size_t index = 0;
+    std::vector<std::string> keys;  // small objects: a linear scan
+    std::set<std::string> many;     // from kLinear keys on
+    static constexpr size_t kLinear = 16;
+
+    bool Insert(const std::string& k) {
+      if (many.empty()) {
+        for (const std::string& seen : keys) {
+          if (seen == k) return false;
+        }
+        keys.push_back(k);
+        if (keys.size() >= kLinear) {
+          many.insert(keys.begin(), keys.end());
+          keys.clear();
+        }
+        return true;
+      }
+      return many.insert(k).second;
+    }
+  };
+
+  void Completed() {
+    if (stack_.empty()) return;
+    Frame& f = stack_.back();
+    if (f.object) {
+      f.has_key = false;
+    } else {
+      ++f.index;
+    }
+  }
+
+  std::vector<Frame> stack_;
+};
+
 absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::string_view source) {
   if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   std::vector<Document> docs(1);
+  JsonPathTracker tracker;
   try {
-    docs[0].value = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
+    docs[0].value = Json::parse(text.begin(), text.end(), std::ref(tracker));
+  } catch (const JsonDuplicateKey& e) {
+    return absl::InvalidArgumentError(
+        internal::StrCat(source, ": ", e.path, ": duplicate key \"", e.key, "\""));
+  } catch (const Json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> drop the tag.
     std::string_view what = e.what();
     if (size_t p = what.find("] "); p != std::string_view::npos) what.remove_prefix(p + 2);
-    return absl::InvalidArgumentError(internal::StrCat(source, ": ", what));
+    const std::string path = tracker.Path();
+    if (path.empty()) return absl::InvalidArgumentError(internal::StrCat(source, ": ", what));
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", path, ": ", what));
   }
   return docs;
 }
@@ -483,22 +599,41 @@ absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
   }
 }
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    if (std::cin.bad()) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
-    return ss.str();
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes) {
+  auto too_large = [&]() {
+    return absl::ResourceExhaustedError(internal::StrCat(
+        internal::EscapeForMessage(path), ": larger than the input limit of ", max_bytes,
+        " bytes (see --max-input-bytes)"));
+  };
+  auto cannot_read = [&]() {
+    return absl::NotFoundError(
+        internal::StrCat(internal::EscapeForMessage(path), ": cannot read file"));
+  };
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return cannot_read();
   std::string data;
-  char buf[1 << 16];
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (st.st_size > max_bytes) {
+      if (f != stdin) std::fclose(f);
+      return too_large();
+    }
+    data.reserve(static_cast<size_t>(st.st_size));
+  }
+  std::vector<char> buf(size_t{1} << 16);
   size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
+  bool over = false;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    if (static_cast<int64_t>(data.size() + n) > max_bytes) {
+      over = true;
+      break;
+    }
+    data.append(buf.data(), n);
+  }
   const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  if (f != stdin) std::fclose(f);
+  if (over) return too_large();
+  if (failed) return cannot_read();
   return data;
 }
 

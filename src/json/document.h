@@ -6,11 +6,14 @@
 #define KARP_SRC_JSON_DOCUMENT_H_
 
 #include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "karp/json/codec.h"
 
 namespace karp::json::codec_internal {
 
@@ -27,9 +30,12 @@ struct Document {
 [[nodiscard]] absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                                   std::string_view source);
 
-// The bytes of the file at `path` ("-": standard input). Errors: NotFound
-// `<path>: cannot read file`.
-[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// The bytes of the file at `path` ("-": standard input), at most `max_bytes` of them (a regular
+// file is measured before it is read; a stream is cut off as soon as it exceeds the limit).
+// Errors: NotFound `<path>: cannot read file`; ResourceExhausted `<path>: larger than the
+// input limit of N bytes`.
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                                        int64_t max_bytes = kDefaultMaxInputBytes);
 
 // True if `s` is well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
 bool IsValidUtf8(std::string_view s);

@@ -13,52 +13,44 @@
 namespace karp {
 namespace {
 
-absl::Status Duplicate(std::string_view kind, std::string_view name) {
-  return absl::InvalidArgumentError(internal::StrCat(kind, " ", name, ": duplicate object"));
+// `<kind> <name>: <what>`, input text escaped.
+absl::Status ObjectError(std::string_view kind, std::string_view name, std::string_view what) {
+  return absl::InvalidArgumentError(internal::EscapeForMessage(
+      internal::StrCat(kind, " ", name.empty() ? "(unnamed)" : name, ": ", what)));
+}
+
+// Runs `validate` over every object and checks that keys are unique.
+template <typename T, typename Validate, typename Key>
+absl::Status CheckAll(const std::vector<T>& objects, std::string_view kind, Validate validate,
+                      Key key) {
+  std::set<std::string> seen;
+  for (const T& o : objects) {
+    if (absl::Status s = validate(o); !s.ok()) return ObjectError(kind, key(o), internal::Message(s));
+    if (!seen.insert(key(o)).second) return ObjectError(kind, key(o), "duplicate object");
+  }
+  return absl::OkStatus();
+}
+
+std::string NamespacedKey(const ObjectMeta& m) {
+  return internal::StrCat(m.namespace_.empty() ? "default" : m.namespace_, "/", m.name);
 }
 
 }  // namespace
 
 absl::Status ClusterSnapshot::Validate() const {
-  std::set<std::string> seen;
-  for (const NodePool& np : node_pools) {
-    if (np.name().empty()) return absl::InvalidArgumentError("nodepool: metadata.name is empty");
-    if (!seen.insert(np.name()).second) return Duplicate("nodepool", np.name());
-    for (size_t i = 0; i < np.requirements.size(); ++i) {
-      const NodeSelectorRequirement& r = np.requirements[i];
-      absl::Status s = r.key == kLabelNodePool
-                           ? absl::InvalidArgumentError(internal::StrCat(
-                                 "key ", kLabelNodePool, " is not allowed in requirements"))
-                           : ValidateRequirement(r);
-      if (!s.ok()) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "nodepool ", np.name(), ": spec.template.spec.requirements[", i, "]: ", s.message()));
-      }
-    }
+  auto name = [](const auto& o) { return o.metadata.name; };
+  auto namespaced = [](const auto& o) { return NamespacedKey(o.metadata); };
+  if (absl::Status s = CheckAll(node_pools, "nodepool", ValidateNodePool, name); !s.ok()) return s;
+  if (absl::Status s = CheckAll(nodes, "node", ValidateNode, name); !s.ok()) return s;
+  if (absl::Status s = CheckAll(node_claims, "nodeclaim", ValidateNodeClaim, name); !s.ok()) {
+    return s;
   }
-  seen.clear();
-  for (const Node& n : nodes) {
-    if (!seen.insert(n.metadata.name).second) return Duplicate("node", n.metadata.name);
+  if (absl::Status s = CheckAll(pods, "pod", ValidatePod, namespaced); !s.ok()) return s;
+  if (absl::Status s = CheckAll(daemon_sets, "daemonset", ValidateDaemonSet, namespaced);
+      !s.ok()) {
+    return s;
   }
-  seen.clear();
-  for (const NodeClaim& nc : node_claims) {
-    if (!seen.insert(nc.metadata.name).second) return Duplicate("nodeclaim", nc.metadata.name);
-  }
-  seen.clear();
-  for (const Pod& p : pods) {
-    if (!seen.insert(p.Key()).second) return Duplicate("pod", p.Key());
-  }
-  seen.clear();
-  for (const DaemonSet& d : daemon_sets) {
-    std::string key = internal::StrCat(d.metadata.namespace_, "/", d.metadata.name);
-    if (!seen.insert(key).second) return Duplicate("daemonset", key);
-  }
-  seen.clear();
-  for (const PodDisruptionBudget& p : pdbs) {
-    std::string key = internal::StrCat(p.metadata.namespace_, "/", p.metadata.name);
-    if (!seen.insert(key).second) return Duplicate("poddisruptionbudget", key);
-  }
-  return absl::OkStatus();
+  return CheckAll(pdbs, "poddisruptionbudget", ValidatePodDisruptionBudget, namespaced);
 }
 
 std::vector<const Pod*> ClusterSnapshot::PendingPods() const {

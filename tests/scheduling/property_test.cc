@@ -240,7 +240,7 @@ Case Generate(uint32_t seed) {
       limits.Set(karp::kResourceCpu, 1000 * rng.Pick(std::vector<int>{8, 16, 32, 64, 128}));
     if (rng.Chance(10)) limits.Set(karp::kResourceNodes, rng.Int(1, 3));
     std::optional<int32_t> weight;
-    if (rng.Chance(50)) weight = rng.Int(0, 3);
+    if (rng.Chance(50)) weight = rng.Int(1, 3);  // the schema allows 1..100
     NodePool pool = karp::testing::MakeNodePool(pool_names[static_cast<size_t>(i)], reqs, taints,
                                                 limits, weight);
     if (!team_req && rng.Chance(15)) pool.template_labels[kTeamKey] = rng.Pick(kTeams);

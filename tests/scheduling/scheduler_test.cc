@@ -573,11 +573,11 @@ TEST_CASE("the heaviest NodePool that can take a pod wins, ties by name descendi
         Snap({MakeNodePool("alpha"), MakeNodePool("beta")}, {MakePod("web", "1")}), FakeCatalog(4));
     CHECK(Claim(r, "web").node_pool == "beta");
   }
-  SECTION("unset weight equals zero") {
+  SECTION("unset weight ranks below the lowest weight") {
     SolveResult r = Solve(
-        Snap({MakeNodePool("alpha", {}, {}, {}, 0), MakeNodePool("beta")}, {MakePod("web", "1")}),
+        Snap({MakeNodePool("alpha", {}, {}, {}, 1), MakeNodePool("beta")}, {MakePod("web", "1")}),
         FakeCatalog(4));
-    CHECK(Claim(r, "web").node_pool == "beta");
+    CHECK(Claim(r, "web").node_pool == "alpha");
   }
   SECTION("falls back to a lighter NodePool when the heavier one is incompatible") {
     SolveResult r =

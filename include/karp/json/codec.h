@@ -20,6 +20,7 @@
 #ifndef KARP_JSON_CODEC_H_
 #define KARP_JSON_CODEC_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,18 +36,33 @@ namespace karp::json {
 // Maximum nesting depth accepted in any document.
 inline constexpr int kMaxDepth = 256;
 
+// Default cap on the bytes one read accepts (a file, or standard input): far above any real
+// cluster (a 100,000-pod snapshot is about 100 MB), low enough that `-f /dev/zero` or an
+// endless pipe fails fast instead of exhausting memory.
+inline constexpr int64_t kDefaultMaxInputBytes = int64_t{2} << 30;  // 2 GiB
+
+struct ReadOptions {
+  // Inputs larger than this fail with ResourceExhausted naming the file.
+  int64_t max_input_bytes = kDefaultMaxInputBytes;
+};
+
 // Parses one input text (JSON, or YAML with one or more `---`-separated documents) holding
 // Kubernetes objects or Lists of them into a snapshot. `source` names the input in error
-// messages (usually the file name). Objects of unknown kinds are skipped and counted.
-// Errors: InvalidArgument `<source>: <path>: <what>`.
+// messages (usually the file name). Objects of unknown kinds are skipped and counted. Every
+// object passes its field validator (ValidatePod, ValidateNodePool, ... of karp/objects.h);
+// repeated keys in a mapping are rejected as Kubernetes' strict decoding does. Pod scheduling
+// constraints that the reference ignores pods for are not errors here (Solve reports them).
+// Errors: InvalidArgument `<source>: <path>: <what>` (input text escaped); `no objects in
+// <source>` for an input with no document.
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text,
                                                             std::string_view source);
 
-// Reads and merges several files ("-" reads standard input), then validates the merged
-// snapshot (duplicates across files are errors). Errors: InvalidArgument as above; NotFound
-// when a file cannot be read.
+// Reads and merges several files ("-" reads standard input); an object defined twice, in one
+// file or across files, is an error naming both places. Errors: InvalidArgument as above;
+// NotFound when a file cannot be read; ResourceExhausted when one is larger than
+// `options.max_input_bytes`.
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(
-    const std::vector<std::string>& paths);
+    const std::vector<std::string>& paths, const ReadOptions& options = {});
 
 // Writes a snapshot as a `v1` `List` of Kubernetes objects (NodePools, NodeClaims, Nodes,
 // Pods, DaemonSets, PodDisruptionBudgets, in that order). ParseSnapshot(WriteSnapshot(s))
@@ -60,8 +76,10 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 // ParseInstanceTypes then InstanceCatalog::Create (label keys registered as well-known).
 [[nodiscard]] absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text,
                                                            std::string_view source);
-// Reads a catalog file. Errors: NotFound when unreadable, InvalidArgument as above.
-[[nodiscard]] absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path);
+// Reads a catalog file. Errors: NotFound when unreadable, InvalidArgument as above,
+// ResourceExhausted when larger than `options.max_input_bytes`.
+[[nodiscard]] absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
+                                                              const ReadOptions& options = {});
 
 // Writes a catalog in the format of formats.md §2, types in name order, canonical quantities,
 // prices as JSON numbers in the shortest form that reads back exactly. Deterministic.

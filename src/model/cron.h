@@ -6,8 +6,8 @@
 // Day-of-month and day-of-week: when either field is a wildcard ("*" or "?" without a step
 // above 1; "*/1" is still a wildcard, "*/2" is not) both must match, otherwise either may.
 
-#ifndef KARP_SRC_DISRUPTION_CRON_H_
-#define KARP_SRC_DISRUPTION_CRON_H_
+#ifndef KARP_SRC_MODEL_CRON_H_
+#define KARP_SRC_MODEL_CRON_H_
 
 #include <bitset>
 #include <optional>
@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace karp::disruption {
+namespace karp {
 
 class CronSchedule {
  public:
@@ -46,6 +46,6 @@ class CronSchedule {
 // at or before now.
 bool BudgetWindowActive(const CronSchedule& schedule, absl::Duration duration, absl::Time now);
 
-}  // namespace karp::disruption
+}  // namespace karp
 
-#endif  // KARP_SRC_DISRUPTION_CRON_H_
+#endif  // KARP_SRC_MODEL_CRON_H_

@@ -1,4 +1,4 @@
-// Unit tests of the disruption-budget cron schedules (src/disruption/cron.h), semantics §6.3:
+// Unit tests of the disruption-budget cron schedules (src/model/cron.h), semantics §6.3:
 // five fields (minute hour day-of-month month day-of-week) with lists, ranges, steps, month and
 // day names, Sunday = 0 only, day-of-month / day-of-week OR semantics when both are restricted, the
 // @macros, all in UTC; a budget window is active when the next firing after now - duration is
@@ -7,7 +7,7 @@
 // Calendar used below (UTC): 2026-03-01 is a Sunday, so 2026-03-04 is a Wednesday, 03-06 a
 // Friday, 03-07 a Saturday, 03-08 a Sunday; 2026-01-13 is a Tuesday.
 
-#include "disruption/cron.h"
+#include "model/cron.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -18,8 +18,8 @@
 
 namespace {
 
-using karp::disruption::BudgetWindowActive;
-using karp::disruption::CronSchedule;
+using karp::BudgetWindowActive;
+using karp::CronSchedule;
 
 absl::Time At(int y, int mo, int d, int h, int mi, int s = 0) {
   return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone());

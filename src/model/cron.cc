@@ -1,4 +1,4 @@
-#include "disruption/cron.h"
+#include "model/cron.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "internal/strings.h"
 
-namespace karp::disruption {
+namespace karp {
 namespace {
 
 int NameValue(std::string_view s, bool months) {
@@ -198,4 +198,4 @@ bool BudgetWindowActive(const CronSchedule& schedule, absl::Duration duration, a
   return schedule.Next(now - duration, now) <= now;
 }
 
-}  // namespace karp::disruption
+}  // namespace karp

@@ -1,0 +1,120 @@
+// Tests of the object validators (karp/objects.h) and of their use by ClusterSnapshot::Validate,
+// Scheduler::Create and Consolidator::Create: a snapshot built in memory is held to exactly
+// the rules a file is.
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "karp/cluster.h"
+#include "karp/consolidator.h"
+#include "karp/objects.h"
+#include "karp/scheduler.h"
+#include "support/builders.h"
+
+namespace {
+
+using karp::ClusterSnapshot;
+using karp::testing::FakeCatalog;
+using karp::testing::MakeNodePool;
+using karp::testing::MakePod;
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+// The error Scheduler::Create and Consolidator::Create give for `snap`; both must agree.
+std::string CreateError(const ClusterSnapshot& snap) {
+  auto catalog = FakeCatalog(4);
+  absl::StatusOr<karp::Scheduler> scheduler = karp::Scheduler::Create(snap, catalog);
+  REQUIRE_FALSE(scheduler.ok());
+  CHECK(scheduler.status().code() == absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<karp::Consolidator> consolidator =
+      karp::Consolidator::Create(snap, catalog, absl::UnixEpoch());
+  REQUIRE_FALSE(consolidator.ok());
+  CHECK(Message(consolidator.status()) == Message(scheduler.status()));
+  return Message(scheduler.status());
+}
+
+ClusterSnapshot OnePoolOnePod() {
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool("default"));
+  snap.pods.push_back(MakePod("web", "1"));
+  return snap;
+}
+
+TEST_CASE("Create rejects what the file reader rejects", "[validation]") {
+  SECTION("negative requests") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.pods[0].containers[0].requests.Set("cpu", -99000);
+    CHECK(CreateError(snap) ==
+          "pod default/web: spec.containers[0].resources.requests.cpu: must not be negative, "
+          "got -99000");
+  }
+  SECTION("empty names") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools.push_back(MakeNodePool(""));
+    CHECK(CreateError(snap) == "nodepool (unnamed): metadata.name: required");
+  }
+  SECTION("NodePool weight out of 1..100") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools[0].weight = 1000;
+    CHECK(CreateError(snap) == "nodepool default: spec.weight: must be between 1 and 100, got 1000");
+  }
+  SECTION("negative NodePool limits") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools[0].limits.Set("memory", -1);
+    CHECK(CreateError(snap) == "nodepool default: spec.limits.memory: must not be negative, got -1");
+  }
+  SECTION("budget schedules") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools[0].budgets = {karp::Budget{"0", {}, "@every 5m", absl::Minutes(10)}};
+    CHECK(CreateError(snap).rfind(
+              "nodepool default: spec.disruption.budgets[0].schedule: invalid schedule \"@every "
+              "5m\"",
+              0) == 0);
+  }
+  SECTION("budget nodes") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools[0].budgets = {karp::Budget{"150%", {}, "", std::nullopt}};
+    CHECK(CreateError(snap) ==
+          "nodepool default: spec.disruption.budgets[0].nodes: invalid value \"150%\": a "
+          "percentage must be 0% to 100%");
+  }
+  SECTION("duplicates") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.pods.push_back(MakePod("web", "2"));
+    CHECK(CreateError(snap) == "pod default/web: duplicate object");
+  }
+  SECTION("names with control characters are escaped") {
+    ClusterSnapshot snap = OnePoolOnePod();
+    snap.node_pools.push_back(MakeNodePool("evil\x1b]0;x\x07"));
+    snap.node_pools.back().weight = 0;
+    CHECK(CreateError(snap) ==
+          "nodepool evil\\x1b]0;x\\x07: spec.weight: must be between 1 and 100, got 0");
+  }
+}
+
+TEST_CASE("Pods the reference ignores do not make Create fail", "[validation]") {
+  ClusterSnapshot snap = OnePoolOnePod();
+  snap.pods.push_back(MakePod("typo", "1").NodeSelector("kubernetes.io/hostname", "red-node"));
+  CHECK(snap.Validate().ok());
+  CHECK(karp::Scheduler::Create(snap, FakeCatalog(4)).ok());
+}
+
+TEST_CASE("IntOrPercent counts resolve as Kubernetes does", "[validation]") {
+  absl::StatusOr<karp::IntOrPercent> ten = karp::ParseIntOrPercent("10%", true);
+  REQUIRE(ten.ok());
+  CHECK(ten->Resolve(15) == 2);  // rounded up
+  CHECK(ten->Resolve(0) == 0);
+  absl::StatusOr<karp::IntOrPercent> three = karp::ParseIntOrPercent("3", true);
+  REQUIRE(three.ok());
+  CHECK(three->Resolve(100) == 3);
+  CHECK_FALSE(karp::ParseIntOrPercent("", true).ok());
+  CHECK_FALSE(karp::ParseIntOrPercent("-1", true).ok());
+  CHECK_FALSE(karp::ParseIntOrPercent("1.5", true).ok());
+  CHECK_FALSE(karp::ParseIntOrPercent("101%", true).ok());
+  CHECK(karp::ParseIntOrPercent("101%", false).ok());
+}
+
+}  // namespace
