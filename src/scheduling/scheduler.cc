@@ -1577,27 +1577,7 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
     }
     // Pod validation (semantics §5.3): such pods are ignored by the reference; karp reports
     // them so a person can act.
-    std::string invalid;
-    auto check = [&](const NodeSelectorRequirement& r) {
-      if (!invalid.empty()) return;
-      if (absl::Status s = ValidateRequirement(r, state_->pools->well_known); !s.ok()) {
-        invalid = internal::StrCat("ignoring pod, ", s.message());
-      }
-    };
-    for (const auto& [k, v] : p->node_selector) check({k, Operator::kIn, {v}, std::nullopt});
-    for (const NodeSelectorTerm& term : p->node_affinity.required) {
-      if (term.has_match_fields && invalid.empty()) {
-        invalid = "ignoring pod, node selector term with matchFields is not supported";
-      }
-      for (const NodeSelectorRequirement& r : term.match_expressions) check(r);
-    }
-    if (invalid.empty()) {
-      const Requirements strict = StrictPodRequirements(*p);
-      const Requirement* np = strict.Find(kLabelNodePool);
-      if (np != nullptr && np->op() == Operator::kDoesNotExist) {
-        invalid = "ignoring pod, configured to not run on a Karpenter provisioned node";
-      }
-    }
+    std::string invalid = scheduling::PodValidationError(*p, state_->pools->well_known);
     if (!invalid.empty()) {
       rejected.push_back({c.key, invalid});
       continue;

@@ -30,6 +30,12 @@ bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
 
 inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
 
+// The reference provisioner's per-pod Validate: "" when `pod` may be scheduled, else the pod
+// error `ignoring pod, <reason>[; <reason>...]` (the nodepool DoesNotExist requirement,
+// restricted or invalid nodeSelector / required node-affinity keys and values, matchFields,
+// and fields no API server would accept). Such a pod stays pending; the others are scheduled.
+std::string PodValidationError(const Pod& pod, const LabelSet& well_known);
+
 // DaemonSet pods that would run on a node of a (template, instance type) pair.
 struct DaemonGroup {
   ResourceList overhead;  // summed requests, including `pods`
