@@ -65,6 +65,13 @@ struct ClusterSnapshot {
   void Merge(ClusterSnapshot other);
 };
 
+// True when `node` is going away: it or its NodeClaim (`claim`, may be null) carries a
+// deletionTimestamp, or the NodeClaim's InstanceTerminating condition is True (the reference's
+// StateNode.MarkedForDeletion, which looks at the NodeClaim; karp also honours the Node's own
+// timestamp). Such a node is never capacity for other pods, its pods are rescheduled, and it
+// is no disruption candidate.
+bool NodeDeleting(const Node& node, const NodeClaim* claim);
+
 }  // namespace karp
 
 #endif  // KARP_CLUSTER_H_

@@ -134,6 +134,7 @@ struct NodeView {
   std::string capacity_type;
   bool managed = false;
   bool initialized = false;
+  bool deleting = false;  // NodeDeleting: the Node or its NodeClaim is going away
   std::vector<const Pod*> pods;         // all pods bound to the node
   std::vector<const Pod*> reschedulable;
   double price = 0;
@@ -154,6 +155,27 @@ struct NodeView {
   double savings_ratio() const { return price / reschedule_cost; }
 };
 
+// The time consolidateAfter counts from: the NodeClaim's last pod event, else its
+// initialization, else the node's creation.
+absl::Time ConsolidateAfterStart(const NodeView& v) {
+  absl::Time t = v.created;
+  if (v.claim != nullptr) {
+    if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
+    if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;
+  }
+  return t;
+}
+
+// The reference's IsUnderConsolidateAfter: an initialized managed node whose consolidateAfter
+// (set and non-zero) has not elapsed since ConsolidateAfterStart at `now`.
+bool UnderConsolidateAfter(const NodeView& v, absl::Time now) {
+  if (v.pool == nullptr || !v.pool->consolidate_after ||
+      *v.pool->consolidate_after == absl::ZeroDuration() || !v.managed) {
+    return false;
+  }
+  return now - ConsolidateAfterStart(v) < *v.pool->consolidate_after;
+}
+
 // The budget map of one reason: allowed disruptions per NodePool (semantics §6.3).
 // `deleting` counts, per NodePool, nodes that earlier commands of this plan are deleting: they
 // still exist while they drain, so they count as nodes and as disrupting.
@@ -168,12 +190,13 @@ std::map<std::string, int64_t> BuildBudgets(const ClusterSnapshot& snap,
     int64_t disrupting = num_nodes;
     for (const NodeView& v : views) {
       if (v.pool != &np || !v.managed || !v.initialized) continue;
+      if (v.claim != nullptr && v.claim->ConditionTrue("InstanceTerminating")) continue;
       ++num_nodes;
       bool ready = true;
       for (const NodeCondition& c : v.node->conditions) {
         if (c.type == "Ready") ready = c.status == "True";
       }
-      if (!ready || v.node->metadata.deletion_timestamp) ++disrupting;
+      if (!ready || v.deleting) ++disrupting;
     }
     int64_t allowed = std::numeric_limits<int32_t>::max();
     for (const Budget& b : np.budgets) {
@@ -274,7 +297,10 @@ class Loop {
   void BuildViews();
   Evaluation Evaluate(const std::vector<const NodeView*>& cands, bool multi,
                       DisruptionReason reason, SolveResult* placement) const;
-  absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands) const;
+  // Scheduling with `cands` removed and their pods moving; `consolidation` applies the
+  // reference's consolidateAfter rule to the remaining nodes (IsConsolidationSimulation).
+  absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands,
+                                       bool consolidation) const;
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
   std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;
   std::optional<NewNodeClaim> RestrictAndPrice(const NewNodeClaim& nc,
@@ -330,6 +356,7 @@ void Loop::BuildViews() {
     if (pool_name.empty() && v.claim != nullptr) pool_name = v.claim->NodePoolName();
     v.pool = pool_name.empty() ? nullptr : snap_.FindNodePool(pool_name);
     v.managed = v.claim != nullptr || !pool_name.empty();
+    v.deleting = NodeDeleting(node, v.claim);
     v.initialized = Label(node.metadata, kLabelInitialized) == "true" ||
                     (v.claim != nullptr && v.claim->ConditionTrue("Initialized"));
     v.zone = Label(node.metadata, kLabelZone);
@@ -369,6 +396,12 @@ void Loop::BuildViews() {
       if (!v.managed) return "not managed by karpenter";
       if (!v.initialized) return "not initialized";
       if (node.metadata.deletion_timestamp) return "already being deleted";
+      if (v.deleting) {
+        return internal::StrCat("already being deleted (nodeclaim ", v.claim->metadata.name,
+                                v.claim->metadata.deletion_timestamp
+                                    ? " has a deletionTimestamp)"
+                                    : " is InstanceTerminating)");
+      }
       for (const Taint& t : node.taints) {
         if (t.key == DisruptedTaint().key) return "already being disrupted";
       }
@@ -447,21 +480,23 @@ void Loop::BuildViews() {
       }
     }
 
-    // Consolidatable (semantics §6.6): the condition, or consolidateAfter elapsed since the last
-    // pod event (or initialization) at `now`.
+    // Consolidatable (semantics §6.6): the NodeClaim's condition when the snapshot carries it;
+    // derived from consolidateAfter only when it is absent (docs/design.md).
     if (v.pool != nullptr) {
+      const NodeCondition* condition =
+          v.claim != nullptr ? v.claim->Condition("Consolidatable") : nullptr;
       if (!v.pool->consolidate_after) {
         v.consolidatable = false;
         v.consolidatable_reason = "consolidateAfter Never";
-      } else if (v.claim != nullptr && v.claim->ConditionTrue("Consolidatable")) {
-        v.consolidatable = true;
-      } else {
-        absl::Time t = v.created;
-        if (v.claim != nullptr) {
-          if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
-          if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;
+      } else if (condition != nullptr) {
+        v.consolidatable = condition->status == "True";
+        if (!v.consolidatable) {
+          v.consolidatable_reason = internal::StrCat("nodeclaim condition Consolidatable is ",
+                                                     condition->status.empty() ? "Unknown"
+                                                                               : condition->status);
         }
-        v.consolidatable = now - t >= *v.pool->consolidate_after;
+      } else {
+        v.consolidatable = !UnderConsolidateAfter(v, now);
         if (!v.consolidatable) {
           v.consolidatable_reason = internal::StrCat(
               "consolidateAfter ", absl::FormatDuration(*v.pool->consolidate_after),
@@ -522,7 +557,8 @@ std::vector<const NodeView*> Loop::Sorted(std::vector<const NodeView*> v) const 
   return v;
 }
 
-absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands) const {
+absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands,
+                                           bool consolidation) const {
   scheduling::Simulation sim;
   std::vector<Pod> moved;
   for (const NodeView* c : cands) {
@@ -534,12 +570,11 @@ absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& c
       moved.push_back(std::move(copy));
     }
   }
+  // Only consolidation (and its validation) passes the reference's consolidation-simulation
+  // flag: drift, expiration, emptiness and interruption do not skip such nodes.
   for (const NodeView& v : views_) {
-    if (v.pool == nullptr || !v.pool->consolidate_after || v.claim == nullptr) continue;
-    absl::Time t = v.created;
-    if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
-    if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;
-    if (state_.now - t < *v.pool->consolidate_after) sim.under_consolidate_after.insert(v.name);
+    if (!consolidation || v.claim == nullptr || !v.initialized) continue;
+    if (UnderConsolidateAfter(v, state_.now)) sim.under_consolidate_after.insert(v.name);
   }
   std::vector<const Pod*> pods = snap_.PendingPods();
   for (const Pod& p : moved) pods.push_back(&p);
@@ -665,7 +700,7 @@ std::optional<NewNodeClaim> Loop::RestrictAndPrice(const NewNodeClaim& nc,
 Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
                           DisruptionReason reason, SolveResult* placement) const {
   Evaluation e;
-  absl::StatusOr<SolveResult> r = Simulate(cands);
+  absl::StatusOr<SolveResult> r = Simulate(cands, reason == DisruptionReason::kUnderutilized);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());
     return e;
@@ -685,13 +720,10 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
                                      : "");
     return e;
   }
-  // Only the claims that hold moved pods count; pending pods placed elsewhere do not.
-  std::vector<NewNodeClaim> replacements;
-  for (const NewNodeClaim& nc : r->node_claims) {
-    bool holds_moved = false;
-    for (const std::string& p : nc.pods) holds_moved = holds_moved || moving.count(p) > 0;
-    if (holds_moved) replacements.push_back(nc);
-  }
+  // Every new claim counts, including claims that hold only pending pods: the reference
+  // simulates with all pending pods and turns m nodes into at most one (computeConsolidation),
+  // so while pending pods need new nodes of their own it consolidates nothing.
+  std::vector<NewNodeClaim> replacements = r->node_claims;
   DisruptionCommand cmd;
   cmd.reason = reason;
   for (const NodeView* c : cands) {
@@ -807,7 +839,7 @@ std::optional<DisruptionCommand> Loop::Next(std::map<std::string, std::string>* 
 
   // 1. Expiration: forceful, no budgets (semantics §6.14); one node per command.
   for (const NodeView& v : views_) {
-    if (!v.expired || v.node->metadata.deletion_timestamp) continue;
+    if (!v.expired || v.deleting) continue;
     DisruptionCommand cmd;
     cmd.decision = DisruptionDecision::kDelete;
     cmd.reason = DisruptionReason::kExpired;
@@ -1021,8 +1053,21 @@ void Apply(ClusterSnapshot& snap, const DisruptionCommand& cmd, const SolveResul
                                           !IsReschedulable(p);
                                  }),
                   snap.pods.end());
+  std::set<std::string> replacement_names;
+  for (const NewNodeClaim& nc : cmd.replacements) replacement_names.insert(nc.name);
   for (Pod& p : snap.pods) {
-    if (p.node_name.empty() || gone.count(p.node_name) == 0) continue;
+    if (p.node_name.empty()) {
+      // A pending pod the simulation put on a replacement goes there: the replacement was
+      // launched for it too (the reference counts such claims, see Evaluate).
+      if (!p.IsPending()) continue;
+      auto w = where.find(p.Key());
+      if (w != where.end() && replacement_names.count(w->second) > 0) {
+        p.node_name = w->second;
+        p.phase = "Running";
+      }
+      continue;
+    }
+    if (gone.count(p.node_name) == 0) continue;
     auto w = where.find(p.Key());
     p.node_name = w == where.end() ? std::string() : w->second;
     if (p.node_name.empty()) p.phase = "Pending";

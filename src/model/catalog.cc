@@ -114,13 +114,19 @@ absl::StatusOr<size_t> SatisfiesMinValues(const std::vector<const InstanceType*>
     }
     if (all) return i + 1;
   }
-  std::vector<std::string> parts;
+  // The reference's words (the unmet keys as a list, sorted here), then how far each key fell
+  // short.
+  std::vector<std::string> keys;
+  std::vector<std::string> detail;
   for (const Requirement* r : keyed) {
-    parts.push_back(internal::StrCat(r->key(), ":", seen[r->key()].size()));
+    const size_t have = seen[r->key()].size();
+    if (static_cast<int>(have) >= *r->min_values()) continue;
+    keys.push_back(r->key());
+    detail.push_back(internal::StrCat(r->key(), " has ", have, " of ", *r->min_values()));
   }
-  return absl::FailedPreconditionError(
-      internal::StrCat("minValues requirement is not met for label(s) (", absl::StrJoin(parts, ", "),
-                   ")"));
+  return absl::FailedPreconditionError(internal::StrCat(
+      "minValues requirement is not met for label(s) (label(s)=[", absl::StrJoin(keys, " "),
+      "]): ", absl::StrJoin(detail, ", ")));
 }
 
 absl::StatusOr<std::vector<const InstanceType*>> Truncate(std::vector<const InstanceType*> types,

@@ -53,6 +53,12 @@ absl::Status ClusterSnapshot::Validate() const {
   return CheckAll(pdbs, "poddisruptionbudget", ValidatePodDisruptionBudget, namespaced);
 }
 
+bool NodeDeleting(const Node& node, const NodeClaim* claim) {
+  if (node.metadata.deletion_timestamp) return true;
+  if (claim == nullptr) return false;
+  return claim->metadata.deletion_timestamp.has_value() || claim->ConditionTrue("InstanceTerminating");
+}
+
 std::vector<const Pod*> ClusterSnapshot::PendingPods() const {
   std::vector<const Pod*> out;
   for (const Pod& p : pods) {

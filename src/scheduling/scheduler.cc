@@ -1338,9 +1338,9 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
   };
   std::vector<ExistingNodeInit> existing;
   for (const Node& node : snap.nodes) {
-    if (node.metadata.deletion_timestamp || node.unschedulable) continue;
     auto claim_it = claim_by_node.find(node.metadata.name);
     const NodeClaim* nc = claim_it == claim_by_node.end() ? nullptr : claim_it->second;
+    if (NodeDeleting(node, nc) || node.unschedulable) continue;
     bool disrupted = false;
     for (const Taint& t : node.taints) disrupted |= t.key == DisruptedTaint().key;
     if (disrupted) continue;
@@ -1508,8 +1508,13 @@ absl::StatusOr<SolveResult> Scheduler::Solve() const {
   // Pending pods, plus the reschedulable pods of nodes being deleted (semantics §5.3 step 3).
   std::vector<const Pod*> pods = state_->snapshot->PendingPods();
   std::set<std::string> deleting;
+  std::map<std::string_view, const NodeClaim*> claim_by_node;
+  for (const NodeClaim& nc : state_->snapshot->node_claims) {
+    if (!nc.node_name.empty()) claim_by_node.emplace(nc.node_name, &nc);
+  }
   for (const Node& n : state_->snapshot->nodes) {
-    bool disrupted = n.metadata.deletion_timestamp.has_value();
+    auto claim = claim_by_node.find(n.metadata.name);
+    bool disrupted = NodeDeleting(n, claim == claim_by_node.end() ? nullptr : claim->second);
     for (const Taint& t : n.taints) disrupted |= t.key == DisruptedTaint().key;
     if (disrupted) deleting.insert(n.metadata.name);
   }
