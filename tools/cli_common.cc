@@ -7,16 +7,17 @@
 #include "internal/strings.h"
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
+#include "karp/resources.h"
 
 namespace karp::cli {
 
 int UsageError(std::string_view usage, std::string_view message) {
-  std::cerr << "karp: " << message << "\n\n" << usage;
+  std::cerr << "karp: " << internal::EscapeForMessage(message) << "\n\n" << usage;
   return kExitUsage;
 }
 
 int InputError(const absl::Status& status) {
-  std::cerr << status.message() << "\n";
+  std::cerr << internal::EscapeForMessage(internal::Message(status)) << "\n";
   return status.code() == absl::StatusCode::kNotFound ? kExitUsage : kExitInvalidInput;
 }
 
@@ -36,12 +37,34 @@ int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view n
   return 0;
 }
 
-int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i) {
+int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::string* error) {
   std::string zones_text;
-  if (int r = TakeFlag(args, i, "--catalog", &catalog); r != 0) return r;
-  if (int r = TakeFlag(args, i, "--region", &region); r != 0) return r;
+  std::string max_text;
+  if (int r = TakeFlag(args, i, "--max-input-bytes", &max_text); r != 0) {
+    if (r < 0) {
+      *error = "missing value for --max-input-bytes";
+      return r;
+    }
+    absl::StatusOr<int64_t> bytes = ParseQuantity(max_text, "memory");
+    if (!bytes.ok() || *bytes < 1) {
+      *error = internal::StrCat("--max-input-bytes must be a positive size such as 4Gi, got \"",
+                                max_text, "\"");
+      return -1;
+    }
+    read.max_input_bytes = *bytes;
+    return 1;
+  }
+  if (int r = TakeFlag(args, i, "--catalog", &catalog); r != 0) {
+    if (r < 0) *error = "missing value for --catalog";
+    return r;
+  }
+  if (int r = TakeFlag(args, i, "--region", &region); r != 0) {
+    if (r < 0) *error = "missing value for --region";
+    return r;
+  }
   if (int r = TakeFlag(args, i, "--zones", &zones_text); r != 0) {
     if (r > 0) zones = absl::StrSplit(zones_text, ',', absl::SkipEmpty());
+    if (r < 0) *error = "missing value for --zones";
     return r;
   }
   return 0;
@@ -54,7 +77,7 @@ absl::StatusOr<InstanceCatalog> CatalogFlags::Load() const {
     options.zones = zones;
     return EmbeddedAwsCatalog(options);
   }
-  return json::ReadCatalogFile(catalog);
+  return json::ReadCatalogFile(catalog, read);
 }
 
 }  // namespace karp::cli

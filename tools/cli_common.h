@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
+#include "karp/json/codec.h"
 
 namespace karp::cli {
 
@@ -16,7 +17,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalidInput = 1;
 inline constexpr int kExitUsage = 2;
 
-// Prints "karp: <message>" and the usage to stderr; returns kExitUsage.
+// Prints "karp: <message>" (escaped: it may quote arguments) and the usage to stderr; returns
+// kExitUsage.
 int UsageError(std::string_view usage, std::string_view message);
 // Prints the status message as one line on stderr; returns kExitInvalidInput (or kExitUsage
 // for NotFound files, which are usage errors per formats.md §5).
@@ -32,15 +34,17 @@ int RunConsolidate(const std::vector<std::string>& args);
 int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view name,
              std::string* value);
 
-// --catalog aws|FILE, --region R, --zones a,b,c.
+// --catalog aws|FILE, --region R, --zones a,b,c, and --max-input-bytes N (the cap on what one
+// read of a snapshot or catalog file accepts; quantities such as 4Gi are accepted).
 struct CatalogFlags {
   std::string catalog = "aws";
   std::string region = "us-east-1";
   std::vector<std::string> zones;
+  json::ReadOptions read;
 
   // If args[i] is one of the flags, consumes it (and its value) and returns 1; returns -1 when
-  // its value is missing; 0 when args[i] is not a catalog flag.
-  int Take(const std::vector<std::string>& args, size_t& i);
+  // its value is missing or invalid (`*error` says why); 0 when args[i] is not one of them.
+  int Take(const std::vector<std::string>& args, size_t& i, std::string* error);
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
 };
 

@@ -28,6 +28,7 @@ constexpr char kConsolidateUsage[] =
     "  -f, --filename FILE          snapshot file (repeatable; '-' for stdin)\n"
     "  --catalog aws|FILE           instance types (default: the embedded AWS catalog)\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
     "                               schedules (default: the current time)\n"
     "  --once                       print only the first loop's command\n"
@@ -52,8 +53,9 @@ int RunConsolidate(const std::vector<std::string>& args) {
     }
     std::string value;
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
-    int r = catalog_flags.Take(args, i);
-    if (r < 0) return UsageError(kConsolidateUsage, internal::StrCat("missing value for ", a));
+    std::string flag_error;
+    int r = catalog_flags.Take(args, i, &flag_error);
+    if (r < 0) return UsageError(kConsolidateUsage, flag_error);
     if (r > 0) continue;
     if ((r = take("-f")) != 0 || (r = take("--filename")) != 0) {
       if (r < 0) return UsageError(kConsolidateUsage, "missing value for -f");
@@ -82,7 +84,7 @@ int RunConsolidate(const std::vector<std::string>& args) {
     }
   }
   if (files.empty()) return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files);
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());

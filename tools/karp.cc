@@ -72,6 +72,7 @@ constexpr char kCatalogUsage[] =
     "  --catalog aws|FILE           catalog source (default aws)\n"
     "  --region R                   region of the embedded AWS catalog (default us-east-1)\n"
     "  --zones Z1,Z2                zones of its offerings (default <region>a,b,c)\n"
+    "  --max-input-bytes N          refuse a catalog file larger than N bytes (default 2Gi)\n"
     "  -o, --output json|table      output format (default table)\n"
     "  -h, --help                   this help\n";
 
@@ -188,10 +189,11 @@ int RunCatalog(const std::vector<std::string>& args) {
     std::string value;
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value) > 0; };
     absl::Status bad;
-    if (int r = catalog_flags.Take(args, i); r > 0) {
+    std::string flag_error;
+    if (int r = catalog_flags.Take(args, i, &flag_error); r > 0) {
       continue;
     } else if (r < 0) {
-      return UsageError(kCatalogUsage, internal::StrCat("missing value for ", a));
+      return UsageError(kCatalogUsage, flag_error);
     } else if (take("-o") || take("--output")) {
       if (value != "json" && value != "table") {
         return UsageError(kCatalogUsage, "-o must be json or table");

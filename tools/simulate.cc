@@ -109,6 +109,7 @@ int RunSimulate(const std::vector<std::string>& args) {
   std::string trace_path, openb_path, csv_path, svg_path, catalog = "sim";
   std::vector<std::string> policy_names;
   absl::Duration from = absl::ZeroDuration(), until = absl::InfiniteDuration();
+  bool window = false;  // --from or --until given
   bool events = false;
   sim::SimOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -123,10 +124,13 @@ int RunSimulate(const std::vector<std::string>& args) {
       r = TakeFlag(args, i, name, &value);
       return r != 0;
     };
+    // Periods below a second would only multiply events and samples (and `--sample 1ns`
+    // exhausts memory): the simulated clock has a resolution of one second.
     auto duration = [&](std::string_view flag, absl::Duration* out) {
-      if (r < 0 || !ParseDurationFlag(value, out) || *out <= absl::ZeroDuration()) {
-        return UsageError(kSimulateUsage, internal::StrCat(flag, " must be a positive duration "
-                                                           "such as 30s or 1h, got \"", value, "\""));
+      if (r < 0 || !ParseDurationFlag(value, out) || *out < absl::Seconds(1)) {
+        return UsageError(kSimulateUsage, internal::StrCat(flag, " must be a duration of at "
+                                                           "least 1s such as 30s or 1h, got \"",
+                                                           value, "\""));
       }
       return kExitOk;
     };
@@ -137,10 +141,12 @@ int RunSimulate(const std::vector<std::string>& args) {
       if (r < 0) return UsageError(kSimulateUsage, "missing value for --openb");
       openb_path = value;
     } else if (take("--from")) {
+      window = true;
       if (r < 0 || !ParseDurationFlag(value, &from)) {
         return UsageError(kSimulateUsage, "--from must be a duration such as 2760h");
       }
     } else if (take("--until")) {
+      window = true;
       if (r < 0 || !ParseDurationFlag(value, &until)) {
         return UsageError(kSimulateUsage, "--until must be a duration such as 2784h");
       }
@@ -148,6 +154,9 @@ int RunSimulate(const std::vector<std::string>& args) {
       if (r < 0) return UsageError(kSimulateUsage, "missing value for --policy");
       for (absl::string_view p : absl::StrSplit(value, ',', absl::SkipEmpty())) {
         policy_names.emplace_back(p);
+      }
+      if (policy_names.empty()) {
+        return UsageError(kSimulateUsage, "--policy needs at least one policy name");
       }
     } else if (take("--catalog")) {
       if (r < 0) return UsageError(kSimulateUsage, "missing value for --catalog");
@@ -175,6 +184,10 @@ int RunSimulate(const std::vector<std::string>& args) {
   if (trace_path.empty() == openb_path.empty()) {
     return UsageError(kSimulateUsage, "give exactly one of --trace FILE and --openb FILE");
   }
+  if (!trace_path.empty() && window) {
+    return UsageError(kSimulateUsage, "--from and --until select a window of --openb only");
+  }
+  if (until <= from) return UsageError(kSimulateUsage, "--until must be after --from");
   std::vector<sim::Policy> policies;
   for (const sim::Policy& p : sim::StandardPolicies()) {
     if (policy_names.empty()) policies.push_back(p);
@@ -194,6 +207,15 @@ int RunSimulate(const std::vector<std::string>& args) {
                                          ? sim::LoadOpenbTrace(openb_path, from, until)
                                          : json::ReadSimTraceFile(trace_path);
   if (!trace.ok()) return InputError(trace.status());
+  // Bound what a run may record: one sample per period over the whole trace.
+  constexpr int64_t kMaxSamples = 1000000;
+  if (trace->duration / options.sample_interval > kMaxSamples) {
+    return UsageError(kSimulateUsage,
+                      internal::StrCat("--sample ", absl::FormatDuration(options.sample_interval),
+                                       " over ", absl::FormatDuration(trace->duration),
+                                       " would record more than ", kMaxSamples,
+                                       " samples per policy; use a longer period"));
+  }
 
   absl::StatusOr<InstanceCatalog> types;
   if (catalog == "sim") {

@@ -27,11 +27,12 @@ constexpr char kSolveUsage[] =
     "  -f, --filename FILE          snapshot file (repeatable; FILE1,FILE2 also accepted)\n"
     "  --catalog aws|FILE           instance types: embedded AWS catalog (default) or a file\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
     "  -o, --output json|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
     "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
-    "  --now RFC3339                accepted for symmetry with consolidate; solve ignores it\n"
+    "  --now RFC3339                checked, for symmetry with consolidate; solve ignores it\n"
     "  --timings                    print the solve time to stderr\n"
     "  -h, --help                   this help\n";
 
@@ -85,10 +86,11 @@ int RunSolve(const std::vector<std::string>& args) {
     }
     std::string value;
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
-    int r = catalog_flags.Take(args, i);
+    std::string flag_error;
+    int r = catalog_flags.Take(args, i, &flag_error);
+    if (r < 0) return UsageError(kSolveUsage, flag_error);
     if (r == 0) r = take("-f");
-    if (r == 0 && (r = take("--filename")) == 0) {
-    }
+    if (r == 0) r = take("--filename");
     if (r < 0) return UsageError(kSolveUsage, internal::StrCat("missing value for ", a));
     if (r > 0) {
       if (a == "-f" || a == "--filename" || a.rfind("-f=", 0) == 0 ||
@@ -129,7 +131,12 @@ int RunSolve(const std::vector<std::string>& args) {
       }
       options.max_instance_types = static_cast<int>(n);
     } else if ((r = take("--now")) != 0) {
-      if (r < 0) return UsageError(kSolveUsage, "missing value for --now");
+      absl::Time now;
+      std::string err;
+      if (r < 0 || !absl::ParseTime(absl::RFC3339_full, value, &now, &err)) {
+        return UsageError(kSolveUsage,
+                          internal::StrCat("--now must be an RFC3339 time, got \"", value, "\""));
+      }
     } else if (a == "--timings") {
       timings = true;
     } else {
@@ -138,7 +145,7 @@ int RunSolve(const std::vector<std::string>& args) {
   }
   if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
 
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files);
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The karp CLI on input a person got wrong: each case must exit with the documented status and
+# print one line naming the file (or the flag) and what is wrong. Run by ctest with the karp
+# binary and the examples directory as arguments.
+set -u
+KARP=$1
+EXAMPLES=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+passed=0
+
+# expect STATUS PATTERN -- ARGS... : runs karp ARGS (stdin from $STDIN_FILE or /dev/null),
+# checks the exit status and that the first stderr line matches PATTERN (grep -E).
+expect() {
+  local want=$1 pattern=$2
+  shift 3
+  local got first
+  "$KARP" "$@" < "${STDIN_FILE:-/dev/null}" > "$TMP/out" 2> "$TMP/err"
+  got=$?
+  first=$(head -n 1 "$TMP/err")
+  if [[ $got -ne $want ]] || ! grep -Eq -- "$pattern" <<< "$first"; then
+    echo "FAIL: karp $* -> status $got (want $want), stderr: $first (want /$pattern/)"
+    failures=$((failures + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+printf 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\n' > "$TMP/pool.yaml"
+: > "$TMP/empty.yaml"
+printf '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1","cpu":"64"}}}]}}' > "$TMP/dup.json"
+printf '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"\\u001b]0;pwned\\u0007"}}}]}}' > "$TMP/escape.json"
+printf 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  disruption:\n    budgets: [{nodes: "1", schedule: "@every 5m", duration: 10m}]\n' > "$TMP/every.yaml"
+cat > "$TMP/typo.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: app, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: typo}
+spec:
+  nodeSelector: {kubernetes.io/hostname: red-node}
+  containers: [{name: app, resources: {requests: {cpu: "1"}}}]
+YAML
+
+expect 1 "^no objects in $TMP/empty.yaml\$" -- solve -f "$TMP/empty.yaml"
+STDIN_FILE=/dev/null expect 1 '^no objects in -$' -- solve -f -
+expect 1 "^$TMP/dup.json: spec.containers\\[0\\].resources.requests.cpu: duplicate key \"cpu\"\$" -- solve -f "$TMP/dup.json"
+expect 1 '^/dev/zero: larger than the input limit of 1048576 bytes' -- solve -f /dev/zero --max-input-bytes 1Mi
+expect 1 "^$TMP/pool.yaml: metadata.name: duplicate nodepool \"default\" \\(first defined at the top level\\)\$" -- solve -f "$TMP/pool.yaml" -f "$TMP/pool.yaml"
+expect 1 'budgets\[0\].schedule: invalid schedule "@every 5m"' -- consolidate -f "$TMP/every.yaml" --now 2026-01-01T00:00:00Z
+expect 1 'invalid quantity "\\x1b\]0;pwned\\x07"' -- solve -f "$TMP/escape.json"
+expect 2 '^karp: --now must be an RFC3339 time, got "garbage"$' -- solve -f "$TMP/pool.yaml" --now garbage
+expect 2 '^karp: --max-input-bytes must be a positive size' -- solve -f "$TMP/pool.yaml" --max-input-bytes abc
+expect 2 '^karp: --from and --until select a window of --openb only$' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --from 5h
+expect 2 '^karp: --policy needs at least one policy name$' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --policy ""
+expect 2 '^karp: --sample must be a duration of at least 1s' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --sample 1ns
+expect 2 '^karp: --disruption-interval must be a duration of at least 1s' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --disruption-interval 1ns
+
+# One tenant's typo leaves only that pod pending: exit 0, the other pod scheduled.
+"$KARP" solve -f "$TMP/typo.yaml" -o text > "$TMP/out" 2> "$TMP/err"
+if [[ $? -eq 0 ]] && grep -q '^Scheduled 1 of 2 pod(s)' "$TMP/out" &&
+   grep -q '^Could not schedule pod default/typo, ignoring pod, using label kubernetes.io/hostname' "$TMP/out"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: solve with one invalid pod:"; cat "$TMP/out" "$TMP/err"
+  failures=$((failures + 1))
+fi
+
+echo "$passed passed, $failures failed"
+[[ $failures -eq 0 ]]
