@@ -37,6 +37,42 @@ inline std::string_view Message(const absl::Status& s) {
   return std::string_view(s.message().data(), s.message().size());
 }
 
+// The length (1 to 4) of the well-formed UTF-8 sequence starting at s[i], or 0 when the bytes
+// there are not one (overlongs, surrogates and code points above U+10FFFF included). The code
+// point goes to `*code_point` when not null.
+inline size_t Utf8SequenceAt(std::string_view s, size_t i, uint32_t* code_point = nullptr) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const unsigned char c = p[i];
+  size_t len = 0;
+  uint32_t cp = 0;
+  if (c < 0x80) {
+    len = 1;
+    cp = c;
+  } else if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i + k] & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return 0;
+  }
+  if (code_point != nullptr) *code_point = cp;
+  return len;
+}
+
 // `s` with every control character (C0, DEL, C1) and every byte that is not part of valid
 // UTF-8 written as an escape (\n, \t, \r, \xNN, \u00NN), so that text taken from the input
 // cannot move the cursor, retitle a terminal or forge a second line in a message. Everything
@@ -45,61 +81,34 @@ inline std::string EscapeForMessage(std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  auto hex = [&](std::string_view prefix, unsigned v) {
+  auto hex = [&](std::string_view prefix, uint32_t v) {
     out.append(prefix.data(), prefix.size());
-    if (prefix == "\\u") out += "00";
     out.push_back(kHex[(v >> 4) & 0xF]);
     out.push_back(kHex[v & 0xF]);
   };
   size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\t') {
-        out += "\\t";
-      } else if (c == '\r') {
-        out += "\\r";
-      } else if (c < 0x20 || c == 0x7F) {
-        hex("\\x", c);
-      } else {
-        out.push_back(static_cast<char>(c));
-      }
+  while (i < s.size()) {
+    uint32_t cp = 0;
+    const size_t len = Utf8SequenceAt(s, i, &cp);
+    if (len == 0) {
+      hex("\\x", static_cast<unsigned char>(s[i]));
       ++i;
       continue;
     }
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool valid = len > 0 && i + len <= n;
-    for (size_t k = 1; valid && k < len; ++k) {
-      valid = (p[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    valid = valid && !(len == 3 && cp < 0x800) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
-            !(cp >= 0xD800 && cp <= 0xDFFF);
-    if (!valid) {
-      hex("\\x", c);
-      ++i;
+    if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp < 0x20 || cp == 0x7F) {
+      hex("\\x", cp);
     } else if (cp >= 0x80 && cp <= 0x9F) {
-      hex("\\u", cp);  // C1 control
-      i += len;
+      hex("\\u00", cp);  // C1 control
     } else {
       out.append(s.data() + i, len);
-      i += len;
     }
+    i += len;
   }
   return out;
 }

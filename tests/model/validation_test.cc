@@ -118,3 +118,26 @@ TEST_CASE("IntOrPercent counts resolve as Kubernetes does", "[validation]") {
 }
 
 }  // namespace
+
+#include "internal/strings.h"
+
+namespace {
+
+TEST_CASE("Messages escape control characters and invalid UTF-8, and only those",
+          "[validation]") {
+  using karp::internal::EscapeForMessage;
+  CHECK(EscapeForMessage("plain ascii, \\ and \"quotes\"") == "plain ascii, \\ and \"quotes\"");
+  CHECK(EscapeForMessage("a\nb\tc\rd") == "a\\nb\\tc\\rd");
+  CHECK(EscapeForMessage("\x1b]0;t\x07") == "\\x1b]0;t\\x07");
+  CHECK(EscapeForMessage("del\x7f") == "del\\x7f");
+  CHECK(EscapeForMessage("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80") ==
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");                 // é € 🚀 kept
+  CHECK(EscapeForMessage("c1 \xc2\x9b") == "c1 \\u009b");              // CSI as C1
+  CHECK(EscapeForMessage("bad \xff\xc3") == "bad \\xff\\xc3");          // invalid, truncated
+  CHECK(EscapeForMessage("\xed\xa0\x80") == "\\xed\\xa0\\x80");         // a surrogate
+  CHECK(EscapeForMessage("\xc0\xaf") == "\\xc0\\xaf");                  // overlong '/'
+  const std::string once = EscapeForMessage("x\x1b\xff\n");
+  CHECK(EscapeForMessage(once) == once);
+}
+
+}  // namespace
