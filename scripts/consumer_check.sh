@@ -17,7 +17,7 @@ cmake --install "$BUILD"
 cat > "$CONSUMER/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.22)
 project(karp_consumer LANGUAGES CXX)
-find_package(karp REQUIRED COMPONENTS aws)
+find_package(karp REQUIRED COMPONENTS json sim aws)
 add_executable(consumer main.cc)
 target_link_libraries(consumer PRIVATE karp::karp karp::json karp::testing karp::sim karp::aws)
 CMAKE
@@ -52,3 +52,37 @@ CC
 cmake -S "$CONSUMER" -B "$CONSUMER/build" -DCMAKE_PREFIX_PATH="$PREFIX"
 cmake --build "$CONSUMER/build"
 "$CONSUMER/build/consumer"
+
+# A consumer of karp::karp alone needs Abseil only: its configure step must not look for the
+# components' dependencies (yaml-cpp, libcurl, OpenSSL, pugixml).
+CORE=$(mktemp -d)
+trap 'rm -rf "$PREFIX" "$CONSUMER" "$CORE"' EXIT
+cat > "$CORE/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.22)
+project(karp_core_consumer LANGUAGES CXX)
+find_package(karp REQUIRED)
+if(TARGET karp::json OR TARGET karp::aws OR TARGET yaml-cpp OR TARGET CURL::libcurl
+   OR TARGET OpenSSL::Crypto OR TARGET pugixml::pugixml)
+  message(FATAL_ERROR "find_package(karp) without components loaded a component")
+endif()
+add_executable(core main.cc)
+target_link_libraries(core PRIVATE karp::karp)
+CMAKE
+cat > "$CORE/main.cc" <<'CC'
+#include <iostream>
+#include "karp/karp.h"
+int main() {
+  absl::StatusOr<karp::InstanceCatalog> cat = karp::EmbeddedAwsCatalog();
+  if (!cat.ok()) return 1;
+  std::cout << "core consumer ok: " << cat->size() << " instance types\n";
+  return 0;
+}
+CC
+cmake -S "$CORE" -B "$CORE/build" -DCMAKE_PREFIX_PATH="$PREFIX" --trace-expand \
+  2> "$CORE/trace.txt" >/dev/null
+if grep -Eq 'find_(package|dependency)\((yaml-cpp|CURL|OpenSSL|pugixml)' "$CORE/trace.txt"; then
+  echo "consumer_check: find_package(karp) without components looked for a component dependency" >&2
+  exit 1
+fi
+cmake --build "$CORE/build"
+"$CORE/build/core"

@@ -34,8 +34,10 @@ std::string PodValidationError(const Pod& pod, const LabelSet& well_known) {
   // In the reference's order: the nodepool DoesNotExist requirement, nodeSelector entries
   // (sorted by key here; Go's map order is random), required node-affinity terms. Preferred
   // terms are not validated.
-  const Requirements strict = StrictPodRequirements(pod);
-  const Requirement* np = strict.Find(kLabelNodePool);
+  // The full requirements (the heaviest preferred term included), as the reference's
+  // NewPodRequirements: a pod that only prefers not to run on a Karpenter node is ignored too.
+  const Requirements full = PodRequirements(pod);
+  const Requirement* np = full.Find(kLabelNodePool);
   if (np != nullptr && np->op() == Operator::kDoesNotExist) {
     errors.push_back(internal::StrCat("configured to not run on a Karpenter provisioned node "
                                       "(requirement=",

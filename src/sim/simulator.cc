@@ -31,7 +31,7 @@
 #include "karp/consolidator.h"
 #include "karp/labels.h"
 #include "karp/scheduler.h"
-#include "karp/testing/fake_cloud_provider.h"
+#include "karp/in_memory_cloud_provider.h"
 
 namespace karp::sim {
 
@@ -253,7 +253,7 @@ class Engine {
   std::shared_ptr<const InstanceCatalog> catalog_;       // the types some NodePool can use
   Policy policy_;
   SimOptions options_;
-  testing::FakeCloudProvider cloud_;
+  InMemoryCloudProvider cloud_;
   UnavailableOfferings cache_;
   Launcher launcher_;
 

@@ -77,7 +77,9 @@ TEST_CASE("Pods the reference ignores become pod errors and the rest is schedule
   snap.pods.push_back(MakePod("two-reasons", "1")
                           .NodeSelector("kubernetes.io/hostname", "red-node")
                           .RequiredTerm({Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
-  // Preferred terms are not validated.
+  snap.pods.push_back(MakePod("prefers-not-karpenter", "1").PreferredTerm(
+      10, {Expr(std::string(karp::kLabelNodePool), Operator::kDoesNotExist, {})}));
+  // Preferred terms are not validated otherwise.
   snap.pods.push_back(MakePod("preferred", "1").PreferredTerm(
       10, {Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
 
@@ -94,7 +96,10 @@ TEST_CASE("Pods the reference ignores become pod errors and the rest is schedule
         "(requirement=karpenter.sh/nodepool DoesNotExist)");
   CHECK(ErrorOf(r, "default/two-reasons") == "ignoring pod, " + Restricted("kubernetes.io/hostname") +
                                                  "; " + Restricted("karpenter.sh/test"));
-  CHECK(r.pod_errors.size() == 5);
+  CHECK(ErrorOf(r, "default/prefers-not-karpenter") ==
+        "ignoring pod, configured to not run on a Karpenter provisioned node "
+        "(requirement=karpenter.sh/nodepool DoesNotExist)");
+  CHECK(r.pod_errors.size() == 6);
 }
 
 TEST_CASE("Pods handed to Solve directly are validated like snapshot pods",

@@ -3,7 +3,7 @@
 // karp::sim (target karp::sim) — a deterministic discrete-event simulation of a Kubernetes
 // cluster driven by karp, running the whole control loop a host runs: pending pods batched
 // (1 s idle / 10 s max windows), Scheduler::Solve, launches through a CloudProvider (the
-// in-memory karp::testing::FakeCloudProvider) with launch latency and insufficient-capacity
+// karp::InMemoryCloudProvider) with launch latency and insufficient-capacity
 // errors and the Launcher's fallback, pods bound when their nodes are ready, emptiness and
 // consolidation (karp::Consolidator) with budgets, expiration, and spot interruptions with a
 // two-minute notice. A static node-group baseline in the manner of the cluster-autoscaler

@@ -1,4 +1,6 @@
-#include "karp/testing/fake_cloud_provider.h"
+// InMemoryCloudProvider (see karp/in_memory_cloud_provider.h).
+
+#include "karp/in_memory_cloud_provider.h"
 
 #include <cstdio>
 #include <utility>
@@ -6,20 +8,20 @@
 #include "internal/strings.h"
 #include "karp/labels.h"
 
-namespace karp::testing {
+namespace karp {
 
-FakeCloudProvider::FakeCloudProvider(std::shared_ptr<const InstanceCatalog> catalog,
-                                     absl::Duration launch_latency)
+InMemoryCloudProvider::InMemoryCloudProvider(std::shared_ptr<const InstanceCatalog> catalog,
+                                             absl::Duration launch_latency)
     : catalog_(std::move(catalog)), launch_latency_(launch_latency) {}
 
-absl::StatusOr<std::vector<InstanceType>> FakeCloudProvider::GetInstanceTypes(
+absl::StatusOr<std::vector<InstanceType>> InMemoryCloudProvider::GetInstanceTypes(
     const NodePool&) const {
   return catalog_->instance_types();
 }
 
-absl::StatusOr<Instance> FakeCloudProvider::Create(const LaunchRequest& request,
+absl::StatusOr<Instance> InMemoryCloudProvider::Create(const LaunchRequest& request,
                                                    std::vector<LaunchOption>* failed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++create_calls_;
   if (transient_failures_ > 0) {
     --transient_failures_;
@@ -58,16 +60,16 @@ absl::StatusOr<Instance> FakeCloudProvider::Create(const LaunchRequest& request,
       "fake: insufficient capacity for all ", request.options.size(), " options"));
 }
 
-absl::Status FakeCloudProvider::Delete(const std::string& provider_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+absl::Status InMemoryCloudProvider::Delete(const std::string& provider_id) {
+  absl::MutexLock lock(&mu_);
   if (instances_.erase(provider_id) == 0) {
     return absl::NotFoundError(internal::StrCat("fake: instance ", provider_id, " not found"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Instance> FakeCloudProvider::Get(const std::string& provider_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+absl::StatusOr<Instance> InMemoryCloudProvider::Get(const std::string& provider_id) const {
+  absl::MutexLock lock(&mu_);
   auto it = instances_.find(provider_id);
   if (it == instances_.end()) {
     return absl::NotFoundError(internal::StrCat("fake: instance ", provider_id, " not found"));
@@ -75,38 +77,38 @@ absl::StatusOr<Instance> FakeCloudProvider::Get(const std::string& provider_id) 
   return it->second;
 }
 
-absl::StatusOr<std::vector<Instance>> FakeCloudProvider::List() const {
-  std::lock_guard<std::mutex> lock(mu_);
+absl::StatusOr<std::vector<Instance>> InMemoryCloudProvider::List() const {
+  absl::MutexLock lock(&mu_);
   std::vector<Instance> out;
   for (const auto& [id, i] : instances_) out.push_back(i);
   return out;
 }
 
-void FakeCloudProvider::FailCapacity(const std::string& capacity_type,
+void InMemoryCloudProvider::FailCapacity(const std::string& capacity_type,
                                      const std::string& instance_type, const std::string& zone) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   no_capacity_.insert(Key(capacity_type, instance_type, zone));
 }
 
-void FakeCloudProvider::Restore(const std::string& capacity_type,
+void InMemoryCloudProvider::Restore(const std::string& capacity_type,
                                 const std::string& instance_type, const std::string& zone) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   no_capacity_.erase(Key(capacity_type, instance_type, zone));
 }
 
-void FakeCloudProvider::FailNextCalls(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+void InMemoryCloudProvider::FailNextCalls(int n) {
+  absl::MutexLock lock(&mu_);
   transient_failures_ = n;
 }
 
-void FakeCloudProvider::SetNow(absl::Time now) {
-  std::lock_guard<std::mutex> lock(mu_);
+void InMemoryCloudProvider::SetNow(absl::Time now) {
+  absl::MutexLock lock(&mu_);
   now_ = now;
 }
 
-int FakeCloudProvider::create_calls() const {
-  std::lock_guard<std::mutex> lock(mu_);
+int InMemoryCloudProvider::create_calls() const {
+  absl::MutexLock lock(&mu_);
   return create_calls_;
 }
 
-}  // namespace karp::testing
+}  // namespace karp
