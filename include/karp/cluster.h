@@ -1,9 +1,11 @@
 // File: karp/cluster.h
 //
 // ClusterSnapshot: everything karp decides over at one instant, tied together — NodePools,
-// nodes with their bound pods, in-flight NodeClaims, pending pods, DaemonSets and PDBs.
-// It is what `kubectl get nodepools,nodeclaims,nodes,pods,daemonsets,pdb -A -o json` shows
-// (formats.md §1), decoded by karp::json or built in memory by a host program.
+// nodes with their bound pods, in-flight NodeClaims, pending pods, DaemonSets and PDBs, and the
+// storage objects of stateful pods (PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+// CSINodes; karp/storage.h). It is what `kubectl get nodepools,nodeclaims,nodes,pods,
+// daemonsets,pdb,pvc,pv,storageclasses,csinodes -A -o json` shows (formats.md §1,
+// docs/formats-storage.md), decoded by karp::json or built in memory by a host program.
 //
 // Pod states (formats.md §1): a pod with spec.nodeName is bound to that node; a pod without
 // it, not terminating and not Succeeded/Failed, is pending; a pod owned by a DaemonSet is a
@@ -28,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "karp/objects.h"
+#include "karp/storage.h"
 
 namespace karp {
 
@@ -38,12 +41,19 @@ struct ClusterSnapshot {
   std::vector<Pod> pods;
   std::vector<DaemonSet> daemon_sets;
   std::vector<PodDisruptionBudget> pdbs;
+  // Storage (karp/storage.h, karp/volumes.h): what pods' volumes refer to.
+  std::vector<PersistentVolumeClaim> persistent_volume_claims;
+  std::vector<PersistentVolume> persistent_volumes;
+  std::vector<StorageClass> storage_classes;
+  std::vector<CSINode> csi_nodes;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
 
-  // Checks cross-object invariants: unique names per kind (pods per namespace), valid
-  // NodePool requirements and pod selectors (ValidateRequirement). Errors: InvalidArgument
-  // naming the object, e.g. `pod default/web-1: duplicate`.
+  // Checks cross-object invariants: unique names per kind (pods and claims per namespace),
+  // valid NodePool requirements (ValidateRequirement), well-formed PersistentVolume node
+  // affinity (operators In, NotIn, Exists, DoesNotExist, Gt, Lt with their arity) and
+  // non-negative CSINode counts. Errors: InvalidArgument naming the object, e.g.
+  // `pod default/web-1: duplicate object`.
   [[nodiscard]] absl::Status Validate() const;
 
   // Pending pods that are karp's to place: not bound, not terminal, not terminating, not

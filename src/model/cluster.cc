@@ -17,6 +17,56 @@ absl::Status Duplicate(std::string_view kind, std::string_view name) {
   return absl::InvalidArgumentError(internal::StrCat(kind, " ", name, ": duplicate object"));
 }
 
+// The storage kinds (karp/storage.h): unique names, PersistentVolume node affinity in the
+// pod-selector operators with their arity, CSINode counts >= 0.
+absl::Status ValidateStorage(const ClusterSnapshot& snap) {
+  std::set<std::string> seen;
+  for (const PersistentVolumeClaim& c : snap.persistent_volume_claims) {
+    if (!seen.insert(c.Key()).second) return Duplicate("persistentvolumeclaim", c.Key());
+  }
+  seen.clear();
+  for (const PersistentVolume& v : snap.persistent_volumes) {
+    const std::string& name = v.metadata.name;
+    if (!seen.insert(name).second) return Duplicate("persistentvolume", name);
+    for (size_t t = 0; t < v.node_affinity.size(); ++t) {
+      const std::vector<NodeSelectorRequirement>& exprs = v.node_affinity[t].match_expressions;
+      for (size_t e = 0; e < exprs.size(); ++e) {
+        absl::Status s;
+        if (exprs[e].op == Operator::kGte || exprs[e].op == Operator::kLte) {
+          s = absl::InvalidArgumentError(internal::StrCat(
+              "unsupported operator ", OperatorName(exprs[e].op),
+              " (expected In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
+        } else if (exprs[e].min_values) {
+          s = absl::InvalidArgumentError("minValues is not allowed here");
+        } else {
+          s = Requirement::Create(exprs[e]).status();
+        }
+        if (!s.ok()) {
+          return absl::InvalidArgumentError(internal::StrCat(
+              "persistentvolume ", name, ": spec.nodeAffinity.required.nodeSelectorTerms[", t,
+              "].matchExpressions[", e, "]: ", s.message()));
+        }
+      }
+    }
+  }
+  seen.clear();
+  for (const StorageClass& c : snap.storage_classes) {
+    if (!seen.insert(c.metadata.name).second) return Duplicate("storageclass", c.metadata.name);
+  }
+  seen.clear();
+  for (const CSINode& n : snap.csi_nodes) {
+    const std::string& name = n.metadata.name;
+    if (!seen.insert(name).second) return Duplicate("csinode", name);
+    for (size_t d = 0; d < n.drivers.size(); ++d) {
+      if (n.drivers[d].allocatable_count && *n.drivers[d].allocatable_count < 0) {
+        return absl::InvalidArgumentError(internal::StrCat(
+            "csinode ", name, ": spec.drivers[", d, "].allocatable.count: must be >= 0"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ClusterSnapshot::Validate() const {
@@ -58,7 +108,7 @@ absl::Status ClusterSnapshot::Validate() const {
     std::string key = internal::StrCat(p.metadata.namespace_, "/", p.metadata.name);
     if (!seen.insert(key).second) return Duplicate("poddisruptionbudget", key);
   }
-  return absl::OkStatus();
+  return ValidateStorage(*this);
 }
 
 std::vector<const Pod*> ClusterSnapshot::PendingPods() const {
@@ -119,6 +169,10 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(pods, other.pods);
   append(daemon_sets, other.daemon_sets);
   append(pdbs, other.pdbs);
+  append(persistent_volume_claims, other.persistent_volume_claims);
+  append(persistent_volumes, other.persistent_volumes);
+  append(storage_classes, other.storage_classes);
+  append(csi_nodes, other.csi_nodes);
   skipped_objects += other.skipped_objects;
 }
 

@@ -49,7 +49,8 @@ inline constexpr int kMaxDepth = 256;
     const std::vector<std::string>& paths);
 
 // Writes a snapshot as a `v1` `List` of Kubernetes objects (NodePools, NodeClaims, Nodes,
-// Pods, DaemonSets, PodDisruptionBudgets, in that order). ParseSnapshot(WriteSnapshot(s))
+// Pods, DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes,
+// StorageClasses, CSINodes, in that order). ParseSnapshot(WriteSnapshot(s))
 // reproduces `s` (round trip).
 std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 
