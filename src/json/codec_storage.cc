@@ -136,6 +136,8 @@ absl::Status ReadCsiNode(const Fields& item, CSINode* out) {
   });
 }
 
+// Metadata is written as read, namespace included even for the cluster-scoped kinds (as the
+// other kinds do), so that ParseSnapshot(WriteSnapshot(s)) gives `s` back.
 Json Object(const StorageKind& kind, Json metadata) {
   Json o = Json::object();
   o["apiVersion"] = std::string(kind.api_version);
@@ -155,7 +157,7 @@ Json ClaimJson(const PersistentVolumeClaim& c) {
 }
 
 Json VolumeJson(const PersistentVolume& v) {
-  Json o = Object(kStorageKinds[1], ObjectMetaJson(v.metadata, false));
+  Json o = Object(kStorageKinds[1], ObjectMetaJson(v.metadata, true));
   Json spec = Json::object();
   if (!v.node_affinity.empty()) {
     Json terms = Json::array();
@@ -171,7 +173,7 @@ Json VolumeJson(const PersistentVolume& v) {
 }
 
 Json ClassJson(const StorageClass& c) {
-  Json o = Object(kStorageKinds[2], ObjectMetaJson(c.metadata, false));
+  Json o = Object(kStorageKinds[2], ObjectMetaJson(c.metadata, true));
   if (!c.provisioner.empty()) o["provisioner"] = c.provisioner;
   if (c.volume_binding_mode) {
     o["volumeBindingMode"] = std::string(VolumeBindingModeName(*c.volume_binding_mode));
@@ -191,7 +193,7 @@ Json ClassJson(const StorageClass& c) {
 }
 
 Json CsiNodeJson(const CSINode& n) {
-  Json o = Object(kStorageKinds[3], ObjectMetaJson(n.metadata, false));
+  Json o = Object(kStorageKinds[3], ObjectMetaJson(n.metadata, true));
   Json drivers = Json::array();
   for (const CSINodeDriver& d : n.drivers) {
     Json driver = Json{{"name", d.name}};

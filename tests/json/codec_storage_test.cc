@@ -166,6 +166,22 @@ TEST_CASE("the storage kinds round-trip through WriteSnapshot", "[json][volumes]
   CHECK(WriteSnapshot(again) == written);
 }
 
+// Found by fuzz/snapshot_fuzz: a namespace on a cluster-scoped storage object was dropped by
+// WriteSnapshot, so the round trip changed the object.
+TEST_CASE("cluster-scoped storage objects keep a namespace they were given", "[json][volumes]") {
+  ClusterSnapshot snap = MustParse(R"({"kind": "List", "items": [
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+     "metadata": {"name": "s", "namespace": "kube-system"}},
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "v", "namespace": "x"}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+     "metadata": {"name": "n", "namespace": "y"}}]})");
+  ClusterSnapshot again = MustParse(WriteSnapshot(snap));
+  CHECK(again.storage_classes == snap.storage_classes);
+  CHECK(again.persistent_volumes == snap.persistent_volumes);
+  CHECK(again.csi_nodes == snap.csi_nodes);
+  CHECK(again.storage_classes[0].metadata.namespace_ == "kube-system");
+}
+
 TEST_CASE("storage objects with wrong values name the path", "[json][volumes]") {
   auto one = [](const std::string& object) {
     return ParseError(R"({"apiVersion": "v1", "kind": "List", "items": [)" + object + "]}");
