@@ -111,8 +111,8 @@ TEST_CASE("a consolidation that would strand a pod away from its volume is not p
   // `old` runs in zone 3, which the NodePool no longer offers; `busy` in zone 1 has room.
   auto build = [](bool volume) {
     ClusterSnapshot snap;
-    snap.node_pools.push_back(
-        DisruptionPool("default", {Expr(std::string(karp::kLabelZone), Operator::kIn, {kZ1, kZ2})}));
+    snap.node_pools.push_back(DisruptionPool(
+        "default", {Expr(std::string(karp::kLabelZone), Operator::kIn, {kZ1, kZ2})}));
     auto catalog = MakeCatalog(SmallMediumLarge());
     AddManagedNode(snap, *catalog, "old", "default", "medium", kZ3);
     AddManagedNode(snap, *catalog, "busy", "default", "medium", kZ1);

@@ -4,12 +4,16 @@
 // Self-contained: every input is written inline.
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "karp/aws_catalog.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
+#include "karp/scheduler.h"
 #include "karp/storage.h"
 
 namespace {
@@ -252,6 +256,32 @@ TEST_CASE("duplicate storage objects are rejected, claims per namespace", "[json
   CHECK(ParseError(R"({"kind": "List", "items": [)" + sc + "," + sc + "]}") ==
         "storage.json: items[1].metadata.name: duplicate storageclass \"s\" "
         "(first defined at items[0])");
+}
+
+TEST_CASE("the bundled StatefulSet example solves as its comment says", "[json][volumes]") {
+  absl::StatusOr<ClusterSnapshot> snap = karp::json::ReadSnapshotFiles(
+      {std::string(KARP_SOURCE_DIR) + "/examples/statefulset.yaml"});
+  INFO(snap.status().message());
+  REQUIRE(snap.ok());
+  absl::StatusOr<karp::InstanceCatalog> aws = karp::EmbeddedAwsCatalog();
+  REQUIRE(aws.ok());
+  absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(
+      *snap, std::make_shared<const karp::InstanceCatalog>(std::move(*aws)));
+  REQUIRE(s.ok());
+  absl::StatusOr<karp::SolveResult> r = s->Solve();
+  REQUIRE(r.ok());
+  CHECK(r->pod_errors.empty());
+  std::map<std::string, std::string> zone_of;
+  for (const karp::NewNodeClaim& nc : r->node_claims) {
+    REQUIRE(nc.launch.has_value());
+    for (const std::string& p : nc.pods) zone_of[p] = nc.launch->zone;
+  }
+  CHECK(zone_of == std::map<std::string, std::string>{{"default/db-0", "us-east-1a"},
+                                                      {"default/db-1", "us-east-1b"},
+                                                      {"default/db-2", "us-east-1c"}});
+  REQUIRE(r->existing_nodes.size() == 1);
+  CHECK(r->existing_nodes[0].name == "ip-10-0-2-7");
+  CHECK(r->existing_nodes[0].pods == std::vector<std::string>{"default/web"});
 }
 
 }  // namespace
