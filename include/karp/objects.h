@@ -3,7 +3,8 @@
 // Value types for the Kubernetes objects karp decides over: Pod, Node, NodePool
 // (karpenter.sh/v1), NodeClaim (karpenter.sh/v1), DaemonSet, PodDisruptionBudget, and the
 // pieces they share (object metadata, label selectors, affinity terms, topology spread
-// constraints). Only the fields that change a decision are modelled (formats.md §1).
+// constraints). Only the fields that change a decision are modelled (formats.md §1). The
+// storage kinds that pods' volumes refer to are in karp/storage.h.
 //
 // Defaults follow the Kubernetes and Karpenter APIs (semantics §7): a NodePool without
 // `expireAfter` expires after 720h, `consolidateAfter` defaults to 0s, budgets to
