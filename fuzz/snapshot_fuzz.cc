@@ -1,7 +1,8 @@
-// libFuzzer target: karp::json::ParseSnapshot on arbitrary bytes (JSON or YAML). It must never
-// crash, hang or throw; errors must be InvalidArgument. Whatever parses must survive
-// WriteSnapshot -> ParseSnapshot unchanged (operator== on every object), and the written text
-// must be a fixed point.
+// libFuzzer target: karp::json::ParseSnapshot on arbitrary bytes (JSON or YAML), every kind
+// including the storage kinds. It must never crash, hang or throw; errors must be
+// InvalidArgument. Whatever parses must survive WriteSnapshot -> ParseSnapshot unchanged
+// (operator== on every object), and the written text must be a fixed point. A snapshot that
+// validates also goes through the volume rules (karp/volumes.h) for every pod.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
+#include "karp/volumes.h"
 
 namespace {
 
@@ -43,8 +45,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  (void)snap->Validate();
+  const bool valid = snap->Validate().ok();
   (void)snap->PendingPods();
+  if (valid) {
+    // The volume rules must not crash on whatever the codec accepts.
+    const karp::StorageIndex storage(*snap);
+    for (const karp::Pod& pod : snap->pods) {
+      (void)storage.ValidatePod(pod);
+      (void)storage.Topology(pod);
+      (void)storage.Usage(pod);
+      if (!pod.node_name.empty()) (void)storage.Limits(pod.node_name);
+    }
+  }
 
   const std::string written = karp::json::WriteSnapshot(*snap);
   absl::StatusOr<karp::ClusterSnapshot> again = karp::json::ParseSnapshot(written, "written.json");
@@ -57,6 +69,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!SameVector(snap->pods, again->pods)) Fail("pods differ", written);
   if (!SameVector(snap->daemon_sets, again->daemon_sets)) Fail("daemon sets differ", written);
   if (!SameVector(snap->pdbs, again->pdbs)) Fail("pdbs differ", written);
+  if (!SameVector(snap->persistent_volume_claims, again->persistent_volume_claims)) {
+    Fail("persistent volume claims differ", written);
+  }
+  if (!SameVector(snap->persistent_volumes, again->persistent_volumes)) {
+    Fail("persistent volumes differ", written);
+  }
+  if (!SameVector(snap->storage_classes, again->storage_classes)) {
+    Fail("storage classes differ", written);
+  }
+  if (!SameVector(snap->csi_nodes, again->csi_nodes)) Fail("csi nodes differ", written);
   if (karp::json::WriteSnapshot(*again) != written)
     Fail("written text is not a fixed point", written);
   return 0;

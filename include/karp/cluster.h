@@ -1,9 +1,11 @@
 // File: karp/cluster.h
 //
 // ClusterSnapshot: everything karp decides over at one instant, tied together — NodePools,
-// nodes with their bound pods, in-flight NodeClaims, pending pods, DaemonSets and PDBs.
-// It is what `kubectl get nodepools,nodeclaims,nodes,pods,daemonsets,pdb -A -o json` shows
-// (formats.md §1), decoded by karp::json or built in memory by a host program.
+// nodes with their bound pods, in-flight NodeClaims, pending pods, DaemonSets and PDBs, and the
+// storage objects of stateful pods (PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+// CSINodes; karp/storage.h). It is what `kubectl get nodepools,nodeclaims,nodes,pods,
+// daemonsets,pdb,pvc,pv,storageclasses,csinodes -A -o json` shows (formats.md §1,
+// docs/formats-storage.md), decoded by karp::json or built in memory by a host program.
 //
 // Pod states (formats.md §1): a pod with spec.nodeName is bound to that node; a pod without
 // it, not terminating and not Succeeded/Failed, is pending; a pod owned by a DaemonSet is a
@@ -28,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "karp/objects.h"
+#include "karp/storage.h"
 
 namespace karp {
 
@@ -38,15 +41,22 @@ struct ClusterSnapshot {
   std::vector<Pod> pods;
   std::vector<DaemonSet> daemon_sets;
   std::vector<PodDisruptionBudget> pdbs;
+  // Storage (karp/storage.h, karp/volumes.h): what pods' volumes refer to.
+  std::vector<PersistentVolumeClaim> persistent_volume_claims;
+  std::vector<PersistentVolume> persistent_volumes;
+  std::vector<StorageClass> storage_classes;
+  std::vector<CSINode> csi_nodes;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
 
   // Checks every object with the field validators of karp/objects.h (ValidatePod,
-  // ValidateNodePool, ...; the same rules the JSON codec applies to files) and that names are
-  // unique per kind (pods, DaemonSets and PDBs per namespace). Pod scheduling constraints are
-  // not checked: invalid ones become pod errors of Scheduler::Solve. Errors: InvalidArgument
-  // naming the object and field, e.g. `nodepool default: spec.weight: must be between 1 and
-  // 100, got 1000` or `pod default/web-1: duplicate object`; input text is escaped.
+  // ValidateNodePool, ...; the same rules the JSON codec applies to files), well-formed
+  // PersistentVolume node affinity (operators In, NotIn, Exists, DoesNotExist, Gt, Lt with
+  // their arity), non-negative CSINode counts, and that names are unique per kind (pods,
+  // claims, DaemonSets and PDBs per namespace). Pod scheduling constraints are not checked:
+  // invalid ones become pod errors of Scheduler::Solve. Errors: InvalidArgument naming the
+  // object and field, e.g. `nodepool default: spec.weight: must be between 1 and 100, got
+  // 1000` or `pod default/web-1: duplicate object`; input text is escaped.
   [[nodiscard]] absl::Status Validate() const;
 
   // Pending pods that are karp's to place: not bound, not terminal, not terminating, not

@@ -17,7 +17,9 @@
 #include "karp/requirements.h"
 #include "karp/resources.h"
 #include "karp/scheduler.h"
+#include "karp/storage.h"
 #include "karp/taints.h"
 #include "karp/version.h"
+#include "karp/volumes.h"
 
 #endif  // KARP_KARP_H_

@@ -3,7 +3,8 @@
 // Value types for the Kubernetes objects karp decides over: Pod, Node, NodePool
 // (karpenter.sh/v1), NodeClaim (karpenter.sh/v1), DaemonSet, PodDisruptionBudget, and the
 // pieces they share (object metadata, label selectors, affinity terms, topology spread
-// constraints). Only the fields that change a decision are modelled (formats.md §1).
+// constraints). Only the fields that change a decision are modelled (formats.md §1). The
+// storage kinds that pods' volumes refer to are in karp/storage.h.
 //
 // Defaults follow the Kubernetes and Karpenter APIs (semantics §7): a NodePool without
 // `expireAfter` expires after 720h, `consolidateAfter` defaults to 0s, budgets to
@@ -204,6 +205,19 @@ struct Container {
   }
 };
 
+// A pod volume backed by a PersistentVolumeClaim: `persistentVolumeClaim.claimName`, or a
+// generic ephemeral volume (`ephemeral`), whose claim is named `<pod name>-<volume name>`.
+// Volumes of other kinds (emptyDir, configMap, ...) do not change decisions and are not kept.
+struct PodVolume {
+  std::string name;        // spec.volumes[].name
+  std::string claim_name;  // persistentVolumeClaim.claimName; empty for an ephemeral volume
+  bool ephemeral = false;
+
+  friend bool operator==(const PodVolume& a, const PodVolume& b) {
+    return a.name == b.name && a.claim_name == b.claim_name && a.ephemeral == b.ephemeral;
+  }
+};
+
 struct Pod {
   ObjectMeta metadata;
   // spec
@@ -220,7 +234,7 @@ struct Pod {
   ResourceList pod_level_requests;  // spec.resources.requests (PodLevelResources)
   int32_t priority = 0;
   std::string scheduler_name;           // empty: default-scheduler
-  std::vector<std::string> pvc_names;   // spec.volumes[].persistentVolumeClaim.claimName
+  std::vector<PodVolume> volumes;       // spec.volumes[] backed by a claim, in spec order
   // status
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown or empty
   std::optional<absl::Time> start_time;  // status.startTime
@@ -237,6 +251,8 @@ struct Pod {
   bool IsDaemon() const { return IsOwnedBy("DaemonSet"); }
   // Not bound, not terminal, not terminating.
   bool IsPending() const { return node_name.empty() && !IsTerminal() && !IsTerminating(); }
+  // The claim of `volume`: its claimName, or `<pod name>-<volume name>` when ephemeral.
+  std::string ClaimName(const PodVolume& volume) const;
 
   friend bool operator==(const Pod& a, const Pod& b);
 };

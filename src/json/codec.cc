@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "json/codec_fields.h"
 #include "json/codec_util.h"
 #include "json/document.h"
 
@@ -682,11 +683,21 @@ absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
   RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
   RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
   RETURN_IF_ERROR(spec.Objects("volumes", [&](const Obj& v) -> absl::Status {
+    // Volumes backed by a claim (docs/formats-storage.md); other kinds are not kept.
+    PodVolume volume;
+    RETURN_IF_ERROR(v.String("name", &volume.name));
     KARP_ASSIGN_OR_RETURN(Obj pvc, v.Object("persistentVolumeClaim"));
-    if (!pvc.present()) return absl::OkStatus();
-    std::string claim;
-    RETURN_IF_ERROR(pvc.RequiredString("claimName", &claim));
-    pod->pvc_names.push_back(std::move(claim));
+    KARP_ASSIGN_OR_RETURN(Obj ephemeral, v.Object("ephemeral"));
+    if (pvc.present()) {
+      RETURN_IF_ERROR(pvc.RequiredString("claimName", &volume.claim_name));
+      if (volume.claim_name.empty()) return PathError(pvc.At("claimName"), "must not be empty");
+    } else if (ephemeral.present()) {
+      if (volume.name.empty()) return PathError(v.At("name"), "required for an ephemeral volume");
+      volume.ephemeral = true;
+    } else {
+      return absl::OkStatus();
+    }
+    pod->volumes.push_back(std::move(volume));
     return absl::OkStatus();
   }));
   return absl::OkStatus();
@@ -860,6 +871,11 @@ constexpr KindInfo kKinds[] = {
     {"NodeClaim", "karpenter.sh/v1"},
     {"DaemonSet", "apps/v1"},
     {"PodDisruptionBudget", "policy/v1"},
+    // Storage kinds: decoded by codec_storage.cc.
+    {"PersistentVolumeClaim", "v1"},
+    {"PersistentVolume", "v1"},
+    {"StorageClass", "storage.k8s.io/v1"},
+    {"CSINode", "storage.k8s.io/v1"},
 };
 
 class SnapshotDecoder {
@@ -945,6 +961,12 @@ class SnapshotDecoder {
       RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
       RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
       snap_.daemon_sets.push_back(std::move(ds));
+    } else if (const codec_internal::StorageKind* sk = codec_internal::FindStorageKind(kind)) {
+      KARP_ASSIGN_OR_RETURN(codec_internal::Fields fields, codec_internal::Fields::Make(v, path));
+      const ObjectMeta* meta = nullptr;
+      RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, fields, &snap_, &meta));
+      // The storage decoders apply their field rules while reading (codec_storage.cc).
+      RETURN_IF_ERROR(CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus()));
     } else {
       PodDisruptionBudget pdb;
       RETURN_IF_ERROR(ReadPdb(item, &pdb));
@@ -1154,6 +1176,79 @@ absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
   KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
   return ParseCatalog(text, path);
 }
+
+// ---------------------------------------------------------------------------------------------
+// codec_internal::Fields (json/codec_fields.h): the field reader above, for codec_storage.cc.
+
+namespace codec_internal {
+namespace {
+
+Obj AsObj(const Json* v, const std::string& path) {
+  if (v == nullptr) return Obj(path);
+  absl::StatusOr<Obj> o = Obj::Make(*v, path);
+  return o.ok() ? *o : Obj(path);  // Fields only ever holds objects
+}
+
+}  // namespace
+
+absl::StatusOr<Fields> Fields::Make(const Json& v, std::string path) {
+  KARP_ASSIGN_OR_RETURN(Obj o, Obj::Make(v, path));
+  return Fields(o.present() ? &v : nullptr, std::move(path));
+}
+
+std::string Fields::At(std::string_view key) const { return JoinPath(path_, key); }
+
+absl::StatusOr<Fields> Fields::Object(std::string_view key) const {
+  const Json* f = AsObj(v_, path_).Get(key);
+  if (f == nullptr) return Fields(nullptr, At(key));
+  return Make(*f, At(key));
+}
+
+absl::Status Fields::String(std::string_view key, std::string* out) const {
+  return AsObj(v_, path_).String(key, out);
+}
+
+absl::Status Fields::RequiredString(std::string_view key, std::string* out) const {
+  return AsObj(v_, path_).RequiredString(key, out);
+}
+
+absl::Status Fields::StringList(std::string_view key, std::vector<std::string>* out) const {
+  return AsObj(v_, path_).StringList(key, out);
+}
+
+absl::Status Fields::Int32(std::string_view key, std::optional<int32_t>* out) const {
+  return AsObj(v_, path_).Int32(key, out);
+}
+
+absl::Status Fields::Objects(std::string_view key,
+                             const std::function<absl::Status(const Fields&)>& fn) const {
+  const Json* f = AsObj(v_, path_).Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  const std::string path = At(key);
+  if (!f->is_array()) return WrongType(path, "an array", *f);
+  for (size_t i = 0; i < f->size(); ++i) {
+    const Json& e = (*f)[i];
+    std::string item_path = IndexPath(path, i);
+    if (!e.is_object()) return WrongType(item_path, "an object", e);
+    RETURN_IF_ERROR(fn(Fields(&e, std::move(item_path))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Fields::Meta(ObjectMeta* out) const {
+  KARP_ASSIGN_OR_RETURN(Obj meta, AsObj(v_, path_).Object("metadata"));
+  return ReadMeta(meta, out);
+}
+
+absl::Status Fields::NodeSelectorTerm(karp::NodeSelectorTerm* out) const {
+  return ReadNodeSelectorTerm(AsObj(v_, path_), out);
+}
+
+absl::Status Fields::Error(std::string_view key, std::string_view what) const {
+  return PathError(key.empty() ? path_ : At(key), what);
+}
+
+}  // namespace codec_internal
 
 }  // namespace karp::json
 

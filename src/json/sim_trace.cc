@@ -137,7 +137,7 @@ absl::Status StringMap(const Json& o, std::string_view key, std::string_view pat
   return absl::OkStatus();
 }
 
-// requests, nodeSelector, tolerations, labels.
+// requests, nodeSelector, tolerations, labels, claims.
 absl::Status Shape(const Json& o, std::string_view path, sim::PodShape* shape) {
   const Json* req = Field(o, "requests");
   const std::string rp = Join(path, "requests");
@@ -159,6 +159,15 @@ absl::Status Shape(const Json& o, std::string_view path, sim::PodShape* shape) {
   }
   KARP_RETURN_IF_ERROR(StringMap(o, "nodeSelector", path, &shape->node_selector));
   KARP_RETURN_IF_ERROR(StringMap(o, "labels", path, &shape->labels));
+  if (const Json* c = Field(o, "claims")) {
+    const std::string cp = Join(path, "claims");
+    if (!c->is_array()) return PathError(cp, "expected an array of claim names");
+    for (size_t i = 0; i < c->size(); ++i) {
+      KARP_ASSIGN_OR_RETURN(std::string claim, String((*c)[i], Index(cp, i)));
+      if (claim.empty()) return PathError(Index(cp, i), "must not be empty");
+      shape->claims.push_back(std::move(claim));
+    }
+  }
   if (const Json* t = Field(o, "tolerations")) {
     const std::string tp = Join(path, "tolerations");
     if (!t->is_array()) return PathError(tp, "expected an array");
@@ -209,7 +218,8 @@ constexpr int64_t kMaxDiurnalSamples = 1000000;
 absl::Status Deployment(const Json& o, std::string_view path, absl::Duration duration,
                         int64_t* samples_left, sim::DeploymentTrace* d) {
   KARP_RETURN_IF_ERROR(CheckObject(o, path, {"name", "namespace", "requests", "nodeSelector",
-                                             "tolerations", "labels", "replicas", "diurnal"}));
+                                             "tolerations", "labels", "claims", "replicas",
+                                             "diurnal"}));
   KARP_RETURN_IF_ERROR(Name(o, path, &d->name));
   KARP_RETURN_IF_ERROR(Namespace(o, path, &d->namespace_));
   KARP_RETURN_IF_ERROR(Shape(o, path, &d->pod));
@@ -283,7 +293,8 @@ absl::Status Deployment(const Json& o, std::string_view path, absl::Duration dur
 
 absl::Status Job(const Json& o, std::string_view path, sim::JobTrace* j) {
   KARP_RETURN_IF_ERROR(CheckObject(o, path, {"name", "namespace", "requests", "nodeSelector",
-                                             "tolerations", "labels", "at", "every", "until",
+                                             "tolerations", "labels", "claims", "at", "every",
+                                             "until",
                                              "parallelism", "runFor"}));
   KARP_RETURN_IF_ERROR(Name(o, path, &j->name));
   KARP_RETURN_IF_ERROR(Namespace(o, path, &j->namespace_));
@@ -350,13 +361,29 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
     if (snap->node_pools.empty()) return PathError("cluster", "no NodePool");
     trace.cluster.node_pools = std::move(snap->node_pools);
     trace.cluster.daemon_sets = std::move(snap->daemon_sets);
+    trace.cluster.persistent_volume_claims = std::move(snap->persistent_volume_claims);
+    trace.cluster.persistent_volumes = std::move(snap->persistent_volumes);
+    trace.cluster.storage_classes = std::move(snap->storage_classes);
+    trace.cluster.csi_nodes = std::move(snap->csi_nodes);
   }
 
   std::set<std::string> names;  // workloads share the pod name space
-  auto unique = [&](const std::string& ns, const std::string& name,
+  std::set<std::string> claims;  // "namespace/name" of the cluster's claims
+  for (const PersistentVolumeClaim& c : trace.cluster.persistent_volume_claims) {
+    claims.insert(c.Key());
+  }
+  // Workload names are unique per namespace, and their claims are declared in `cluster`.
+  auto unique = [&](const std::string& ns, const std::string& name, const sim::PodShape& shape,
                     std::string_view path) -> absl::Status {
     if (!names.insert(internal::StrCat(ns, "/", name)).second) {
       return PathError(Join(path, "name"), internal::StrCat("duplicate workload \"", name, "\""));
+    }
+    for (size_t i = 0; i < shape.claims.size(); ++i) {
+      if (claims.count(internal::StrCat(ns, "/", shape.claims[i])) == 0) {
+        return PathError(Index(Join(path, "claims"), i),
+                         internal::StrCat("no PersistentVolumeClaim \"", shape.claims[i],
+                                          "\" in namespace ", ns, " in cluster"));
+      }
     }
     return absl::OkStatus();
   };
@@ -372,7 +399,7 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
       sim::DeploymentTrace d;
       const std::string p = Index("deployments", i);
       KARP_RETURN_IF_ERROR(Deployment((*deployments)[i], p, trace.duration, &samples_left, &d));
-      KARP_RETURN_IF_ERROR(unique(d.namespace_, d.name, p));
+      KARP_RETURN_IF_ERROR(unique(d.namespace_, d.name, d.pod, p));
       trace.deployments.push_back(std::move(d));
     }
   }
@@ -382,7 +409,7 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
       sim::JobTrace j;
       const std::string p = Index("jobs", i);
       KARP_RETURN_IF_ERROR(Job((*jobs)[i], p, &j));
-      KARP_RETURN_IF_ERROR(unique(j.namespace_, j.name, p));
+      KARP_RETURN_IF_ERROR(unique(j.namespace_, j.name, j.pod, p));
       trace.jobs.push_back(std::move(j));
     }
   }
@@ -392,7 +419,7 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
       const Json& o = (*pods)[i];
       const std::string p = Index("pods", i);
       KARP_RETURN_IF_ERROR(CheckObject(o, p, {"name", "namespace", "requests", "nodeSelector",
-                                              "tolerations", "labels", "at", "leaveAt"}));
+                                              "tolerations", "labels", "claims", "at", "leaveAt"}));
       sim::PodTrace pt;
       KARP_RETURN_IF_ERROR(Name(o, p, &pt.name));
       KARP_RETURN_IF_ERROR(Namespace(o, p, &pt.namespace_));
@@ -404,7 +431,7 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
         KARP_ASSIGN_OR_RETURN(pt.leave_at, Duration(*v, Join(p, "leaveAt")));
         if (pt.leave_at <= pt.arrive_at) return PathError(Join(p, "leaveAt"), "must be after at");
       }
-      KARP_RETURN_IF_ERROR(unique(pt.namespace_, pt.name, p));
+      KARP_RETURN_IF_ERROR(unique(pt.namespace_, pt.name, pt.pod, p));
       trace.pods.push_back(std::move(pt));
     }
   }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "internal/strings.h"
+#include "json/codec_fields.h"
 #include "json/codec_util.h"
 #include "karp/json/codec.h"
 
@@ -298,11 +299,16 @@ Json PodSpecJson(const Pod& pod) {
   }
   if (pod.priority != 0) spec["priority"] = pod.priority;
   if (!pod.scheduler_name.empty()) spec["schedulerName"] = pod.scheduler_name;
-  if (!pod.pvc_names.empty()) {
+  if (!pod.volumes.empty()) {
     Json volumes = Json::array();
-    for (size_t i = 0; i < pod.pvc_names.size(); ++i) {
-      volumes.push_back(Json{{"name", internal::StrCat("pvc-", i)},
-                             {"persistentVolumeClaim", Json{{"claimName", pod.pvc_names[i]}}}});
+    for (const PodVolume& v : pod.volumes) {
+      Json o = Json{{"name", v.name}};
+      if (v.ephemeral) {
+        o["ephemeral"] = Json{{"volumeClaimTemplate", Json::object()}};
+      } else {
+        o["persistentVolumeClaim"] = Json{{"claimName", v.claim_name}};
+      }
+      volumes.push_back(std::move(o));
     }
     spec["volumes"] = std::move(volumes);
   }
@@ -438,6 +444,16 @@ Json PdbJson(const PodDisruptionBudget& pdb) {
 
 }  // namespace
 
+namespace codec_internal {
+
+Json ObjectMetaJson(const ObjectMeta& meta, bool with_namespace) {
+  return MetaJson(meta, with_namespace);
+}
+
+Json NodeSelectorTermToJson(const NodeSelectorTerm& term) { return NodeSelectorTermJson(term); }
+
+}  // namespace codec_internal
+
 std::string WriteSnapshot(const ClusterSnapshot& snapshot) {
   Json items = Json::array();
   for (const NodePool& np : snapshot.node_pools) items.push_back(NodePoolJson(np));
@@ -446,6 +462,7 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot) {
   for (const Pod& p : snapshot.pods) items.push_back(PodJson(p));
   for (const DaemonSet& ds : snapshot.daemon_sets) items.push_back(DaemonSetJson(ds));
   for (const PodDisruptionBudget& pdb : snapshot.pdbs) items.push_back(PdbJson(pdb));
+  codec_internal::AppendStorageObjects(snapshot, &items);
   Json list = Json::object();
   list["apiVersion"] = "v1";
   list["kind"] = "List";

@@ -35,6 +35,61 @@ std::string NamespacedKey(const ObjectMeta& m) {
   return internal::StrCat(m.namespace_.empty() ? "default" : m.namespace_, "/", m.name);
 }
 
+// The storage kinds (karp/storage.h): PersistentVolume node affinity in the pod-selector
+// operators with their arity, CSINode counts >= 0.
+absl::Status ValidatePersistentVolume(const PersistentVolume& v) {
+  for (size_t t = 0; t < v.node_affinity.size(); ++t) {
+    const std::vector<NodeSelectorRequirement>& exprs = v.node_affinity[t].match_expressions;
+    for (size_t e = 0; e < exprs.size(); ++e) {
+      absl::Status s;
+      if (exprs[e].op == Operator::kGte || exprs[e].op == Operator::kLte) {
+        s = absl::InvalidArgumentError(internal::StrCat(
+            "unsupported operator ", OperatorName(exprs[e].op),
+            " (expected In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
+      } else if (exprs[e].min_values) {
+        s = absl::InvalidArgumentError("minValues is not allowed here");
+      } else {
+        s = Requirement::Create(exprs[e]).status();
+      }
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(
+            internal::StrCat("spec.nodeAffinity.required.nodeSelectorTerms[", t,
+                             "].matchExpressions[", e, "]: ", internal::Message(s)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateCsiNode(const CSINode& n) {
+  for (size_t d = 0; d < n.drivers.size(); ++d) {
+    if (n.drivers[d].allocatable_count && *n.drivers[d].allocatable_count < 0) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("spec.drivers[", d, "].allocatable.count: must be >= 0"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateStorage(const ClusterSnapshot& snap) {
+  auto name = [](const auto& o) { return o.metadata.name; };
+  auto none = [](const auto&) { return absl::OkStatus(); };
+  if (absl::Status s = CheckAll(snap.persistent_volume_claims, "persistentvolumeclaim", none,
+                                [](const PersistentVolumeClaim& c) { return c.Key(); });
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          CheckAll(snap.persistent_volumes, "persistentvolume", ValidatePersistentVolume, name);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckAll(snap.storage_classes, "storageclass", none, name); !s.ok()) {
+    return s;
+  }
+  return CheckAll(snap.csi_nodes, "csinode", ValidateCsiNode, name);
+}
+
 }  // namespace
 
 absl::Status ClusterSnapshot::Validate() const {
@@ -50,7 +105,12 @@ absl::Status ClusterSnapshot::Validate() const {
       !s.ok()) {
     return s;
   }
-  return CheckAll(pdbs, "poddisruptionbudget", ValidatePodDisruptionBudget, namespaced);
+  if (absl::Status s =
+          CheckAll(pdbs, "poddisruptionbudget", ValidatePodDisruptionBudget, namespaced);
+      !s.ok()) {
+    return s;
+  }
+  return ValidateStorage(*this);
 }
 
 bool NodeDeleting(const Node& node, const NodeClaim* claim) {
@@ -117,6 +177,10 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(pods, other.pods);
   append(daemon_sets, other.daemon_sets);
   append(pdbs, other.pdbs);
+  append(persistent_volume_claims, other.persistent_volume_claims);
+  append(persistent_volumes, other.persistent_volumes);
+  append(storage_classes, other.storage_classes);
+  append(csi_nodes, other.csi_nodes);
   skipped_objects += other.skipped_objects;
 }
 

@@ -133,6 +133,11 @@ std::vector<ContainerPort> HostPorts(const Pod& pod) {
   return out;
 }
 
+std::string Pod::ClaimName(const PodVolume& volume) const {
+  if (!volume.ephemeral) return volume.claim_name;
+  return internal::StrCat(metadata.name, "-", volume.name);
+}
+
 bool operator==(const Pod& a, const Pod& b) {
   return a.metadata == b.metadata && a.node_name == b.node_name &&
          a.node_selector == b.node_selector && a.node_affinity == b.node_affinity &&
@@ -142,7 +147,7 @@ bool operator==(const Pod& a, const Pod& b) {
          a.containers == b.containers && a.init_containers == b.init_containers &&
          a.overhead == b.overhead && a.pod_level_requests == b.pod_level_requests &&
          a.priority == b.priority && a.scheduler_name == b.scheduler_name &&
-         a.pvc_names == b.pvc_names && a.phase == b.phase && a.start_time == b.start_time;
+         a.volumes == b.volumes && a.phase == b.phase && a.start_time == b.start_time;
 }
 
 std::string_view ConsolidationPolicyName(ConsolidationPolicy p) {

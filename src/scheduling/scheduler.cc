@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
@@ -103,6 +104,8 @@ struct PodCtx {
   std::string key;
   // Topology groups of this attempt (refreshed before each Add).
   scheduling::Topology::PodGroups groups;
+  // Volume topology and claims (semantics §5.13); null for pods whose volumes change nothing.
+  std::shared_ptr<const scheduling::PodVolumes> volumes;
 };
 
 void Refresh(PodCtx& c, PreferencePolicy policy) {
@@ -311,6 +314,31 @@ bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask) {
   return false;
 }
 
+// Narrows a claim's requirements (`base`, or `*merged` once copied) by one volume topology
+// alternative, noting the keys that changed for the filter. The alternative constrains the
+// claim, never the pod. Kept out of line: pods without volumes never get here.
+ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(
+    const Requirements& base, const Requirements& volume_reqs, const LabelSet& well_known,
+    bool explain, std::optional<Requirements>* merged, std::vector<std::string>* changed) {
+  const Requirements& current = *merged ? **merged : base;
+  if (!current.IsCompatible(volume_reqs, &well_known)) {
+    if (!explain) return absl::FailedPreconditionError("incompatible volume requirements");
+    absl::Status s = current.Compatible(volume_reqs, &well_known);
+    return absl::FailedPreconditionError(
+        internal::StrCat("incompatible volume requirements, ", s.message()));
+  }
+  for (const Requirement& r : volume_reqs) {
+    const Requirement* before = (*merged ? **merged : base).Find(r.key());
+    if (before != nullptr && *before == before->Intersection(r)) continue;
+    if (!*merged) *merged = base;
+    (*merged)->Add(r);
+    if (std::find(changed->begin(), changed->end(), r.key()) == changed->end()) {
+      changed->push_back(r.key());
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
 // current requirements `base` and has an available offering compatible with them, so only
 // the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
@@ -395,6 +423,8 @@ struct ExistingNodeState {
   ResourceList remaining;
   std::vector<ContainerPort> added_ports;  // host ports of pods placed by this solve
   std::vector<std::string> pods;
+  // Claims in use once this solve placed a pod with volumes here (nodes with limits only).
+  std::optional<VolumeUsage> volumes;
 
   const Requirements& requirements() const { return narrowed ? *narrowed : init->requirements; }
 };
@@ -474,10 +504,20 @@ class Solver {
  private:
   absl::Status Add(PodCtx& pod);
   absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
+  // Volume limits of an existing node (semantics §5.13): OK or the reference's error.
+  absl::Status ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const;
+  // CanAddExisting's topology step on the node requirements `reqs` (pod and volume included).
+  absl::Status AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+                                   Requirements* out_reqs);
   // On success *out_reqs holds the narrowed requirements, or nothing when unchanged.
   absl::Status CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values, bool explain,
                            std::optional<Requirements>* out_reqs, std::vector<int>* out_its,
                            bool* relaxed, std::set<std::string>* to_reserve);
+  // CanAddClaim with one volume topology alternative (null: none).
+  absl::Status CanAddClaimWith(ClaimState& claim, PodCtx& pod, const Requirements* volume_reqs,
+                               bool relax_min_values, bool explain,
+                               std::optional<Requirements>* out_reqs, std::vector<int>* out_its,
+                               bool* relaxed, std::set<std::string>* to_reserve);
   void CommitClaim(ClaimState& claim, PodCtx& pod, std::optional<Requirements> reqs,
                    std::vector<int> its, std::set<std::string> to_reserve);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
@@ -503,10 +543,29 @@ class Solver {
   int64_t next_seq_ = 0;
 };
 
+absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
+                                         const PodCtx& pod) const {
+  if (pod.volumes != nullptr && !pod.volumes->usage_known) {
+    return absl::FailedPreconditionError("failed tracking volume usage");
+  }
+  const scheduling::NodeVolumes* limited = node.init->volumes.get();
+  if (limited == nullptr) return absl::OkStatus();
+  static const VolumeUsage kNoVolumes;
+  const VolumeUsage& claims = pod.volumes != nullptr ? pod.volumes->usage : kNoVolumes;
+  if (claims.empty() && !limited->over_limit) return absl::OkStatus();
+  absl::Status s =
+      CheckVolumeLimits(node.volumes ? *node.volumes : limited->usage, claims, limited->limits);
+  if (s.ok()) return s;
+  return absl::FailedPreconditionError(internal::StrCat("checking volume usage, ", s.message()));
+}
+
 absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
                                     Requirements* out_reqs) {
   if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
+  }
+  if (pod.volumes != nullptr || node.init->volumes != nullptr) {
+    if (absl::Status s = ExistingVolumeUsage(node, pod); !s.ok()) return s;
   }
   if (!pod.ports.empty() && (HostPortsConflict(pod.ports, node.init->host_ports) ||
                              HostPortsConflict(pod.ports, node.added_ports))) {
@@ -521,6 +580,27 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
   }
   Requirements reqs = node.requirements();
   reqs.Add(pod.requirements);
+  if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
+    return AddExistingTopology(node, pod, std::move(reqs), out_reqs);
+  }
+  // Volume topology (semantics §5.13): the first alternative the node satisfies. It narrows
+  // the node's requirements, never the pod's own.
+  absl::Status last;
+  for (const Requirements& alt : pod.volumes->topology.alternatives) {
+    if (!reqs.IsCompatible(alt, nullptr)) {
+      last = absl::FailedPreconditionError("incompatible volume requirements");
+      continue;
+    }
+    Requirements with_volumes = reqs;
+    with_volumes.Add(alt);
+    last = AddExistingTopology(node, pod, std::move(with_volumes), out_reqs);
+    if (last.ok()) return last;
+  }
+  return last;
+}
+
+absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+                                         Requirements* out_reqs) {
   std::vector<Requirement> narrowing;
   if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
                                                   pod.strict, reqs, &narrowing, /*explain=*/false);
@@ -543,6 +623,26 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
                                  bool explain, std::optional<Requirements>* out_reqs,
                                  std::vector<int>* out_its, bool* relaxed,
                                  std::set<std::string>* to_reserve) {
+  if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
+    return CanAddClaimWith(claim, pod, nullptr, relax_min_values, explain, out_reqs, out_its,
+                           relaxed, to_reserve);
+  }
+  // Volume topology (semantics §5.13): the first alternative the claim can take; the error is
+  // the last alternative's, as the reference.
+  absl::Status last;
+  for (const Requirements& alt : pod.volumes->topology.alternatives) {
+    last = CanAddClaimWith(claim, pod, &alt, relax_min_values, explain, out_reqs, out_its,
+                           relaxed, to_reserve);
+    if (last.ok()) return last;
+  }
+  return last;
+}
+
+absl::Status Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
+                                     const Requirements* volume_reqs, bool relax_min_values,
+                                     bool explain, std::optional<Requirements>* out_reqs,
+                                     std::vector<int>* out_its, bool* relaxed,
+                                     std::set<std::string>* to_reserve) {
   const Template& t = *claim.tmpl;
   if (!ToleratesAll(t.taints, pod.working.tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
@@ -565,6 +665,13 @@ absl::Status Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_
     if (!merged) merged = claim.requirements;
     merged->Add(r);
     changed.push_back(r.key());
+  }
+  if (volume_reqs != nullptr) {
+    if (absl::Status s = AddVolumeRequirements(claim.requirements, *volume_reqs, wk, explain,
+                                               &merged, &changed);
+        !s.ok()) {
+      return s;
+    }
   }
   std::vector<Requirement> narrowing;
   if (!pod.groups.empty()) {
@@ -721,6 +828,10 @@ absl::Status Solver::Add(PodCtx& pod) {
     node.pods.push_back(pod.key);
     node.remaining.Subtract(pod.requests);
     node.narrowed = std::move(reqs);
+    if (pod.volumes != nullptr && node.init->volumes != nullptr) {
+      if (!node.volumes) node.volumes = node.init->volumes->usage;
+      AddVolumeUsage(pod.volumes->usage, &*node.volumes);
+    }
     node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
     topology_->Record(pod.working, pod.key, node.init->taints, node.requirements(),
                       &label_caches_[pod.label_class], &pod.record_cache);
@@ -860,7 +971,12 @@ absl::Status Solver::Add(PodCtx& pod) {
     claims_.push_back(std::move(claim));
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrJoin(errors, "; "));
+  std::string message = absl::StrJoin(errors, "; ");
+  if (pod.volumes != nullptr && !pod.volumes->topology.explanation.empty()) {
+    internal::StrAppend(&message, "; the pod's volumes restrict where it can run: ",
+                        pod.volumes->topology.explanation);
+  }
+  return absl::FailedPreconditionError(message);
 }
 
 SolveResult Solver::Run() {
@@ -1420,6 +1536,8 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> Prepare(
                      if (a.initialized != b.initialized) return a.initialized;
                      return a.name < b.name;
                    });
+  state->storage = std::make_shared<const StorageIndex>(snap);
+  scheduling::AttachVolumeLimits(snap, *state->storage, &existing);
   state->existing = std::move(existing);
 
   // NodePool limits minus the capacity of the pool's nodes (semantics §5.11).
@@ -1583,6 +1701,21 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state_ref,
     // Pod validation (semantics §5.3): such pods are ignored by the reference; karp reports
     // them so a person can act.
     std::string invalid = scheduling::PodValidationError(*p, state_->pools->well_known);
+    if (!p->volumes.empty()) {
+      // Volumes (semantics §5.3, §5.13); only pending pods are validated, as the reference.
+      // The reference joins every reason of Validate, volume ones last.
+      const bool validate = p->node_name.empty() &&
+                            (simulation == nullptr || simulation->moving.count(c.key) == 0);
+      absl::StatusOr<std::shared_ptr<const scheduling::PodVolumes>> v =
+          scheduling::PodVolumesFor(*state_->storage, *p, validate);
+      if (v.ok()) {
+        c.volumes = std::move(*v);
+      } else if (invalid.empty()) {
+        invalid = internal::StrCat("ignoring pod, ", v.status().message());
+      } else {
+        invalid = internal::StrCat(invalid, "; ", v.status().message());
+      }
+    }
     if (!invalid.empty()) {
       rejected.push_back({c.key, invalid});
       continue;

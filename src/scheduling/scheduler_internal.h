@@ -16,7 +16,9 @@
 #include "karp/resources.h"
 #include "karp/scheduler.h"
 #include "karp/taints.h"
+#include "karp/volumes.h"
 #include "scheduling/topology.h"
+#include "scheduling/volume_topology.h"
 
 namespace karp::scheduling {
 
@@ -81,6 +83,8 @@ struct ExistingNodeInit {
   ResourceList remaining;     // allocatable - bound pods - remaining daemon overhead
   std::vector<ContainerPort> host_ports;
   ResourceList capacity;      // with nodes: 1, for NodePool limits
+  // CSI attach limits and the claims in use (volume_topology.h); null: no limits to check.
+  std::shared_ptr<const NodeVolumes> volumes;
 };
 
 // A consolidation simulation (semantics §6.6 SimulateScheduling): the scheduler's existing
@@ -142,6 +146,8 @@ struct Scheduler::State {
   // Indexes over the snapshot for per-solve work.
   std::map<std::string, const Node*> nodes_by_name;
   std::vector<const Pod*> bound_anti_affinity_pods;  // bound pods with required anti-affinity
+  // The snapshot's storage objects (semantics §5.3, §5.13).
+  std::shared_ptr<const StorageIndex> storage;
 };
 
 }  // namespace karp

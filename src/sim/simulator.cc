@@ -460,6 +460,7 @@ void Engine::CreatePod(const std::string& workload, const std::string& ns,
       {job ? "batch/v1" : "apps/v1", job ? "Job" : "ReplicaSet", workload, workload, true});
   p.pod.node_selector = shape.node_selector;
   p.pod.tolerations = shape.tolerations;
+  for (const std::string& claim : shape.claims) p.pod.volumes.push_back({claim, claim, false});
   Container c;
   c.name = "main";
   c.requests = shape.requests;
@@ -684,6 +685,10 @@ ClusterSnapshot Engine::Snapshot(bool karpenter_view, const std::string& without
   ClusterSnapshot s;
   if (karpenter_view) s.node_pools = pools_;
   s.daemon_sets = trace_.cluster.daemon_sets;
+  s.persistent_volume_claims = trace_.cluster.persistent_volume_claims;
+  s.persistent_volumes = trace_.cluster.persistent_volumes;
+  s.storage_classes = trace_.cluster.storage_classes;
+  s.csi_nodes = trace_.cluster.csi_nodes;
   for (const auto& [name, n] : nodes_) {
     if (name == without_node) continue;
     const NodePool* pool = nullptr;

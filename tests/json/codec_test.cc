@@ -352,7 +352,9 @@ TEST_CASE("A snapshot with every kind decodes every field", "[json]") {
   CHECK(pod.init_containers[1].restart_policy == "Always");
   CHECK(pod.overhead.cpu() == 10);
   CHECK(pod.pod_level_requests.cpu() == 2000);
-  CHECK(pod.pvc_names == std::vector<std::string>{"data-web-0"});
+  REQUIRE(pod.volumes.size() == 1);  // the configMap volume is not kept
+  CHECK(pod.volumes[0] == karp::PodVolume{"data", "data-web-0", false});
+  CHECK(pod.ClaimName(pod.volumes[0]) == "data-web-0");
   CHECK(pod.phase == "Running");
 
   REQUIRE(snap.daemon_sets.size() == 1);

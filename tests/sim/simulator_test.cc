@@ -19,6 +19,7 @@
 #include "karp/scheduler.h"
 #include "support/builders.h"
 #include "support/disruption_builders.h"
+#include "support/storage_builders.h"
 
 #ifdef KARP_TEST_HAVE_JSON
 #include "karp/json/sim_trace.h"
@@ -169,6 +170,29 @@ TEST_CASE("Simulator inflate trace peaks at the solved node count and ends with 
   CHECK(r.summary.pending_p50_seconds == 46);
   // The node existed from the launch at 1 s to 11 min.
   CHECK(r.summary.total_cost == Approx(0.40 * absl::ToDoubleHours(absl::Minutes(11) - absl::Seconds(1))));
+}
+
+TEST_CASE("Simulator keeps a workload with a zonal volume in the volume's zone",
+          "[sim][volumes]") {
+  // Without the claim every launch goes to z1 (equal prices, ties by zone name).
+  const SimResult control = Run(InflateTrace(), Karpenter());
+  REQUIRE_FALSE(EventsOf(control, "launch").empty());
+  for (const SimEvent* e : EventsOf(control, "launch")) CHECK(e->detail.find(" z1 ") != std::string::npos);
+
+  Trace t = InflateTrace();
+  t.cluster.persistent_volumes.push_back(testing::ZonalVolume("pv-shared", {"z2"}));
+  t.cluster.persistent_volume_claims.push_back(testing::BoundClaim("shared", "pv-shared"));
+  t.deployments[0].pod.claims = {"shared"};
+  for (const Policy& policy : {Karpenter(), Static()}) {
+    const SimResult r = Run(t, policy);
+    INFO(policy.name << "\n" << Dump(r));
+    REQUIRE_FALSE(EventsOf(r, "launch").empty());
+    for (const SimEvent* e : EventsOf(r, "launch")) {
+      CHECK(e->detail.find(" z2 ") != std::string::npos);
+    }
+    CHECK(SampleAt(r, absl::Minutes(5)).pods_running == 5);
+    CHECK(r.summary.pods_never_scheduled == 0);
+  }
 }
 
 TEST_CASE("Simulator batches pods until 1 s of idle time", "[sim]") {
@@ -590,6 +614,47 @@ TEST_CASE("Simulator trace parser names the file and field of bad input", "[sim]
   CHECK(std::string(badpool.status().message()).find("consolidateAfter") != std::string::npos);
   CHECK(json::ReadSimTraceFile("/nonexistent/trace.yaml").status().code() ==
         absl::StatusCode::kNotFound);
+}
+
+TEST_CASE("Simulator traces declare storage in the cluster and claims per workload",
+          "[sim][volumes]") {
+  const std::string storage = R"(  - apiVersion: v1
+    kind: PersistentVolume
+    metadata: {name: pv-db}
+    spec:
+      csi: {driver: ebs.csi.aws.com}
+      nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [
+        {key: topology.kubernetes.io/zone, operator: In, values: [z2]}]}]}}
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: db, namespace: data, annotations: {pv.kubernetes.io/bind-completed: "yes"}}
+    spec: {volumeName: pv-db}
+    status: {phase: Bound}
+)";
+  const std::string workload =
+      "deployments:\n  - name: db\n    namespace: data\n    requests: {cpu: 1}\n"
+      "    claims: [db]\n    replicas: [{at: 0s, replicas: 1}]\n";
+  absl::StatusOr<Trace> t =
+      json::ParseSimTrace(std::string(kMinimalTrace) + storage + workload, "t.yaml");
+  INFO(t.status().message());
+  REQUIRE(t.ok());
+  CHECK(t->cluster.persistent_volumes.size() == 1);
+  CHECK(t->cluster.persistent_volume_claims.size() == 1);
+  CHECK(t->deployments[0].pod.claims == std::vector<std::string>{"db"});
+
+  std::string wrong = workload;
+  wrong.replace(wrong.find("namespace: data"), 15, "namespace: web");
+  absl::StatusOr<Trace> bad =
+      json::ParseSimTrace(std::string(kMinimalTrace) + storage + wrong, "t.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()) ==
+        "t.yaml: deployments[0].claims[0]: no PersistentVolumeClaim \"db\" in namespace web in "
+        "cluster");
+  bad = json::ParseSimTrace(std::string(kMinimalTrace) + storage +
+                                "pods:\n  - {name: p, requests: {cpu: 1}, claims: [db, 3]}\n",
+                            "t.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).rfind("t.yaml: pods[0].claims[1]: ", 0) == 0);
 }
 
 TEST_CASE("Simulator diurnal replicas follow a daily cosine", "[sim]") {

@@ -267,6 +267,16 @@ class PodBuilder {
     pod_.phase = std::move(phase);
     return *this;
   }
+  // A volume backed by the PersistentVolumeClaim `claim` (in the pod's namespace).
+  PodBuilder& ClaimVolume(std::string volume, std::string claim) {
+    pod_.volumes.push_back(PodVolume{std::move(volume), std::move(claim), false});
+    return *this;
+  }
+  // A generic ephemeral volume: its claim is "<pod>-<volume>".
+  PodBuilder& EphemeralVolume(std::string volume) {
+    pod_.volumes.push_back(PodVolume{std::move(volume), "", true});
+    return *this;
+  }
 
   Pod& pod() { return pod_; }
   Pod Build() const { return pod_; }

@@ -65,7 +65,8 @@ struct ReadOptions {
     const std::vector<std::string>& paths, const ReadOptions& options = {});
 
 // Writes a snapshot as a `v1` `List` of Kubernetes objects (NodePools, NodeClaims, Nodes,
-// Pods, DaemonSets, PodDisruptionBudgets, in that order). ParseSnapshot(WriteSnapshot(s))
+// Pods, DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes,
+// StorageClasses, CSINodes, in that order). ParseSnapshot(WriteSnapshot(s))
 // reproduces `s` (round trip).
 std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 

@@ -35,6 +35,10 @@ struct PodShape {
   std::map<std::string, std::string> node_selector;
   std::vector<Toleration> tolerations;
   std::map<std::string, std::string> labels;  // app=<workload name> is always added
+  // PersistentVolumeClaims (declared in Trace::cluster, in the workload's namespace) that
+  // every pod mounts; a claim bound to a zonal PersistentVolume pins the workload's pods to
+  // that zone.
+  std::vector<std::string> claims;
 };
 
 // A Deployment whose replica count follows a step function.
@@ -91,7 +95,8 @@ struct Trace {
   absl::Time start = absl::FromCivil(absl::CivilSecond(2026, 1, 5, 0, 0, 0), absl::UTCTimeZone());
   absl::Duration duration = absl::Hours(1);
   uint64_t seed = 1;
-  // NodePools and DaemonSets (other objects are ignored).
+  // NodePools, DaemonSets and storage objects (PersistentVolumeClaims, PersistentVolumes,
+  // StorageClasses, CSINodes); other objects are ignored.
   ClusterSnapshot cluster;
   std::vector<DeploymentTrace> deployments;
   std::vector<JobTrace> jobs;
