@@ -193,17 +193,20 @@ def check_type(it, data, prices):
     for key in sorted(set(ext_want) | {k for k in capacity if k not in WELL_KNOWN_RESOURCES}):
         want(f"capacity {key}", capacity.get(key, 0), ext_want.get(key, 0))
 
-    # On-demand price (us-east-1); without a price every on-demand offering is unavailable.
+    # On-demand price; without a price every on-demand offering is unavailable, and AL2023
+    # (the default AMI family) does not run on a1 types, so theirs are unavailable too.
     price = prices.get(name)
+    excluded = d["family"] == "a1"
     on_demand = [o for o in it.get("offerings") or [] if o.get("capacityType") == "on-demand"]
     if not on_demand:
         out.append(f"{name}: no on-demand offering")
     for o in on_demand:
         zone = o.get("zone")
         available = o.get("available", True)
-        if price is None:
+        if price is None or excluded:
             if available:
-                out.append(f"{name}: on-demand offering in {zone} available without a price")
+                why = "on AL2023" if excluded else "without a price"
+                out.append(f"{name}: on-demand offering in {zone} available {why}")
         elif not available:
             out.append(f"{name}: on-demand offering in {zone} unavailable, want available")
         elif not math.isclose(float(o.get("price", -1)), price, rel_tol=1e-9, abs_tol=1e-12):
@@ -258,14 +261,26 @@ def main():
         return 2
 
     mismatches = 0
+    seen = set()
     for it in types:
+        name = it.get("name", "<unnamed>") if isinstance(it, dict) else str(it)
         try:
             problems = check_type(it, data, prices)
         except (ValueError, TypeError, AttributeError) as e:
-            problems = [f"{it.get('name', '<unnamed>') if isinstance(it, dict) else it}: {e}"]
+            problems = [f"{name}: {e}"]
+        if name in seen:
+            problems.append(f"{name}: listed twice")
+        seen.add(name)
         for p in problems:
             print(p)
         mismatches += len(problems)
+    # Every type of the data with a price must be listed (types without ENI limits cannot be:
+    # their max pods is unknown).
+    missing = sorted(n for n, d in data.items()
+                     if n in prices and d.get("eni") is not None and n not in seen)
+    for n in missing:
+        print(f"{n}: has facts and a price but is not in the catalog")
+    mismatches += len(missing)
     print(f"{len(types)} types checked, {mismatches} mismatches")
     return 1 if mismatches else 0
 

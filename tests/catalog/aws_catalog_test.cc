@@ -212,13 +212,15 @@ TEST_CASE("Neuron types advertise devices, cores and accelerator labels", "[aws_
   CHECK(Label(trn1, kAwsLabelInstanceAcceleratorName) == "trainium");
 }
 
-TEST_CASE("the embedded table has at least 400 types in 30 families of both architectures",
+TEST_CASE("the embedded table has every current type, newest generations included",
           "[aws_catalog]") {
   const std::vector<AwsInstanceTypeInfo>& infos = EmbeddedAwsInstanceTypeInfos();
-  CHECK(infos.size() >= 400);
-  CHECK(DefaultCatalog().size() == infos.size());
+  CHECK(infos.size() >= 1300);
+  CHECK(DefaultCatalog().size() >= 1300);
+  CHECK(DefaultCatalog().size() <= infos.size());
 
   std::set<std::string> names, families, archs;
+  size_t metal = 0, xen = 0, without_bandwidth = 0;
   for (const AwsInstanceTypeInfo& info : infos) {
     INFO(info.name);
     CHECK(names.insert(info.name).second);
@@ -227,20 +229,72 @@ TEST_CASE("the embedded table has at least 400 types in 30 families of both arch
     CHECK(info.memory_mib > 0);
     CHECK(info.max_network_interfaces > 0);
     CHECK(info.ipv4_addresses_per_interface > 1);
-    CHECK(info.network_bandwidth_mbps.has_value());
-    const bool metal = info.name.find(".metal") != std::string::npos;
-    CHECK((info.hypervisor.empty() == metal));
-    std::optional<double> price = EmbeddedAwsOnDemandPrice(info.name);
+    const bool is_metal = info.name.find(".metal") != std::string::npos;
+    CHECK((info.hypervisor.empty() == is_metal));
+    metal += is_metal ? 1 : 0;
+    xen += info.hypervisor == "xen" ? 1 : 0;
+    // Only old Xen types have a text rating instead of a baseline bandwidth.
+    if (!info.network_bandwidth_mbps.has_value()) {
+      ++without_bandwidth;
+      CHECK(info.hypervisor == "xen");
+    }
+  }
+  CHECK(families.size() >= 150);
+  CHECK(metal >= 70);
+  CHECK(xen >= 50);
+  CHECK(without_bandwidth < 50);
+  for (const InstanceType& it : DefaultCatalog().instance_types()) {
+    archs.insert(Label(it, kLabelArch));
+    INFO(it.name);
+    std::optional<double> price = EmbeddedAwsOnDemandPrice(it.name);
     REQUIRE(price.has_value());
     CHECK(*price > 0);
   }
-  CHECK(families.size() >= 30);
-  for (const InstanceType& it : DefaultCatalog().instance_types())
-    archs.insert(Label(it, kLabelArch));
   CHECK(archs == std::set<std::string>{"amd64", "arm64"});
-  for (const char* family : {"m5", "c6g", "r7i", "t4g", "g5", "p4d", "inf2", "trn1"}) {
+  // Old, current and the eighth and ninth generations (Intel, AMD and Graviton), bare metal,
+  // GPU, Neuron and HPC families.
+  for (const char* family : {"a1", "c3", "c4", "d2", "d3", "h1", "m5", "c6g", "r7i", "t4g", "g5",
+                             "p4d", "inf2", "trn1", "c8i", "c8a", "m8i", "m8a", "r8i", "c8g",
+                             "m8g", "r8g", "c9g", "m9g", "i7i", "i8g", "x8g", "hpc7g", "g6f"}) {
     CHECK(families.count(family) == 1);
   }
+  CHECK(names.count("m7i.metal-24xl") == 1);
+  CHECK(names.count("c8g.metal-48xl") == 1);
+}
+
+TEST_CASE("new generations carry their facts and labels", "[aws_catalog]") {
+  // c8i.large: 2 vCPUs, 4096 MiB, 3 ENIs x 20 IPv4 -> 3 * 19 + 2 = 59 pods; Intel, nitro.
+  const InstanceType& c8i = Type("c8i.large");
+  CHECK(Label(c8i, kAwsLabelInstanceGeneration) == "8");
+  CHECK(Label(c8i, kAwsLabelInstanceCategory) == "c");
+  CHECK(Label(c8i, kAwsLabelInstanceCpuManufacturer) == "intel");
+  CHECK(Label(c8i, kAwsLabelInstanceHypervisor) == "nitro");
+  CHECK(c8i.capacity.cpu() == 2000);
+  CHECK(c8i.capacity.pods() == 59);
+  CHECK(c8i.capacity.memory() == (4096 - 308) * kMi);  // ceil(4096 * 0.075) = 308
+
+  const InstanceType& c9g = Type("c9g.medium");
+  CHECK(Label(c9g, kAwsLabelInstanceGeneration) == "9");
+  CHECK(Label(c9g, kLabelArch) == "arm64");
+  CHECK(Label(c9g, kAwsLabelInstanceCpuManufacturer) == "aws");
+
+  // Bare metal: empty hypervisor label.
+  CHECK(Label(Type("c8g.metal-48xl"), kAwsLabelInstanceHypervisor) == "");
+  CHECK(Label(Type("a1.metal"), kAwsLabelInstanceHypervisor) == "");
+  // Old Xen types without a baseline bandwidth get DoesNotExist for that label.
+  const InstanceType& c4 = Type("c4.large");
+  CHECK(Label(c4, kAwsLabelInstanceHypervisor) == "xen");
+  CHECK(DoesNotExist(c4, kAwsLabelInstanceNetworkBandwidth));
+  // Fractional GPUs (g6f) carry the GPU labels with count 0 and no nvidia.com/gpu capacity.
+  const InstanceType& g6f = Type("g6f.large");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuName) == "l4");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuCount) == "0");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuMemory) == "2861");
+  CHECK(!g6f.capacity.Has(kAwsResourceNvidiaGpu));
+  // a1 does not run AL2023 (the default AMI family): listed, but every offering unavailable.
+  const InstanceType& a1 = Type("a1.large");
+  REQUIRE(!a1.offerings.empty());
+  for (const Offering& o : a1.offerings) CHECK(!o.available);
 }
 
 TEST_CASE("the embedded on-demand price is found by name", "[aws_catalog]") {
