@@ -309,6 +309,121 @@ constexpr std::string_view kOptionalLabels[] = {
     kAwsLabelCapacityReservationInterruptible,
 };
 
+// The label keys MakeAwsInstanceType may set, as slots.
+enum LabelSlot : uint8_t {
+  kSlotArch,
+  kSlotRegion,
+  kSlotOs,
+  kSlotWindowsBuild,
+  kSlotCpu,
+  kSlotMemory,
+  kSlotCpuManufacturer,
+  kSlotClock,
+  kSlotCategory,
+  kSlotGeneration,
+  kSlotFamily,
+  kSlotSize,
+  kSlotFlex,
+  kSlotHypervisor,
+  kSlotEncryptionInTransit,
+  kSlotEbsBandwidth,
+  kSlotNetworkBandwidth,
+  kSlotLocalNvme,
+  kSlotGpuName,
+  kSlotGpuManufacturer,
+  kSlotGpuCount,
+  kSlotGpuMemory,
+  kSlotAcceleratorName,
+  kSlotAcceleratorManufacturer,
+  kSlotAcceleratorCount,
+  kSlotCount,
+};
+
+constexpr std::string_view kSlotKeys[kSlotCount] = {
+    kLabelArch,
+    kLabelRegion,
+    kLabelOs,
+    kLabelWindowsBuild,
+    kAwsLabelInstanceCpu,
+    kAwsLabelInstanceMemory,
+    kAwsLabelInstanceCpuManufacturer,
+    kAwsLabelInstanceCpuSustainedClockSpeedMhz,
+    kAwsLabelInstanceCategory,
+    kAwsLabelInstanceGeneration,
+    kAwsLabelInstanceFamily,
+    kAwsLabelInstanceSize,
+    kAwsLabelInstanceCapabilityFlex,
+    kAwsLabelInstanceHypervisor,
+    kAwsLabelInstanceEncryptionInTransitSupported,
+    kAwsLabelInstanceEbsBandwidth,
+    kAwsLabelInstanceNetworkBandwidth,
+    kAwsLabelInstanceLocalNvme,
+    kAwsLabelInstanceGpuName,
+    kAwsLabelInstanceGpuManufacturer,
+    kAwsLabelInstanceGpuCount,
+    kAwsLabelInstanceGpuMemory,
+    kAwsLabelInstanceAcceleratorName,
+    kAwsLabelInstanceAcceleratorManufacturer,
+    kAwsLabelInstanceAcceleratorCount,
+};
+
+// Slots in key order, and the optional labels in key order with their slot (kSlotCount when
+// no slot sets them, as for the capacity-reservation labels). Computed once.
+struct SlotOrder {
+  std::vector<LabelSlot> by_key;
+  std::vector<std::pair<std::string_view, LabelSlot>> optional_by_key;
+};
+
+const SlotOrder& Order() {
+  static const SlotOrder* const order = [] {
+    auto* o = new SlotOrder;
+    for (int s = 0; s < kSlotCount; ++s) o->by_key.push_back(static_cast<LabelSlot>(s));
+    std::sort(o->by_key.begin(), o->by_key.end(),
+              [](LabelSlot a, LabelSlot b) { return kSlotKeys[a] < kSlotKeys[b]; });
+    for (std::string_view key : kOptionalLabels) {
+      LabelSlot slot = kSlotCount;
+      for (int s = 0; s < kSlotCount; ++s) {
+        if (kSlotKeys[s] == key) slot = static_cast<LabelSlot>(s);
+      }
+      o->optional_by_key.emplace_back(key, slot);
+    }
+    std::sort(o->optional_by_key.begin(), o->optional_by_key.end());
+    return o;
+  }();
+  return *order;
+}
+
+// The labels of one type, by slot; turned into the map in key order, so that every insertion
+// lands at the end of the tree (no search, no string comparisons beyond the hint's).
+class LabelSlots {
+ public:
+  void Set(LabelSlot slot, std::string value) {
+    values_[slot] = std::move(value);
+    set_[slot] = true;
+  }
+
+  // DoesNotExist for every optional label without a value, in key order.
+  Requirements MissingOptional() const {
+    Requirements out;
+    for (const auto& [key, slot] : Order().optional_by_key) {
+      if (slot == kSlotCount || !set_[slot]) out.Add(Requirement::DoesNotExist(key));
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> TakeMap() {
+    std::map<std::string, std::string> out;
+    for (LabelSlot slot : Order().by_key) {
+      if (set_[slot]) out.emplace_hint(out.end(), kSlotKeys[slot], std::move(values_[slot]));
+    }
+    return out;
+  }
+
+ private:
+  std::string values_[kSlotCount];
+  bool set_[kSlotCount] = {};
+};
+
 bool Contains(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
@@ -521,74 +636,68 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
   const std::string family = info.name.substr(0, dot);
 
   // ---- Labels (§1.2) and DoesNotExist for the optional ones a type lacks.
-  std::map<std::string, std::string> labels;
-  Requirements extra;
-  labels[std::string(kLabelArch)] = std::string(arch);
-  labels[std::string(kLabelRegion)] = options.region;
+  LabelSlots slots;
+  slots.Set(kSlotArch, std::string(arch));
+  slots.Set(kSlotRegion, options.region);
+  bool no_os = false;
   if (!windows) {
-    labels[std::string(kLabelOs)] = "linux";
+    slots.Set(kSlotOs, "linux");
   } else if (arch == kArchAmd64) {
-    labels[std::string(kLabelOs)] = "windows";
-    labels[std::string(kLabelWindowsBuild)] = std::string(WindowsBuild(options.ami_family));
+    slots.Set(kSlotOs, "windows");
+    slots.Set(kSlotWindowsBuild, std::string(WindowsBuild(options.ami_family)));
   } else {
-    extra.Add(Requirement::In(kLabelOs, {}));  // Windows AMIs run on amd64 only
+    no_os = true;  // Windows AMIs run on amd64 only
   }
-  auto set = [&labels](std::string_view key, std::string value) {
-    labels[std::string(key)] = std::move(value);
-  };
-  set(kAwsLabelInstanceCpu, internal::StrCat(info.vcpus));
-  set(kAwsLabelInstanceMemory, internal::StrCat(info.memory_mib));
+  slots.Set(kSlotCpu, internal::StrCat(info.vcpus));
+  slots.Set(kSlotMemory, internal::StrCat(info.memory_mib));
   if (!info.cpu_manufacturer.empty()) {
-    set(kAwsLabelInstanceCpuManufacturer, LowerKebab(info.cpu_manufacturer));
+    slots.Set(kSlotCpuManufacturer, LowerKebab(info.cpu_manufacturer));
   }
   if (info.sustained_clock_speed_mhz.has_value()) {
-    set(kAwsLabelInstanceCpuSustainedClockSpeedMhz,
-        internal::StrCat(*info.sustained_clock_speed_mhz));
+    slots.Set(kSlotClock, internal::StrCat(*info.sustained_clock_speed_mhz));
   }
   std::string category, generation;
   if (ParseCategoryGeneration(info.name, &category, &generation)) {
-    set(kAwsLabelInstanceCategory, std::move(category));
-    set(kAwsLabelInstanceGeneration, std::move(generation));
+    slots.Set(kSlotCategory, std::move(category));
+    slots.Set(kSlotGeneration, std::move(generation));
   }
   if (dot != std::string::npos && info.name.find('.', dot + 1) == std::string::npos) {
-    set(kAwsLabelInstanceFamily, family);
-    set(kAwsLabelInstanceSize, info.name.substr(dot + 1));
+    slots.Set(kSlotFamily, family);
+    slots.Set(kSlotSize, info.name.substr(dot + 1));
   }
-  set(kAwsLabelInstanceCapabilityFlex,
-      family.find("-flex") != std::string::npos ? "true" : "false");
-  set(kAwsLabelInstanceHypervisor, info.hypervisor);
-  set(kAwsLabelInstanceEncryptionInTransitSupported,
-      info.encryption_in_transit_supported ? "true" : "false");
+  slots.Set(kSlotFlex, family.find("-flex") != std::string::npos ? "true" : "false");
+  slots.Set(kSlotHypervisor, info.hypervisor);
+  slots.Set(kSlotEncryptionInTransit, info.encryption_in_transit_supported ? "true" : "false");
   if (info.ebs_bandwidth_mbps.has_value()) {
-    set(kAwsLabelInstanceEbsBandwidth, internal::StrCat(*info.ebs_bandwidth_mbps));
+    slots.Set(kSlotEbsBandwidth, internal::StrCat(*info.ebs_bandwidth_mbps));
   }
   if (info.network_bandwidth_mbps.has_value()) {
-    set(kAwsLabelInstanceNetworkBandwidth, internal::StrCat(*info.network_bandwidth_mbps));
+    slots.Set(kSlotNetworkBandwidth, internal::StrCat(*info.network_bandwidth_mbps));
   }
   if (info.local_nvme_gb.has_value()) {
-    set(kAwsLabelInstanceLocalNvme, internal::StrCat(*info.local_nvme_gb));
+    slots.Set(kSlotLocalNvme, internal::StrCat(*info.local_nvme_gb));
   }
   if (info.gpus.size() == 1) {
     const AwsGpuInfo& g = info.gpus.front();
-    set(kAwsLabelInstanceGpuName, LowerKebab(g.name));
-    set(kAwsLabelInstanceGpuManufacturer, LowerKebab(g.manufacturer));
-    set(kAwsLabelInstanceGpuCount, internal::StrCat(g.count));
-    set(kAwsLabelInstanceGpuMemory, internal::StrCat(g.memory_mib));
+    slots.Set(kSlotGpuName, LowerKebab(g.name));
+    slots.Set(kSlotGpuManufacturer, LowerKebab(g.manufacturer));
+    slots.Set(kSlotGpuCount, internal::StrCat(g.count));
+    slots.Set(kSlotGpuMemory, internal::StrCat(g.memory_mib));
   }
   if (info.neuron_devices.empty() && info.inference_accelerators.size() == 1) {
     const AwsAcceleratorInfo& a = info.inference_accelerators.front();
-    set(kAwsLabelInstanceAcceleratorName, LowerKebab(a.name));
-    set(kAwsLabelInstanceAcceleratorManufacturer, LowerKebab(a.manufacturer));
-    set(kAwsLabelInstanceAcceleratorCount, internal::StrCat(a.count));
+    slots.Set(kSlotAcceleratorName, LowerKebab(a.name));
+    slots.Set(kSlotAcceleratorManufacturer, LowerKebab(a.manufacturer));
+    slots.Set(kSlotAcceleratorCount, internal::StrCat(a.count));
   } else if (info.neuron_devices.size() == 1) {
     const AwsNeuronDeviceInfo& n = info.neuron_devices.front();
-    set(kAwsLabelInstanceAcceleratorName, LowerKebab(n.name));
-    set(kAwsLabelInstanceAcceleratorManufacturer, "aws");
-    set(kAwsLabelInstanceAcceleratorCount, internal::StrCat(n.count));
+    slots.Set(kSlotAcceleratorName, LowerKebab(n.name));
+    slots.Set(kSlotAcceleratorManufacturer, "aws");
+    slots.Set(kSlotAcceleratorCount, internal::StrCat(n.count));
   }
-  for (std::string_view key : kOptionalLabels) {
-    if (labels.find(std::string(key)) == labels.end()) extra.Add(Requirement::DoesNotExist(key));
-  }
+  Requirements extra = slots.MissingOptional();
+  if (no_os) extra.Add(Requirement::In(kLabelOs, {}));
+  std::map<std::string, std::string> labels = slots.TakeMap();
 
   // ---- Capacity (§1.3, §1.5).
   ResourceList capacity;
@@ -716,9 +825,15 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
     }
   }
 
-  InstanceType it = InstanceType::Make(info.name, std::move(labels), std::move(capacity),
-                                       std::move(overhead), std::move(offerings));
-  it.RebuildRequirements(extra);
+  // InstanceType::Make followed by RebuildRequirements(extra), building the requirements once.
+  InstanceType it;
+  it.name = info.name;
+  it.labels = std::move(labels);
+  it.capacity = std::move(capacity);
+  it.overhead = std::move(overhead);
+  it.offerings = std::move(offerings);
+  it.extra_requirements = std::move(extra);
+  it.RebuildRequirements();
   return it;
 }
 
@@ -772,7 +887,10 @@ absl::StatusOr<InstanceCatalog> EmbeddedAwsCatalog(const AwsCatalogOptions& opti
     if (!it.ok()) return it.status();
     types.push_back(*std::move(it));
   }
-  return InstanceCatalog::Create(std::move(types), AwsWellKnownLabels());
+  // Every label key MakeAwsInstanceType sets is core or AWS well-known already (a test checks
+  // it), so registering each type's keys again would only cost lookups.
+  return InstanceCatalog::Create(std::move(types), AwsWellKnownLabels(),
+                                 /*register_label_keys=*/false);
 }
 
 }  // namespace karp

@@ -417,6 +417,21 @@ TEST_CASE("instance types carry the AWS labels with their exact keys", "[aws_cat
     CHECK(DefaultCatalog().well_known_labels().Contains(key));
   }
   CHECK(DefaultCatalog().well_known_labels().Contains(kLabelZone));
+  // Every label key of every type is well-known (so none needs registering per type).
+  for (const InstanceType& t : DefaultCatalog().instance_types()) {
+    for (const auto& [key, value] : t.labels) {
+      INFO(t.name << " " << key);
+      CHECK(DefaultCatalog().well_known_labels().Contains(key));
+    }
+  }
+  AwsCatalogOptions windows;
+  windows.ami_family = AwsAmiFamily::kWindows2022;
+  InstanceType w = MustMake(SyntheticInfo(2, 8192), 0.1, windows);
+  CHECK(AwsWellKnownLabels().Contains(kLabelWindowsBuild));
+  for (const auto& [key, value] : w.labels) {
+    INFO(key);
+    CHECK((AwsWellKnownLabels().Contains(key) || WellKnownLabels().Contains(key)));
+  }
 }
 
 TEST_CASE("category and generation are parsed as the reference's regular expression does",
