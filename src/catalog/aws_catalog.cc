@@ -488,6 +488,14 @@ absl::Status ValidateInfo(const AwsInstanceTypeInfo& info, std::optional<double>
   return absl::OkStatus();
 }
 
+// AWS zone names extend their region's: "us-east-1a", Local Zones "us-east-1-bos-1a",
+// Wavelength Zones "us-east-1-wl1-bos-wlz-1".
+bool IsZoneOfRegion(std::string_view zone, std::string_view region) {
+  if (zone.size() <= region.size() || zone.substr(0, region.size()) != region) return false;
+  const char next = zone[region.size()];
+  return next == '-' || (next >= 'a' && next <= 'z');
+}
+
 absl::Status OptionsError(std::string_view message) {
   return absl::InvalidArgumentError(internal::StrCat("aws catalog options: ", message));
 }
@@ -557,6 +565,10 @@ absl::Status AwsCatalogOptions::Validate() const {
   if (region.empty()) return OptionsError("region is empty");
   for (size_t i = 0; i < zones.size(); ++i) {
     if (zones[i].empty()) return OptionsError(internal::StrCat("zones[", i, "] is empty"));
+    if (!IsZoneOfRegion(zones[i], region)) {
+      return OptionsError(internal::StrCat("zones[", i, "] \"", zones[i],
+                                           "\" is not a zone of region \"", region, "\""));
+    }
     for (size_t j = 0; j < i; ++j) {
       if (zones[j] == zones[i]) {
         return OptionsError(internal::StrCat("zones[", i, "] \"", zones[i], "\" is repeated"));
@@ -862,22 +874,46 @@ const LabelSet& AwsWellKnownLabels() {
 
 const std::vector<AwsInstanceTypeInfo>& EmbeddedAwsInstanceTypeInfos() { return Table().infos; }
 
-std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type) {
+const std::vector<std::string>& EmbeddedAwsRegions() {
+  static const std::vector<std::string>* const regions = [] {
+    auto* out = new std::vector<std::string>;
+    for (const RegionRow& r : kRegions) out->emplace_back(r.name);
+    std::sort(out->begin(), out->end());
+    return out;
+  }();
+  return *regions;
+}
+
+std::string_view EmbeddedAwsCurrency(std::string_view region) {
+  const int r = RegionIndex(region);
+  return r < 0 ? std::string_view() : kRegions[static_cast<size_t>(r)].currency;
+}
+
+std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type,
+                                                std::string_view region) {
+  const int r = RegionIndex(region);
+  if (r < 0) return std::nullopt;
   const EmbeddedTable& table = Table();
-  const int region = RegionIndex("us-east-1");
-  if (region < 0) return std::nullopt;
   auto it = std::lower_bound(
       table.by_name.begin(), table.by_name.end(), instance_type,
       [](const std::pair<std::string_view, size_t>& e, std::string_view n) { return e.first < n; });
   if (it == table.by_name.end() || it->first != instance_type) return std::nullopt;
-  return table.prices[static_cast<size_t>(region)][it->second];
+  return table.prices[static_cast<size_t>(r)][it->second];
 }
 
 absl::StatusOr<InstanceCatalog> EmbeddedAwsCatalog(const AwsCatalogOptions& options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
+  const int region = RegionIndex(options.region);
+  if (region < 0) {
+    std::string known;
+    for (const std::string& r : EmbeddedAwsRegions()) {
+      internal::StrAppend(&known, known.empty() ? "" : ", ", r);
+    }
+    return OptionsError(internal::StrCat("region \"", options.region,
+                                         "\" has no embedded prices (known regions: ", known,
+                                         ")"));
+  }
   const EmbeddedTable& table = Table();
-  const int region = RegionIndex("us-east-1");
-  if (region < 0) return absl::InternalError("aws catalog: the embedded table has no us-east-1");
   const std::vector<std::optional<double>>& prices = table.prices[static_cast<size_t>(region)];
   std::vector<InstanceType> types;
   types.reserve(table.infos.size());

@@ -325,17 +325,17 @@ TEST_CASE("every type is offered in every zone for each capacity type, spot at t
 
 TEST_CASE("custom region, zones and capacity types shape the offerings", "[aws_catalog]") {
   AwsCatalogOptions options;
-  options.region = "eu-west-1";
-  options.zones = {"eu-west-1a", "eu-west-1b"};
+  options.region = "us-gov-west-1";
+  options.zones = {"us-gov-west-1a", "us-gov-west-1b"};
   options.capacity_types = {"on-demand"};
   absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
   REQUIRE(catalog.ok());
   const InstanceType* it = catalog->Find("c6i.xlarge");
   REQUIRE(it != nullptr);
-  CHECK(Label(*it, kLabelRegion) == "eu-west-1");
+  CHECK(Label(*it, kLabelRegion) == "us-gov-west-1");
   REQUIRE(it->offerings.size() == 2);
-  CHECK(it->offerings[0].zone == "eu-west-1a");
-  CHECK(it->offerings[1].zone == "eu-west-1b");
+  CHECK(it->offerings[0].zone == "us-gov-west-1a");
+  CHECK(it->offerings[1].zone == "us-gov-west-1b");
   for (const Offering& o : it->offerings) CHECK(o.capacity_type == "on-demand");
   CHECK(!it->requirements.Get(kLabelZone).Has("us-east-1a"));
   CHECK(!it->requirements.Get(kLabelCapacityType).Has("spot"));
@@ -344,6 +344,91 @@ TEST_CASE("custom region, zones and capacity types shape the offerings", "[aws_c
   defaults.region = "ap-south-1";
   CHECK(defaults.ResolvedZones() ==
         std::vector<std::string>{"ap-south-1a", "ap-south-1b", "ap-south-1c"});
+}
+
+TEST_CASE("each embedded region has its own prices and its own types", "[aws_catalog]") {
+  CHECK(EmbeddedAwsRegions() ==
+        std::vector<std::string>{"cn-north-1", "us-east-1", "us-gov-east-1", "us-gov-west-1"});
+  CHECK(EmbeddedAwsCurrency("us-east-1") == "USD");
+  CHECK(EmbeddedAwsCurrency("us-gov-west-1") == "USD");
+  CHECK(EmbeddedAwsCurrency("cn-north-1") == "CNY");
+  CHECK(EmbeddedAwsCurrency("mars-1").empty());
+
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "us-east-1") == std::optional<double>(0.096));
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "us-gov-west-1") == std::optional<double>(0.121));
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "cn-north-1") == std::optional<double>(1.013));
+  CHECK(!EmbeddedAwsOnDemandPrice("c8i.large", "us-gov-west-1").has_value());  // not sold there
+  CHECK(!EmbeddedAwsOnDemandPrice("m5.large", "mars-1").has_value());
+
+  AwsCatalogOptions gov;
+  gov.region = "us-gov-west-1";
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(gov);
+  REQUIRE(catalog.ok());
+  CHECK(catalog->size() >= 500);
+  CHECK(catalog->size() < DefaultCatalog().size());
+  CHECK(catalog->Find("c8i.large") == nullptr);
+  const InstanceType* m5 = catalog->Find("m5.large");
+  REQUIRE(m5 != nullptr);
+  REQUIRE(m5->offerings.size() == 6);
+  CHECK(m5->offerings[0].zone == "us-gov-west-1a");
+  for (const Offering& o : m5->offerings) {
+    if (o.capacity_type == "on-demand") CHECK(o.price == 0.121);
+  }
+  for (const InstanceType& t : catalog->instance_types()) {
+    INFO(t.name);
+    CHECK(EmbeddedAwsOnDemandPrice(t.name, "us-gov-west-1").has_value());
+  }
+
+  AwsCatalogOptions cn;
+  cn.region = "cn-north-1";
+  absl::StatusOr<InstanceCatalog> china = EmbeddedAwsCatalog(cn);
+  REQUIRE(china.ok());
+  CHECK(china->size() >= 300);
+  CHECK(Label(*china->Find("m5.large"), kLabelRegion) == "cn-north-1");
+}
+
+TEST_CASE("a region without embedded prices is an error listing the known ones",
+          "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.region = "mars-1";
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
+  REQUIRE(!catalog.ok());
+  CHECK(catalog.status().code() == absl::StatusCode::kInvalidArgument);
+  const std::string message(catalog.status().message());
+  CHECK_THAT(message, Catch::Contains("region \"mars-1\""));
+  CHECK_THAT(message,
+             Catch::Contains("cn-north-1, us-east-1, us-gov-east-1, us-gov-west-1"));
+  options.region = "eu-west-1";
+  CHECK(EmbeddedAwsCatalog(options).status().code() == absl::StatusCode::kInvalidArgument);
+
+  // MakeAwsInstanceType (the AWS adapter's path, with live prices) accepts any region.
+  AwsCatalogOptions eu;
+  eu.region = "eu-west-1";
+  CHECK(Label(MustMake(SyntheticInfo(2, 8192), 0.1, eu), kLabelRegion) == "eu-west-1");
+}
+
+TEST_CASE("zones must belong to the region", "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.zones = {"us-east-1a", "us-west-2b"};
+  absl::Status s = options.Validate();
+  REQUIRE(!s.ok());
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(s.message()),
+             Catch::Contains("zones[1] \"us-west-2b\" is not a zone of region \"us-east-1\""));
+  CHECK(!EmbeddedAwsCatalog(options).ok());
+  CHECK(!MakeAwsInstanceType(SyntheticInfo(2, 8192), 0.1, options).ok());
+
+  for (const char* bad : {"us-east-1", "us-east-10a", "mars-1a", "us-east-"}) {
+    options.zones = {bad};
+    INFO(bad);
+    CHECK(!options.Validate().ok());
+  }
+  // Availability, Local and Wavelength Zones of the region are accepted.
+  for (const char* good : {"us-east-1f", "us-east-1-bos-1a", "us-east-1-wl1-bos-wlz-1"}) {
+    options.zones = {good};
+    INFO(good);
+    CHECK(options.Validate().ok());
+  }
 }
 
 TEST_CASE("spot prices, when given, replace the on-demand price per zone", "[aws_catalog]") {
