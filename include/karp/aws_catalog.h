@@ -223,11 +223,17 @@ struct AwsCatalogOptions {
   // Default: {"on-demand", "spot"}.
   std::vector<std::string> capacity_types = {"on-demand", "spot"};
 
-  // Spot prices per instance type, then per zone (a DescribeSpotPriceHistory result). Unset:
-  // every spot offering costs the type's on-demand price, as the reference does until its
-  // first spot-price update succeeds. Set: a spot offering without an entry is unavailable.
+  // Spot prices per instance type, then per zone (a DescribeSpotPriceHistory result). Set: a
+  // spot offering without an entry is unavailable. Unset: see estimate_spot_prices.
   // Default: unset.
   std::optional<std::map<std::string, std::map<std::string, double>, std::less<>>> spot_prices;
+
+  // How spot offerings are priced while `spot_prices` is unset. true: at
+  // EstimatedAwsSpotPrice() of the on-demand price, marked Offering::price_estimated (the
+  // embedded catalog has no spot prices). false: at the on-demand price itself, as the
+  // reference seeds spot until its first spot-price update succeeds (the AWS adapter sets
+  // this). Default: true.
+  bool estimate_spot_prices = true;
 
   // The EC2NodeClass amiFamily. Default: AL2023.
   AwsAmiFamily ami_family = AwsAmiFamily::kAl2023;
@@ -275,9 +281,11 @@ struct AwsCatalogOptions {
 //     ephemeral-storage, eviction 100Mi memory and 10% of ephemeral-storage (each replaced by
 //     options.kube_reserved / system_reserved / eviction_hard where set);
 //   offerings: one per zone x capacity type of options.capacity_types that the type's
-//     usage_classes include, in zone order, priced at `on_demand_price` (spot too unless
-//     options.spot_prices is set); unavailable (at price 0) without a price, and unavailable
-//     outside `offered_zones` and for a1.* on AL2023.
+//     usage_classes include, in zone order; on-demand at `on_demand_price`; spot at
+//     options.spot_prices when set, else at EstimatedAwsSpotPrice(name, on_demand_price)
+//     (price_estimated) or, with estimate_spot_prices false, at `on_demand_price`;
+//     unavailable (at price 0) without a price, and unavailable outside `offered_zones` and
+//     for a1.* on AL2023.
 // Errors: InvalidArgument naming the instance type and the field (empty name, non-positive
 // vCPUs or memory, memory exhausted by the VM overhead, no x86_64/arm64 architecture,
 // negative counts, a negative or NaN price) or the invalid option.
@@ -288,6 +296,26 @@ struct AwsCatalogOptions {
 // The label keys the AWS provider registers as well-known: every karpenter.k8s.aws label
 // above plus topology.k8s.aws/zone-id and node.kubernetes.io/windows-build.
 const LabelSet& AwsWellKnownLabels();
+
+// Estimated spot prices, for catalogs without real ones (the embedded catalog). An estimate,
+// not a measurement: spot = on-demand x (1 - discount), with one round discount per instance
+// category (the leading letters of the family, as the instance-category label):
+//   0.55  compute optimized (c)
+//   0.60  general purpose (a, m, t, mac), storage optimized (d, h, i, im, is) and any other
+//   0.65  memory optimized (r, x, z, u)
+//   0.50  accelerated computing (dl, f, g, gr, inf, p, trn, vt)
+// Basis: AWS advertises Spot at "up to 90%" below On-Demand; the EC2 Auto Scaling user guide's
+// example table (example, not current, us-east-1 c5 prices) shows spot 44-62% below
+// On-Demand; a 2023 analysis of US spot price history (MemVerge, WaveRadar data) found
+// memory-optimized discounts larger than general-purpose ones, and those larger than
+// compute-optimized ones. The figures are karp's own moderate round choices within that
+// picture (lower for accelerated types, assuming scarcer spot capacity), not measured
+// averages, and the same in every region, zone and hour; real spot prices vary by type, zone
+// and time. A catalog file's prices or the AWS adapter's DescribeSpotPriceHistory prices
+// replace them. docs/aws-catalog.md has the details. Deterministic; O(1).
+double EstimatedAwsSpotDiscount(std::string_view instance_type);
+// on_demand_price x (1 - EstimatedAwsSpotDiscount(instance_type)), rounded to 1e-6.
+double EstimatedAwsSpotPrice(std::string_view instance_type, double on_demand_price);
 
 // The embedded table, in table order (grouped by family): every type with a price in at least
 // one region of EmbeddedAwsRegions(). Built once; never empty.

@@ -339,6 +339,9 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
   AwsCatalogOptions catalog = options_.catalog;
   catalog.region = options_.client.region;
   catalog.zones = zones;
+  // Spot at DescribeSpotPriceHistory prices; until that succeeds, at the on-demand price (the
+  // reference's seeding), not at the embedded catalog's estimates.
+  catalog.estimate_spot_prices = false;
   if (spot.has_value()) catalog.spot_prices = *spot;
   // Sorted by name for deterministic output whatever the API's order.
   std::sort(d->raw.infos.begin(), d->raw.infos.end(),
@@ -450,6 +453,7 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
         StrCat("ec2nodeclass \"", node_class.name(), "\": no subnet in any zone"));
   }
   catalog.spot_prices.reset();
+  catalog.estimate_spot_prices = false;  // as in Discover()
   if (base->raw.spot.has_value()) catalog.spot_prices = *base->raw.spot;
   std::vector<InstanceType> types =
       BuildTypes(base->raw, catalog, zone_filter, &state->prices, nullptr, nullptr);

@@ -808,6 +808,8 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
 
   // ---- Offerings (§1.7, §2): every zone x capacity type the type supports.
   const bool excluded = options.ami_family == AwsAmiFamily::kAl2023 && family == "a1";
+  const double estimated_spot =
+      on_demand_price.has_value() ? EstimatedAwsSpotPrice(info.name, *on_demand_price) : 0;
   std::vector<Offering> offerings;
   for (const std::string& zone : options.ResolvedZones()) {
     const bool offered = info.offered_zones.empty() || Contains(info.offered_zones, zone);
@@ -816,6 +818,12 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
       // A missing price leaves the offering unavailable at price 0.
       bool has_price = on_demand_price.has_value();
       double price = on_demand_price.value_or(0);
+      bool estimated = false;
+      if (capacity_type == kCapacityTypeSpot && !options.spot_prices.has_value() &&
+          options.estimate_spot_prices && has_price) {
+        price = estimated_spot;
+        estimated = true;
+      }
       if (capacity_type == kCapacityTypeSpot && options.spot_prices.has_value()) {
         has_price = false;
         price = 0;
@@ -833,6 +841,7 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
       o.capacity_type = capacity_type;
       o.price = price;
       o.available = has_price && offered && !excluded;
+      o.price_estimated = estimated;
       offerings.push_back(std::move(o));
     }
   }
@@ -870,6 +879,34 @@ const LabelSet& AwsWellKnownLabels() {
     return set;
   }();
   return *labels;
+}
+
+double EstimatedAwsSpotDiscount(std::string_view instance_type) {
+  size_t letters = 0;
+  while (letters < instance_type.size() && instance_type[letters] >= 'a' &&
+         instance_type[letters] <= 'z') {
+    ++letters;
+  }
+  const std::string_view category = instance_type.substr(0, letters);
+  // See the header for the basis of these figures (and docs/aws-catalog.md).
+  struct Discount {
+    std::string_view category;
+    double discount;
+  };
+  static constexpr Discount kDiscounts[] = {
+      {"c", 0.55},                                                    // compute optimized
+      {"r", 0.65},  {"x", 0.65},  {"z", 0.65},   {"u", 0.65},         // memory optimized
+      {"dl", 0.50}, {"f", 0.50},  {"g", 0.50},   {"gr", 0.50},        // accelerated
+      {"inf", 0.50}, {"p", 0.50}, {"trn", 0.50}, {"vt", 0.50},
+  };
+  for (const Discount& d : kDiscounts) {
+    if (d.category == category) return d.discount;
+  }
+  return 0.60;  // general purpose, storage optimized and any other category
+}
+
+double EstimatedAwsSpotPrice(std::string_view instance_type, double on_demand_price) {
+  return std::round(on_demand_price * (1 - EstimatedAwsSpotDiscount(instance_type)) * 1e6) / 1e6;
 }
 
 const std::vector<AwsInstanceTypeInfo>& EmbeddedAwsInstanceTypeInfos() { return Table().infos; }

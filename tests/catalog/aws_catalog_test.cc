@@ -304,15 +304,22 @@ TEST_CASE("the embedded on-demand price is found by name", "[aws_catalog]") {
   CHECK(!EmbeddedAwsOnDemandPrice("").has_value());
 }
 
-TEST_CASE("every type is offered in every zone for each capacity type, spot at the on-demand price",
+TEST_CASE("every type is offered in every zone for each capacity type, spot at an estimate",
           "[aws_catalog]") {
   const InstanceType& it = Type("m5.large");
   REQUIRE(it.offerings.size() == 6);
   std::set<std::pair<std::string, std::string>> seen;
   for (const Offering& o : it.offerings) {
     seen.emplace(o.zone, o.capacity_type);
+    INFO(o.zone << " " << o.capacity_type);
     CHECK(o.available);
-    CHECK(o.price == Approx(0.096));
+    if (o.capacity_type == "on-demand") {
+      CHECK(o.price == 0.096);
+      CHECK(!o.price_estimated);
+    } else {
+      CHECK(o.price == 0.0384);  // 0.096 x (1 - 0.60), general purpose
+      CHECK(o.price_estimated);
+    }
   }
   for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1c"}) {
     CHECK(seen.count({zone, "on-demand"}) == 1);
@@ -444,9 +451,72 @@ TEST_CASE("spot prices, when given, replace the on-demand price per zone", "[aws
     } else if (o.zone == "us-east-1a") {
       CHECK(o.available);
       CHECK(o.price == Approx(0.035));
+      CHECK(!o.price_estimated);  // a real price, not an estimate
     } else {
       CHECK(!o.available);
     }
+  }
+}
+
+TEST_CASE("estimated spot prices: a documented discount per instance category",
+          "[aws_catalog]") {
+  CHECK(EstimatedAwsSpotDiscount("c7i.large") == 0.55);
+  CHECK(EstimatedAwsSpotDiscount("c8gn.metal-48xl") == 0.55);
+  CHECK(EstimatedAwsSpotDiscount("m5.large") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("t4g.nano") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("i4i.large") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("hpc7g.4xlarge") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("r8g.large") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("x2idn.16xlarge") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("u-6tb1.112xlarge") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("g5.xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("gr6.4xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("p5.48xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("inf2.xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("trn1.2xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotPrice("c6a.2xlarge", 0.306) == 0.1377);
+  CHECK(EstimatedAwsSpotPrice("r6i.large", 0.126) == 0.0441);
+
+  // Every embedded spot offering is estimated, below its on-demand price; on-demand never is.
+  for (const InstanceType& t : DefaultCatalog().instance_types()) {
+    double on_demand = -1;
+    for (const Offering& o : t.offerings) {
+      if (o.capacity_type == "on-demand") on_demand = o.price;
+    }
+    for (const Offering& o : t.offerings) {
+      INFO(t.name << " " << o.zone << " " << o.capacity_type);
+      CHECK(o.price_estimated == (o.capacity_type == "spot"));
+      if (o.capacity_type == "spot") {
+        CHECK(o.price < on_demand);
+        CHECK(o.price == EstimatedAwsSpotPrice(t.name, on_demand));
+      }
+    }
+  }
+  // Spot no longer ties on-demand, so the cheapest spot offering is strictly cheaper.
+  const InstanceType& c6a = Type("c6a.2xlarge");
+  Requirements spot{Requirement::In(kLabelCapacityType, {"spot"})};
+  Requirements on_demand{Requirement::In(kLabelCapacityType, {"on-demand"})};
+  CHECK(c6a.CheapestOffering(spot)->price < c6a.CheapestOffering(on_demand)->price);
+}
+
+TEST_CASE("without estimates spot is seeded with the on-demand price, as the reference does",
+          "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.estimate_spot_prices = false;
+  InstanceType it = MustMake(SyntheticInfo(2, 8192), 0.096, options);
+  for (const Offering& o : it.offerings) {
+    CHECK(o.price == 0.096);
+    CHECK(!o.price_estimated);
+  }
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
+  REQUIRE(catalog.ok());
+  for (const Offering& o : catalog->Find("m5.large")->offerings) {
+    CHECK(o.price == 0.096);
+    CHECK(!o.price_estimated);
+  }
+  // With estimates (the default) the synthetic type gets the general-purpose estimate.
+  for (const Offering& o : MustMake(SyntheticInfo(2, 8192), 0.096).offerings) {
+    if (o.capacity_type == "spot") CHECK(o.price == 0.0384);
   }
 }
 
