@@ -3,7 +3,6 @@
 #include "karp/instance_type.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
