@@ -47,7 +47,8 @@ int main() {
   for (const karp::NewNodeClaim& nc : result->node_claims) {
     std::cout << nc.name << ": " << nc.pods.size() << " pods on " << nc.launch->instance_type
               << " (" << nc.launch->capacity_type << ", " << nc.launch->zone << ", $"
-              << nc.launch->price << "/h), " << nc.instance_types.size()
+              << nc.launch->price << "/h" << (nc.launch->price_estimated ? " estimated" : "")
+              << "), " << nc.instance_types.size()
               << " instance types allowed\n";
   }
   for (const karp::PodError& e : result->pod_errors) {

@@ -4,9 +4,10 @@
 Usage: scripts/bench_report.py [--quick] [--build-dir DIR] [--trace PATH] [--no-build]
        scripts/bench_report.py --render-only   (re-render the markdown and chart from the JSON)
 
-Builds the Release benchmark binaries (scheduler_bench, consolidator_bench, codec_bench) in
-DIR (default: build-bench), runs every workload in its own process (so each row has its own
-peak resident memory, read from the kernel's rusage of that process), and writes
+Builds the Release benchmark binaries (scheduler_bench, consolidator_bench, codec_bench,
+catalog_bench) in DIR (default: build-bench), runs every workload in its own process (so each
+row has its own peak resident memory, read from the kernel's rusage of that process), and
+writes
 
   bench/results/latest.json         machine-readable results (also bench/results/quick.json
                                     with --quick, so a smoke run never replaces the baseline)
@@ -49,7 +50,7 @@ class Run:
     """One benchmark (one size) run in its own process."""
 
     def __init__(self, family, workload, binary, name, size, reps):
-        self.family = family      # parity | aws | trace | consolidation | codec
+        self.family = family      # parity | aws | trace | consolidation | codec | catalog
         self.workload = workload  # label in the tables
         self.binary = binary
         self.name = name          # Google Benchmark name, e.g. BM_Scheduling_Diverse/1000
@@ -87,6 +88,8 @@ def plan(quick):
                         50000, 3))
     runs.append(Run("codec", "parse kubectl List (20,000 pods, 1,000 nodes)", "codec_bench",
                     "BM_Codec_ParseKubectlList/20000/1000", 20000, 1 if quick else 3))
+    runs.append(Run("catalog", "EmbeddedAwsCatalog() (us-east-1, default options)",
+                    "catalog_bench", "BM_Catalog_EmbeddedAws", None, 1 if quick else 10))
     return runs
 
 
@@ -103,7 +106,7 @@ def build(build_dir):
         if "CMAKE_BUILD_TYPE:STRING=Release" not in f.read():
             sys.exit(f"{build_dir} is not a Release build; pass another --build-dir")
     sh(["cmake", "--build", build_dir, "-j2", "--target", "scheduler_bench",
-        "consolidator_bench", "codec_bench"])
+        "consolidator_bench", "codec_bench", "catalog_bench"])
 
 
 def to_ms(value, unit):
@@ -117,7 +120,7 @@ def execute(run, build_dir, trace, quick, tmp):
         os.remove(out)
     base = run.name.split("/iterations:")[0]
     cmd = [os.path.join(build_dir, "bench", run.binary),
-           f"--benchmark_filter=^{base}(/iterations:1)?(/real_time)?$",
+           f"--benchmark_filter=^{base}(/iterations:1)?(/real_time|/manual_time)?$",
            f"--benchmark_repetitions={run.reps}",
            f"--benchmark_min_time={0.05 if quick else 0.2}",
            "--benchmark_format=console", f"--benchmark_out={out}",
@@ -152,7 +155,8 @@ def execute(run, build_dir, trace, quick, tmp):
     row["time_ms_max"] = max(times)
     row["iterations"] = sum(int(b["iterations"]) for b in iterations)
     for key in ("pods", "nodes", "price", "bound", "price/bound", "unplaceable", "commands",
-                "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components"):
+                "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components",
+                "types", "table_ms", "free_ms"):
         if key in first:
             row[key.replace("/", "_per_")] = first[key]
     if "pods" in first and run.family != "bound":
@@ -270,6 +274,18 @@ def markdown(report):
         lines.append(f"| {r['workload']} | {r['MB']:.1f} MB | {fmt_time(r['time_ms'])} | "
                      f"{fmt_rate(r['objects_per_s'])} | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("codec") + [""]
+    lines += ["### Loading the embedded AWS catalog (every CLI call and every "
+              "`EmbeddedAwsCatalog()`; target ≤ 20 ms and ≤ 20 MB)", "",
+              "| what | types | time | min – max | heap held | decode rows (once per process) | "
+              "destroy | peak RSS |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "catalog" or "error" in r:
+            continue
+        lines.append(f"| {r['workload']} | {fmt_int(r['types'])} | {fmt_time(r['time_ms'])} | "
+                     f"{fmt_time(r['time_ms_min'])} – {fmt_time(r['time_ms_max'])} | "
+                     f"{r['MB']:.1f} MB | {fmt_time(r['table_ms'])} | "
+                     f"{fmt_time(r['free_ms'])} | {r['peak_rss_mb']:.0f} MB |")
+    lines += errors("catalog") + [""]
     return "\n".join(lines)
 
 

@@ -4,19 +4,24 @@
 Usage:
   scripts/check_aws_catalog.py [KARP_BINARY] [--json FILE] [--data DIR]
 
-Runs `KARP_BINARY catalog --catalog aws -o json` (default: build/tools/karp under the repo
-root), or reads a catalog JSON file given with --json ("-" for stdin), in the format of
-formats.md §2, and compares every instance type it lists with the facts in DIR (default:
-../shared/data/aws relative to the repo root): vCPUs, memory capacity, max pods, labels,
-extended resources, the us-east-1 on-demand price and the AL2023 allocatable cpu, memory,
-pods and ephemeral-storage published in Karpenter's instance-type reference.
+For every region with a pricing-on-demand-<region>.json in DIR (default: ../shared/data/aws
+relative to the repo root), runs `KARP_BINARY catalog --catalog aws --region R -o json`
+(default binary: build/tools/karp under the repo root), or reads one catalog JSON file given
+with --json ("-" for stdin; checked as us-east-1 unless --region says otherwise), in the
+format of formats.md §2, and compares every instance type it lists with the facts in DIR:
+vCPUs, memory capacity, max pods, labels (region included), extended resources, the region's
+on-demand price and the AL2023 allocatable cpu, memory, pods and ephemeral-storage published
+in Karpenter's instance-type reference. Every type of the data with a price in the region
+must be listed (types without ENI limits are reported apart: their max pods is unknown).
 
-Prints one line per mismatch and a closing line `N types checked, M mismatches`. Exit status:
+Prints one line per mismatch, one summary line per region and a closing line
+`N types checked in K region(s), M mismatches`. Exit status:
 0 when everything matches (or the data directory is absent: the check is skipped), 1 on any
 mismatch, 2 when the catalog cannot be obtained or read.
 """
 
 import argparse
+import glob
 import json
 import math
 import os
@@ -124,7 +129,7 @@ def memory_capacity_mib(memory_mib, arch, overhead_percent=0.075):
     return m - math.ceil(m * overhead_percent)
 
 
-def load_catalog(args):
+def load_catalog(args, region):
     if args.json:
         text = sys.stdin.read() if args.json == "-" else open(args.json).read()
         source = args.json
@@ -132,7 +137,7 @@ def load_catalog(args):
         binary = args.karp
         if not os.path.exists(binary):
             raise RuntimeError(f"karp binary {binary} not found (build it, or pass --json FILE)")
-        cmd = [binary, "catalog", "--catalog", "aws", "-o", "json"]
+        cmd = [binary, "catalog", "--catalog", "aws", "--region", region, "-o", "json"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
@@ -148,10 +153,14 @@ def load_catalog(args):
     return types
 
 
-def check_type(it, data, prices):
+def check_type(it, data, prices, region):
     """Mismatch messages for one catalog entry."""
     name = it.get("name", "<unnamed>")
     out = []
+    labels = it.get("labels") or {}
+    if labels.get("topology.kubernetes.io/region") != region:
+        out.append(f"{name}: label topology.kubernetes.io/region="
+                   f"{labels.get('topology.kubernetes.io/region')!r}, want {region!r}")
 
     def want(what, got, expected):
         if got != expected:
@@ -193,17 +202,20 @@ def check_type(it, data, prices):
     for key in sorted(set(ext_want) | {k for k in capacity if k not in WELL_KNOWN_RESOURCES}):
         want(f"capacity {key}", capacity.get(key, 0), ext_want.get(key, 0))
 
-    # On-demand price (us-east-1); without a price every on-demand offering is unavailable.
+    # On-demand price; without a price every on-demand offering is unavailable, and AL2023
+    # (the default AMI family) does not run on a1 types, so theirs are unavailable too.
     price = prices.get(name)
+    excluded = d["family"] == "a1"
     on_demand = [o for o in it.get("offerings") or [] if o.get("capacityType") == "on-demand"]
     if not on_demand:
         out.append(f"{name}: no on-demand offering")
     for o in on_demand:
         zone = o.get("zone")
         available = o.get("available", True)
-        if price is None:
+        if price is None or excluded:
             if available:
-                out.append(f"{name}: on-demand offering in {zone} available without a price")
+                why = "on AL2023" if excluded else "without a price"
+                out.append(f"{name}: on-demand offering in {zone} available {why}")
         elif not available:
             out.append(f"{name}: on-demand offering in {zone} unavailable, want available")
         elif not math.isclose(float(o.get("price", -1)), price, rel_tol=1e-9, abs_tol=1e-12):
@@ -235,6 +247,9 @@ def main():
                         help="read the catalog JSON from FILE ('-' for stdin), not from karp")
     parser.add_argument("--data", metavar="DIR",
                         help="AWS data directory (default: ../shared/data/aws from the repo root)")
+    parser.add_argument("--region", action="append", metavar="R",
+                        help="check the embedded catalog of region R (repeatable; default: every "
+                             "region with a pricing-on-demand-R.json, or us-east-1 with --json)")
     args = parser.parse_args()
     shown = args.data
     if args.data is None:
@@ -242,32 +257,61 @@ def main():
         shown = "../shared/data/aws"
 
     types_path = os.path.join(args.data, "instance-types.json")
-    prices_path = os.path.join(args.data, "pricing-on-demand-us-east-1.json")
-    if not os.path.isfile(types_path) or not os.path.isfile(prices_path):
+    price_files = sorted(glob.glob(os.path.join(args.data, "pricing-on-demand-*.json")))
+    if not os.path.isfile(types_path) or not price_files:
         print(f"skipped: {shown} not found")
         return 0
     with open(types_path) as f:
         data = {i["name"]: i for i in json.load(f)["instance_types"]}
-    with open(prices_path) as f:
-        prices = json.load(f)["prices"]
+    region_prices = {}
+    for path in price_files:
+        with open(path) as f:
+            doc = json.load(f)
+        region_prices[doc["region"]] = doc["prices"]
+    regions = args.region or (["us-east-1"] if args.json else sorted(region_prices))
+    for region in regions:
+        if region not in region_prices:
+            print(f"error: no pricing-on-demand-{region}.json in {shown}", file=sys.stderr)
+            return 2
 
-    try:
-        types = load_catalog(args)
-    except (OSError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-
-    mismatches = 0
-    for it in types:
+    total_types = total_mismatches = 0
+    for region in regions:
         try:
-            problems = check_type(it, data, prices)
-        except (ValueError, TypeError, AttributeError) as e:
-            problems = [f"{it.get('name', '<unnamed>') if isinstance(it, dict) else it}: {e}"]
-        for p in problems:
-            print(p)
-        mismatches += len(problems)
-    print(f"{len(types)} types checked, {mismatches} mismatches")
-    return 1 if mismatches else 0
+            types = load_catalog(args, region)
+        except (OSError, RuntimeError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        prices = region_prices[region]
+        mismatches = 0
+        seen = set()
+        for it in types:
+            name = it.get("name", "<unnamed>") if isinstance(it, dict) else str(it)
+            try:
+                problems = check_type(it, data, prices, region)
+            except (ValueError, TypeError, AttributeError) as e:
+                problems = [f"{name}: {e}"]
+            if name in seen:
+                problems.append(f"{name}: listed twice")
+            seen.add(name)
+            for p in problems:
+                print(f"{region}: {p}")
+            mismatches += len(problems)
+        # Every type of the data with a price in the region must be listed; types without ENI
+        # limits cannot be (their max pods is unknown) and are counted apart.
+        missing = sorted(n for n, d in data.items()
+                         if n in prices and d.get("eni") is not None and n not in seen)
+        for n in missing:
+            print(f"{region}: {n}: has facts and a price but is not in the catalog")
+        mismatches += len(missing)
+        no_eni = sorted(n for n, d in data.items() if n in prices and d.get("eni") is None)
+        print(f"{region}: {len(types)} types checked, {mismatches} mismatches"
+              + (f" ({len(no_eni)} priced types without ENI limits in the data cannot be "
+                 f"embedded: {', '.join(no_eni)})" if no_eni else ""))
+        total_types += len(types)
+        total_mismatches += mismatches
+    print(f"{total_types} types checked in {len(regions)} region(s), "
+          f"{total_mismatches} mismatches")
+    return 1 if total_mismatches else 0
 
 
 if __name__ == "__main__":

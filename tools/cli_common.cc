@@ -1,6 +1,7 @@
 #include "tools/cli_common.h"
 
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_split.h"
@@ -68,6 +69,30 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     return r;
   }
   return 0;
+}
+
+std::string CatalogFlags::Currency() const {
+  return catalog == "aws" ? std::string(EmbeddedAwsCurrency(region)) : std::string();
+}
+
+std::string PerHour(double price, std::string_view currency) {
+  std::ostringstream out;
+  if (currency.empty() || currency == "USD") {
+    out << "$" << price << "/h";
+  } else {
+    out << price << " " << currency << "/h";
+  }
+  return out.str();
+}
+
+bool OfferingPriceEstimated(const InstanceCatalog& catalog, std::string_view type,
+                            std::string_view zone, std::string_view capacity_type) {
+  const InstanceType* it = catalog.Find(type);
+  if (it == nullptr) return false;
+  for (const Offering& o : it->offerings) {
+    if (o.zone == zone && o.capacity_type == capacity_type) return o.price_estimated;
+  }
+  return false;
 }
 
 absl::StatusOr<InstanceCatalog> CatalogFlags::Load() const {

@@ -46,7 +46,18 @@ struct CatalogFlags {
   // its value is missing or invalid (`*error` says why); 0 when args[i] is not one of them.
   int Take(const std::vector<std::string>& args, size_t& i, std::string* error);
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
+  // The currency of the catalog's prices: the embedded region's ("USD", "CNY"), or "" for a
+  // catalog file (prices in whatever unit the file uses; shown with "$").
+  std::string Currency() const;
 };
+
+// `price` per hour as text: "$0.1376/h" in USD (or an unknown currency), "2.119 CNY/h"
+// otherwise; the number as std::ostream prints a double.
+std::string PerHour(double price, std::string_view currency);
+
+// Whether the offering of `type` in `zone` with `capacity_type` has an estimated price.
+bool OfferingPriceEstimated(const InstanceCatalog& catalog, std::string_view type,
+                            std::string_view zone, std::string_view capacity_type);
 
 }  // namespace karp::cli
 

@@ -88,8 +88,8 @@ int RunConsolidate(const std::vector<std::string>& args) {
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
-  absl::StatusOr<Consolidator> consolidator = Consolidator::Create(
-      *snapshot, std::make_shared<const InstanceCatalog>(std::move(*catalog)), now, options);
+  auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  absl::StatusOr<Consolidator> consolidator = Consolidator::Create(*snapshot, shared, now, options);
   if (!consolidator.ok()) return InputError(consolidator.status());
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return InputError(plan.status());
@@ -97,7 +97,28 @@ int RunConsolidate(const std::vector<std::string>& args) {
     std::cout << json::WriteConsolidationPlan(*plan) << "\n";
     return kExitOk;
   }
+  // A node's price is its offering's; estimated when that offering's price is.
+  auto node_estimated = [&](const std::string& name) {
+    for (const Node& n : snapshot->nodes) {
+      if (n.metadata.name != name) continue;
+      auto label = [&n](std::string_view key) {
+        auto f = n.metadata.labels.find(std::string(key));
+        return f == n.metadata.labels.end() ? std::string() : f->second;
+      };
+      return OfferingPriceEstimated(*shared, label(kLabelInstanceType), label(kLabelZone),
+                                    label(kLabelCapacityType));
+    }
+    return false;
+  };
+  const std::string currency = catalog_flags.Currency();
+  bool any_estimated = false;
   for (const DisruptionCommand& cmd : plan->commands) {
+    bool estimated = false;
+    for (const std::string& c : cmd.candidates) estimated = estimated || node_estimated(c);
+    for (const NewNodeClaim& nc : cmd.replacements) {
+      estimated = estimated || (nc.launch && nc.launch->price_estimated);
+    }
+    any_estimated = any_estimated || estimated;
     std::cout << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
               << DisruptionDecisionName(cmd.decision) << ", terminating "
               << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
@@ -106,11 +127,13 @@ int RunConsolidate(const std::vector<std::string>& args) {
       std::cout << " and replacing with nodeclaim " << nc.name;
       if (nc.launch) std::cout << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
     }
-    std::cout << ", saving $" << cmd.savings_per_hour << "/h\n";
+    std::cout << ", saving " << (estimated ? "an estimated " : "")
+              << PerHour(cmd.savings_per_hour, currency) << "\n";
   }
   for (const KeptNode& k : plan->kept) std::cout << "Keeping node " << k.node << ": " << k.reason << "\n";
-  std::cout << plan->commands.size() << " command(s), $" << plan->savings_per_hour
-            << "/h saved over " << plan->nodes << " node(s)\n";
+  std::cout << plan->commands.size() << " command(s), " << PerHour(plan->savings_per_hour, currency)
+            << " saved over " << plan->nodes << " node(s)"
+            << (any_estimated ? " (spot prices estimated)" : "") << "\n";
   return kExitOk;
 }
 

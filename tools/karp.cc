@@ -70,11 +70,18 @@ constexpr char kCatalogUsage[] =
     "\n"
     "Options:\n"
     "  --catalog aws|FILE           catalog source (default aws)\n"
-    "  --region R                   region of the embedded AWS catalog (default us-east-1)\n"
-    "  --zones Z1,Z2                zones of its offerings (default <region>a,b,c)\n"
+    "  --region R                   region of the embedded AWS catalog (default us-east-1;\n"
+    "                               prices for cn-north-1 (CNY), us-east-1, us-gov-east-1,\n"
+    "                               us-gov-west-1)\n"
+    "  --zones Z1,Z2                zones of its offerings, all of the region\n"
+    "                               (default <region>a,b,c)\n"
     "  --max-input-bytes N          refuse a catalog file larger than N bytes (default 2Gi)\n"
     "  -o, --output json|table      output format (default table)\n"
-    "  -h, --help                   this help\n";
+    "  -h, --help                   this help\n"
+    "\n"
+    "The embedded catalog's spot prices are estimates (on-demand less a per-category discount,\n"
+    "marked 'est' in the table and \"priceEstimated\": true in JSON); a catalog file can give\n"
+    "real ones.\n";
 
 struct Range {
   int64_t min = 0;
@@ -136,10 +143,15 @@ std::string FormatPrice(double p) {
   return buf;
 }
 
-void PrintTable(const std::vector<const InstanceType*>& types) {
+// Prices per hour in `currency` ("" for a catalog file: shown as "$"); an estimated spot
+// price is marked "est" and explained below the table.
+void PrintTable(const std::vector<const InstanceType*>& types, std::string_view currency) {
+  const std::string unit =
+      currency.empty() || currency == "USD" ? "$/H" : internal::StrCat(currency, "/H");
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"NAME", "ARCH", "VCPU", "MEMORY", "PODS", "ALLOC CPU", "ALLOC MEMORY", "GPU",
-                  "ON-DEMAND $/H", "SPOT $/H", "ZONES"});
+                  "ON-DEMAND " + unit, "SPOT " + unit, "ZONES"});
+  bool estimated = false;
   Requirements od{Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeOnDemand)})};
   Requirements spot{Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)})};
   for (const InstanceType* it : types) {
@@ -155,8 +167,11 @@ void PrintTable(const std::vector<const InstanceType*>& types) {
                     FormatQuantity(it->capacity.pods(), kResourcePods),
                     FormatQuantity(alloc.cpu(), kResourceCpu),
                     FormatQuantity(alloc.memory(), kResourceMemory), std::to_string(gpus),
-                    FormatPrice(o ? o->price : kNoPrice), FormatPrice(s ? s->price : kNoPrice),
+                    FormatPrice(o ? o->price : kNoPrice),
+                    FormatPrice(s ? s->price : kNoPrice) +
+                        (s != nullptr && s->price_estimated ? " est" : ""),
                     std::to_string(zones ? zones->values().size() : 0)});
+    estimated = estimated || (s != nullptr && s->price_estimated);
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
@@ -171,6 +186,11 @@ void PrintTable(const std::vector<const InstanceType*>& types) {
     std::cout << line << "\n";
   }
   std::cout << types.size() << " instance type(s)\n";
+  if (estimated) {
+    std::cout << "est: estimated spot price, the on-demand price less a typical discount for "
+                 "the instance category (docs/aws-catalog.md); a catalog file can give real "
+                 "prices\n";
+  }
 }
 
 int RunCatalog(const std::vector<std::string>& args) {
@@ -273,7 +293,7 @@ int RunCatalog(const std::vector<std::string>& args) {
     return 0;
   }
   OrderByPrice(selected, reqs);
-  PrintTable(selected);
+  PrintTable(selected, catalog_flags.Currency());
   return 0;
 }
 

@@ -44,7 +44,7 @@ std::string TypesText(const std::vector<std::string>& types) {
   return out;
 }
 
-void PrintText(const SolveResult& r) {
+void PrintText(const SolveResult& r, std::string_view currency) {
   for (const ExistingPlacement& e : r.existing_nodes) {
     std::cout << "Scheduling " << e.pods.size() << " pod(s) on "
               << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
@@ -56,7 +56,9 @@ void PrintText(const SolveResult& r) {
               << TypesText(nc.instance_types);
     if (nc.launch) {
       std::cout << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
-                << " in " << nc.launch->zone << " at $" << nc.launch->price << "/h)";
+                << " in " << nc.launch->zone << " at "
+                << (nc.launch->price_estimated ? "an estimated " : "")
+                << PerHour(nc.launch->price, currency) << ")";
     }
     std::cout << "\n";
   }
@@ -64,11 +66,16 @@ void PrintText(const SolveResult& r) {
     std::cout << "Could not schedule pod " << e.pod << ", " << e.message << "\n";
   }
   int scheduled = 0;
-  for (const auto& nc : r.node_claims) scheduled += static_cast<int>(nc.pods.size());
+  bool estimated = false;
+  for (const auto& nc : r.node_claims) {
+    scheduled += static_cast<int>(nc.pods.size());
+    estimated = estimated || (nc.launch && nc.launch->price_estimated);
+  }
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
   std::cout << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
-            << r.node_claims.size() << " new nodeclaim(s), $" << r.LaunchPricePerHour()
-            << "/h\n";
+            << r.node_claims.size() << " new nodeclaim(s), "
+            << PerHour(r.LaunchPricePerHour(), currency)
+            << (estimated ? " (spot prices estimated)" : "") << "\n";
 }
 
 }  // namespace
@@ -167,7 +174,7 @@ int RunSolve(const std::vector<std::string>& args) {
   } else if (output == "nodeclaims") {
     std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
   } else {
-    PrintText(*result);
+    PrintText(*result, catalog_flags.Currency());
   }
   return kExitOk;
 }

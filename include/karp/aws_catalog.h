@@ -3,8 +3,11 @@
 // AWS instance types with the semantics of Karpenter's AWS provider (aws-provider.md §1-2):
 // how the facts EC2 reports for one instance type (DescribeInstanceTypes) become an
 // InstanceType -- labels, capacity, kubelet overhead and offerings -- and the embedded default
-// catalog: about 700 common EC2 types (87 families, amd64 and arm64, GPU and Neuron types)
-// with their us-east-1 on-demand prices, usable without any AWS access.
+// catalog, usable without any AWS access: every EC2 type of Karpenter's v1.14 instance-type
+// reference that has a price (1,345 types in 169 families: every generation from a1/c3/m4 to
+// the eighth and ninth, bare metal, GPU, Neuron, HPC; amd64 and arm64) with the Linux
+// on-demand prices of us-east-1, us-gov-east-1, us-gov-west-1 (USD) and cn-north-1 (CNY).
+// The table is generated from the data set by scripts/gen_aws_catalog.py (docs/aws-catalog.md).
 //
 // The embedded table and a live EC2 adapter share one conversion, MakeAwsInstanceType(): the
 // adapter fills an AwsInstanceTypeInfo from the API, the embedded table from its own rows.
@@ -22,10 +25,12 @@
 //   //  "vpc.amazonaws.com/pod-eni":"9"}
 //
 //   karp::AwsCatalogOptions options;
-//   options.region = "eu-west-1";
-//   options.zones = {"eu-west-1a", "eu-west-1b"};
+//   options.region = "us-gov-west-1";
+//   options.zones = {"us-gov-west-1a", "us-gov-west-1b"};
 //   options.capacity_types = {"on-demand"};
-//   absl::StatusOr<karp::InstanceCatalog> eu = karp::EmbeddedAwsCatalog(options);
+//   absl::StatusOr<karp::InstanceCatalog> gov = karp::EmbeddedAwsCatalog(options);
+//   // The types sold in us-gov-west-1, at its prices. A region without embedded prices
+//   // ("eu-west-1") is an InvalidArgument error naming the known ones.
 //
 // Thread-safety: the structs are value types (thread-compatible); the functions are
 // thread-safe (the embedded table is immutable and built once, on first use).
@@ -188,13 +193,15 @@ std::string_view AwsAmiFamilyName(AwsAmiFamily family);
 // How instance types are built: the settings an EC2NodeClass, the controller flags and the
 // price feeds contribute.
 struct AwsCatalogOptions {
-  // The topology.kubernetes.io/region label. The embedded prices are us-east-1's and are used
-  // for every region (Karpenter likewise falls back to its us-east-1 table).
-  // Default: "us-east-1".
+  // The topology.kubernetes.io/region label. EmbeddedAwsCatalog() accepts only a region of
+  // EmbeddedAwsRegions() and prices its types with that region's table; MakeAwsInstanceType()
+  // (the AWS adapter's path, with live prices) accepts any region. Default: "us-east-1".
   std::string region = "us-east-1";
 
   // Zones to create offerings in (every type gets one offering per zone and capacity type).
-  // Empty means `region` + "a", "b", "c". Default: empty.
+  // Each must be a zone of `region`: the region's name followed by a letter ("us-east-1a") or
+  // by '-' (Local and Wavelength Zones, "us-east-1-bos-1a"). Empty means `region` + "a", "b",
+  // "c". Default: empty.
   std::vector<std::string> zones;
 
   // Fraction of memory the hypervisor keeps (--vm-memory-overhead-percent); must be in
@@ -216,11 +223,17 @@ struct AwsCatalogOptions {
   // Default: {"on-demand", "spot"}.
   std::vector<std::string> capacity_types = {"on-demand", "spot"};
 
-  // Spot prices per instance type, then per zone (a DescribeSpotPriceHistory result). Unset:
-  // every spot offering costs the type's on-demand price, as the reference does until its
-  // first spot-price update succeeds. Set: a spot offering without an entry is unavailable.
+  // Spot prices per instance type, then per zone (a DescribeSpotPriceHistory result). Set: a
+  // spot offering without an entry is unavailable. Unset: see estimate_spot_prices.
   // Default: unset.
   std::optional<std::map<std::string, std::map<std::string, double>, std::less<>>> spot_prices;
+
+  // How spot offerings are priced while `spot_prices` is unset. true: at
+  // EstimatedAwsSpotPrice() of the on-demand price, marked Offering::price_estimated (the
+  // embedded catalog has no spot prices). false: at the on-demand price itself, as the
+  // reference seeds spot until its first spot-price update succeeds (the AWS adapter sets
+  // this). Default: true.
+  bool estimate_spot_prices = true;
 
   // The EC2NodeClass amiFamily. Default: AL2023.
   AwsAmiFamily ami_family = AwsAmiFamily::kAl2023;
@@ -247,10 +260,10 @@ struct AwsCatalogOptions {
   // ("5%", rounded up to a whole byte; "100%" disables the threshold: 0). Default: empty.
   std::map<std::string, std::string, std::less<>> eviction_hard;
 
-  // OK, or InvalidArgument naming the first bad field (empty region or zone, duplicate zone,
-  // overhead percent outside [0, 1), negative counts or sizes, unknown capacity type,
-  // negative or NaN spot price, an eviction threshold that is neither a quantity nor a
-  // percentage in [0, 100]).
+  // OK, or InvalidArgument naming the first bad field (empty region or zone, a zone not of
+  // the region, duplicate zone, overhead percent outside [0, 1), negative counts or sizes,
+  // unknown capacity type, negative or NaN spot price, an eviction threshold that is neither
+  // a quantity nor a percentage in [0, 100]).
   [[nodiscard]] absl::Status Validate() const;
 
   // `zones`, or the three default zones of `region` when empty.
@@ -268,9 +281,11 @@ struct AwsCatalogOptions {
 //     ephemeral-storage, eviction 100Mi memory and 10% of ephemeral-storage (each replaced by
 //     options.kube_reserved / system_reserved / eviction_hard where set);
 //   offerings: one per zone x capacity type of options.capacity_types that the type's
-//     usage_classes include, in zone order, priced at `on_demand_price` (spot too unless
-//     options.spot_prices is set); unavailable (at price 0) without a price, and unavailable
-//     outside `offered_zones` and for a1.* on AL2023.
+//     usage_classes include, in zone order; on-demand at `on_demand_price`; spot at
+//     options.spot_prices when set, else at EstimatedAwsSpotPrice(name, on_demand_price)
+//     (price_estimated) or, with estimate_spot_prices false, at `on_demand_price`;
+//     unavailable (at price 0) without a price, and unavailable outside `offered_zones` and
+//     for a1.* on AL2023.
 // Errors: InvalidArgument naming the instance type and the field (empty name, non-positive
 // vCPUs or memory, memory exhausted by the VM overhead, no x86_64/arm64 architecture,
 // negative counts, a negative or NaN price) or the invalid option.
@@ -282,16 +297,48 @@ struct AwsCatalogOptions {
 // above plus topology.k8s.aws/zone-id and node.kubernetes.io/windows-build.
 const LabelSet& AwsWellKnownLabels();
 
-// The embedded table, in table order (grouped by family). Built once; never empty.
+// Estimated spot prices, for catalogs without real ones (the embedded catalog). An estimate,
+// not a measurement: spot = on-demand x (1 - discount), with one round discount per instance
+// category (the leading letters of the family, as the instance-category label):
+//   0.55  compute optimized (c)
+//   0.60  general purpose (a, m, t, mac), storage optimized (d, h, i, im, is) and any other
+//   0.65  memory optimized (r, x, z, u)
+//   0.50  accelerated computing (dl, f, g, gr, inf, p, trn, vt)
+// Basis: AWS advertises Spot at "up to 90%" below On-Demand; the EC2 Auto Scaling user guide's
+// example table (example, not current, us-east-1 c5 prices) shows spot 44-62% below
+// On-Demand; a 2023 analysis of US spot price history (MemVerge, WaveRadar data) found
+// memory-optimized discounts larger than general-purpose ones, and those larger than
+// compute-optimized ones. The figures are karp's own moderate round choices within that
+// picture (lower for accelerated types, assuming scarcer spot capacity), not measured
+// averages, and the same in every region, zone and hour; real spot prices vary by type, zone
+// and time. A catalog file's prices or the AWS adapter's DescribeSpotPriceHistory prices
+// replace them. docs/aws-catalog.md has the details. Deterministic; O(1).
+double EstimatedAwsSpotDiscount(std::string_view instance_type);
+// on_demand_price x (1 - EstimatedAwsSpotDiscount(instance_type)), rounded to 1e-6.
+double EstimatedAwsSpotPrice(std::string_view instance_type, double on_demand_price);
+
+// The embedded table, in table order (grouped by family): every type with a price in at least
+// one region of EmbeddedAwsRegions(). Built once; never empty.
 const std::vector<AwsInstanceTypeInfo>& EmbeddedAwsInstanceTypeInfos();
 
-// The embedded us-east-1 Linux on-demand price (USD per hour) of `instance_type`, or unset if
-// the type is not in the table. O(log n).
-std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type);
+// The regions with embedded on-demand prices, sorted:
+// {"cn-north-1", "us-east-1", "us-gov-east-1", "us-gov-west-1"}.
+const std::vector<std::string>& EmbeddedAwsRegions();
 
-// The embedded catalog: every embedded type through MakeAwsInstanceType with its embedded
-// on-demand price, as InstanceCatalog::Create(types, AwsWellKnownLabels()).
-// Errors: InvalidArgument from AwsCatalogOptions::Validate().
+// The currency of `region`'s embedded prices ("USD"; "CNY" for cn-north-1), or "" for a
+// region without embedded prices.
+std::string_view EmbeddedAwsCurrency(std::string_view region);
+
+// The embedded Linux on-demand price per hour of `instance_type` in `region` (in
+// EmbeddedAwsCurrency(region)), or unset if the type is not sold there or the region has no
+// embedded prices. O(log n).
+std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type,
+                                                std::string_view region = "us-east-1");
+
+// The embedded catalog of options.region: every embedded type with a price there, through
+// MakeAwsInstanceType with that price, as InstanceCatalog::Create(types, AwsWellKnownLabels()).
+// Errors: InvalidArgument from AwsCatalogOptions::Validate(), or naming `region` and listing
+// EmbeddedAwsRegions() when the region has no embedded prices.
 [[nodiscard]] absl::StatusOr<InstanceCatalog> EmbeddedAwsCatalog(
     const AwsCatalogOptions& options = {});
 

@@ -35,6 +35,9 @@ struct Offering {
   // Reserved offerings only: the reservation and how many instances it can still launch.
   std::string reservation_id;
   int64_t reservation_capacity = 0;
+  // True when `price` is an estimate rather than a quoted price (the embedded AWS catalog's
+  // spot prices, see karp/aws_catalog.h). Informational: decisions use `price` either way.
+  bool price_estimated = false;
 
   // zone In [zone], capacity-type In [capacity_type] (the offering's requirements).
   Requirements ToRequirements() const;
@@ -42,7 +45,8 @@ struct Offering {
   friend bool operator==(const Offering& a, const Offering& b) {
     return a.zone == b.zone && a.capacity_type == b.capacity_type && a.price == b.price &&
            a.available == b.available && a.reservation_id == b.reservation_id &&
-           a.reservation_capacity == b.reservation_capacity;
+           a.reservation_capacity == b.reservation_capacity &&
+           a.price_estimated == b.price_estimated;
   }
 };
 

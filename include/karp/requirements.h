@@ -170,6 +170,7 @@ class Requirements {
   // Narrows: intersects each requirement with the existing one of the same key (karpenter
   // `Add`), or inserts it.
   void Add(const Requirement& r);
+  void Add(Requirement&& r);  // the same, moving r in when its key is new
   void Add(const Requirements& other);
   // Replaces (not intersects) the requirement of r.key().
   void Set(const Requirement& r);

@@ -92,6 +92,7 @@ struct Launch {
   std::string zone;
   std::string capacity_type;
   double price = 0;
+  bool price_estimated = false;  // the offering's Offering::price_estimated
 };
 
 // A NodeClaim the solve decided to create.

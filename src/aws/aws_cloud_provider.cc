@@ -27,6 +27,13 @@ namespace {
 
 using PriceMap = std::map<std::tuple<std::string, std::string, std::string>, double>;
 
+// The embedded on-demand price of `type` for `region`: the region's own table when one is
+// embedded, else the us-east-1 table (the reference's fallback for other regions).
+std::optional<double> EmbeddedPrice(std::string_view type, std::string_view region) {
+  return EmbeddedAwsOnDemandPrice(type,
+                                  EmbeddedAwsCurrency(region).empty() ? "us-east-1" : region);
+}
+
 // What the EC2 and pricing calls of one discovery returned, before any catalog options.
 struct RawDiscovery {
   std::vector<AwsInstanceTypeInfo> infos;  // sorted by name
@@ -60,7 +67,7 @@ std::vector<InstanceType> BuildTypes(const RawDiscovery& raw, const AwsCatalogOp
     if (auto p = raw.on_demand.find(info.name); p != raw.on_demand.end()) {
       price = p->second;
     } else {
-      price = EmbeddedAwsOnDemandPrice(info.name);
+      price = EmbeddedPrice(info.name, catalog.region);
       if (price.has_value() && embedded_prices != nullptr) ++*embedded_prices;
     }
     absl::StatusOr<InstanceType> it = MakeAwsInstanceType(info, price, catalog);
@@ -332,6 +339,9 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
   AwsCatalogOptions catalog = options_.catalog;
   catalog.region = options_.client.region;
   catalog.zones = zones;
+  // Spot at DescribeSpotPriceHistory prices; until that succeeds, at the on-demand price (the
+  // reference's seeding), not at the embedded catalog's estimates.
+  catalog.estimate_spot_prices = false;
   if (spot.has_value()) catalog.spot_prices = *spot;
   // Sorted by name for deterministic output whatever the API's order.
   std::sort(d->raw.infos.begin(), d->raw.infos.end(),
@@ -443,6 +453,7 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
         StrCat("ec2nodeclass \"", node_class.name(), "\": no subnet in any zone"));
   }
   catalog.spot_prices.reset();
+  catalog.estimate_spot_prices = false;  // as in Discover()
   if (base->raw.spot.has_value()) catalog.spot_prices = *base->raw.spot;
   std::vector<InstanceType> types =
       BuildTypes(base->raw, catalog, zone_filter, &state->prices, nullptr, nullptr);
@@ -834,7 +845,7 @@ absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) c
     }
   }
   if (out.price == 0 && x.capacity_type == "on-demand") {
-    out.price = EmbeddedAwsOnDemandPrice(x.type).value_or(0);
+    out.price = EmbeddedPrice(x.type, options_.client.region).value_or(0);
   }
   out.labels[std::string(kLabelInstanceType)] = x.type;
   out.labels[std::string(kLabelZone)] = x.zone;
@@ -879,7 +890,7 @@ absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
       }
     }
     if (i.price == 0 && x.capacity_type == "on-demand") {
-      i.price = EmbeddedAwsOnDemandPrice(x.type).value_or(0);
+      i.price = EmbeddedPrice(x.type, options_.client.region).value_or(0);
     }
     i.labels[std::string(kLabelInstanceType)] = x.type;
     i.labels[std::string(kLabelZone)] = x.zone;

@@ -693,7 +693,8 @@ std::optional<NewNodeClaim> Loop::RestrictAndPrice(const NewNodeClaim& nc,
   if (const Requirement* prev = reqs.Find(kLabelInstanceType)) it_req.set_min_values(prev->min_values());
   reqs.Set(it_req);
   out.requirements = std::move(reqs);
-  out.launch = Launch{best_it->name, best->zone, best->capacity_type, best->price};
+  out.launch =
+      Launch{best_it->name, best->zone, best->capacity_type, best->price, best->price_estimated};
   return out;
 }
 

@@ -1052,6 +1052,7 @@ absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
       return PathError(f.At("price"), "must be a finite number >= 0");
     }
     RETURN_IF_ERROR(f.Bool("available", &off.available));
+    RETURN_IF_ERROR(f.Bool("priceEstimated", &off.price_estimated));
     RETURN_IF_ERROR(f.String("reservationId", &off.reservation_id));
     std::optional<int64_t> rc;
     RETURN_IF_ERROR(f.Int64("reservationCapacity", &rc));

@@ -86,6 +86,7 @@ ordered ClaimJson(const NewNodeClaim& nc) {
     l["zone"] = nc.launch->zone;
     l["capacityType"] = nc.launch->capacity_type;
     l["price"] = RoundPrice(nc.launch->price);
+    if (nc.launch->price_estimated) l["priceEstimated"] = true;
     c["launch"] = std::move(l);
   }
   return c;

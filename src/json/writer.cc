@@ -496,6 +496,7 @@ std::string WriteCatalog(const InstanceCatalog& catalog, int indent) {
       j["available"] = o.available;
       if (!o.reservation_id.empty()) j["reservationId"] = o.reservation_id;
       if (o.reservation_capacity != 0) j["reservationCapacity"] = o.reservation_capacity;
+      if (o.price_estimated) j["priceEstimated"] = true;
       offerings.push_back(std::move(j));
     }
     t["offerings"] = std::move(offerings);

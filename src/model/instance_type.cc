@@ -3,7 +3,6 @@
 #include "karp/instance_type.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,14 +71,17 @@ void InstanceType::RebuildRequirements() {
     r.Add(Requirement::In(k, {v}));
   }
   r.Add(Requirement::In(kLabelInstanceType, {name}));
-  std::set<std::string> zones, capacity_types;
+  std::vector<std::string> zones, capacity_types;  // Requirement::In sorts and dedups
   for (const Offering& o : offerings) {
     if (!o.available) continue;
-    zones.insert(o.zone);
-    capacity_types.insert(o.capacity_type);
+    if (std::find(zones.begin(), zones.end(), o.zone) == zones.end()) zones.push_back(o.zone);
+    if (std::find(capacity_types.begin(), capacity_types.end(), o.capacity_type) ==
+        capacity_types.end()) {
+      capacity_types.push_back(o.capacity_type);
+    }
   }
-  r.Add(Requirement::In(kLabelZone, {zones.begin(), zones.end()}));
-  r.Add(Requirement::In(kLabelCapacityType, {capacity_types.begin(), capacity_types.end()}));
+  r.Add(Requirement::In(kLabelZone, std::move(zones)));
+  r.Add(Requirement::In(kLabelCapacityType, std::move(capacity_types)));
   r.Add(extra_requirements);
   requirements = std::move(r);
 }

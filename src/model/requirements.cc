@@ -423,6 +423,10 @@ absl::StatusOr<Requirements> Requirements::FromApi(
 }
 
 void Requirements::Add(const Requirement& r) {
+  if (reqs_.empty() || reqs_.back().key() < r.key()) {  // in key order: append
+    reqs_.push_back(r);
+    return;
+  }
   auto it = LowerBoundByKey(reqs_, r.key());
   if (it != reqs_.end() && it->key() == r.key()) {
     auto pos = reqs_.begin() + (it - reqs_.cbegin());
@@ -432,8 +436,45 @@ void Requirements::Add(const Requirement& r) {
   }
 }
 
+void Requirements::Add(Requirement&& r) {
+  if (reqs_.empty() || reqs_.back().key() < r.key()) {  // in key order: append
+    reqs_.push_back(std::move(r));
+    return;
+  }
+  auto it = LowerBoundByKey(reqs_, r.key());
+  if (it != reqs_.end() && it->key() == r.key()) {
+    auto pos = reqs_.begin() + (it - reqs_.cbegin());
+    *pos = pos->Intersection(r);
+  } else {
+    reqs_.insert(it, std::move(r));
+  }
+}
+
 void Requirements::Add(const Requirements& other) {
-  for (const Requirement& r : other.reqs_) Add(r);
+  // A few requirements: one by one. Many: one merge of the two key-sorted lists (the same
+  // result, without shifting the tail of reqs_ for every insertion).
+  if (other.reqs_.size() * 4 < reqs_.size() || reqs_.empty()) {
+    for (const Requirement& r : other.reqs_) Add(r);
+    return;
+  }
+  std::vector<Requirement> merged;
+  merged.reserve(reqs_.size() + other.reqs_.size());
+  auto a = reqs_.begin();
+  auto b = other.reqs_.begin();
+  while (a != reqs_.end() && b != other.reqs_.end()) {
+    if (a->key() < b->key()) {
+      merged.push_back(std::move(*a++));
+    } else if (b->key() < a->key()) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back(a->Intersection(*b));  // (a may be b when other is *this)
+      ++a;
+      ++b;
+    }
+  }
+  for (; a != reqs_.end(); ++a) merged.push_back(std::move(*a));
+  for (; b != other.reqs_.end(); ++b) merged.push_back(*b);
+  reqs_ = std::move(merged);
 }
 
 void Requirements::Set(const Requirement& r) {

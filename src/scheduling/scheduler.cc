@@ -1193,7 +1193,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
                              {plan.capacity_types.begin(), plan.capacity_types.end()}));
     if (plan.best != nullptr) {
       nc.launch = Launch{plan.best_it->name, plan.best->zone, plan.best->capacity_type,
-                         plan.best->price};
+                         plan.best->price, plan.best->price_estimated};
     }
     const ResourceList& min_overhead = plan.min_overhead;
     // Labels: template labels, nodepool, and one value of each custom requirement.

@@ -1201,7 +1201,9 @@ absl::StatusOr<SimResult> Simulate(const Trace& trace,
 }
 
 absl::StatusOr<InstanceCatalog> SimulationCatalog() {
-  KARP_ASSIGN_OR_RETURN(InstanceCatalog base, EmbeddedAwsCatalog());
+  AwsCatalogOptions options;
+  options.estimate_spot_prices = false;  // spot offerings at the on-demand price, modelled below
+  KARP_ASSIGN_OR_RETURN(InstanceCatalog base, EmbeddedAwsCatalog(options));
   std::vector<InstanceType> types = base.instance_types();
   for (InstanceType& it : types) {
     bool changed = false;
@@ -1209,6 +1211,7 @@ absl::StatusOr<InstanceCatalog> SimulationCatalog() {
       if (o.capacity_type != kCapacityTypeSpot) continue;
       const double u = Unit(SplitMix(Fnv1a(o.zone, Fnv1a(it.name))));
       o.price = std::round(o.price * (0.30 + 0.15 * u) * 1e5) / 1e5;
+      o.price_estimated = true;
       changed = true;
     }
     if (changed) it.RebuildRequirements();

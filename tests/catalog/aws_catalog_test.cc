@@ -212,13 +212,15 @@ TEST_CASE("Neuron types advertise devices, cores and accelerator labels", "[aws_
   CHECK(Label(trn1, kAwsLabelInstanceAcceleratorName) == "trainium");
 }
 
-TEST_CASE("the embedded table has at least 400 types in 30 families of both architectures",
+TEST_CASE("the embedded table has every current type, newest generations included",
           "[aws_catalog]") {
   const std::vector<AwsInstanceTypeInfo>& infos = EmbeddedAwsInstanceTypeInfos();
-  CHECK(infos.size() >= 400);
-  CHECK(DefaultCatalog().size() == infos.size());
+  CHECK(infos.size() >= 1300);
+  CHECK(DefaultCatalog().size() >= 1300);
+  CHECK(DefaultCatalog().size() <= infos.size());
 
   std::set<std::string> names, families, archs;
+  size_t metal = 0, xen = 0, without_bandwidth = 0;
   for (const AwsInstanceTypeInfo& info : infos) {
     INFO(info.name);
     CHECK(names.insert(info.name).second);
@@ -227,20 +229,72 @@ TEST_CASE("the embedded table has at least 400 types in 30 families of both arch
     CHECK(info.memory_mib > 0);
     CHECK(info.max_network_interfaces > 0);
     CHECK(info.ipv4_addresses_per_interface > 1);
-    CHECK(info.network_bandwidth_mbps.has_value());
-    const bool metal = info.name.find(".metal") != std::string::npos;
-    CHECK((info.hypervisor.empty() == metal));
-    std::optional<double> price = EmbeddedAwsOnDemandPrice(info.name);
+    const bool is_metal = info.name.find(".metal") != std::string::npos;
+    CHECK((info.hypervisor.empty() == is_metal));
+    metal += is_metal ? 1 : 0;
+    xen += info.hypervisor == "xen" ? 1 : 0;
+    // Only old Xen types have a text rating instead of a baseline bandwidth.
+    if (!info.network_bandwidth_mbps.has_value()) {
+      ++without_bandwidth;
+      CHECK(info.hypervisor == "xen");
+    }
+  }
+  CHECK(families.size() >= 150);
+  CHECK(metal >= 70);
+  CHECK(xen >= 50);
+  CHECK(without_bandwidth < 50);
+  for (const InstanceType& it : DefaultCatalog().instance_types()) {
+    archs.insert(Label(it, kLabelArch));
+    INFO(it.name);
+    std::optional<double> price = EmbeddedAwsOnDemandPrice(it.name);
     REQUIRE(price.has_value());
     CHECK(*price > 0);
   }
-  CHECK(families.size() >= 30);
-  for (const InstanceType& it : DefaultCatalog().instance_types())
-    archs.insert(Label(it, kLabelArch));
   CHECK(archs == std::set<std::string>{"amd64", "arm64"});
-  for (const char* family : {"m5", "c6g", "r7i", "t4g", "g5", "p4d", "inf2", "trn1"}) {
+  // Old, current and the eighth and ninth generations (Intel, AMD and Graviton), bare metal,
+  // GPU, Neuron and HPC families.
+  for (const char* family : {"a1", "c3", "c4", "d2", "d3", "h1", "m5", "c6g", "r7i", "t4g", "g5",
+                             "p4d", "inf2", "trn1", "c8i", "c8a", "m8i", "m8a", "r8i", "c8g",
+                             "m8g", "r8g", "c9g", "m9g", "i7i", "i8g", "x8g", "hpc7g", "g6f"}) {
     CHECK(families.count(family) == 1);
   }
+  CHECK(names.count("m7i.metal-24xl") == 1);
+  CHECK(names.count("c8g.metal-48xl") == 1);
+}
+
+TEST_CASE("new generations carry their facts and labels", "[aws_catalog]") {
+  // c8i.large: 2 vCPUs, 4096 MiB, 3 ENIs x 20 IPv4 -> 3 * 19 + 2 = 59 pods; Intel, nitro.
+  const InstanceType& c8i = Type("c8i.large");
+  CHECK(Label(c8i, kAwsLabelInstanceGeneration) == "8");
+  CHECK(Label(c8i, kAwsLabelInstanceCategory) == "c");
+  CHECK(Label(c8i, kAwsLabelInstanceCpuManufacturer) == "intel");
+  CHECK(Label(c8i, kAwsLabelInstanceHypervisor) == "nitro");
+  CHECK(c8i.capacity.cpu() == 2000);
+  CHECK(c8i.capacity.pods() == 59);
+  CHECK(c8i.capacity.memory() == (4096 - 308) * kMi);  // ceil(4096 * 0.075) = 308
+
+  const InstanceType& c9g = Type("c9g.medium");
+  CHECK(Label(c9g, kAwsLabelInstanceGeneration) == "9");
+  CHECK(Label(c9g, kLabelArch) == "arm64");
+  CHECK(Label(c9g, kAwsLabelInstanceCpuManufacturer) == "aws");
+
+  // Bare metal: empty hypervisor label.
+  CHECK(Label(Type("c8g.metal-48xl"), kAwsLabelInstanceHypervisor) == "");
+  CHECK(Label(Type("a1.metal"), kAwsLabelInstanceHypervisor) == "");
+  // Old Xen types without a baseline bandwidth get DoesNotExist for that label.
+  const InstanceType& c4 = Type("c4.large");
+  CHECK(Label(c4, kAwsLabelInstanceHypervisor) == "xen");
+  CHECK(DoesNotExist(c4, kAwsLabelInstanceNetworkBandwidth));
+  // Fractional GPUs (g6f) carry the GPU labels with count 0 and no nvidia.com/gpu capacity.
+  const InstanceType& g6f = Type("g6f.large");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuName) == "l4");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuCount) == "0");
+  CHECK(Label(g6f, kAwsLabelInstanceGpuMemory) == "2861");
+  CHECK(!g6f.capacity.Has(kAwsResourceNvidiaGpu));
+  // a1 does not run AL2023 (the default AMI family): listed, but every offering unavailable.
+  const InstanceType& a1 = Type("a1.large");
+  REQUIRE(!a1.offerings.empty());
+  for (const Offering& o : a1.offerings) CHECK(!o.available);
 }
 
 TEST_CASE("the embedded on-demand price is found by name", "[aws_catalog]") {
@@ -250,15 +304,22 @@ TEST_CASE("the embedded on-demand price is found by name", "[aws_catalog]") {
   CHECK(!EmbeddedAwsOnDemandPrice("").has_value());
 }
 
-TEST_CASE("every type is offered in every zone for each capacity type, spot at the on-demand price",
+TEST_CASE("every type is offered in every zone for each capacity type, spot at an estimate",
           "[aws_catalog]") {
   const InstanceType& it = Type("m5.large");
   REQUIRE(it.offerings.size() == 6);
   std::set<std::pair<std::string, std::string>> seen;
   for (const Offering& o : it.offerings) {
     seen.emplace(o.zone, o.capacity_type);
+    INFO(o.zone << " " << o.capacity_type);
     CHECK(o.available);
-    CHECK(o.price == Approx(0.096));
+    if (o.capacity_type == "on-demand") {
+      CHECK(o.price == 0.096);
+      CHECK(!o.price_estimated);
+    } else {
+      CHECK(o.price == 0.0384);  // 0.096 x (1 - 0.60), general purpose
+      CHECK(o.price_estimated);
+    }
   }
   for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1c"}) {
     CHECK(seen.count({zone, "on-demand"}) == 1);
@@ -271,17 +332,17 @@ TEST_CASE("every type is offered in every zone for each capacity type, spot at t
 
 TEST_CASE("custom region, zones and capacity types shape the offerings", "[aws_catalog]") {
   AwsCatalogOptions options;
-  options.region = "eu-west-1";
-  options.zones = {"eu-west-1a", "eu-west-1b"};
+  options.region = "us-gov-west-1";
+  options.zones = {"us-gov-west-1a", "us-gov-west-1b"};
   options.capacity_types = {"on-demand"};
   absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
   REQUIRE(catalog.ok());
   const InstanceType* it = catalog->Find("c6i.xlarge");
   REQUIRE(it != nullptr);
-  CHECK(Label(*it, kLabelRegion) == "eu-west-1");
+  CHECK(Label(*it, kLabelRegion) == "us-gov-west-1");
   REQUIRE(it->offerings.size() == 2);
-  CHECK(it->offerings[0].zone == "eu-west-1a");
-  CHECK(it->offerings[1].zone == "eu-west-1b");
+  CHECK(it->offerings[0].zone == "us-gov-west-1a");
+  CHECK(it->offerings[1].zone == "us-gov-west-1b");
   for (const Offering& o : it->offerings) CHECK(o.capacity_type == "on-demand");
   CHECK(!it->requirements.Get(kLabelZone).Has("us-east-1a"));
   CHECK(!it->requirements.Get(kLabelCapacityType).Has("spot"));
@@ -290,6 +351,91 @@ TEST_CASE("custom region, zones and capacity types shape the offerings", "[aws_c
   defaults.region = "ap-south-1";
   CHECK(defaults.ResolvedZones() ==
         std::vector<std::string>{"ap-south-1a", "ap-south-1b", "ap-south-1c"});
+}
+
+TEST_CASE("each embedded region has its own prices and its own types", "[aws_catalog]") {
+  CHECK(EmbeddedAwsRegions() ==
+        std::vector<std::string>{"cn-north-1", "us-east-1", "us-gov-east-1", "us-gov-west-1"});
+  CHECK(EmbeddedAwsCurrency("us-east-1") == "USD");
+  CHECK(EmbeddedAwsCurrency("us-gov-west-1") == "USD");
+  CHECK(EmbeddedAwsCurrency("cn-north-1") == "CNY");
+  CHECK(EmbeddedAwsCurrency("mars-1").empty());
+
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "us-east-1") == std::optional<double>(0.096));
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "us-gov-west-1") == std::optional<double>(0.121));
+  CHECK(EmbeddedAwsOnDemandPrice("m5.large", "cn-north-1") == std::optional<double>(1.013));
+  CHECK(!EmbeddedAwsOnDemandPrice("c8i.large", "us-gov-west-1").has_value());  // not sold there
+  CHECK(!EmbeddedAwsOnDemandPrice("m5.large", "mars-1").has_value());
+
+  AwsCatalogOptions gov;
+  gov.region = "us-gov-west-1";
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(gov);
+  REQUIRE(catalog.ok());
+  CHECK(catalog->size() >= 500);
+  CHECK(catalog->size() < DefaultCatalog().size());
+  CHECK(catalog->Find("c8i.large") == nullptr);
+  const InstanceType* m5 = catalog->Find("m5.large");
+  REQUIRE(m5 != nullptr);
+  REQUIRE(m5->offerings.size() == 6);
+  CHECK(m5->offerings[0].zone == "us-gov-west-1a");
+  for (const Offering& o : m5->offerings) {
+    if (o.capacity_type == "on-demand") CHECK(o.price == 0.121);
+  }
+  for (const InstanceType& t : catalog->instance_types()) {
+    INFO(t.name);
+    CHECK(EmbeddedAwsOnDemandPrice(t.name, "us-gov-west-1").has_value());
+  }
+
+  AwsCatalogOptions cn;
+  cn.region = "cn-north-1";
+  absl::StatusOr<InstanceCatalog> china = EmbeddedAwsCatalog(cn);
+  REQUIRE(china.ok());
+  CHECK(china->size() >= 300);
+  CHECK(Label(*china->Find("m5.large"), kLabelRegion) == "cn-north-1");
+}
+
+TEST_CASE("a region without embedded prices is an error listing the known ones",
+          "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.region = "mars-1";
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
+  REQUIRE(!catalog.ok());
+  CHECK(catalog.status().code() == absl::StatusCode::kInvalidArgument);
+  const std::string message(catalog.status().message());
+  CHECK_THAT(message, Catch::Contains("region \"mars-1\""));
+  CHECK_THAT(message,
+             Catch::Contains("cn-north-1, us-east-1, us-gov-east-1, us-gov-west-1"));
+  options.region = "eu-west-1";
+  CHECK(EmbeddedAwsCatalog(options).status().code() == absl::StatusCode::kInvalidArgument);
+
+  // MakeAwsInstanceType (the AWS adapter's path, with live prices) accepts any region.
+  AwsCatalogOptions eu;
+  eu.region = "eu-west-1";
+  CHECK(Label(MustMake(SyntheticInfo(2, 8192), 0.1, eu), kLabelRegion) == "eu-west-1");
+}
+
+TEST_CASE("zones must belong to the region", "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.zones = {"us-east-1a", "us-west-2b"};
+  absl::Status s = options.Validate();
+  REQUIRE(!s.ok());
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(s.message()),
+             Catch::Contains("zones[1] \"us-west-2b\" is not a zone of region \"us-east-1\""));
+  CHECK(!EmbeddedAwsCatalog(options).ok());
+  CHECK(!MakeAwsInstanceType(SyntheticInfo(2, 8192), 0.1, options).ok());
+
+  for (const char* bad : {"us-east-1", "us-east-10a", "mars-1a", "us-east-"}) {
+    options.zones = {bad};
+    INFO(bad);
+    CHECK(!options.Validate().ok());
+  }
+  // Availability, Local and Wavelength Zones of the region are accepted.
+  for (const char* good : {"us-east-1f", "us-east-1-bos-1a", "us-east-1-wl1-bos-wlz-1"}) {
+    options.zones = {good};
+    INFO(good);
+    CHECK(options.Validate().ok());
+  }
 }
 
 TEST_CASE("spot prices, when given, replace the on-demand price per zone", "[aws_catalog]") {
@@ -305,9 +451,72 @@ TEST_CASE("spot prices, when given, replace the on-demand price per zone", "[aws
     } else if (o.zone == "us-east-1a") {
       CHECK(o.available);
       CHECK(o.price == Approx(0.035));
+      CHECK(!o.price_estimated);  // a real price, not an estimate
     } else {
       CHECK(!o.available);
     }
+  }
+}
+
+TEST_CASE("estimated spot prices: a documented discount per instance category",
+          "[aws_catalog]") {
+  CHECK(EstimatedAwsSpotDiscount("c7i.large") == 0.55);
+  CHECK(EstimatedAwsSpotDiscount("c8gn.metal-48xl") == 0.55);
+  CHECK(EstimatedAwsSpotDiscount("m5.large") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("t4g.nano") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("i4i.large") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("hpc7g.4xlarge") == 0.60);
+  CHECK(EstimatedAwsSpotDiscount("r8g.large") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("x2idn.16xlarge") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("u-6tb1.112xlarge") == 0.65);
+  CHECK(EstimatedAwsSpotDiscount("g5.xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("gr6.4xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("p5.48xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("inf2.xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotDiscount("trn1.2xlarge") == 0.50);
+  CHECK(EstimatedAwsSpotPrice("c6a.2xlarge", 0.306) == 0.1377);
+  CHECK(EstimatedAwsSpotPrice("r6i.large", 0.126) == 0.0441);
+
+  // Every embedded spot offering is estimated, below its on-demand price; on-demand never is.
+  for (const InstanceType& t : DefaultCatalog().instance_types()) {
+    double on_demand = -1;
+    for (const Offering& o : t.offerings) {
+      if (o.capacity_type == "on-demand") on_demand = o.price;
+    }
+    for (const Offering& o : t.offerings) {
+      INFO(t.name << " " << o.zone << " " << o.capacity_type);
+      CHECK(o.price_estimated == (o.capacity_type == "spot"));
+      if (o.capacity_type == "spot") {
+        CHECK(o.price < on_demand);
+        CHECK(o.price == EstimatedAwsSpotPrice(t.name, on_demand));
+      }
+    }
+  }
+  // Spot no longer ties on-demand, so the cheapest spot offering is strictly cheaper.
+  const InstanceType& c6a = Type("c6a.2xlarge");
+  Requirements spot{Requirement::In(kLabelCapacityType, {"spot"})};
+  Requirements on_demand{Requirement::In(kLabelCapacityType, {"on-demand"})};
+  CHECK(c6a.CheapestOffering(spot)->price < c6a.CheapestOffering(on_demand)->price);
+}
+
+TEST_CASE("without estimates spot is seeded with the on-demand price, as the reference does",
+          "[aws_catalog]") {
+  AwsCatalogOptions options;
+  options.estimate_spot_prices = false;
+  InstanceType it = MustMake(SyntheticInfo(2, 8192), 0.096, options);
+  for (const Offering& o : it.offerings) {
+    CHECK(o.price == 0.096);
+    CHECK(!o.price_estimated);
+  }
+  absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
+  REQUIRE(catalog.ok());
+  for (const Offering& o : catalog->Find("m5.large")->offerings) {
+    CHECK(o.price == 0.096);
+    CHECK(!o.price_estimated);
+  }
+  // With estimates (the default) the synthetic type gets the general-purpose estimate.
+  for (const Offering& o : MustMake(SyntheticInfo(2, 8192), 0.096).offerings) {
+    if (o.capacity_type == "spot") CHECK(o.price == 0.0384);
   }
 }
 
@@ -363,6 +572,21 @@ TEST_CASE("instance types carry the AWS labels with their exact keys", "[aws_cat
     CHECK(DefaultCatalog().well_known_labels().Contains(key));
   }
   CHECK(DefaultCatalog().well_known_labels().Contains(kLabelZone));
+  // Every label key of every type is well-known (so none needs registering per type).
+  for (const InstanceType& t : DefaultCatalog().instance_types()) {
+    for (const auto& [key, value] : t.labels) {
+      INFO(t.name << " " << key);
+      CHECK(DefaultCatalog().well_known_labels().Contains(key));
+    }
+  }
+  AwsCatalogOptions windows;
+  windows.ami_family = AwsAmiFamily::kWindows2022;
+  InstanceType w = MustMake(SyntheticInfo(2, 8192), 0.1, windows);
+  CHECK(AwsWellKnownLabels().Contains(kLabelWindowsBuild));
+  for (const auto& [key, value] : w.labels) {
+    INFO(key);
+    CHECK((AwsWellKnownLabels().Contains(key) || WellKnownLabels().Contains(key)));
+  }
 }
 
 TEST_CASE("category and generation are parsed as the reference's regular expression does",

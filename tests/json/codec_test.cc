@@ -9,11 +9,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "karp/aws_catalog.h"
+#include "karp/scheduler.h"
 
 namespace {
 
@@ -967,4 +970,76 @@ instanceTypes:
   INFO(cat.status().message());
   REQUIRE(cat.ok());
   CHECK(cat->Find("t3.micro")->offerings[0].price == 0.0031);
+}
+
+TEST_CASE("priceEstimated marks estimated offering prices and round-trips", "[json]") {
+  absl::StatusOr<karp::InstanceCatalog> cat = karp::json::ParseCatalog(R"({"instanceTypes": [
+    {"name": "m5.large", "capacity": {"cpu": 2, "memory": "8Gi", "pods": 29},
+     "offerings": [
+       {"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.096},
+       {"zone": "us-east-1a", "capacityType": "spot", "price": 0.0384, "priceEstimated": true},
+       {"zone": "us-east-1b", "capacityType": "spot", "price": 0.03}]}]})",
+                                                                       "catalog.json");
+  INFO(cat.status().message());
+  REQUIRE(cat.ok());
+  const std::vector<karp::Offering>& offerings = cat->Find("m5.large")->offerings;
+  CHECK(!offerings[0].price_estimated);
+  CHECK(offerings[1].price_estimated);
+  CHECK(!offerings[2].price_estimated);  // absent: a real price
+  const std::string text = karp::json::WriteCatalog(*cat);
+  CHECK(text.find("\"priceEstimated\": true") != std::string::npos);
+  CHECK(text.find("priceEstimated") == text.rfind("priceEstimated"));  // only where true
+  CHECK(karp::json::ParseCatalog(text, "x")->instance_types() == cat->instance_types());
+  CHECK(Message(karp::json::ParseCatalog(R"({"instanceTypes": [{"name": "a", "offerings": [
+      {"zone": "z", "capacityType": "spot", "price": 1, "priceEstimated": "yes"}]}]})",
+                                         "catalog.json")
+                    .status()) ==
+        "catalog.json: instanceTypes[0].offerings[0].priceEstimated: expected a boolean, got a "
+        "string");
+}
+
+TEST_CASE("a catalog file's spot price wins over the embedded estimate", "[json]") {
+  constexpr const char* kObjects = R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+     "spec": {"template": {"spec": {"requirements": [
+       {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+       {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.large"]}]}}}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+     "status": {"phase": "Pending"}}]})";
+  absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(kObjects, "objects.json");
+  INFO(snap.status().message());
+  REQUIRE(snap.ok());
+  auto solve = [&](karp::InstanceCatalog catalog) {
+    absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(
+        *snap, std::make_shared<const karp::InstanceCatalog>(std::move(catalog)));
+    REQUIRE(s.ok());
+    absl::StatusOr<karp::SolveResult> r = s->Solve();
+    REQUIRE(r.ok());
+    REQUIRE(r->node_claims.size() == 1);
+    REQUIRE(r->node_claims[0].launch.has_value());
+    return *r;
+  };
+
+  // The embedded catalog: the estimated spot price, marked in the launch and its JSON.
+  absl::StatusOr<karp::InstanceCatalog> embedded = karp::EmbeddedAwsCatalog();
+  REQUIRE(embedded.ok());
+  karp::SolveResult estimated = solve(*embedded);
+  CHECK(estimated.node_claims[0].launch->price == 0.0384);
+  CHECK(estimated.node_claims[0].launch->price_estimated);
+  CHECK(karp::json::WriteSolveResult(estimated, 0).find("\"priceEstimated\": true") !=
+        std::string::npos);
+
+  // The same type from a catalog file with an explicit spot price: that price, not marked.
+  std::string text = karp::json::WriteCatalog(*embedded, -1);
+  const std::string from = R"("capacityType":"spot","price":0.0384,"priceEstimated":true)";
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), R"("capacityType":"spot","price":0.0312)");
+  }
+  absl::StatusOr<karp::InstanceCatalog> file = karp::json::ParseCatalog(text, "catalog.json");
+  REQUIRE(file.ok());
+  karp::SolveResult real = solve(*file);
+  CHECK(real.node_claims[0].launch->price == 0.0312);
+  CHECK(!real.node_claims[0].launch->price_estimated);
+  CHECK(karp::json::WriteSolveResult(real, 0).find("priceEstimated") == std::string::npos);
 }

@@ -1262,3 +1262,62 @@ TEST_CASE("qualified names and label values follow Kubernetes syntax", "[labels]
   absl::Status bad = karp::ValidateLabelValue("bad value");
   CHECK_THAT(Msg(bad), Catch::Contains("bad value"));
 }
+
+namespace {
+
+// A requirement of one of a few keys and operators, from a small deterministic generator.
+Requirement SampleRequirement(uint32_t& state) {
+  auto next = [&state](uint32_t n) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % n;
+  };
+  static const char* const kKeys[] = {"a.io/k1", "b.io/k2", "c.io/k3", "d.io/k4", "e.io/k5",
+                                      "f.io/k6", "g.io/k7", "h.io/k8", "i.io/k9", "j.io/k10"};
+  const std::string key = kKeys[next(10)];
+  std::vector<std::string> values;
+  for (uint32_t i = 0, n = next(4); i < n; ++i) values.push_back(std::to_string(next(6)));
+  switch (next(6)) {
+    case 0:
+      return Requirement::In(key, values);
+    case 1:
+      return Requirement::NotIn(key, values);
+    case 2:
+      return Requirement::Exists(key);
+    case 3:
+      return Requirement::DoesNotExist(key);
+    case 4:
+      return Requirement::Gt(key, next(5));
+    default:
+      return Requirement::Lt(key, next(5));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("adding a Requirements equals adding its requirements one by one", "[requirements]") {
+  // Add(const Requirements&) merges the two key-sorted lists when `other` is not small; the
+  // result must be that of Add(const Requirement&) per entry, whatever the sizes.
+  uint32_t state = 7;
+  for (int round = 0; round < 500; ++round) {
+    Requirements a, b;
+    const int na = static_cast<int>(state % 11), nb = static_cast<int>((state >> 4) % 11);
+    for (int i = 0; i < na; ++i) a.Add(SampleRequirement(state));
+    for (int i = 0; i < nb; ++i) b.Add(SampleRequirement(state));
+    Requirements want = a;
+    for (const Requirement& r : b) want.Add(r);
+    Requirements got = a;
+    got.Add(b);
+    INFO(a.ToString() << " + " << b.ToString());
+    CHECK(got == want);
+    Requirements self = a, self_want = a;
+    for (const Requirement& r : a) self_want.Add(r);
+    self.Add(self);
+    CHECK(self == self_want);
+  }
+  // Requirements built out of key order equal those built in order.
+  Requirements forward, backward;
+  for (const char* key : {"a.io/x", "b.io/y", "c.io/z"}) forward.Add(Requirement::Exists(key));
+  for (const char* key : {"c.io/z", "b.io/y", "a.io/x"}) backward.Add(Requirement::Exists(key));
+  CHECK(forward == backward);
+  CHECK(forward.Keys() == std::vector<std::string>{"a.io/x", "b.io/y", "c.io/z"});
+}

@@ -4,9 +4,11 @@
 // Query API (Version 2016-11-15) and the Price List API directly over libcurl with SigV4.
 //
 //   GetInstanceTypes  DescribeInstanceTypes + DescribeInstanceTypeOfferings (paginated) +
-//                     DescribeSpotPriceHistory + Pricing GetProducts (embedded us-east-1 table
-//                     as fallback), each type through karp::MakeAwsInstanceType -- the same
-//                     labels, capacity and overhead as the embedded catalog. Cached for
+//                     DescribeSpotPriceHistory + Pricing GetProducts (the region's embedded
+//                     table as fallback, us-east-1's for a region without one; spot at the
+//                     on-demand price until spot prices are fetched, never the embedded
+//                     catalog's estimates), each type through karp::MakeAwsInstanceType --
+//                     the same labels, capacity and overhead as the embedded catalog. Cached for
 //                     `catalog_refresh_interval`; Refresh() forces a new discovery.
 //   Create            CreateFleet, Type=instant, one instance: spot (price-capacity-optimized)
 //                     when the request has a spot option, else on-demand (lowest-price); the
@@ -160,7 +162,8 @@ struct AwsCloudProviderOptions {
   // Extra tags (EC2NodeClass spec.tags); the §3.8 keys may not be overridden (InvalidArgument).
   std::map<std::string, std::string> tags;
   // Catalog settings other than region/zones/spot prices (AMI family, kubelet reservations,
-  // VM memory overhead...). Region and zones are taken from this struct's fields.
+  // VM memory overhead...). Region and zones are taken from this struct's fields; spot prices
+  // and estimate_spot_prices (always false here) from the spot-price history.
   AwsCatalogOptions catalog;
   // Query the Price List API for on-demand prices (embedded table as fallback, per type).
   // Default: true.

@@ -157,7 +157,8 @@ struct SimResult {
 // The catalog simulations use by default: the embedded AWS catalog (us-east-1, zones a-c)
 // with modelled spot prices, because the embedded table has on-demand prices only: each spot
 // offering costs the on-demand price times a factor in [0.30, 0.45) fixed per (type, zone) by
-// a hash of their names. Deterministic.
+// a hash of their names (varying by zone, unlike the catalog's own per-category estimates;
+// marked Offering::price_estimated). Deterministic.
 [[nodiscard]] absl::StatusOr<InstanceCatalog> SimulationCatalog();
 
 // The samples of several runs as CSV, one row per (policy, sample), with the header
