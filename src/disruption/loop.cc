@@ -1,0 +1,57 @@
+// One disruption loop (see loop.h): setup and the method order.
+
+#include "disruption/loop.h"
+
+#include <utility>
+
+#include "internal/strings.h"
+
+namespace karp::disruption {
+
+void AddKeptReason(KeptReasons* kept, const std::string& node, const std::string& reason) {
+  auto [it, inserted] = kept->emplace(node, reason);
+  if (!inserted) it->second = internal::StrCat(it->second, "; ", reason);
+}
+
+DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason) {
+  DisruptionCommand cmd;
+  cmd.decision = DisruptionDecision::kDelete;
+  cmd.reason = reason;
+  cmd.candidates = {v.name};
+  cmd.savings_per_hour = v.price;
+  return cmd;
+}
+
+absl::Status Loop::Init() {
+  views_ = BuildNodeViews(snap_, *state_.catalog, state_.now, state_.options, cache_);
+  SchedulerOptions options = state_.options.scheduler;
+  options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
+  absl::StatusOr<Scheduler> s =
+      scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options, *pools_);
+  if (!s.ok()) return s.status();
+  scheduler_ = std::move(*s);
+  *pools_ = scheduling::PoolsOf(*scheduler_);
+  return absl::OkStatus();
+}
+
+int Loop::candidates() const {
+  int n = 0;
+  for (const NodeView& v : views_) n += v.reject.empty() ? 1 : 0;
+  return n;
+}
+
+std::optional<DisruptionCommand> Loop::Next(KeptReasons* kept, SolveResult* placement) {
+  kept->clear();
+  for (const NodeView& v : views_) {
+    if (!v.reject.empty()) (*kept)[v.name] = v.reject;
+  }
+  if (auto cmd = Interruption(placement)) return cmd;
+  if (auto cmd = Expiration(placement)) return cmd;
+  if (auto cmd = Emptiness(kept, placement)) return cmd;
+  if (auto cmd = Drift(kept, placement)) return cmd;
+  const std::vector<const NodeView*> candidates = ConsolidationCandidates(kept);
+  if (auto cmd = MultiNodeConsolidation(candidates, placement)) return cmd;
+  return SingleNodeConsolidation(candidates, kept, placement);
+}
+
+}  // namespace karp::disruption
