@@ -24,14 +24,15 @@
 #define KARP_CLOUD_PROVIDER_H_
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/objects.h"
@@ -115,8 +116,8 @@ class UnavailableOfferings {
  private:
   using Key = std::tuple<std::string, std::string, std::string>;
   absl::Duration ttl_;
-  mutable std::mutex mu_;
-  std::map<Key, absl::Time> until_;  // guarded by mu_
+  mutable absl::Mutex mu_;
+  std::map<Key, absl::Time> until_ ABSL_GUARDED_BY(mu_);
 };
 
 // Launches NodeClaims through a provider with the reference's fallback: the claim's

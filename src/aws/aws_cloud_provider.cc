@@ -1,6 +1,7 @@
 #include "karp/aws/aws_cloud_provider.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "aws/discovery.h"
 #include "aws/ec2_client.h"
@@ -289,10 +291,14 @@ AwsCloudProvider::AwsCloudProvider(AwsCloudProviderOptions options,
 
 AwsCloudProvider::~AwsCloudProvider() = default;
 
+absl::Time AwsCloudProvider::Now() const {
+  return options_.client.clock ? options_.client.clock() : absl::Now();
+}
+
 absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvider::Discover()
     const {
   auto d = std::make_shared<Discovery>();
-  const absl::Time now = options_.client.clock ? options_.client.clock() : absl::Now();
+  const absl::Time now = Now();
   KARP_ASSIGN_OR_RETURN(d->raw.infos, DescribeInstanceTypes(*client_, &d->stats.describe_pages));
   KARP_ASSIGN_OR_RETURN(d->raw.offered, DescribeInstanceTypeOfferings(*client_));
   const auto& offered = d->raw.offered;
@@ -359,15 +365,15 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
 
 absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>>
 AwsCloudProvider::CurrentDiscovery() const {
-  const absl::Time now = options_.client.clock ? options_.client.clock() : absl::Now();
+  const absl::Time now = Now();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (discovery_ != nullptr && now - discovered_at_ < options_.catalog_refresh_interval) {
       return discovery_;
     }
   }
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> fresh, Discover());
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   discovery_ = fresh;
   discovered_at_ = now;
   return fresh;
@@ -375,14 +381,14 @@ AwsCloudProvider::CurrentDiscovery() const {
 
 absl::Status AwsCloudProvider::Refresh() const {
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> fresh, Discover());
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   discovery_ = fresh;
-  discovered_at_ = options_.client.clock ? options_.client.clock() : absl::Now();
+  discovered_at_ = Now();
   return absl::OkStatus();
 }
 
 AwsDiscoveryStats AwsCloudProvider::LastDiscovery() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return discovery_ == nullptr ? AwsDiscoveryStats() : discovery_->stats;
 }
 
@@ -412,7 +418,7 @@ absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassFor(const NodePool& p
 absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassForPoolName(
     const std::string& pool_name, NodePool* pool) const {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (auto it = pools_.find(pool_name); it != pools_.end()) *pool = it->second;
   }
   if (pool->metadata.name == pool_name) return ClassFor(*pool);
@@ -427,7 +433,7 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::ClassState>>
 AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const Discovery> base, CurrentDiscovery());
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto it = class_states_.find(node_class.name());
     if (it != class_states_.end() && it->second->base == base) return it->second;
   }
@@ -436,7 +442,7 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
   DiscoveryOptions discovery;
   discovery.kubernetes_version = options_.kubernetes_version;
   discovery.ssm = MakeSsmGetter(client_.get(), options_.ssm_endpoint);
-  discovery.now = options_.client.clock ? options_.client.clock() : absl::Now();
+  discovery.now = Now();
   KARP_ASSIGN_OR_RETURN(state->status, ResolveEc2NodeClass(*client_, node_class, discovery));
   state->subnets = SubnetPerZone(state->status);
   KARP_ASSIGN_OR_RETURN(AwsCatalogOptions catalog,
@@ -460,7 +466,7 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
   KARP_ASSIGN_OR_RETURN(state->catalog,
                         InstanceCatalog::Create(TypesWithAmi(types, state->status),
                                                 AwsWellKnownLabels()));
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::shared_ptr<const ClassState>& slot = class_states_[node_class.name()];
   // Another caller may have resolved against the same discovery meanwhile: keep one state.
   if (slot == nullptr || slot->base != base) slot = std::move(state);
@@ -487,7 +493,7 @@ absl::StatusOr<std::vector<InstanceType>> AwsCloudProvider::GetInstanceTypes(
   KARP_ASSIGN_OR_RETURN(const Ec2NodeClass* nc, ClassFor(pool));
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     pools_[pool.metadata.name] = pool;
   }
   return state->catalog.instance_types();
@@ -506,10 +512,375 @@ absl::StatusOr<Instance> AwsCloudProvider::Create(const LaunchRequest& request,
 
 std::optional<AwsLaunchDetails> AwsCloudProvider::LaunchDetails(
     const std::string& provider_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = launches_.find(provider_id);
   if (it == launches_.end()) return std::nullopt;
   return it->second;
+}
+
+namespace {
+
+// (launch template name, its overrides) per CreateFleet LaunchTemplateConfigs entry.
+using LaunchTemplateConfigs = std::vector<std::pair<std::string, std::vector<FleetOverride>>>;
+
+// The capacity type a request launches: spot when one of its options allows it, else
+// on-demand (§3.1); "" when it offers reserved capacity only.
+std::string ChooseCapacityType(const std::vector<LaunchOption>& options) {
+  std::string capacity_type;
+  for (const LaunchOption& o : options) {
+    if (o.capacity_type == "spot") capacity_type = "spot";
+    if (o.capacity_type == "on-demand" && capacity_type.empty()) capacity_type = "on-demand";
+  }
+  return capacity_type;
+}
+
+// The options of `capacity_type`, in the given (cheapest-first) order, for at most 60 instance
+// types, in zones for which `has_subnet` holds; each (type, zone) once.
+std::vector<LaunchOption> ChooseOptions(const std::vector<LaunchOption>& options,
+                                        const std::string& capacity_type,
+                                        const std::function<bool(const std::string&)>& has_subnet) {
+  std::vector<LaunchOption> chosen;
+  std::vector<std::string> types;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const LaunchOption& o : options) {
+    if (o.capacity_type != capacity_type) continue;
+    if (!has_subnet(o.zone)) continue;
+    if (!seen.insert({o.instance_type, o.zone}).second) continue;
+    if (std::find(types.begin(), types.end(), o.instance_type) == types.end()) {
+      if (static_cast<int>(types.size()) >= kMaxFleetInstanceTypes) continue;
+      types.push_back(o.instance_type);
+    }
+    chosen.push_back(o);
+  }
+  return chosen;
+}
+
+// Static mode: the overrides of template `t`, one per chosen option of a type it serves (every
+// type when it names none), with the zone's subnet of `subnets` ("" when none).
+std::vector<FleetOverride> StaticOverrides(const FleetLaunchTemplate& t,
+                                           const std::vector<LaunchOption>& chosen,
+                                           const std::map<std::string, std::string>& subnets) {
+  std::vector<FleetOverride> overrides;
+  for (const LaunchOption& o : chosen) {
+    if (!t.instance_types.empty() &&
+        std::find(t.instance_types.begin(), t.instance_types.end(), o.instance_type) ==
+            t.instance_types.end()) {
+      continue;
+    }
+    auto subnet = subnets.find(o.zone);
+    overrides.push_back({o.instance_type, o.zone, subnet == subnets.end() ? "" : subnet->second,
+                         t.image_id, o.price});
+  }
+  return overrides;
+}
+
+// One CreateFleet request: an instant fleet of one instance of `capacity_type` from the
+// overrides of `configs`, tagging the instance, its volumes and the fleet with `tags`.
+struct FleetRequest {
+  std::string capacity_type;
+  LaunchTemplateConfigs configs;
+  std::map<std::string, std::string> tags;
+
+  // The EC2 Query API parameters, with `client_token` as the idempotency token.
+  QueryParams Encode(const std::string& client_token) const {
+    QueryParams params;
+    params.emplace_back("Type", "instant");
+    params.emplace_back("ClientToken", client_token);
+    params.emplace_back("TargetCapacitySpecification.TotalTargetCapacity", "1");
+    params.emplace_back("TargetCapacitySpecification.DefaultTargetCapacityType", capacity_type);
+    if (capacity_type == "spot") {
+      params.emplace_back("SpotOptions.AllocationStrategy", "price-capacity-optimized");
+    } else {
+      params.emplace_back("OnDemandOptions.AllocationStrategy", "lowest-price");
+    }
+    for (size_t c = 0; c < configs.size(); ++c) {
+      EncodeConfig(StrCat("LaunchTemplateConfigs.", c + 1), configs[c], &params);
+    }
+    int spec = 0;
+    for (const char* resource : {"instance", "volume", "fleet"}) {
+      ++spec;
+      params.emplace_back(StrCat("TagSpecification.", spec, ".ResourceType"), resource);
+      int n = 0;
+      for (const auto& [k, v] : tags) {
+        ++n;
+        params.emplace_back(StrCat("TagSpecification.", spec, ".Tag.", n, ".Key"), k);
+        params.emplace_back(StrCat("TagSpecification.", spec, ".Tag.", n, ".Value"), v);
+      }
+    }
+    return params;
+  }
+
+ private:
+  // One LaunchTemplateConfigs entry under `prefix` ("LaunchTemplateConfigs.<n>").
+  static void EncodeConfig(const std::string& prefix,
+                           const std::pair<std::string, std::vector<FleetOverride>>& config,
+                           QueryParams* params) {
+    params->emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.LaunchTemplateName"),
+                         config.first);
+    params->emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.Version"), "$Latest");
+    const std::vector<FleetOverride>& overrides = config.second;
+    for (size_t m = 0; m < overrides.size(); ++m) {
+      const std::string op = StrCat(prefix, ".Overrides.", m + 1);
+      params->emplace_back(StrCat(op, ".InstanceType"), overrides[m].instance_type);
+      if (!overrides[m].subnet_id.empty()) {
+        params->emplace_back(StrCat(op, ".SubnetId"), overrides[m].subnet_id);
+      }
+      if (!overrides[m].image_id.empty()) {
+        params->emplace_back(StrCat(op, ".ImageId"), overrides[m].image_id);
+      }
+      params->emplace_back(StrCat(op, ".AvailabilityZone"), overrides[m].zone);
+      params->emplace_back(StrCat(op, ".Priority"), FormatPrice(overrides[m].priority));
+    }
+  }
+};
+
+constexpr std::string_view kCreateFleet = "EC2 CreateFleet";
+
+// The errorSet of a CreateFleet response.
+struct FleetErrors {
+  std::vector<std::string> capacity;  // insufficient capacity: "code (type/zone)"
+  std::vector<std::string> other;     // every other error: "code: message"
+  std::string first_other_code;
+};
+
+// Reads the errorSet of `resp`; the chosen options an insufficient-capacity error names are
+// added to `failed` (when set), each once. Errors: Internal for an item without errorCode.
+absl::StatusOr<FleetErrors> ParseFleetErrors(const XmlResponse& resp,
+                                             const std::vector<LaunchOption>& chosen,
+                                             std::vector<LaunchOption>* failed) {
+  FleetErrors out;
+  std::set<std::tuple<std::string, std::string, std::string>> failed_keys;
+  std::vector<pugi::xml_node> errors = XmlItems(resp.root(), "errorSet");
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const std::string code = XmlText(errors[i], "errorCode");
+    const std::string message = XmlText(errors[i], "errorMessage");
+    const std::string type =
+        XmlText(errors[i], "launchTemplateAndOverrides/overrides/instanceType");
+    const std::string zone =
+        XmlText(errors[i], "launchTemplateAndOverrides/overrides/availabilityZone");
+    if (code.empty()) {
+      return absl::InternalError(
+          StrCat(kCreateFleet, ": errorSet/item[", i + 1, "]/errorCode: missing"));
+    }
+    if (!IsInsufficientCapacityCode(code)) {
+      if (out.first_other_code.empty()) out.first_other_code = code;
+      out.other.push_back(StrCat(code, ": ", message));
+      continue;
+    }
+    out.capacity.push_back(StrCat(code, " (", type.empty() ? "?" : type, "/",
+                                  zone.empty() ? "?" : zone, ")"));
+    for (const LaunchOption& o : chosen) {
+      if (o.instance_type != type || (!zone.empty() && o.zone != zone)) continue;
+      if (failed_keys.insert({o.capacity_type, o.instance_type, o.zone}).second &&
+          failed != nullptr) {
+        failed->push_back(o);
+      }
+    }
+  }
+  return out;
+}
+
+// The instance a CreateFleet response reports launched.
+struct FleetInstance {
+  std::string id;
+  std::string instance_type;
+  std::string zone;
+  std::string lifecycle;  // "spot" for spot instances
+};
+
+// The first instance of the fleetInstanceSet of `resp`, or nullopt when it lists none.
+// Errors: Internal for an empty id or a missing type or zone.
+absl::StatusOr<std::optional<FleetInstance>> ParseFleetInstance(const XmlResponse& resp) {
+  std::vector<pugi::xml_node> launched = XmlItems(resp.root(), "fleetInstanceSet");
+  for (size_t i = 0; i < launched.size(); ++i) {
+    std::vector<pugi::xml_node> ids = XmlItems(launched[i], "instanceIds");
+    if (ids.empty()) continue;
+    const std::string w = StrCat(kCreateFleet, ": fleetInstanceSet/item[", i + 1, "]");
+    FleetInstance out;
+    out.id = ids.front().text().get();
+    if (out.id.empty()) return absl::InternalError(StrCat(w, "/instanceIds/item[1]: empty"));
+    out.instance_type =
+        XmlText(launched[i], "launchTemplateAndOverrides/overrides/instanceType");
+    if (out.instance_type.empty()) out.instance_type = XmlText(launched[i], "instanceType");
+    out.zone = XmlText(launched[i], "launchTemplateAndOverrides/overrides/availabilityZone");
+    if (out.zone.empty()) out.zone = XmlText(launched[i], "availabilityZone");
+    if (out.instance_type.empty()) return absl::InternalError(StrCat(w, "/instanceType: missing"));
+    if (out.zone.empty()) {
+      return absl::InternalError(
+          StrCat(w, "/launchTemplateAndOverrides/overrides/availabilityZone: missing"));
+    }
+    out.lifecycle = XmlText(launched[i], "lifecycle");
+    return std::optional<FleetInstance>(std::move(out));
+  }
+  return std::optional<FleetInstance>();
+}
+
+// The launched instance `x` of `claim` as a karp Instance: priced as its chosen option,
+// labelled as the claim plus the well-known labels of what was launched.
+Instance LaunchedInstance(const NewNodeClaim& claim, const FleetInstance& x,
+                          const std::string& capacity_type,
+                          const std::vector<LaunchOption>& chosen, const std::string& region,
+                          absl::Time launched_at) {
+  const std::string launched_capacity = x.lifecycle == "spot" ? "spot" : capacity_type;
+  Instance out;
+  out.instance_type = x.instance_type;
+  out.zone = x.zone;
+  out.capacity_type = launched_capacity;
+  out.provider_id = StrCat("aws:///", x.zone, "/", x.id);
+  out.node_pool = claim.node_pool;
+  for (const LaunchOption& o : chosen) {
+    if (o.instance_type == x.instance_type && o.zone == x.zone) out.price = o.price;
+  }
+  out.labels = claim.labels;
+  out.labels[std::string(kLabelInstanceType)] = x.instance_type;
+  out.labels[std::string(kLabelZone)] = x.zone;
+  out.labels[std::string(kLabelRegion)] = region;
+  out.labels[std::string(kLabelCapacityType)] = launched_capacity;
+  out.labels[std::string(kLabelNodePool)] = claim.node_pool;
+  out.launched_at = launched_at;
+  return out;
+}
+
+// Records in `details` the launch template and override of `configs` that launched `x`: the
+// first that lists its type and zone.
+void RecordLaunchTemplate(const LaunchTemplateConfigs& configs, const FleetInstance& x,
+                          AwsLaunchDetails* details) {
+  for (const auto& [name, overrides] : configs) {
+    for (const FleetOverride& o : overrides) {
+      if (o.instance_type != x.instance_type || o.zone != x.zone ||
+          !details->launch_template.empty()) {
+        continue;
+      }
+      details->launch_template = name;
+      details->subnet_id = o.subnet_id;
+      details->image_id = o.image_id;
+    }
+  }
+}
+
+// The status of a CreateFleet for `claim_name` that launched nothing: the code of the first
+// other error (Internal instead of ResourceExhausted) quoting every error; else
+// ResourceExhausted for capacity errors alone; else Internal.
+absl::Status FleetFailure(const std::string& claim_name, const FleetErrors& errors) {
+  if (!errors.other.empty()) {
+    const absl::StatusCode code = StatusCodeForAwsError(errors.first_other_code, 400);
+    return WithAwsErrorCode(
+        absl::Status(code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kInternal
+                                                                  : code,
+                     StrCat(kCreateFleet, " for nodeclaim ", claim_name, " launched nothing: ",
+                            absl::StrJoin(errors.other, "; "),
+                            errors.capacity.empty()
+                                ? ""
+                                : StrCat("; capacity: ", absl::StrJoin(errors.capacity, ", ")))),
+        errors.first_other_code);
+  }
+  if (!errors.capacity.empty()) {
+    return absl::ResourceExhaustedError(StrCat("insufficient capacity for nodeclaim ", claim_name,
+                                               ": ", absl::StrJoin(errors.capacity, ", ")));
+  }
+  return absl::InternalError(StrCat(kCreateFleet, " for nodeclaim ", claim_name,
+                                    ": the response has neither instances nor errors"));
+}
+
+}  // namespace
+
+// EC2NodeClass mode: the class a claim launches with, its current state and its pool (for the
+// user data).
+struct AwsCloudProvider::ClaimClass {
+  const Ec2NodeClass* node_class = nullptr;
+  std::shared_ptr<const ClassState> state;
+  NodePool pool;
+};
+
+// The CreateFleet request of one launch (all but its capacity type) and what is known of the
+// launch before it happens.
+struct AwsCloudProvider::FleetPlan {
+  FleetRequest request;
+  AwsLaunchDetails details;
+};
+
+absl::StatusOr<AwsCloudProvider::ClaimClass> AwsCloudProvider::ClassForClaim(
+    const NewNodeClaim& claim) const {
+  ClaimClass out;
+  KARP_ASSIGN_OR_RETURN(out.node_class, ClassForPoolName(claim.node_pool, &out.pool));
+  if (out.pool.metadata.name != claim.node_pool) {
+    // A pool never passed to GetInstanceTypes (single class): what the claim knows of it.
+    out.pool.metadata.name = claim.node_pool;
+    out.pool.template_labels = claim.labels;
+    out.pool.taints = claim.taints;
+    out.pool.startup_taints = claim.startup_taints;
+  }
+  KARP_ASSIGN_OR_RETURN(out.state, CurrentClassState(*out.node_class));
+  return out;
+}
+
+absl::StatusOr<AwsCloudProvider::FleetPlan> AwsCloudProvider::NodeClassFleetPlan(
+    const NewNodeClaim& claim, const ClaimClass& cls, const std::vector<LaunchOption>& chosen) {
+  FleetLaunchInput in;
+  in.node_class = cls.node_class;
+  in.status = &cls.state->status;
+  in.pool = &cls.pool;
+  in.catalog = &cls.state->catalog;
+  in.cluster = options_.cluster;
+  in.node_claim = claim.name;
+  in.options = chosen;
+  absl::StatusOr<std::vector<NodeClassFleetTemplate>> built = BuildFleetLaunchTemplates(in);
+  if (!built.ok()) {
+    return absl::Status(built.status().code(), StrCat("aws create nodeclaim ", claim.name, ": ",
+                                                      built.status().message()));
+  }
+  FleetPlan plan;
+  for (const NodeClassFleetTemplate& t : *built) {
+    KARP_ASSIGN_OR_RETURN(std::string name, templates_->Ensure(t.config));
+    plan.request.configs.emplace_back(std::move(name), t.overrides);
+  }
+  using TagMap = std::map<std::string, std::string>;
+  KARP_ASSIGN_OR_RETURN(TagMap class_tags, Ec2Tags(*cls.node_class, options_.cluster_name,
+                                                   claim.node_pool, claim.name));
+  plan.request.tags = options_.tags;
+  for (auto& [k, v] : class_tags) plan.request.tags[k] = std::move(v);
+  plan.details.node_class = cls.node_class->name();
+  plan.details.annotations[std::string(kAnnotationEc2NodeClassHash)] =
+      Ec2NodeClassHash(*cls.node_class);
+  plan.details.annotations[std::string(kAnnotationEc2NodeClassHashVersion)] =
+      std::string(kEc2NodeClassHashVersion);
+  return plan;
+}
+
+absl::StatusOr<AwsCloudProvider::FleetPlan> AwsCloudProvider::StaticFleetPlan(
+    const LaunchRequest& request, const std::vector<LaunchOption>& chosen) const {
+  const NewNodeClaim& claim = request.claim;
+  std::vector<FleetLaunchTemplate> templates;
+  if (options_.launch_templates_for) {
+    KARP_ASSIGN_OR_RETURN(templates, options_.launch_templates_for(request));
+  } else {
+    templates.push_back({options_.launch_template_name, {}, ""});
+  }
+  FleetPlan plan;
+  for (const FleetLaunchTemplate& t : templates) {
+    if (t.name.empty()) {
+      return absl::InvalidArgumentError(StrCat("aws create nodeclaim ", claim.name,
+                                               ": a launch template has an empty name"));
+    }
+    std::vector<FleetOverride> overrides = StaticOverrides(t, chosen, options_.subnets);
+    if (!overrides.empty()) plan.request.configs.emplace_back(t.name, std::move(overrides));
+  }
+  std::map<std::string, std::string>& tags = plan.request.tags;
+  tags = options_.tags;
+  tags[ClusterTagKey(options_.cluster_name)] = "owned";
+  tags[std::string(kTagKeyNodePool)] = claim.node_pool;
+  tags[std::string(kTagKeyEksClusterName)] = options_.cluster_name;
+  tags[std::string(kTagKeyEc2NodeClass)] = options_.node_class_name;
+  tags[std::string(kTagKeyNodeClaim)] = claim.name;
+  plan.details.node_class = options_.node_class_name;
+  return plan;
+}
+
+std::string AwsCloudProvider::NextClientToken(const std::string& claim_name) {
+  // At most 64 characters; unique per request, so a retried request cannot launch twice.
+  return StrCat("karp-", fleet_requests_.fetch_add(1) + 1, "-", absl::ToUnixNanos(Now()), "-",
+                claim_name)
+      .substr(0, 64);
 }
 
 absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWithDetails(
@@ -523,303 +894,116 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
     return absl::InvalidArgumentError(
         StrCat("aws create nodeclaim ", claim.name, ": node_pool is empty (needed for its tags)"));
   }
-  // Capacity type: spot when the request allows it, else on-demand (§3.1).
-  std::string capacity_type;
-  for (const LaunchOption& o : request.options) {
-    if (o.capacity_type == "spot") capacity_type = "spot";
-    if (o.capacity_type == "on-demand" && capacity_type.empty()) capacity_type = "on-demand";
-  }
+  const std::string capacity_type = ChooseCapacityType(request.options);
   if (capacity_type.empty()) {
     return absl::FailedPreconditionError(StrCat(
         "aws create nodeclaim ", claim.name,
         ": only reserved-capacity options were given; karp::aws does not launch into capacity "
         "reservations yet"));
   }
-  // EC2NodeClass mode: the claim's class, its current state and the pool for user data.
-  const Ec2NodeClass* node_class = nullptr;
-  std::shared_ptr<const ClassState> state;
-  NodePool pool;
+  std::optional<ClaimClass> cls;
   if (!options_.node_classes.empty()) {
-    KARP_ASSIGN_OR_RETURN(node_class, ClassForPoolName(claim.node_pool, &pool));
-    if (pool.metadata.name != claim.node_pool) {
-      // A pool never passed to GetInstanceTypes (single class): what the claim knows of it.
-      pool.metadata.name = claim.node_pool;
-      pool.template_labels = claim.labels;
-      pool.taints = claim.taints;
-      pool.startup_taints = claim.startup_taints;
-    }
-    KARP_ASSIGN_OR_RETURN(state, CurrentClassState(*node_class));
+    KARP_ASSIGN_OR_RETURN(cls, ClassForClaim(claim));
   }
-  auto has_subnet = [&](const std::string& zone) {
-    if (state != nullptr) return state->subnets.count(zone) != 0;
-    return options_.subnets.empty() || options_.subnets.count(zone) != 0;
-  };
-  // The options of that capacity type, in the given (cheapest-first) order, for at most 60
-  // instance types, in zones that have a subnet.
-  std::vector<LaunchOption> chosen;
-  std::vector<std::string> types;
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const LaunchOption& o : request.options) {
-    if (o.capacity_type != capacity_type) continue;
-    if (!has_subnet(o.zone)) continue;
-    if (!seen.insert({o.instance_type, o.zone}).second) continue;
-    if (std::find(types.begin(), types.end(), o.instance_type) == types.end()) {
-      if (static_cast<int>(types.size()) >= kMaxFleetInstanceTypes) continue;
-      types.push_back(o.instance_type);
-    }
-    chosen.push_back(o);
-  }
+  const std::vector<LaunchOption> chosen =
+      ChooseOptions(request.options, capacity_type, [&](const std::string& zone) {
+        if (cls.has_value()) return cls->state->subnets.count(zone) != 0;
+        return options_.subnets.empty() || options_.subnets.count(zone) != 0;
+      });
   if (chosen.empty()) {
     return absl::FailedPreconditionError(
         StrCat("aws create nodeclaim ", claim.name, ": no ", capacity_type,
                " option is in a zone with a configured subnet"));
   }
-
-  // The LaunchTemplateConfigs: (template name, overrides), from the node class or the static
-  // options.
-  std::vector<std::pair<std::string, std::vector<FleetOverride>>> configs;
-  std::map<std::string, std::string> tags = options_.tags;
-  AwsLaunchDetails details;
-  if (node_class != nullptr) {
-    FleetLaunchInput in;
-    in.node_class = node_class;
-    in.status = &state->status;
-    in.pool = &pool;
-    in.catalog = &state->catalog;
-    in.cluster = options_.cluster;
-    in.node_claim = claim.name;
-    in.options = chosen;
-    absl::StatusOr<std::vector<NodeClassFleetTemplate>> built = BuildFleetLaunchTemplates(in);
-    if (!built.ok()) {
-      return absl::Status(built.status().code(), StrCat("aws create nodeclaim ", claim.name,
-                                                        ": ", built.status().message()));
-    }
-    for (const NodeClassFleetTemplate& t : *built) {
-      KARP_ASSIGN_OR_RETURN(std::string name, templates_->Ensure(t.config));
-      configs.emplace_back(std::move(name), t.overrides);
-    }
-    using TagMap = std::map<std::string, std::string>;
-    KARP_ASSIGN_OR_RETURN(TagMap class_tags, Ec2Tags(*node_class, options_.cluster_name,
-                                                     claim.node_pool, claim.name));
-    for (auto& [k, v] : class_tags) tags[k] = std::move(v);
-    details.node_class = node_class->name();
-    details.annotations[std::string(kAnnotationEc2NodeClassHash)] =
-        Ec2NodeClassHash(*node_class);
-    details.annotations[std::string(kAnnotationEc2NodeClassHashVersion)] =
-        std::string(kEc2NodeClassHashVersion);
+  FleetPlan plan;
+  if (cls.has_value()) {
+    KARP_ASSIGN_OR_RETURN(plan, NodeClassFleetPlan(claim, *cls, chosen));
   } else {
-    std::vector<FleetLaunchTemplate> templates;
-    if (options_.launch_templates_for) {
-      KARP_ASSIGN_OR_RETURN(templates, options_.launch_templates_for(request));
-    } else {
-      templates.push_back({options_.launch_template_name, {}, ""});
-    }
-    for (const FleetLaunchTemplate& t : templates) {
-      if (t.name.empty()) {
-        return absl::InvalidArgumentError(StrCat("aws create nodeclaim ", claim.name,
-                                                 ": a launch template has an empty name"));
-      }
-      std::vector<FleetOverride> overrides;
-      for (const LaunchOption& o : chosen) {
-        if (!t.instance_types.empty() &&
-            std::find(t.instance_types.begin(), t.instance_types.end(), o.instance_type) ==
-                t.instance_types.end()) {
-          continue;
-        }
-        auto subnet = options_.subnets.find(o.zone);
-        overrides.push_back({o.instance_type, o.zone,
-                             subnet == options_.subnets.end() ? "" : subnet->second, t.image_id,
-                             o.price});
-      }
-      if (!overrides.empty()) configs.emplace_back(t.name, std::move(overrides));
-    }
-    tags[ClusterTagKey(options_.cluster_name)] = "owned";
-    tags[std::string(kTagKeyNodePool)] = claim.node_pool;
-    tags[std::string(kTagKeyEksClusterName)] = options_.cluster_name;
-    tags[std::string(kTagKeyEc2NodeClass)] = options_.node_class_name;
-    tags[std::string(kTagKeyNodeClaim)] = claim.name;
-    details.node_class = options_.node_class_name;
+    KARP_ASSIGN_OR_RETURN(plan, StaticFleetPlan(request, chosen));
   }
-  if (configs.empty()) {
+  if (plan.request.configs.empty()) {
     return absl::FailedPreconditionError(StrCat(
         "aws create nodeclaim ", claim.name,
         ": no capacity offerings are currently available given the constraints (no launch "
         "template serves the requested instance types)"));
   }
+  plan.request.capacity_type = capacity_type;
 
-  QueryParams params;
-  params.emplace_back("Type", "instant");
-  // Idempotency token (at most 64 characters): a retried request cannot launch twice.
-  params.emplace_back(
-      "ClientToken",
-      StrCat("karp-", fleet_requests_.fetch_add(1) + 1, "-",
-             absl::ToUnixNanos(options_.client.clock ? options_.client.clock() : absl::Now()),
-             "-", claim.name)
-          .substr(0, 64));
-  params.emplace_back("TargetCapacitySpecification.TotalTargetCapacity", "1");
-  params.emplace_back("TargetCapacitySpecification.DefaultTargetCapacityType", capacity_type);
-  if (capacity_type == "spot") {
-    params.emplace_back("SpotOptions.AllocationStrategy", "price-capacity-optimized");
-  } else {
-    params.emplace_back("OnDemandOptions.AllocationStrategy", "lowest-price");
+  KARP_ASSIGN_OR_RETURN(XmlResponse resp,
+                        client_->Call("CreateFleet",
+                                      plan.request.Encode(NextClientToken(claim.name))));
+  KARP_ASSIGN_OR_RETURN(FleetErrors errors, ParseFleetErrors(resp, chosen, failed));
+  KARP_ASSIGN_OR_RETURN(std::optional<FleetInstance> launched, ParseFleetInstance(resp));
+  if (!launched.has_value()) return FleetFailure(claim.name, errors);
+  Instance instance = LaunchedInstance(claim, *launched, capacity_type, chosen,
+                                       options_.client.region, Now());
+  RecordLaunchTemplate(plan.request.configs, *launched, &plan.details);
+  {
+    absl::MutexLock lock(&mu_);
+    launches_[instance.provider_id] = plan.details;
   }
-  for (size_t c = 0; c < configs.size(); ++c) {
-    const std::string prefix = StrCat("LaunchTemplateConfigs.", c + 1);
-    params.emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.LaunchTemplateName"),
-                        configs[c].first);
-    params.emplace_back(StrCat(prefix, ".LaunchTemplateSpecification.Version"), "$Latest");
-    const std::vector<FleetOverride>& overrides = configs[c].second;
-    for (size_t m = 0; m < overrides.size(); ++m) {
-      const std::string op = StrCat(prefix, ".Overrides.", m + 1);
-      params.emplace_back(StrCat(op, ".InstanceType"), overrides[m].instance_type);
-      if (!overrides[m].subnet_id.empty()) {
-        params.emplace_back(StrCat(op, ".SubnetId"), overrides[m].subnet_id);
-      }
-      if (!overrides[m].image_id.empty()) {
-        params.emplace_back(StrCat(op, ".ImageId"), overrides[m].image_id);
-      }
-      params.emplace_back(StrCat(op, ".AvailabilityZone"), overrides[m].zone);
-      params.emplace_back(StrCat(op, ".Priority"), FormatPrice(overrides[m].priority));
-    }
-  }
-  int spec = 0;
-  for (const char* resource : {"instance", "volume", "fleet"}) {
-    ++spec;
-    params.emplace_back(StrCat("TagSpecification.", spec, ".ResourceType"), resource);
-    int n = 0;
-    for (const auto& [k, v] : tags) {
-      ++n;
-      params.emplace_back(StrCat("TagSpecification.", spec, ".Tag.", n, ".Key"), k);
-      params.emplace_back(StrCat("TagSpecification.", spec, ".Tag.", n, ".Value"), v);
-    }
-  }
-
-  KARP_ASSIGN_OR_RETURN(XmlResponse resp, client_->Call("CreateFleet", params));
-  const std::string where = "EC2 CreateFleet";
-
-  // Errors per override.
-  std::vector<std::string> ice_codes, other_errors;
-  std::string first_other_code;
-  std::set<std::tuple<std::string, std::string, std::string>> failed_keys;
-  std::vector<pugi::xml_node> errors = XmlItems(resp.root(), "errorSet");
-  for (size_t i = 0; i < errors.size(); ++i) {
-    const std::string code = XmlText(errors[i], "errorCode");
-    const std::string message = XmlText(errors[i], "errorMessage");
-    const std::string type =
-        XmlText(errors[i], "launchTemplateAndOverrides/overrides/instanceType");
-    const std::string zone =
-        XmlText(errors[i], "launchTemplateAndOverrides/overrides/availabilityZone");
-    if (code.empty()) {
-      return absl::InternalError(StrCat(where, ": errorSet/item[", i + 1, "]/errorCode: missing"));
-    }
-    if (IsInsufficientCapacityCode(code)) {
-      ice_codes.push_back(StrCat(code, " (", type.empty() ? "?" : type, "/",
-                                 zone.empty() ? "?" : zone, ")"));
-      for (const LaunchOption& o : chosen) {
-        if (o.instance_type != type || (!zone.empty() && o.zone != zone)) continue;
-        if (failed_keys.insert({o.capacity_type, o.instance_type, o.zone}).second &&
-            failed != nullptr) {
-          failed->push_back(o);
-        }
-      }
-    } else {
-      if (first_other_code.empty()) first_other_code = code;
-      other_errors.push_back(StrCat(code, ": ", message));
-    }
-  }
-
-  std::vector<pugi::xml_node> launched = XmlItems(resp.root(), "fleetInstanceSet");
-  for (size_t i = 0; i < launched.size(); ++i) {
-    std::vector<pugi::xml_node> ids = XmlItems(launched[i], "instanceIds");
-    if (ids.empty()) continue;
-    const std::string w = StrCat(where, ": fleetInstanceSet/item[", i + 1, "]");
-    const std::string id = ids.front().text().get();
-    if (id.empty()) return absl::InternalError(StrCat(w, "/instanceIds/item[1]: empty"));
-    std::string type = XmlText(launched[i], "launchTemplateAndOverrides/overrides/instanceType");
-    if (type.empty()) type = XmlText(launched[i], "instanceType");
-    std::string zone =
-        XmlText(launched[i], "launchTemplateAndOverrides/overrides/availabilityZone");
-    if (zone.empty()) zone = XmlText(launched[i], "availabilityZone");
-    if (type.empty()) return absl::InternalError(StrCat(w, "/instanceType: missing"));
-    if (zone.empty()) {
-      return absl::InternalError(
-          StrCat(w, "/launchTemplateAndOverrides/overrides/availabilityZone: missing"));
-    }
-    std::string lifecycle = XmlText(launched[i], "lifecycle");
-    const std::string launched_capacity = lifecycle == "spot" ? "spot" : capacity_type;
-    Instance out;
-    out.instance_type = type;
-    out.zone = zone;
-    out.capacity_type = launched_capacity;
-    out.provider_id = StrCat("aws:///", zone, "/", id);
-    out.node_pool = claim.node_pool;
-    for (const LaunchOption& o : chosen) {
-      if (o.instance_type == type && o.zone == zone) out.price = o.price;
-    }
-    out.labels = claim.labels;
-    out.labels[std::string(kLabelInstanceType)] = type;
-    out.labels[std::string(kLabelZone)] = zone;
-    out.labels[std::string(kLabelRegion)] = options_.client.region;
-    out.labels[std::string(kLabelCapacityType)] = launched_capacity;
-    out.labels[std::string(kLabelNodePool)] = claim.node_pool;
-    out.launched_at = options_.client.clock ? options_.client.clock() : absl::Now();
-    for (const auto& [name, overrides] : configs) {
-      for (const FleetOverride& o : overrides) {
-        if (o.instance_type != type || o.zone != zone || !details.launch_template.empty()) {
-          continue;
-        }
-        details.launch_template = name;
-        details.subnet_id = o.subnet_id;
-        details.image_id = o.image_id;
-      }
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      launches_[out.provider_id] = details;
-    }
-    return std::make_pair(std::move(out), std::move(details));
-  }
-
-  if (!other_errors.empty()) {
-    const absl::StatusCode code = StatusCodeForAwsError(first_other_code, 400);
-    return WithAwsErrorCode(
-        absl::Status(code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kInternal
-                                                                  : code,
-                     StrCat(where, " for nodeclaim ", claim.name, " launched nothing: ",
-                            absl::StrJoin(other_errors, "; "),
-                            ice_codes.empty() ? "" : StrCat("; capacity: ",
-                                                            absl::StrJoin(ice_codes, ", ")))),
-        first_other_code);
-  }
-  if (!ice_codes.empty()) {
-    return absl::ResourceExhaustedError(StrCat("insufficient capacity for nodeclaim ", claim.name,
-                                               ": ", absl::StrJoin(ice_codes, ", ")));
-  }
-  return absl::InternalError(StrCat(where, " for nodeclaim ", claim.name,
-                                    ": the response has neither instances nor errors"));
+  return std::make_pair(std::move(instance), std::move(plan.details));
 }
 
 namespace {
 
+// DescribeInstances with `params`, every page.
+absl::StatusOr<std::vector<Described>> DescribeInstances(const Ec2Client& client,
+                                                         const QueryParams& params) {
+  std::vector<Described> out;
+  int page_no = 0;
+  KARP_RETURN_IF_ERROR(client.CallPaginated(
+      "DescribeInstances", params, [&](const XmlResponse& page) -> absl::Status {
+        KARP_ASSIGN_OR_RETURN(auto got, ParseReservations(page, ++page_no));
+        out.insert(out.end(), got.begin(), got.end());
+        return absl::OkStatus();
+      }));
+  return out;
+}
+
+// The live instances among `ids`.
 absl::StatusOr<std::vector<Described>> DescribeByIds(const Ec2Client& client,
                                                      const std::vector<std::string>& ids) {
   QueryParams params;
   AddList(&params, "InstanceId", ids);
   AddFilter(&params, 1, "instance-state-name", kLiveStates);
-  std::vector<Described> out;
-  int page_no = 0;
-  absl::Status s = client.CallPaginated("DescribeInstances", params,
-                                        [&](const XmlResponse& page) -> absl::Status {
-                                          KARP_ASSIGN_OR_RETURN(auto got,
-                                                                ParseReservations(page, ++page_no));
-                                          out.insert(out.end(), got.begin(), got.end());
-                                          return absl::OkStatus();
-                                        });
-  if (!s.ok()) return s;
+  return DescribeInstances(client, params);
+}
+
+// `x` as a karp Instance, at its offering's price in `prices` (the discovery in use; null
+// before the first) or, for on-demand, the embedded price of `region`.
+Instance ToInstance(const Described& x, const PriceMap* prices, const std::string& region) {
+  Instance out;
+  out.provider_id = StrCat("aws:///", x.zone, "/", x.id);
+  out.instance_type = x.type;
+  out.zone = x.zone;
+  out.capacity_type = x.capacity_type;
+  if (auto t = x.tags.find(std::string(kTagKeyNodePool)); t != x.tags.end()) {
+    out.node_pool = t->second;
+  }
+  if (prices != nullptr) {
+    if (auto p = prices->find({x.capacity_type, x.type, x.zone}); p != prices->end()) {
+      out.price = p->second;
+    }
+  }
+  if (out.price == 0 && x.capacity_type == "on-demand") {
+    out.price = EmbeddedPrice(x.type, region).value_or(0);
+  }
+  out.labels[std::string(kLabelInstanceType)] = x.type;
+  out.labels[std::string(kLabelZone)] = x.zone;
+  out.labels[std::string(kLabelRegion)] = region;
+  out.labels[std::string(kLabelCapacityType)] = x.capacity_type;
+  if (!out.node_pool.empty()) out.labels[std::string(kLabelNodePool)] = out.node_pool;
+  out.launched_at = x.launched_at;
   return out;
 }
 
 }  // namespace
+
+std::shared_ptr<const AwsCloudProvider::Discovery> AwsCloudProvider::DiscoveryInUse() const {
+  absl::MutexLock lock(&mu_);
+  return discovery_;
+}
 
 absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) const {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
@@ -827,33 +1011,8 @@ absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) c
   if (found.empty()) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
-  std::shared_ptr<const Discovery> d;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    d = discovery_;
-  }
-  const Described& x = found.front();
-  Instance out;
-  out.provider_id = StrCat("aws:///", x.zone, "/", x.id);
-  out.instance_type = x.type;
-  out.zone = x.zone;
-  out.capacity_type = x.capacity_type;
-  if (auto t = x.tags.find(std::string(kTagKeyNodePool)); t != x.tags.end()) out.node_pool = t->second;
-  if (d != nullptr) {
-    if (auto p = d->prices.find({x.capacity_type, x.type, x.zone}); p != d->prices.end()) {
-      out.price = p->second;
-    }
-  }
-  if (out.price == 0 && x.capacity_type == "on-demand") {
-    out.price = EmbeddedPrice(x.type, options_.client.region).value_or(0);
-  }
-  out.labels[std::string(kLabelInstanceType)] = x.type;
-  out.labels[std::string(kLabelZone)] = x.zone;
-  out.labels[std::string(kLabelRegion)] = options_.client.region;
-  out.labels[std::string(kLabelCapacityType)] = x.capacity_type;
-  if (!out.node_pool.empty()) out.labels[std::string(kLabelNodePool)] = out.node_pool;
-  out.launched_at = x.launched_at;
-  return out;
+  std::shared_ptr<const Discovery> d = DiscoveryInUse();
+  return ToInstance(found.front(), d == nullptr ? nullptr : &d->prices, options_.client.region);
 }
 
 absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
@@ -863,42 +1022,11 @@ absl::StatusOr<std::vector<Instance>> AwsCloudProvider::List() const {
   AddFilter(&params, 3, StrCat("tag:", kTagKeyEksClusterName), {options_.cluster_name});
   AddFilter(&params, 4, "instance-state-name", kLiveStates);
   params.emplace_back("MaxResults", "1000");
-  std::vector<Described> found;
-  int page_no = 0;
-  KARP_RETURN_IF_ERROR(client_->CallPaginated(
-      "DescribeInstances", params, [&](const XmlResponse& page) -> absl::Status {
-        KARP_ASSIGN_OR_RETURN(auto got, ParseReservations(page, ++page_no));
-        found.insert(found.end(), got.begin(), got.end());
-        return absl::OkStatus();
-      }));
-  std::shared_ptr<const Discovery> d;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    d = discovery_;
-  }
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> found, DescribeInstances(*client_, params));
+  std::shared_ptr<const Discovery> d = DiscoveryInUse();
   std::vector<Instance> out;
   for (const Described& x : found) {
-    Instance i;
-    i.provider_id = StrCat("aws:///", x.zone, "/", x.id);
-    i.instance_type = x.type;
-    i.zone = x.zone;
-    i.capacity_type = x.capacity_type;
-    if (auto t = x.tags.find(std::string(kTagKeyNodePool)); t != x.tags.end()) i.node_pool = t->second;
-    if (d != nullptr) {
-      if (auto p = d->prices.find({x.capacity_type, x.type, x.zone}); p != d->prices.end()) {
-        i.price = p->second;
-      }
-    }
-    if (i.price == 0 && x.capacity_type == "on-demand") {
-      i.price = EmbeddedPrice(x.type, options_.client.region).value_or(0);
-    }
-    i.labels[std::string(kLabelInstanceType)] = x.type;
-    i.labels[std::string(kLabelZone)] = x.zone;
-    i.labels[std::string(kLabelRegion)] = options_.client.region;
-    i.labels[std::string(kLabelCapacityType)] = x.capacity_type;
-    if (!i.node_pool.empty()) i.labels[std::string(kLabelNodePool)] = i.node_pool;
-    i.launched_at = x.launched_at;
-    out.push_back(std::move(i));
+    out.push_back(ToInstance(x, d == nullptr ? nullptr : &d->prices, options_.client.region));
   }
   std::sort(out.begin(), out.end(),
             [](const Instance& a, const Instance& b) { return a.provider_id < b.provider_id; });
@@ -964,7 +1092,7 @@ absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
                kTagKeyNodePool, " tag, so karp did not launch it"));
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     launches_.erase(provider_id);
   }
   if (x.state == "shutting-down") return absl::OkStatus();  // already going away

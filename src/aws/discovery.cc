@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -31,6 +32,54 @@ const AwsInstanceTypeInfo* EmbeddedInfo(const std::string& name) {
 
 int ToInt(int64_t v) {
   return static_cast<int>(std::clamp<int64_t>(v, 0, 1 << 30));
+}
+
+// Calls `action` through every page and `on_item` for each item of the page's `set`, with the
+// item's place for messages ("EC2 <action>: page <n> <set>/item[<i>]"). Returns the number of
+// pages. Errors: the call's and the first of `on_item`.
+absl::StatusOr<int> ForEachItem(
+    const Ec2Client& client, const std::string& action, const QueryParams& params,
+    const char* set,
+    const std::function<absl::Status(pugi::xml_node item, const std::string& where)>& on_item) {
+  int page_count = 0;
+  KARP_RETURN_IF_ERROR(
+      client.CallPaginated(action, params, [&](const XmlResponse& page) -> absl::Status {
+        ++page_count;
+        std::vector<pugi::xml_node> items = XmlItems(page.root(), set);
+        for (size_t i = 0; i < items.size(); ++i) {
+          absl::Status s = on_item(items[i], StrCat("EC2 ", action, ": page ", page_count, " ",
+                                                    set, "/item[", i + 1, "]"));
+          if (!s.ok()) return s;
+        }
+        return absl::OkStatus();
+      }));
+  return page_count;
+}
+
+// One spotPriceHistorySet item.
+struct SpotPriceItem {
+  std::string type;
+  std::string zone;
+  double price = 0;
+  absl::Time at = absl::InfinitePast();  // when the price took effect (InfinitePast: unknown)
+};
+
+// Errors: Internal for a missing type, zone or price, a negative price or a bad timestamp.
+absl::StatusOr<SpotPriceItem> ParseSpotPriceItem(pugi::xml_node item, const std::string& w) {
+  SpotPriceItem out;
+  KARP_ASSIGN_OR_RETURN(out.type, XmlRequiredText(item, "instanceType", w));
+  KARP_ASSIGN_OR_RETURN(out.zone, XmlRequiredText(item, "availabilityZone", w));
+  KARP_ASSIGN_OR_RETURN(std::optional<double> price, XmlOptionalDouble(item, "spotPrice", w));
+  if (!price.has_value() || *price < 0) {
+    return absl::InternalError(StrCat(w, "/spotPrice: missing or negative"));
+  }
+  out.price = *price;
+  std::string err;
+  const std::string ts = XmlText(item, "timestamp");
+  if (!ts.empty() && !absl::ParseTime(absl::RFC3339_full, ts, &out.at, &err)) {
+    return absl::InternalError(StrCat(w, "/timestamp: not RFC 3339: \"", ts, "\""));
+  }
+  return out;
 }
 
 }  // namespace
@@ -140,21 +189,15 @@ absl::StatusOr<std::vector<AwsInstanceTypeInfo>> DescribeInstanceTypes(const Ec2
   AddFilter(&params, 2, "processor-info.supported-architecture", {"x86_64", "arm64"});
   params.emplace_back("MaxResults", "100");
   std::vector<AwsInstanceTypeInfo> out;
-  int page_count = 0;
-  KARP_RETURN_IF_ERROR(client.CallPaginated(
-      "DescribeInstanceTypes", params, [&](const XmlResponse& page) -> absl::Status {
-        ++page_count;
-        std::vector<pugi::xml_node> items = XmlItems(page.root(), "instanceTypeSet");
-        for (size_t i = 0; i < items.size(); ++i) {
-          KARP_ASSIGN_OR_RETURN(
-              AwsInstanceTypeInfo info,
-              ParseInstanceTypeItem(items[i], StrCat("EC2 DescribeInstanceTypes: page ",
-                                                     page_count, " instanceTypeSet/item[", i + 1,
-                                                     "]")));
-          out.push_back(std::move(info));
-        }
-        return absl::OkStatus();
-      }));
+  KARP_ASSIGN_OR_RETURN(
+      const int page_count,
+      ForEachItem(client, "DescribeInstanceTypes", params, "instanceTypeSet",
+                  [&](pugi::xml_node item, const std::string& where) -> absl::Status {
+                    KARP_ASSIGN_OR_RETURN(AwsInstanceTypeInfo info,
+                                          ParseInstanceTypeItem(item, where));
+                    out.push_back(std::move(info));
+                    return absl::OkStatus();
+                  }));
   if (pages != nullptr) *pages = page_count;
   return out;
 }
@@ -163,20 +206,16 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> DescribeInstance
     const Ec2Client& client) {
   QueryParams params = {{"LocationType", "availability-zone"}, {"MaxResults", "1000"}};
   std::map<std::string, std::set<std::string>> zones;
-  int page_count = 0;
-  KARP_RETURN_IF_ERROR(client.CallPaginated(
-      "DescribeInstanceTypeOfferings", params, [&](const XmlResponse& page) -> absl::Status {
-        ++page_count;
-        std::vector<pugi::xml_node> items = XmlItems(page.root(), "instanceTypeOfferingSet");
-        for (size_t i = 0; i < items.size(); ++i) {
-          const std::string w = StrCat("EC2 DescribeInstanceTypeOfferings: page ", page_count,
-                                       " instanceTypeOfferingSet/item[", i + 1, "]");
-          KARP_ASSIGN_OR_RETURN(std::string type, XmlRequiredText(items[i], "instanceType", w));
-          KARP_ASSIGN_OR_RETURN(std::string zone, XmlRequiredText(items[i], "location", w));
-          zones[type].insert(zone);
-        }
-        return absl::OkStatus();
-      }));
+  KARP_RETURN_IF_ERROR(
+      ForEachItem(client, "DescribeInstanceTypeOfferings", params, "instanceTypeOfferingSet",
+                  [&](pugi::xml_node item, const std::string& w) -> absl::Status {
+                    KARP_ASSIGN_OR_RETURN(std::string type,
+                                          XmlRequiredText(item, "instanceType", w));
+                    KARP_ASSIGN_OR_RETURN(std::string zone, XmlRequiredText(item, "location", w));
+                    zones[type].insert(zone);
+                    return absl::OkStatus();
+                  })
+          .status());
   std::map<std::string, std::vector<std::string>> out;
   for (auto& [type, z] : zones) out[type] = std::vector<std::string>(z.begin(), z.end());
   return out;
@@ -191,36 +230,18 @@ absl::StatusOr<SpotPrices> DescribeSpotPrices(const Ec2Client& client, absl::Tim
   };
   SpotPrices out;
   std::map<std::pair<std::string, std::string>, absl::Time> stamp;
-  int page_count = 0;
-  KARP_RETURN_IF_ERROR(client.CallPaginated(
-      "DescribeSpotPriceHistory", params, [&](const XmlResponse& page) -> absl::Status {
-        ++page_count;
-        std::vector<pugi::xml_node> items = XmlItems(page.root(), "spotPriceHistorySet");
-        for (size_t i = 0; i < items.size(); ++i) {
-          const std::string w = StrCat("EC2 DescribeSpotPriceHistory: page ", page_count,
-                                       " spotPriceHistorySet/item[", i + 1, "]");
-          KARP_ASSIGN_OR_RETURN(std::string type, XmlRequiredText(items[i], "instanceType", w));
-          KARP_ASSIGN_OR_RETURN(std::string zone,
-                                XmlRequiredText(items[i], "availabilityZone", w));
-          KARP_ASSIGN_OR_RETURN(std::optional<double> price,
-                                XmlOptionalDouble(items[i], "spotPrice", w));
-          if (!price.has_value() || *price < 0) {
-            return absl::InternalError(StrCat(w, "/spotPrice: missing or negative"));
-          }
-          absl::Time t = absl::InfinitePast();
-          std::string err;
-          const std::string ts = XmlText(items[i], "timestamp");
-          if (!ts.empty() && !absl::ParseTime(absl::RFC3339_full, ts, &t, &err)) {
-            return absl::InternalError(StrCat(w, "/timestamp: not RFC 3339: \"", ts, "\""));
-          }
-          auto key = std::make_pair(type, zone);
-          auto it = stamp.find(key);
-          if (it != stamp.end() && it->second > t) continue;  // an older price
-          stamp[key] = t;
-          out[type][zone] = *price;
-        }
-        return absl::OkStatus();
-      }));
+  KARP_RETURN_IF_ERROR(
+      ForEachItem(client, "DescribeSpotPriceHistory", params, "spotPriceHistorySet",
+                  [&](pugi::xml_node item, const std::string& where) -> absl::Status {
+                    KARP_ASSIGN_OR_RETURN(SpotPriceItem p, ParseSpotPriceItem(item, where));
+                    auto key = std::make_pair(p.type, p.zone);
+                    auto it = stamp.find(key);
+                    if (it != stamp.end() && it->second > p.at) return absl::OkStatus();  // older
+                    stamp[key] = p.at;
+                    out[p.type][p.zone] = p.price;
+                    return absl::OkStatus();
+                  })
+          .status());
   return out;
 }
 

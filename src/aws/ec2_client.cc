@@ -362,7 +362,7 @@ absl::Duration Ec2Client::NextDelay(int attempt) const {
   d = std::min(d, options_.retry.max_delay);
   double u = 0;
   {
-    std::lock_guard<std::mutex> lock(rng_mu_);
+    absl::MutexLock lock(&rng_mu_);
     u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
   }
   return d / 2 + (d / 2) * u;

@@ -38,7 +38,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -48,8 +47,10 @@
 
 #include <pugixml.hpp>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "karp/aws/client_options.h"
 
 namespace karp::aws {
@@ -209,8 +210,8 @@ class Ec2Client {
 
   AwsClientOptions options_;
   std::string ec2_endpoint_;
-  mutable std::mutex rng_mu_;
-  mutable std::mt19937_64 rng_;  // guarded by rng_mu_
+  mutable absl::Mutex rng_mu_;
+  mutable std::mt19937_64 rng_ ABSL_GUARDED_BY(rng_mu_);
   mutable std::atomic<int64_t> attempts_{0};
 };
 

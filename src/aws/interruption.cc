@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "internal/status_macros.h"
 #include "internal/strings.h"
 
 namespace karp::aws {
@@ -38,6 +41,145 @@ void AddUnique(std::vector<std::string>* ids, std::string id) {
   if (std::find(ids->begin(), ids->end(), id) == ids->end()) ids->push_back(std::move(id));
 }
 
+// A message's envelope: the message with its top-level fields set, and its version.
+struct Envelope {
+  AwsInterruptionMessage message;
+  std::string version;
+};
+
+// Errors: InvalidArgument for a field that is not a string, or a missing detail-type or
+// source.
+absl::StatusOr<Envelope> ParseEnvelope(const json& j) {
+  Envelope out;
+  AwsInterruptionMessage& m = out.message;
+  std::string time;
+  KARP_ASSIGN_OR_RETURN(out.version, StringField(j, "version", ""));
+  for (auto [key, field] : {std::pair<const char*, std::string*>{"id", &m.id},
+                            {"detail-type", &m.detail_type},
+                            {"source", &m.source},
+                            {"region", &m.region},
+                            {"time", &time}}) {
+    KARP_ASSIGN_OR_RETURN(*field, StringField(j, key, ""));
+  }
+  if (m.detail_type.empty()) {
+    return absl::InvalidArgumentError("eventbridge message: detail-type is missing");
+  }
+  if (m.source.empty()) return absl::InvalidArgumentError("eventbridge message: source is missing");
+  m.time = ParseRfc3339(time);
+  return out;
+}
+
+// Whether `m` comes from a source and detail type that always carry a detail object.
+bool NeedsDetail(const AwsInterruptionMessage& m) {
+  if (m.source != "aws.ec2" && m.source != "aws.health") return false;
+  return m.detail_type == "EC2 Spot Instance Interruption Warning" ||
+         m.detail_type == "EC2 Instance Rebalance Recommendation" ||
+         m.detail_type == "EC2 Instance State-change Notification" ||
+         m.detail_type == "EC2 Capacity Reservation Instance Interruption Warning" ||
+         m.detail_type == "AWS Health Event";
+}
+
+// detail.instance-id. Errors: InvalidArgument when missing or not a string.
+absl::StatusOr<std::string> DetailInstanceId(const json& detail, const AwsInterruptionMessage& m) {
+  KARP_ASSIGN_OR_RETURN(std::string id, StringField(detail, "instance-id", "detail."));
+  if (id.empty()) {
+    return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id, " (", m.detail_type,
+                                             "): detail.instance-id is missing"));
+  }
+  return id;
+}
+
+// A warning about one instance with an instance-action (spot and capacity-reservation
+// interruptions): sets the kind, the instance and the action.
+absl::Status ParseInstanceAction(const json& detail, AwsInterruptionKind kind,
+                                 AwsInterruptionMessage* m) {
+  KARP_ASSIGN_OR_RETURN(std::string id, DetailInstanceId(detail, *m));
+  KARP_ASSIGN_OR_RETURN(std::string action, StringField(detail, "instance-action", "detail."));
+  m->kind = kind;
+  m->instance_ids = {std::move(id)};
+  m->action = std::move(action);
+  return absl::OkStatus();
+}
+
+// EC2 Instance State-change Notification: stopping/stopped and shutting-down/terminated are
+// interruptions; other states are no-ops.
+absl::Status ParseStateChange(const json& detail, AwsInterruptionMessage* m) {
+  KARP_ASSIGN_OR_RETURN(std::string id, DetailInstanceId(detail, *m));
+  KARP_ASSIGN_OR_RETURN(std::string state, StringField(detail, "state", "detail."));
+  m->instance_ids = {std::move(id)};
+  m->state = std::move(state);
+  if (m->state == "stopping" || m->state == "stopped") {
+    m->kind = AwsInterruptionKind::kInstanceStopping;
+  } else if (m->state == "shutting-down" || m->state == "terminated") {
+    m->kind = AwsInterruptionKind::kInstanceTerminating;
+  }
+  return absl::OkStatus();
+}
+
+// The instance ids ("i-...") among detail.affectedEntities[].entityValue, each once, added to
+// `ids`. Errors: InvalidArgument for entities that are not an array of objects.
+absl::Status AddAffectedInstances(const json& detail, const std::string& message_id,
+                                  std::vector<std::string>* ids) {
+  auto entities = detail.find("affectedEntities");
+  if (entities == detail.end()) return absl::OkStatus();
+  if (!entities->is_array()) {
+    return absl::InvalidArgumentError(StrCat("eventbridge message ", message_id,
+                                             " (AWS Health Event): detail.affectedEntities is "
+                                             "not an array"));
+  }
+  for (size_t i = 0; i < entities->size(); ++i) {
+    const json& e = (*entities)[i];
+    if (!e.is_object()) {
+      return absl::InvalidArgumentError(
+          StrCat("eventbridge message ", message_id,
+                 " (AWS Health Event): detail.affectedEntities[", i, "] is not an object"));
+    }
+    KARP_ASSIGN_OR_RETURN(
+        std::string v, StringField(e, "entityValue", StrCat("detail.affectedEntities[", i, "].")));
+    if (v.rfind("i-", 0) == 0) AddUnique(ids, std::move(v));
+  }
+  return absl::OkStatus();
+}
+
+// AWS Health Event: an EC2 scheduled change is a scheduled-change interruption of the
+// affected instances (a no-op when none); other events are no-ops.
+absl::Status ParseHealthEvent(const json& detail, AwsInterruptionMessage* m) {
+  KARP_ASSIGN_OR_RETURN(std::string service, StringField(detail, "service", "detail."));
+  KARP_ASSIGN_OR_RETURN(std::string category,
+                        StringField(detail, "eventTypeCategory", "detail."));
+  if (service != "EC2" || category != "scheduledChange") return absl::OkStatus();
+  KARP_RETURN_IF_ERROR(AddAffectedInstances(detail, m->id, &m->instance_ids));
+  KARP_ASSIGN_OR_RETURN(std::string start, StringField(detail, "startTime", "detail."));
+  m->deadline = ParseRfc3339(start);
+  m->kind =
+      m->instance_ids.empty() ? AwsInterruptionKind::kNoOp : AwsInterruptionKind::kScheduledChange;
+  return absl::OkStatus();
+}
+
+// The detail of `m` by (source, detail-type), as the reference picks its parser; others are
+// no-ops.
+absl::Status ParseDetail(const json& detail, AwsInterruptionMessage* m) {
+  if (m->source == "aws.ec2" && m->detail_type == "EC2 Spot Instance Interruption Warning") {
+    KARP_RETURN_IF_ERROR(
+        ParseInstanceAction(detail, AwsInterruptionKind::kSpotInterruption, m));
+    if (m->time.has_value()) m->deadline = *m->time + absl::Minutes(2);
+  } else if (m->source == "aws.ec2" &&
+             m->detail_type == "EC2 Instance Rebalance Recommendation") {
+    KARP_ASSIGN_OR_RETURN(std::string id, DetailInstanceId(detail, *m));
+    m->kind = AwsInterruptionKind::kRebalanceRecommendation;
+    m->instance_ids = {std::move(id)};
+  } else if (m->source == "aws.ec2" &&
+             m->detail_type == "EC2 Capacity Reservation Instance Interruption Warning") {
+    return ParseInstanceAction(detail, AwsInterruptionKind::kCapacityReservationInterruption, m);
+  } else if (m->source == "aws.ec2" &&
+             m->detail_type == "EC2 Instance State-change Notification") {
+    return ParseStateChange(detail, m);
+  } else if (m->source == "aws.health" && m->detail_type == "AWS Health Event") {
+    return ParseHealthEvent(detail, m);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view AwsInterruptionKindName(AwsInterruptionKind kind) {
@@ -62,123 +204,19 @@ absl::StatusOr<AwsInterruptionMessage> ParseEventBridgeMessage(std::string_view 
   if (!j.is_object()) {
     return absl::InvalidArgumentError("eventbridge message: not a JSON object");
   }
-  AwsInterruptionMessage m;
-  std::string version, time;
-  {
-    absl::StatusOr<std::string> v = StringField(j, "version", "");
-    if (!v.ok()) return v.status();
-    version = *v;
-    for (auto [key, out] : {std::pair<const char*, std::string*>{"id", &m.id},
-                            {"detail-type", &m.detail_type},
-                            {"source", &m.source},
-                            {"region", &m.region},
-                            {"time", &time}}) {
-      absl::StatusOr<std::string> s = StringField(j, key, "");
-      if (!s.ok()) return s.status();
-      *out = *s;
-    }
-  }
-  if (m.detail_type.empty()) {
-    return absl::InvalidArgumentError("eventbridge message: detail-type is missing");
-  }
-  if (m.source.empty()) return absl::InvalidArgumentError("eventbridge message: source is missing");
-  m.time = ParseRfc3339(time);
+  KARP_ASSIGN_OR_RETURN(Envelope envelope, ParseEnvelope(j));
+  AwsInterruptionMessage& m = envelope.message;
   // The reference picks a parser by (version, source, detail-type); others are no-ops.
-  if (version != "0") return m;
-  auto detail_it = j.find("detail");
-  if (detail_it == j.end() || !detail_it->is_object()) {
-    if (m.source == "aws.ec2" || m.source == "aws.health") {
-      // Recognised sources always carry a detail object.
-      const bool known = m.detail_type == "EC2 Spot Instance Interruption Warning" ||
-                         m.detail_type == "EC2 Instance Rebalance Recommendation" ||
-                         m.detail_type == "EC2 Instance State-change Notification" ||
-                         m.detail_type == "EC2 Capacity Reservation Instance Interruption Warning" ||
-                         m.detail_type == "AWS Health Event";
-      if (known) {
-        return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id, " (",
-                                                 m.detail_type, "): detail is missing"));
-      }
+  if (envelope.version != "0") return m;
+  auto detail = j.find("detail");
+  if (detail == j.end() || !detail->is_object()) {
+    if (NeedsDetail(m)) {
+      return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id, " (", m.detail_type,
+                                               "): detail is missing"));
     }
     return m;
   }
-  const json& detail = *detail_it;
-  auto instance_id = [&]() -> absl::StatusOr<std::string> {
-    absl::StatusOr<std::string> id = StringField(detail, "instance-id", "detail.");
-    if (!id.ok()) return id.status();
-    if (id->empty()) {
-      return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id, " (", m.detail_type,
-                                               "): detail.instance-id is missing"));
-    }
-    return id;
-  };
-
-  if (m.source == "aws.ec2" && m.detail_type == "EC2 Spot Instance Interruption Warning") {
-    absl::StatusOr<std::string> id = instance_id();
-    if (!id.ok()) return id.status();
-    absl::StatusOr<std::string> action = StringField(detail, "instance-action", "detail.");
-    if (!action.ok()) return action.status();
-    m.kind = AwsInterruptionKind::kSpotInterruption;
-    m.instance_ids = {*id};
-    m.action = *action;
-    if (m.time.has_value()) m.deadline = *m.time + absl::Minutes(2);
-  } else if (m.source == "aws.ec2" && m.detail_type == "EC2 Instance Rebalance Recommendation") {
-    absl::StatusOr<std::string> id = instance_id();
-    if (!id.ok()) return id.status();
-    m.kind = AwsInterruptionKind::kRebalanceRecommendation;
-    m.instance_ids = {*id};
-  } else if (m.source == "aws.ec2" &&
-             m.detail_type == "EC2 Capacity Reservation Instance Interruption Warning") {
-    absl::StatusOr<std::string> id = instance_id();
-    if (!id.ok()) return id.status();
-    absl::StatusOr<std::string> action = StringField(detail, "instance-action", "detail.");
-    if (!action.ok()) return action.status();
-    m.kind = AwsInterruptionKind::kCapacityReservationInterruption;
-    m.instance_ids = {*id};
-    m.action = *action;
-  } else if (m.source == "aws.ec2" && m.detail_type == "EC2 Instance State-change Notification") {
-    absl::StatusOr<std::string> id = instance_id();
-    if (!id.ok()) return id.status();
-    absl::StatusOr<std::string> state = StringField(detail, "state", "detail.");
-    if (!state.ok()) return state.status();
-    m.instance_ids = {*id};
-    m.state = *state;
-    if (m.state == "stopping" || m.state == "stopped") {
-      m.kind = AwsInterruptionKind::kInstanceStopping;
-    } else if (m.state == "shutting-down" || m.state == "terminated") {
-      m.kind = AwsInterruptionKind::kInstanceTerminating;
-    }
-  } else if (m.source == "aws.health" && m.detail_type == "AWS Health Event") {
-    absl::StatusOr<std::string> service = StringField(detail, "service", "detail.");
-    if (!service.ok()) return service.status();
-    absl::StatusOr<std::string> category = StringField(detail, "eventTypeCategory", "detail.");
-    if (!category.ok()) return category.status();
-    if (*service != "EC2" || *category != "scheduledChange") return m;
-    auto entities = detail.find("affectedEntities");
-    if (entities != detail.end() && !entities->is_array()) {
-      return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id,
-                                               " (AWS Health Event): detail.affectedEntities is "
-                                               "not an array"));
-    }
-    if (entities != detail.end()) {
-      for (size_t i = 0; i < entities->size(); ++i) {
-        const json& e = (*entities)[i];
-        if (!e.is_object()) {
-          return absl::InvalidArgumentError(
-              StrCat("eventbridge message ", m.id, " (AWS Health Event): detail.affectedEntities[",
-                     i, "] is not an object"));
-        }
-        absl::StatusOr<std::string> v =
-            StringField(e, "entityValue", StrCat("detail.affectedEntities[", i, "]."));
-        if (!v.ok()) return v.status();
-        if (v->rfind("i-", 0) == 0) AddUnique(&m.instance_ids, *v);
-      }
-    }
-    absl::StatusOr<std::string> start = StringField(detail, "startTime", "detail.");
-    if (!start.ok()) return start.status();
-    m.deadline = ParseRfc3339(*start);
-    m.kind = m.instance_ids.empty() ? AwsInterruptionKind::kNoOp
-                                    : AwsInterruptionKind::kScheduledChange;
-  }
+  KARP_RETURN_IF_ERROR(ParseDetail(*detail, &m));
   return m;
 }
 

@@ -17,7 +17,7 @@ using internal::StrCat;
 absl::StatusOr<std::string> LaunchTemplateManager::Ensure(const LaunchTemplateConfig& config) {
   const std::string name = config.Name();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (known_.count(name) != 0) return name;
   }
   QueryParams describe = {{"LaunchTemplateName.1", name}};
@@ -25,7 +25,7 @@ absl::StatusOr<std::string> LaunchTemplateManager::Ensure(const LaunchTemplateCo
   if (found.ok()) {
     std::vector<pugi::xml_node> items = XmlItems(found->root(), "launchTemplates");
     if (!items.empty()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       known_[name] = XmlText(items.front(), "launchTemplateId");
       return name;
     }
@@ -40,7 +40,7 @@ absl::StatusOr<std::string> LaunchTemplateManager::Ensure(const LaunchTemplateCo
       return created.status();
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   known_[name] = created.ok() ? XmlText(created->root(), "launchTemplate/launchTemplateId") : "";
   return name;
 }
@@ -60,7 +60,7 @@ absl::Status LaunchTemplateManager::Hydrate() {
         }
         return absl::OkStatus();
       }));
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (auto& [name, id] : found) known_.emplace(name, id);
   return absl::OkStatus();
 }
@@ -69,7 +69,7 @@ absl::StatusOr<std::vector<std::string>> LaunchTemplateManager::DeleteUnreferenc
     const std::set<std::string>& referenced) {
   std::vector<std::string> candidates;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const auto& [name, id] : known_) {
       if (referenced.count(name) == 0) candidates.push_back(name);
     }
@@ -86,12 +86,12 @@ absl::StatusOr<std::vector<std::string>> LaunchTemplateManager::DeleteUnreferenc
 }
 
 void LaunchTemplateManager::Forget(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   known_.erase(name);
 }
 
 std::vector<std::string> LaunchTemplateManager::Known() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::vector<std::string> out;
   for (const auto& [name, id] : known_) out.push_back(name);
   return out;

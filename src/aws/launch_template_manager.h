@@ -13,13 +13,14 @@
 #define KARP_SRC_AWS_LAUNCH_TEMPLATE_MANAGER_H_
 
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "aws/ec2_client.h"
 #include "karp/aws/launch_template.h"
 
@@ -44,8 +45,8 @@ class LaunchTemplateManager {
  private:
   const Ec2Client* client_;
   std::string cluster_name_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::string> known_;  // name -> id; guarded by mu_
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::string> known_ ABSL_GUARDED_BY(mu_);  // name -> id
 };
 
 }  // namespace karp::aws

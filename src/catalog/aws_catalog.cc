@@ -183,23 +183,36 @@ int RegionIndex(std::string_view region) {
 // ---------------------------------------------------------------------------------------------
 // Conversion helpers.
 
-bool IsWindows(AwsAmiFamily family) {
-  return family == AwsAmiFamily::kWindows2019 || family == AwsAmiFamily::kWindows2022 ||
-         family == AwsAmiFamily::kWindows2025;
+// The AMI families: the name options and EC2NodeClass use, and the Windows Server build of
+// the Windows ones ("" for the others).
+struct AmiFamilyRow {
+  AwsAmiFamily family;
+  std::string_view name;
+  std::string_view windows_build;
+};
+constexpr AmiFamilyRow kAmiFamilies[] = {
+    {AwsAmiFamily::kAl2023, "AL2023", ""},
+    {AwsAmiFamily::kAl2, "AL2", ""},
+    {AwsAmiFamily::kBottlerocket, "Bottlerocket", ""},
+    {AwsAmiFamily::kCustom, "Custom", ""},
+    {AwsAmiFamily::kWindows2019, "Windows2019", "10.0.17763"},
+    {AwsAmiFamily::kWindows2022, "Windows2022", "10.0.20348"},
+    {AwsAmiFamily::kWindows2025, "Windows2025", "10.0.26100"},
+};
+
+const AmiFamilyRow* FindAmiFamily(AwsAmiFamily family) {
+  for (const AmiFamilyRow& row : kAmiFamilies) {
+    if (row.family == family) return &row;
+  }
+  return nullptr;
 }
 
 std::string_view WindowsBuild(AwsAmiFamily family) {
-  switch (family) {
-    case AwsAmiFamily::kWindows2019:
-      return "10.0.17763";
-    case AwsAmiFamily::kWindows2022:
-      return "10.0.20348";
-    case AwsAmiFamily::kWindows2025:
-      return "10.0.26100";
-    default:
-      return "";
-  }
+  const AmiFamilyRow* row = FindAmiFamily(family);
+  return row == nullptr ? "" : row->windows_build;
 }
+
+bool IsWindows(AwsAmiFamily family) { return !WindowsBuild(family).empty(); }
 
 // Karpenter `lowerKabobCase`: lower case, spaces -> '-'.
 std::string LowerKebab(std::string_view s) {
@@ -531,30 +544,13 @@ absl::StatusOr<int64_t> EvictionThreshold(std::string_view text, int64_t capacit
 // ---------------------------------------------------------------------------------------------
 
 std::string_view AwsAmiFamilyName(AwsAmiFamily family) {
-  switch (family) {
-    case AwsAmiFamily::kAl2023:
-      return "AL2023";
-    case AwsAmiFamily::kAl2:
-      return "AL2";
-    case AwsAmiFamily::kBottlerocket:
-      return "Bottlerocket";
-    case AwsAmiFamily::kCustom:
-      return "Custom";
-    case AwsAmiFamily::kWindows2019:
-      return "Windows2019";
-    case AwsAmiFamily::kWindows2022:
-      return "Windows2022";
-    case AwsAmiFamily::kWindows2025:
-      return "Windows2025";
-  }
-  return "";
+  const AmiFamilyRow* row = FindAmiFamily(family);
+  return row == nullptr ? "" : row->name;
 }
 
 absl::StatusOr<AwsAmiFamily> ParseAwsAmiFamily(std::string_view text) {
-  for (AwsAmiFamily f : {AwsAmiFamily::kAl2023, AwsAmiFamily::kAl2, AwsAmiFamily::kBottlerocket,
-                         AwsAmiFamily::kCustom, AwsAmiFamily::kWindows2019,
-                         AwsAmiFamily::kWindows2022, AwsAmiFamily::kWindows2025}) {
-    if (AwsAmiFamilyName(f) == text) return f;
+  for (const AmiFamilyRow& row : kAmiFamilies) {
+    if (row.name == text) return row.family;
   }
   return absl::InvalidArgumentError(internal::StrCat(
       "unknown AMI family \"", text,
@@ -636,23 +632,43 @@ std::vector<std::string> AwsCatalogOptions::ResolvedZones() const {
 
 namespace {
 
-// MakeAwsInstanceType once `options` are known to be valid.
-absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& info,
-                                                  std::optional<double> on_demand_price,
-                                                  const AwsCatalogOptions& options) {
-  if (absl::Status s = ValidateInfo(info, on_demand_price); !s.ok()) return s;
+// The labels of one type (§1.2), and the requirements its missing optional labels add.
+struct TypeLabels {
+  std::map<std::string, std::string> labels;
+  Requirements extra;  // DoesNotExist per missing optional label; os In {} when none runs
+};
 
-  const bool windows = IsWindows(options.ami_family);
+// The GPU and accelerator labels of `info` (one device model each).
+void SetDeviceLabels(const AwsInstanceTypeInfo& info, LabelSlots* slots) {
+  if (info.gpus.size() == 1) {
+    const AwsGpuInfo& g = info.gpus.front();
+    slots->Set(kSlotGpuName, LowerKebab(g.name));
+    slots->Set(kSlotGpuManufacturer, LowerKebab(g.manufacturer));
+    slots->Set(kSlotGpuCount, internal::StrCat(g.count));
+    slots->Set(kSlotGpuMemory, internal::StrCat(g.memory_mib));
+  }
+  if (info.neuron_devices.empty() && info.inference_accelerators.size() == 1) {
+    const AwsAcceleratorInfo& a = info.inference_accelerators.front();
+    slots->Set(kSlotAcceleratorName, LowerKebab(a.name));
+    slots->Set(kSlotAcceleratorManufacturer, LowerKebab(a.manufacturer));
+    slots->Set(kSlotAcceleratorCount, internal::StrCat(a.count));
+  } else if (info.neuron_devices.size() == 1) {
+    const AwsNeuronDeviceInfo& n = info.neuron_devices.front();
+    slots->Set(kSlotAcceleratorName, LowerKebab(n.name));
+    slots->Set(kSlotAcceleratorManufacturer, "aws");
+    slots->Set(kSlotAcceleratorCount, internal::StrCat(n.count));
+  }
+}
+
+TypeLabels LabelsOf(const AwsInstanceTypeInfo& info, const AwsCatalogOptions& options) {
   const std::string_view arch = KubeArch(info.architectures);
   const size_t dot = info.name.find('.');
   const std::string family = info.name.substr(0, dot);
-
-  // ---- Labels (§1.2) and DoesNotExist for the optional ones a type lacks.
   LabelSlots slots;
   slots.Set(kSlotArch, std::string(arch));
   slots.Set(kSlotRegion, options.region);
   bool no_os = false;
-  if (!windows) {
+  if (!IsWindows(options.ami_family)) {
     slots.Set(kSlotOs, "linux");
   } else if (arch == kArchAmd64) {
     slots.Set(kSlotOs, "windows");
@@ -689,57 +705,51 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
   if (info.local_nvme_gb.has_value()) {
     slots.Set(kSlotLocalNvme, internal::StrCat(*info.local_nvme_gb));
   }
-  if (info.gpus.size() == 1) {
-    const AwsGpuInfo& g = info.gpus.front();
-    slots.Set(kSlotGpuName, LowerKebab(g.name));
-    slots.Set(kSlotGpuManufacturer, LowerKebab(g.manufacturer));
-    slots.Set(kSlotGpuCount, internal::StrCat(g.count));
-    slots.Set(kSlotGpuMemory, internal::StrCat(g.memory_mib));
-  }
-  if (info.neuron_devices.empty() && info.inference_accelerators.size() == 1) {
-    const AwsAcceleratorInfo& a = info.inference_accelerators.front();
-    slots.Set(kSlotAcceleratorName, LowerKebab(a.name));
-    slots.Set(kSlotAcceleratorManufacturer, LowerKebab(a.manufacturer));
-    slots.Set(kSlotAcceleratorCount, internal::StrCat(a.count));
-  } else if (info.neuron_devices.size() == 1) {
-    const AwsNeuronDeviceInfo& n = info.neuron_devices.front();
-    slots.Set(kSlotAcceleratorName, LowerKebab(n.name));
-    slots.Set(kSlotAcceleratorManufacturer, "aws");
-    slots.Set(kSlotAcceleratorCount, internal::StrCat(n.count));
-  }
-  Requirements extra = slots.MissingOptional();
-  if (no_os) extra.Add(Requirement::In(kLabelOs, {}));
-  std::map<std::string, std::string> labels = slots.TakeMap();
+  SetDeviceLabels(info, &slots);
+  TypeLabels out;
+  out.extra = slots.MissingOptional();
+  if (no_os) out.extra.Add(Requirement::In(kLabelOs, {}));
+  out.labels = slots.TakeMap();
+  return out;
+}
 
-  // ---- Capacity (§1.3, §1.5).
-  ResourceList capacity;
-  const int64_t cpu_millis = int64_t{info.vcpus} * 1000;
-  capacity.Set(kResourceCpu, cpu_millis);
+// The capacity of one type (§1.3, §1.5) and the figures its overhead is computed from.
+struct TypeCapacity {
+  ResourceList resources;
+  int64_t ephemeral_bytes = 0;
+  int64_t pods = 0;
+};
 
+// Memory in MiB after the arm64 CMA reservation and the VM overhead (may be <= 0).
+int64_t UsableMemoryMib(const AwsInstanceTypeInfo& info, const AwsCatalogOptions& options) {
   int64_t memory_mib = info.memory_mib;
   if (!info.architectures.empty() && info.architectures.front() == "arm64") {
     memory_mib -= kArm64CmaMib;
   }
   memory_mib -= static_cast<int64_t>(
       std::ceil(static_cast<double>(memory_mib) * options.vm_memory_overhead_percent));
-  if (memory_mib <= 0) {
-    return InfoError(info, internal::StrCat("memory_mib ", info.memory_mib,
-                                            " leaves no memory after the VM overhead"));
-  }
-  capacity.Set(kResourceMemory, memory_mib * kMi);
+  return memory_mib;
+}
 
-  int64_t ephemeral_bytes = windows ? kWindowsEphemeralBytes : kDefaultEphemeralBytes;
+// The ephemeral storage: the RAID0 of the instance stores when asked for and present, else the
+// configured volume size, else the AMI family's root volume.
+int64_t EphemeralBytes(const AwsInstanceTypeInfo& info, const AwsCatalogOptions& options) {
+  int64_t ephemeral_bytes =
+      IsWindows(options.ami_family) ? kWindowsEphemeralBytes : kDefaultEphemeralBytes;
   if (options.instance_store_raid0 && info.local_nvme_gb.value_or(0) > 0) {
     ephemeral_bytes = *info.local_nvme_gb * 1000 * 1000 * 1000;
   } else if (options.ephemeral_volume_bytes.has_value()) {
     ephemeral_bytes = *options.ephemeral_volume_bytes;
   }
-  capacity.Set(kResourceEphemeralStorage, ephemeral_bytes);
+  return ephemeral_bytes;
+}
 
+// max-pods: configured, else ENI-limited (110 on Windows), capped by pods-per-core.
+int64_t MaxPods(const AwsInstanceTypeInfo& info, const AwsCatalogOptions& options) {
   int64_t pods = 0;
   if (options.max_pods.has_value()) {
     pods = *options.max_pods;
-  } else if (!windows) {
+  } else if (!IsWindows(options.ami_family)) {
     pods = EniLimitedPods(info, options.reserved_enis);
   } else {
     pods = kWindowsMaxPods;
@@ -747,10 +757,13 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
   if (options.pods_per_core.value_or(0) > 0 && options.ami_family != AwsAmiFamily::kBottlerocket) {
     pods = std::min(pods, int64_t{*options.pods_per_core} * info.vcpus);
   }
-  capacity.Set(kResourcePods, pods);
+  return pods;
+}
 
-  auto set_positive = [&capacity](std::string_view resource, int64_t value) {
-    if (value > 0) capacity.Set(resource, value);
+// The extended resources (pod ENIs, GPUs, Neuron, EFA, Windows private IPv4), positive only.
+void SetExtendedResources(const AwsInstanceTypeInfo& info, bool windows, ResourceList* capacity) {
+  auto set_positive = [capacity](std::string_view resource, int64_t value) {
+    if (value > 0) capacity->Set(resource, value);
   };
   set_positive(kAwsResourcePodEni, info.trunking_compatible ? info.branch_interfaces : 0);
   int64_t nvidia = 0, amd = 0, habana = 0;
@@ -772,14 +785,38 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
   if (windows) {
     set_positive(kAwsResourcePrivateIpv4Address, int64_t{info.ipv4_addresses_per_interface} - 1);
   }
+}
 
-  // ---- Overhead (§1.4).
+// Errors: InvalidArgument when the VM overhead leaves no memory.
+absl::StatusOr<TypeCapacity> CapacityOf(const AwsInstanceTypeInfo& info,
+                                        const AwsCatalogOptions& options) {
+  TypeCapacity out;
+  out.resources.Set(kResourceCpu, int64_t{info.vcpus} * 1000);
+  const int64_t memory_mib = UsableMemoryMib(info, options);
+  if (memory_mib <= 0) {
+    return InfoError(info, internal::StrCat("memory_mib ", info.memory_mib,
+                                            " leaves no memory after the VM overhead"));
+  }
+  out.resources.Set(kResourceMemory, memory_mib * kMi);
+  out.ephemeral_bytes = EphemeralBytes(info, options);
+  out.resources.Set(kResourceEphemeralStorage, out.ephemeral_bytes);
+  out.pods = MaxPods(info, options);
+  out.resources.Set(kResourcePods, out.pods);
+  SetExtendedResources(info, IsWindows(options.ami_family), &out.resources);
+  return out;
+}
+
+// The overhead (§1.4): kube-reserved, system-reserved and the eviction thresholds.
+// Errors: those of the evictionHard overrides (none once the options are validated).
+absl::StatusOr<Overhead> OverheadOf(const AwsInstanceTypeInfo& info,
+                                    const AwsCatalogOptions& options,
+                                    const TypeCapacity& capacity) {
   Overhead overhead;
   const bool eni_limited_memory = options.ami_family == AwsAmiFamily::kAl2023 ||
                                   options.ami_family == AwsAmiFamily::kAl2 ||
                                   options.ami_family == AwsAmiFamily::kCustom;
-  const int64_t reserved_for_pods = eni_limited_memory ? EniLimitedPods(info, 0) : pods;
-  overhead.kube_reserved.Set(kResourceCpu, KubeReservedCpuMillis(cpu_millis));
+  const int64_t reserved_for_pods = eni_limited_memory ? EniLimitedPods(info, 0) : capacity.pods;
+  overhead.kube_reserved.Set(kResourceCpu, KubeReservedCpuMillis(int64_t{info.vcpus} * 1000));
   overhead.kube_reserved.Set(
       kResourceMemory, (kKubeReservedMibPerPod * reserved_for_pods + kKubeReservedMibBase) * kMi);
   overhead.kube_reserved.Set(kResourceEphemeralStorage, kKubeReservedEphemeralBytes);
@@ -790,70 +827,104 @@ absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& inf
   overhead.eviction_threshold.Set(kResourceMemory, kEvictionMemoryBytes);
   overhead.eviction_threshold.Set(
       kResourceEphemeralStorage,
-      static_cast<int64_t>(
-          std::ceil(static_cast<double>(ephemeral_bytes) / 100 * kEvictionNodefsPercent)));
+      static_cast<int64_t>(std::ceil(static_cast<double>(capacity.ephemeral_bytes) / 100 *
+                                     kEvictionNodefsPercent)));
   // evictionHard overrides (validated by AwsCatalogOptions::Validate).
   if (auto it = options.eviction_hard.find("memory.available"); it != options.eviction_hard.end()) {
-    absl::StatusOr<int64_t> v =
-        EvictionThreshold(it->second, capacity.Get(kResourceMemory), kResourceMemory);
+    absl::StatusOr<int64_t> v = EvictionThreshold(
+        it->second, capacity.resources.Get(kResourceMemory), kResourceMemory);
     if (!v.ok()) return v.status();
     overhead.eviction_threshold.Set(kResourceMemory, *v);
   }
   if (auto it = options.eviction_hard.find("nodefs.available"); it != options.eviction_hard.end()) {
     absl::StatusOr<int64_t> v =
-        EvictionThreshold(it->second, ephemeral_bytes, kResourceEphemeralStorage);
+        EvictionThreshold(it->second, capacity.ephemeral_bytes, kResourceEphemeralStorage);
     if (!v.ok()) return v.status();
     overhead.eviction_threshold.Set(kResourceEphemeralStorage, *v);
   }
+  return overhead;
+}
 
-  // ---- Offerings (§1.7, §2): every zone x capacity type the type supports.
+// The price of one offering; unpriced offerings are unavailable at price 0.
+struct OfferingPrice {
+  double price = 0;
+  bool known = false;
+  bool estimated = false;
+};
+
+// The price of `info` as `capacity_type` in `zone`: the on-demand price, or for spot the
+// zone's spot price when spot prices are given, else the estimate when asked for, else the
+// on-demand price.
+OfferingPrice PriceOf(const AwsInstanceTypeInfo& info, std::optional<double> on_demand_price,
+                      const AwsCatalogOptions& options, const std::string& capacity_type,
+                      const std::string& zone) {
+  OfferingPrice out;
+  out.known = on_demand_price.has_value();
+  out.price = on_demand_price.value_or(0);
+  if (capacity_type != kCapacityTypeSpot) return out;
+  if (!options.spot_prices.has_value()) {
+    if (options.estimate_spot_prices && out.known) {
+      out.price = EstimatedAwsSpotPrice(info.name, *on_demand_price);
+      out.estimated = true;
+    }
+    return out;
+  }
+  out.known = false;
+  out.price = 0;
+  auto by_type = options.spot_prices->find(info.name);
+  if (by_type != options.spot_prices->end()) {
+    auto by_zone = by_type->second.find(zone);
+    if (by_zone != by_type->second.end()) {
+      out.known = true;
+      out.price = by_zone->second;
+    }
+  }
+  return out;
+}
+
+// The offerings (§1.7, §2): every zone x capacity type the type supports.
+std::vector<Offering> OfferingsOf(const AwsInstanceTypeInfo& info,
+                                  std::optional<double> on_demand_price,
+                                  const AwsCatalogOptions& options) {
+  const std::string family = info.name.substr(0, info.name.find('.'));
   const bool excluded = options.ami_family == AwsAmiFamily::kAl2023 && family == "a1";
-  const double estimated_spot =
-      on_demand_price.has_value() ? EstimatedAwsSpotPrice(info.name, *on_demand_price) : 0;
   std::vector<Offering> offerings;
   for (const std::string& zone : options.ResolvedZones()) {
     const bool offered = info.offered_zones.empty() || Contains(info.offered_zones, zone);
     for (const std::string& capacity_type : options.capacity_types) {
       if (!Contains(info.usage_classes, capacity_type)) continue;
-      // A missing price leaves the offering unavailable at price 0.
-      bool has_price = on_demand_price.has_value();
-      double price = on_demand_price.value_or(0);
-      bool estimated = false;
-      if (capacity_type == kCapacityTypeSpot && !options.spot_prices.has_value() &&
-          options.estimate_spot_prices && has_price) {
-        price = estimated_spot;
-        estimated = true;
-      }
-      if (capacity_type == kCapacityTypeSpot && options.spot_prices.has_value()) {
-        has_price = false;
-        price = 0;
-        auto by_type = options.spot_prices->find(info.name);
-        if (by_type != options.spot_prices->end()) {
-          auto by_zone = by_type->second.find(zone);
-          if (by_zone != by_type->second.end()) {
-            has_price = true;
-            price = by_zone->second;
-          }
-        }
-      }
+      const OfferingPrice price = PriceOf(info, on_demand_price, options, capacity_type, zone);
       Offering o;
       o.zone = zone;
       o.capacity_type = capacity_type;
-      o.price = price;
-      o.available = has_price && offered && !excluded;
-      o.price_estimated = estimated;
+      o.price = price.price;
+      o.available = price.known && offered && !excluded;
+      o.price_estimated = price.estimated;
       offerings.push_back(std::move(o));
     }
   }
+  return offerings;
+}
+
+// MakeAwsInstanceType once `options` are known to be valid.
+absl::StatusOr<InstanceType> MakeWithValidOptions(const AwsInstanceTypeInfo& info,
+                                                  std::optional<double> on_demand_price,
+                                                  const AwsCatalogOptions& options) {
+  if (absl::Status s = ValidateInfo(info, on_demand_price); !s.ok()) return s;
+  TypeLabels labels = LabelsOf(info, options);
+  absl::StatusOr<TypeCapacity> capacity = CapacityOf(info, options);
+  if (!capacity.ok()) return capacity.status();
+  absl::StatusOr<Overhead> overhead = OverheadOf(info, options, *capacity);
+  if (!overhead.ok()) return overhead.status();
 
   // InstanceType::Make followed by RebuildRequirements(extra), building the requirements once.
   InstanceType it;
   it.name = info.name;
-  it.labels = std::move(labels);
-  it.capacity = std::move(capacity);
-  it.overhead = std::move(overhead);
-  it.offerings = std::move(offerings);
-  it.extra_requirements = std::move(extra);
+  it.labels = std::move(labels.labels);
+  it.capacity = std::move(capacity->resources);
+  it.overhead = *std::move(overhead);
+  it.offerings = OfferingsOf(info, on_demand_price, options);
+  it.extra_requirements = std::move(labels.extra);
   it.RebuildRequirements();
   return it;
 }

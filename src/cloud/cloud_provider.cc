@@ -21,7 +21,7 @@ absl::StatusOr<std::string> CloudProvider::DriftReason(const NodeClaim&) const {
 void UnavailableOfferings::MarkUnavailable(std::string_view capacity_type,
                                            std::string_view instance_type,
                                            std::string_view zone, absl::Time now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   until_[Key(std::string(capacity_type), std::string(instance_type), std::string(zone))] =
       now + ttl_;
 }
@@ -29,14 +29,14 @@ void UnavailableOfferings::MarkUnavailable(std::string_view capacity_type,
 bool UnavailableOfferings::IsUnavailable(std::string_view capacity_type,
                                          std::string_view instance_type, std::string_view zone,
                                          absl::Time now) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = until_.find(Key(std::string(capacity_type), std::string(instance_type),
                             std::string(zone)));
   return it != until_.end() && now < it->second;
 }
 
 size_t UnavailableOfferings::Size(absl::Time now) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& [key, until] : until_) n += now < until ? 1 : 0;
   return n;

@@ -80,15 +80,16 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "karp/aws/client_options.h"
 #include "karp/aws/ec2nodeclass.h"
@@ -252,9 +253,15 @@ class AwsCloudProvider : public CloudProvider {
  private:
   struct Discovery;
   struct ClassState;
+  struct ClaimClass;
+  struct FleetPlan;
   AwsCloudProvider(AwsCloudProviderOptions options, std::unique_ptr<Ec2Client> client);
+  // The client's clock, else the wall clock.
+  absl::Time Now() const;
   absl::StatusOr<std::shared_ptr<const Discovery>> CurrentDiscovery() const;
   absl::StatusOr<std::shared_ptr<const Discovery>> Discover() const;
+  // The discovery in use, or null before the first.
+  std::shared_ptr<const Discovery> DiscoveryInUse() const;
   // EC2NodeClass mode: the class `pool` selects / the class state (cached per discovery).
   absl::StatusOr<const Ec2NodeClass*> ClassFor(const NodePool& pool) const;
   absl::StatusOr<const Ec2NodeClass*> ClassForPoolName(const std::string& pool_name,
@@ -262,17 +269,29 @@ class AwsCloudProvider : public CloudProvider {
   absl::StatusOr<std::shared_ptr<const ClassState>> CurrentClassState(
       const Ec2NodeClass& node_class) const;
 
+  // The steps of CreateWithDetails. EC2NodeClass mode: the claim's class, its state and pool.
+  absl::StatusOr<ClaimClass> ClassForClaim(const NewNodeClaim& claim) const;
+  // The fleet's templates (created as needed), tags and details from the claim's class.
+  absl::StatusOr<FleetPlan> NodeClassFleetPlan(const NewNodeClaim& claim, const ClaimClass& cls,
+                                               const std::vector<LaunchOption>& chosen);
+  // Static mode: the same from launch_template_name or launch_templates_for.
+  absl::StatusOr<FleetPlan> StaticFleetPlan(const LaunchRequest& request,
+                                            const std::vector<LaunchOption>& chosen) const;
+  // CreateFleet's idempotency token for the next request of `claim_name`.
+  std::string NextClientToken(const std::string& claim_name);
+
   AwsCloudProviderOptions options_;
   std::unique_ptr<Ec2Client> client_;
-  mutable std::mutex mu_;
-  mutable std::shared_ptr<const Discovery> discovery_;  // guarded by mu_
-  mutable absl::Time discovered_at_ = absl::InfinitePast();  // guarded by mu_
+  mutable absl::Mutex mu_;
+  mutable std::shared_ptr<const Discovery> discovery_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Time discovered_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   mutable std::atomic<int64_t> fleet_requests_{0};
   std::unique_ptr<LaunchTemplateManager> templates_;
-  // Guarded by mu_: class name -> state; pool name -> the pool last seen; launches.
-  mutable std::map<std::string, std::shared_ptr<const ClassState>> class_states_;
-  mutable std::map<std::string, NodePool> pools_;
-  std::map<std::string, AwsLaunchDetails> launches_;
+  // Class name -> state; pool name -> the pool last seen; launches.
+  mutable std::map<std::string, std::shared_ptr<const ClassState>> class_states_
+      ABSL_GUARDED_BY(mu_);
+  mutable std::map<std::string, NodePool> pools_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, AwsLaunchDetails> launches_ ABSL_GUARDED_BY(mu_);
 };
 
 // Splits "aws:///us-east-1a/i-0123" into zone and instance id.
