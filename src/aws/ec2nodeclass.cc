@@ -236,7 +236,7 @@ absl::Status CheckEviction(const std::map<std::string, std::string>& m, std::str
                         "pid.available)");
     }
     if (IsPercent(v)) {
-      KARP_NC_RETURN_IF_ERROR(CheckPercent(v, p));
+      KARP_RETURN_IF_ERROR(CheckPercent(v, p));
     } else if (absl::StatusOr<int64_t> q = ParseQuantity(v, ResourceOfKey(k)); !q.ok()) {
       return FieldError(p, Msg(q.status()));
     }
@@ -251,10 +251,10 @@ absl::Status CheckKubelet(const KubeletConfiguration& k) {
   if (k.pods_per_core.has_value() && *k.pods_per_core < 0) {
     return FieldError("spec.kubelet.podsPerCore", "must be >= 0");
   }
-  KARP_NC_RETURN_IF_ERROR(CheckReserved(k.kube_reserved, "spec.kubelet.kubeReserved"));
-  KARP_NC_RETURN_IF_ERROR(CheckReserved(k.system_reserved, "spec.kubelet.systemReserved"));
-  KARP_NC_RETURN_IF_ERROR(CheckEviction(k.eviction_hard, "spec.kubelet.evictionHard"));
-  KARP_NC_RETURN_IF_ERROR(CheckEviction(k.eviction_soft, "spec.kubelet.evictionSoft"));
+  KARP_RETURN_IF_ERROR(CheckReserved(k.kube_reserved, "spec.kubelet.kubeReserved"));
+  KARP_RETURN_IF_ERROR(CheckReserved(k.system_reserved, "spec.kubelet.systemReserved"));
+  KARP_RETURN_IF_ERROR(CheckEviction(k.eviction_hard, "spec.kubelet.evictionHard"));
+  KARP_RETURN_IF_ERROR(CheckEviction(k.eviction_soft, "spec.kubelet.evictionSoft"));
   for (const auto& [signal, d] : k.eviction_soft_grace_period) {
     const std::string p = StrCat("spec.kubelet.evictionSoftGracePeriod.", signal);
     if (EvictionSignals().count(signal) == 0) return FieldError(p, "unsupported eviction signal");
@@ -299,7 +299,7 @@ absl::Status CheckKubelet(const KubeletConfiguration& k) {
 absl::Status CheckFields(const Ec2NodeClass& nc) {
   if (nc.metadata.name.empty()) return FieldError("metadata.name", "required");
 
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       CheckTermCount(nc.subnet_selector_terms.size(), "spec.subnetSelectorTerms"));
   for (size_t i = 0; i < nc.subnet_selector_terms.size(); ++i) {
     const SubnetSelectorTerm& t = nc.subnet_selector_terms[i];
@@ -308,11 +308,11 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (!t.id.empty() && !t.tags.empty()) {
       return FieldError(StrCat(p, ".id"), "id cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
 
-  KARP_NC_RETURN_IF_ERROR(CheckTermCount(nc.security_group_selector_terms.size(),
-                                      "spec.securityGroupSelectorTerms"));
+  KARP_RETURN_IF_ERROR(CheckTermCount(nc.security_group_selector_terms.size(),
+                                   "spec.securityGroupSelectorTerms"));
   for (size_t i = 0; i < nc.security_group_selector_terms.size(); ++i) {
     const SecurityGroupSelectorTerm& t = nc.security_group_selector_terms[i];
     const std::string p = Index("spec.securityGroupSelectorTerms", i);
@@ -324,10 +324,10 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (!t.name.empty() && set > 1) {
       return FieldError(StrCat(p, ".name"), "name cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
 
-  KARP_NC_RETURN_IF_ERROR(CheckTermCount(nc.ami_selector_terms.size(), "spec.amiSelectorTerms"));
+  KARP_RETURN_IF_ERROR(CheckTermCount(nc.ami_selector_terms.size(), "spec.amiSelectorTerms"));
   std::optional<AmiAlias> alias;
   for (size_t i = 0; i < nc.ami_selector_terms.size(); ++i) {
     const AmiSelectorTerm& t = nc.ami_selector_terms[i];
@@ -353,7 +353,7 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (!t.id.empty() && (others > 1 || !t.owner.empty())) {
       return FieldError(StrCat(p, ".id"), "id cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
   if (alias.has_value() && nc.ami_family.has_value() && *nc.ami_family != alias->family) {
     return FieldError("spec.amiFamily",
@@ -388,11 +388,11 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (v == a || v == b) return absl::OkStatus();
     return FieldError(path, StrCat("invalid value \"", v, "\" (want ", a, " or ", b, ")"));
   };
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       enum2(m.http_endpoint, "enabled", "disabled", "spec.metadataOptions.httpEndpoint"));
-  KARP_NC_RETURN_IF_ERROR(enum2(m.http_protocol_ipv6, "enabled", "disabled",
-                             "spec.metadataOptions.httpProtocolIPv6"));
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(enum2(m.http_protocol_ipv6, "enabled", "disabled",
+                          "spec.metadataOptions.httpProtocolIPv6"));
+  KARP_RETURN_IF_ERROR(
       enum2(m.http_tokens, "required", "optional", "spec.metadataOptions.httpTokens"));
   if (m.http_put_response_hop_limit < 1 || m.http_put_response_hop_limit > 64) {
     return FieldError("spec.metadataOptions.httpPutResponseHopLimit", "must be in [1, 64]");
@@ -435,7 +435,7 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     }
   }
 
-  KARP_NC_RETURN_IF_ERROR(CheckKubelet(nc.kubelet));
+  KARP_RETURN_IF_ERROR(CheckKubelet(nc.kubelet));
 
   if (!nc.instance_store_policy.empty() && nc.instance_store_policy != "RAID0") {
     return FieldError("spec.instanceStorePolicy",
@@ -537,7 +537,7 @@ class Reader {
   absl::Status String(std::string_view key, std::optional<std::string>* out) const {
     if (Get(key) == nullptr) return absl::OkStatus();
     std::string s;
-    KARP_NC_RETURN_IF_ERROR(String(key, &s));
+    KARP_RETURN_IF_ERROR(String(key, &s));
     *out = std::move(s);
     return absl::OkStatus();
   }
@@ -559,7 +559,7 @@ class Reader {
 
   absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const {
     std::optional<int64_t> v;
-    KARP_NC_RETURN_IF_ERROR(Int64(key, &v));
+    KARP_RETURN_IF_ERROR(Int64(key, &v));
     if (!v.has_value()) return absl::OkStatus();
     if (*v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
       return PathError(At(key), "integer out of range for a 32-bit field");
@@ -603,7 +603,7 @@ class Reader {
       const std::string p = Index(At(key), i);
       if (!(*f)[i].is_object()) return WrongType(p, "an object", (*f)[i]);
       KARP_ASSIGN_OR_RETURN(Reader r, Make(&(*f)[i], p));
-      KARP_NC_RETURN_IF_ERROR(fn(r));
+      KARP_RETURN_IF_ERROR(fn(r));
     }
     return absl::OkStatus();
   }
@@ -632,93 +632,93 @@ absl::Status ReadVolumeSize(const Reader& r, std::optional<int64_t>* out) {
 }
 
 absl::Status ReadSpec(const Reader& spec, Ec2NodeClass* nc) {
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("subnetSelectorTerms", [&](const Reader& t) {
+  KARP_RETURN_IF_ERROR(spec.Objects("subnetSelectorTerms", [&](const Reader& t) {
     SubnetSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
     nc->subnet_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("securityGroupSelectorTerms", [&](const Reader& t) {
+  KARP_RETURN_IF_ERROR(spec.Objects("securityGroupSelectorTerms", [&](const Reader& t) {
     SecurityGroupSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
-    KARP_NC_RETURN_IF_ERROR(t.String("name", &term.name));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.String("name", &term.name));
     nc->security_group_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("amiSelectorTerms", [&](const Reader& t) {
+  KARP_RETURN_IF_ERROR(spec.Objects("amiSelectorTerms", [&](const Reader& t) {
     AmiSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.String("alias", &term.alias));
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
-    KARP_NC_RETURN_IF_ERROR(t.String("name", &term.name));
-    KARP_NC_RETURN_IF_ERROR(t.String("owner", &term.owner));
-    KARP_NC_RETURN_IF_ERROR(t.String("ssmParameter", &term.ssm_parameter));
+    KARP_RETURN_IF_ERROR(t.String("alias", &term.alias));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.String("name", &term.name));
+    KARP_RETURN_IF_ERROR(t.String("owner", &term.owner));
+    KARP_RETURN_IF_ERROR(t.String("ssmParameter", &term.ssm_parameter));
     nc->ami_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
   std::optional<std::string> family;
-  KARP_NC_RETURN_IF_ERROR(spec.String("amiFamily", &family));
+  KARP_RETURN_IF_ERROR(spec.String("amiFamily", &family));
   if (family.has_value()) {
     absl::StatusOr<AwsAmiFamily> f = ParseAwsAmiFamily(*family);
     if (!f.ok()) return PathError(spec.At("amiFamily"), Msg(f.status()));
     nc->ami_family = *f;
   }
-  KARP_NC_RETURN_IF_ERROR(spec.String("role", &nc->role));
-  KARP_NC_RETURN_IF_ERROR(spec.String("instanceProfile", &nc->instance_profile));
-  KARP_NC_RETURN_IF_ERROR(spec.String("userData", &nc->user_data));
-  KARP_NC_RETURN_IF_ERROR(spec.StringMap("tags", &nc->tags));
+  KARP_RETURN_IF_ERROR(spec.String("role", &nc->role));
+  KARP_RETURN_IF_ERROR(spec.String("instanceProfile", &nc->instance_profile));
+  KARP_RETURN_IF_ERROR(spec.String("userData", &nc->user_data));
+  KARP_RETURN_IF_ERROR(spec.StringMap("tags", &nc->tags));
 
   KARP_ASSIGN_OR_RETURN(Reader mo, spec.Object("metadataOptions"));
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpEndpoint", &nc->metadata_options.http_endpoint));
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpProtocolIPv6", &nc->metadata_options.http_protocol_ipv6));
+  KARP_RETURN_IF_ERROR(mo.String("httpEndpoint", &nc->metadata_options.http_endpoint));
+  KARP_RETURN_IF_ERROR(mo.String("httpProtocolIPv6", &nc->metadata_options.http_protocol_ipv6));
   std::optional<int32_t> hop;
-  KARP_NC_RETURN_IF_ERROR(mo.Int32("httpPutResponseHopLimit", &hop));
+  KARP_RETURN_IF_ERROR(mo.Int32("httpPutResponseHopLimit", &hop));
   if (hop.has_value()) nc->metadata_options.http_put_response_hop_limit = *hop;
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpTokens", &nc->metadata_options.http_tokens));
+  KARP_RETURN_IF_ERROR(mo.String("httpTokens", &nc->metadata_options.http_tokens));
 
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("blockDeviceMappings", [&](const Reader& b) {
+  KARP_RETURN_IF_ERROR(spec.Objects("blockDeviceMappings", [&](const Reader& b) {
     BlockDeviceMapping m;
-    KARP_NC_RETURN_IF_ERROR(b.String("deviceName", &m.device_name));
+    KARP_RETURN_IF_ERROR(b.String("deviceName", &m.device_name));
     std::optional<bool> root;
-    KARP_NC_RETURN_IF_ERROR(b.Bool("rootVolume", &root));
+    KARP_RETURN_IF_ERROR(b.Bool("rootVolume", &root));
     m.root_volume = root.value_or(false);
     KARP_ASSIGN_OR_RETURN(Reader ebs, b.Object("ebs"));
-    KARP_NC_RETURN_IF_ERROR(ebs.Bool("deleteOnTermination", &m.ebs.delete_on_termination));
-    KARP_NC_RETURN_IF_ERROR(ebs.Bool("encrypted", &m.ebs.encrypted));
-    KARP_NC_RETURN_IF_ERROR(ebs.Int64("iops", &m.ebs.iops));
-    KARP_NC_RETURN_IF_ERROR(ebs.Int64("throughput", &m.ebs.throughput));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("kmsKeyID", &m.ebs.kms_key_id));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("snapshotID", &m.ebs.snapshot_id));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("volumeType", &m.ebs.volume_type));
-    KARP_NC_RETURN_IF_ERROR(ReadVolumeSize(ebs, &m.ebs.volume_size));
+    KARP_RETURN_IF_ERROR(ebs.Bool("deleteOnTermination", &m.ebs.delete_on_termination));
+    KARP_RETURN_IF_ERROR(ebs.Bool("encrypted", &m.ebs.encrypted));
+    KARP_RETURN_IF_ERROR(ebs.Int64("iops", &m.ebs.iops));
+    KARP_RETURN_IF_ERROR(ebs.Int64("throughput", &m.ebs.throughput));
+    KARP_RETURN_IF_ERROR(ebs.String("kmsKeyID", &m.ebs.kms_key_id));
+    KARP_RETURN_IF_ERROR(ebs.String("snapshotID", &m.ebs.snapshot_id));
+    KARP_RETURN_IF_ERROR(ebs.String("volumeType", &m.ebs.volume_type));
+    KARP_RETURN_IF_ERROR(ReadVolumeSize(ebs, &m.ebs.volume_size));
     nc->block_device_mappings.push_back(std::move(m));
     return absl::OkStatus();
   }));
 
   KARP_ASSIGN_OR_RETURN(Reader k, spec.Object("kubelet"));
   KubeletConfiguration& kc = nc->kubelet;
-  KARP_NC_RETURN_IF_ERROR(k.Int32("maxPods", &kc.max_pods));
-  KARP_NC_RETURN_IF_ERROR(k.Int32("podsPerCore", &kc.pods_per_core));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("kubeReserved", &kc.kube_reserved));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("systemReserved", &kc.system_reserved));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionHard", &kc.eviction_hard));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionSoft", &kc.eviction_soft));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionSoftGracePeriod", &kc.eviction_soft_grace_period));
-  KARP_NC_RETURN_IF_ERROR(k.Int32("evictionMaxPodGracePeriod", &kc.eviction_max_pod_grace_period));
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(k.Int32("maxPods", &kc.max_pods));
+  KARP_RETURN_IF_ERROR(k.Int32("podsPerCore", &kc.pods_per_core));
+  KARP_RETURN_IF_ERROR(k.StringMap("kubeReserved", &kc.kube_reserved));
+  KARP_RETURN_IF_ERROR(k.StringMap("systemReserved", &kc.system_reserved));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionHard", &kc.eviction_hard));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionSoft", &kc.eviction_soft));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionSoftGracePeriod", &kc.eviction_soft_grace_period));
+  KARP_RETURN_IF_ERROR(k.Int32("evictionMaxPodGracePeriod", &kc.eviction_max_pod_grace_period));
+  KARP_RETURN_IF_ERROR(
       k.Int32("imageGCHighThresholdPercent", &kc.image_gc_high_threshold_percent));
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       k.Int32("imageGCLowThresholdPercent", &kc.image_gc_low_threshold_percent));
-  KARP_NC_RETURN_IF_ERROR(k.Bool("cpuCFSQuota", &kc.cpu_cfs_quota));
-  KARP_NC_RETURN_IF_ERROR(k.StringList("clusterDNS", &kc.cluster_dns));
+  KARP_RETURN_IF_ERROR(k.Bool("cpuCFSQuota", &kc.cpu_cfs_quota));
+  KARP_RETURN_IF_ERROR(k.StringList("clusterDNS", &kc.cluster_dns));
 
-  KARP_NC_RETURN_IF_ERROR(spec.Bool("associatePublicIPAddress", &nc->associate_public_ip_address));
+  KARP_RETURN_IF_ERROR(spec.Bool("associatePublicIPAddress", &nc->associate_public_ip_address));
   std::optional<bool> monitoring;
-  KARP_NC_RETURN_IF_ERROR(spec.Bool("detailedMonitoring", &monitoring));
+  KARP_RETURN_IF_ERROR(spec.Bool("detailedMonitoring", &monitoring));
   nc->detailed_monitoring = monitoring.value_or(false);
-  KARP_NC_RETURN_IF_ERROR(spec.String("instanceStorePolicy", &nc->instance_store_policy));
+  KARP_RETURN_IF_ERROR(spec.String("instanceStorePolicy", &nc->instance_store_policy));
   return absl::OkStatus();
 }
 
@@ -728,7 +728,7 @@ class Decoder {
     if (v.is_null()) return absl::OkStatus();
     if (v.is_array()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        KARP_NC_RETURN_IF_ERROR(Item(v[i], Index(path, i), 0));
+        KARP_RETURN_IF_ERROR(Item(v[i], Index(path, i), 0));
       }
       return absl::OkStatus();
     }
@@ -744,8 +744,8 @@ class Decoder {
     KARP_ASSIGN_OR_RETURN(Reader item, Reader::Make(&v, path));
     std::string kind, api_version;
     if (item.Get("kind") == nullptr) return PathError(item.At("kind"), "required");
-    KARP_NC_RETURN_IF_ERROR(item.String("kind", &kind));
-    KARP_NC_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
+    KARP_RETURN_IF_ERROR(item.String("kind", &kind));
+    KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
     const Json* items = item.Get("items");
     if (kind == "List" ||
         (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
@@ -753,7 +753,7 @@ class Decoder {
       if (items == nullptr) return absl::OkStatus();
       if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
       for (size_t i = 0; i < items->size(); ++i) {
-        KARP_NC_RETURN_IF_ERROR(Item((*items)[i], Index(item.At("items"), i), depth + 1));
+        KARP_RETURN_IF_ERROR(Item((*items)[i], Index(item.At("items"), i), depth + 1));
       }
       return absl::OkStatus();
     }
@@ -765,12 +765,12 @@ class Decoder {
     }
     Ec2NodeClass nc;
     KARP_ASSIGN_OR_RETURN(Reader meta, item.Object("metadata"));
-    KARP_NC_RETURN_IF_ERROR(meta.String("name", &nc.metadata.name));
-    KARP_NC_RETURN_IF_ERROR(meta.StringMap("labels", &nc.metadata.labels));
-    KARP_NC_RETURN_IF_ERROR(meta.StringMap("annotations", &nc.metadata.annotations));
-    KARP_NC_RETURN_IF_ERROR(meta.String("uid", &nc.metadata.uid));
+    KARP_RETURN_IF_ERROR(meta.String("name", &nc.metadata.name));
+    KARP_RETURN_IF_ERROR(meta.StringMap("labels", &nc.metadata.labels));
+    KARP_RETURN_IF_ERROR(meta.StringMap("annotations", &nc.metadata.annotations));
+    KARP_RETURN_IF_ERROR(meta.String("uid", &nc.metadata.uid));
     KARP_ASSIGN_OR_RETURN(Reader spec, item.Object("spec"));
-    KARP_NC_RETURN_IF_ERROR(ReadSpec(spec, &nc));
+    KARP_RETURN_IF_ERROR(ReadSpec(spec, &nc));
     if (absl::Status s = CheckFields(nc); !s.ok()) {
       // Field paths are relative to the object; make them relative to the document.
       return absl::InvalidArgumentError(path.empty() ? std::string(Msg(s))
@@ -852,7 +852,7 @@ std::string_view EphemeralDeviceName(AwsAmiFamily family) {
 
 absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_class,
                                                     AwsCatalogOptions base) {
-  KARP_NC_RETURN_IF_ERROR(ValidateEc2NodeClass(node_class));
+  KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(node_class));
   const KubeletConfiguration& k = node_class.kubelet;
   base.ami_family = node_class.ResolvedAmiFamily();
   if (k.max_pods.has_value()) base.max_pods = *k.max_pods;
@@ -872,7 +872,7 @@ absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_cla
     base.ephemeral_volume_bytes = *m->ebs.volume_size;
   }
   base.instance_store_raid0 = node_class.instance_store_policy == "RAID0";
-  KARP_NC_RETURN_IF_ERROR(base.Validate());
+  KARP_RETURN_IF_ERROR(base.Validate());
   return base;
 }
 

@@ -17,18 +17,6 @@
 #include "karp/requirements.h"
 #include "karp/storage.h"
 
-// KARP_RETURN_IF_ERROR with a unique variable per expansion (the decoders nest lambdas that
-// return errors inside calls that return errors; -Wshadow rejects reused names).
-#define KARP_STORAGE_CONCAT_INNER_(a, b) a##b
-#define KARP_STORAGE_CONCAT_(a, b) KARP_STORAGE_CONCAT_INNER_(a, b)
-#define RETURN_IF_ERROR(expr) \
-  KARP_STORAGE_RETURN_IF_ERROR_(KARP_STORAGE_CONCAT_(karp_storage_status_, __COUNTER__), expr)
-#define KARP_STORAGE_RETURN_IF_ERROR_(var, expr) \
-  do {                                           \
-    ::absl::Status var = (expr);                 \
-    if (!var.ok()) return var;                   \
-  } while (0)
-
 namespace karp::json::codec_internal {
 namespace {
 
@@ -44,13 +32,13 @@ std::string_view Msg(const absl::Status& s) {
 }
 
 absl::Status ReadClaim(const Fields& item, PersistentVolumeClaim* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
+  KARP_RETURN_IF_ERROR(item.Meta(&out->metadata));
   if (out->metadata.namespace_.empty()) out->metadata.namespace_ = "default";
   KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
-  RETURN_IF_ERROR(spec.String("volumeName", &out->volume_name));
-  RETURN_IF_ERROR(spec.String("storageClassName", &out->storage_class_name));
+  KARP_RETURN_IF_ERROR(spec.String("volumeName", &out->volume_name));
+  KARP_RETURN_IF_ERROR(spec.String("storageClassName", &out->storage_class_name));
   KARP_ASSIGN_OR_RETURN(Fields status, item.Object("status"));
-  RETURN_IF_ERROR(status.String("phase", &out->phase));
+  KARP_RETURN_IF_ERROR(status.String("phase", &out->phase));
   if (!out->phase.empty() && out->phase != kClaimPending && out->phase != kClaimBound &&
       out->phase != kClaimLost) {
     return status.Error("phase", internal::StrCat("unsupported phase \"", out->phase,
@@ -60,13 +48,13 @@ absl::Status ReadClaim(const Fields& item, PersistentVolumeClaim* out) {
 }
 
 absl::Status ReadVolume(const Fields& item, PersistentVolume* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
+  KARP_RETURN_IF_ERROR(item.Meta(&out->metadata));
   KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
   KARP_ASSIGN_OR_RETURN(Fields affinity, spec.Object("nodeAffinity"));
   KARP_ASSIGN_OR_RETURN(Fields required, affinity.Object("required"));
-  RETURN_IF_ERROR(required.Objects("nodeSelectorTerms", [&](const Fields& t) -> absl::Status {
+  KARP_RETURN_IF_ERROR(required.Objects("nodeSelectorTerms", [&](const Fields& t) -> absl::Status {
     NodeSelectorTerm term;
-    RETURN_IF_ERROR(t.NodeSelectorTerm(&term));
+    KARP_RETURN_IF_ERROR(t.NodeSelectorTerm(&term));
     // Operators were checked by the term reader; their arity here (the API server's rule).
     for (size_t i = 0; i < term.match_expressions.size(); ++i) {
       absl::StatusOr<Requirement> r = Requirement::Create(term.match_expressions[i]);
@@ -78,7 +66,7 @@ absl::Status ReadVolume(const Fields& item, PersistentVolume* out) {
     return absl::OkStatus();
   }));
   KARP_ASSIGN_OR_RETURN(Fields csi, spec.Object("csi"));
-  if (csi.present()) RETURN_IF_ERROR(csi.RequiredString("driver", &out->csi_driver));
+  if (csi.present()) KARP_RETURN_IF_ERROR(csi.RequiredString("driver", &out->csi_driver));
   KARP_ASSIGN_OR_RETURN(Fields ebs, spec.Object("awsElasticBlockStore"));
   out->aws_elastic_block_store = ebs.present();
   KARP_ASSIGN_OR_RETURN(Fields local, spec.Object("local"));
@@ -89,10 +77,10 @@ absl::Status ReadVolume(const Fields& item, PersistentVolume* out) {
 }
 
 absl::Status ReadClass(const Fields& item, StorageClass* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
-  RETURN_IF_ERROR(item.String("provisioner", &out->provisioner));
+  KARP_RETURN_IF_ERROR(item.Meta(&out->metadata));
+  KARP_RETURN_IF_ERROR(item.String("provisioner", &out->provisioner));
   std::string mode;
-  RETURN_IF_ERROR(item.String("volumeBindingMode", &mode));
+  KARP_RETURN_IF_ERROR(item.String("volumeBindingMode", &mode));
   if (mode == VolumeBindingModeName(VolumeBindingMode::kImmediate)) {
     out->volume_binding_mode = VolumeBindingMode::kImmediate;
   } else if (mode == VolumeBindingModeName(VolumeBindingMode::kWaitForFirstConsumer)) {
@@ -104,11 +92,11 @@ absl::Status ReadClass(const Fields& item, StorageClass* out) {
   }
   return item.Objects("allowedTopologies", [&](const Fields& t) -> absl::Status {
     TopologySelectorTerm term;
-    RETURN_IF_ERROR(t.Objects("matchLabelExpressions", [&](const Fields& e) -> absl::Status {
+    KARP_RETURN_IF_ERROR(t.Objects("matchLabelExpressions", [&](const Fields& e) -> absl::Status {
       TopologySelectorRequirement r;
-      RETURN_IF_ERROR(e.RequiredString("key", &r.key));
+      KARP_RETURN_IF_ERROR(e.RequiredString("key", &r.key));
       if (r.key.empty()) return e.Error("key", "must not be empty");
-      RETURN_IF_ERROR(e.StringList("values", &r.values));
+      KARP_RETURN_IF_ERROR(e.StringList("values", &r.values));
       term.match_label_expressions.push_back(std::move(r));
       return absl::OkStatus();
     }));
@@ -118,16 +106,16 @@ absl::Status ReadClass(const Fields& item, StorageClass* out) {
 }
 
 absl::Status ReadCsiNode(const Fields& item, CSINode* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
+  KARP_RETURN_IF_ERROR(item.Meta(&out->metadata));
   KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
   return spec.Objects("drivers", [&](const Fields& d) -> absl::Status {
     CSINodeDriver driver;
-    RETURN_IF_ERROR(d.RequiredString("name", &driver.name));
+    KARP_RETURN_IF_ERROR(d.RequiredString("name", &driver.name));
     if (driver.name.empty()) return d.Error("name", "must not be empty");
     KARP_ASSIGN_OR_RETURN(Fields allocatable, d.Object("allocatable"));
     if (allocatable.present()) {
       std::optional<int32_t> count;
-      RETURN_IF_ERROR(allocatable.Int32("count", &count));
+      KARP_RETURN_IF_ERROR(allocatable.Int32("count", &count));
       if (count && *count < 0) return allocatable.Error("count", "must be >= 0");
       driver.allocatable_count = count.value_or(0);  // no count: 0, as the reference
     }
@@ -217,22 +205,22 @@ absl::Status DecodeStorageObject(const StorageKind& kind, const Fields& item,
                                  ClusterSnapshot* snap, const ObjectMeta** meta) {
   if (kind.kind == kStorageKinds[0].kind) {
     PersistentVolumeClaim c;
-    RETURN_IF_ERROR(ReadClaim(item, &c));
+    KARP_RETURN_IF_ERROR(ReadClaim(item, &c));
     snap->persistent_volume_claims.push_back(std::move(c));
     *meta = &snap->persistent_volume_claims.back().metadata;
   } else if (kind.kind == kStorageKinds[1].kind) {
     PersistentVolume v;
-    RETURN_IF_ERROR(ReadVolume(item, &v));
+    KARP_RETURN_IF_ERROR(ReadVolume(item, &v));
     snap->persistent_volumes.push_back(std::move(v));
     *meta = &snap->persistent_volumes.back().metadata;
   } else if (kind.kind == kStorageKinds[2].kind) {
     StorageClass c;
-    RETURN_IF_ERROR(ReadClass(item, &c));
+    KARP_RETURN_IF_ERROR(ReadClass(item, &c));
     snap->storage_classes.push_back(std::move(c));
     *meta = &snap->storage_classes.back().metadata;
   } else {
     CSINode n;
-    RETURN_IF_ERROR(ReadCsiNode(item, &n));
+    KARP_RETURN_IF_ERROR(ReadCsiNode(item, &n));
     snap->csi_nodes.push_back(std::move(n));
     *meta = &snap->csi_nodes.back().metadata;
   }
@@ -249,8 +237,3 @@ void AppendStorageObjects(const ClusterSnapshot& snap, Json* items) {
 }
 
 }  // namespace karp::json::codec_internal
-
-#undef RETURN_IF_ERROR
-#undef KARP_STORAGE_RETURN_IF_ERROR_
-#undef KARP_STORAGE_CONCAT_
-#undef KARP_STORAGE_CONCAT_INNER_
