@@ -30,127 +30,25 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_fields.h"
-#include "json/codec_util.h"
 #include "json/document.h"
+#include "json/field_reader.h"
 
 namespace karp::json {
 namespace {
 
+using codec_internal::AsInt64;
 using codec_internal::Document;
+using codec_internal::FieldReader;
+using codec_internal::IndexPath;
+using codec_internal::JoinPath;
 using codec_internal::Json;
-using codec_internal::kNever;
 using codec_internal::LoadDocuments;
-using codec_internal::ParseGoDuration;
+using codec_internal::PathError;
+using codec_internal::ReadMeta;
+using codec_internal::ReadNodeSelectorTerm;
 using codec_internal::ReadWholeFile;
-
-// ---------------------------------------------------------------------------------------------
-// Paths and errors
-
-std::string JoinPath(std::string_view base, std::string_view key) {
-  if (base.empty()) return std::string(key);
-  return internal::StrCat(base, ".", key);
-}
-
-std::string IndexPath(std::string_view base, size_t i) {
-  return internal::StrCat(base, "[", i, "]");
-}
-
-absl::Status PathError(std::string_view path, std::string_view what) {
-  if (path.empty()) return absl::InvalidArgumentError(std::string(what));
-  return absl::InvalidArgumentError(internal::StrCat(path, ": ", what));
-}
-
-const char* TypeName(const Json& v) {
-  switch (v.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::string:
-      return "a string";
-    case Json::value_t::boolean:
-      return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return "a number";
-    case Json::value_t::binary:
-      return "binary data";
-    case Json::value_t::discarded:
-      break;
-  }
-  return "an invalid value";
-}
-
-std::string_view Msg(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
-
-absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
-  return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scalar conversions
-
-absl::StatusOr<std::string> AsString(const Json& v, std::string_view path) {
-  if (!v.is_string()) return WrongType(path, "a string", v);
-  return v.get_ref<const std::string&>();
-}
-
-absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
-  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return PathError(path, "integer out of range");
-    }
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    // 2^63 is exactly representable; every double below it in magnitude fits in an int64.
-    if (!std::isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
-      return PathError(path, "integer out of range");
-    }
-    if (d != std::trunc(d)) {
-      return PathError(path, internal::StrCat("expected an integer, got ", v.dump()));
-    }
-    return static_cast<int64_t>(d);
-  }
-  return WrongType(path, "an integer", v);
-}
-
-absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path) {
-  KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
-  if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
-    return PathError(path, "integer out of range for a 32-bit field");
-  }
-  return static_cast<int32_t>(i);
-}
-
-// The text of a quantity given as a string or a JSON number.
-absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
-  if (v.is_string()) return v.get_ref<const std::string&>();
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  if (v.is_number_float()) {
-    if (!std::isfinite(v.get<double>())) return PathError(path, "invalid quantity");
-    return v.dump();  // shortest text that reads back as the same double
-  }
-  return WrongType(path, "a quantity string", v);
-}
-
-absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
-      t == absl::InfinitePast()) {
-    return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
-  }
-  return t;
-}
+using codec_internal::WrongType;
+using internal::Message;
 
 // An int-or-string (PodDisruptionBudget minAvailable/maxUnavailable, budget nodes): a
 // non-negative integer or a percentage.
@@ -166,191 +64,20 @@ absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path)
   }
   if (absl::StatusOr<IntOrPercent> parsed = ParseIntOrPercent(text, /*max_percent_100=*/false);
       !parsed.ok()) {
-    return PathError(path, Msg(parsed.status()));
+    return PathError(path, Message(parsed.status()));
   }
   return text;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Object reader: typed access to the fields of one JSON object, naming paths on error.
-
-class Obj {
- public:
-  // An absent object: every field reads as absent.
-  explicit Obj(std::string path) : v_(nullptr), path_(std::move(path)) {}
-
-  // `v` must be an object or null (null reads as absent).
-  static absl::StatusOr<Obj> Make(const Json& v, std::string path) {
-    if (v.is_null()) return Obj(std::move(path));
-    if (!v.is_object()) return WrongType(path, "an object", v);
-    Obj o(std::move(path));
-    o.v_ = &v;
-    return o;
-  }
-
-  bool present() const { return v_ != nullptr; }
-  const std::string& path() const { return path_; }
-  std::string At(std::string_view key) const { return JoinPath(path_, key); }
-
-  // The field, or nullptr when absent or null.
-  const Json* Get(std::string_view key) const {
-    if (v_ == nullptr) return nullptr;
-    auto it = v_->find(key);
-    if (it == v_->end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  absl::StatusOr<Obj> Object(std::string_view key) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return Obj(At(key));
-    return Make(*f, At(key));
-  }
-
-  absl::Status String(std::string_view key, std::string* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status RequiredString(std::string_view key, std::string* out) const {
-    if (Get(key) == nullptr) return PathError(At(key), "required");
-    return String(key, out);
-  }
-
-  absl::Status Bool(std::string_view key, bool* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
-    *out = f->get<bool>();
-    return absl::OkStatus();
-  }
-
-  absl::Status Int32(std::string_view key, int32_t* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Int64(std::string_view key, std::optional<int64_t>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_object()) return WrongType(At(key), "an object", *f);
-    out->clear();
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
-      out->emplace(it.key(), it->get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status StringList(std::string_view key, std::vector<std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_array()) return WrongType(At(key), "an array", *f);
-    out->clear();
-    out->reserve(f->size());
-    for (size_t i = 0; i < f->size(); ++i) {
-      const Json& e = (*f)[i];
-      if (!e.is_string()) return WrongType(IndexPath(At(key), i), "a string", e);
-      out->push_back(e.get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Resources(std::string_view key, ResourceList* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_object()) return WrongType(At(key), "an object", *f);
-    ResourceList list;
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      const std::string& name = it.key();
-      if (it->is_null()) continue;
-      const std::string path = JoinPath(At(key), name);
-      if (name.empty()) return PathError(path, "empty resource name");
-      KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
-      absl::StatusOr<int64_t> q = ParseQuantity(text, name);
-      if (!q.ok()) return PathError(path, Msg(q.status()));
-      list.Set(name, *q);
-    }
-    *out = std::move(list);
-    return absl::OkStatus();
-  }
-
-  absl::Status Time(std::string_view key, absl::Time* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Time(std::string_view key, std::optional<absl::Time>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
-    return absl::OkStatus();
-  }
-
-  // A Go duration ("720h", "1h30m", "10s"); `Never` (-> nullopt) only when `allow_never`.
-  absl::Status Duration(std::string_view key, std::optional<absl::Duration>* out,
-                        bool allow_never) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    if (allow_never && text == kNever) {
-      *out = std::nullopt;
-      return absl::OkStatus();
-    }
-    absl::StatusOr<absl::Duration> d = ParseGoDuration(text);
-    if (!d.ok()) return PathError(At(key), Msg(d.status()));
-    *out = *d;
-    return absl::OkStatus();
-  }
-
-  // Calls fn(const Obj& item) for each element of the array field `key` (each an object).
-  template <typename Fn>
-  absl::Status Objects(std::string_view key, Fn&& fn) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    const std::string path = At(key);
-    if (!f->is_array()) return WrongType(path, "an array", *f);
-    for (size_t i = 0; i < f->size(); ++i) {
-      const Json& e = (*f)[i];
-      std::string item_path = IndexPath(path, i);
-      if (!e.is_object()) return WrongType(item_path, "an object", e);
-      Obj item(std::move(item_path));
-      item.v_ = &e;
-      KARP_RETURN_IF_ERROR(fn(item));
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const Json* v_;
-  std::string path_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // Shared pieces
 
-absl::Status ReadMeta(const Obj& m, ObjectMeta* meta) {
+}  // namespace
+
+// Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
+namespace codec_internal {
+
+absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta) {
   KARP_RETURN_IF_ERROR(m.String("name", &meta->name));
   KARP_RETURN_IF_ERROR(m.String("namespace", &meta->namespace_));
   KARP_RETURN_IF_ERROR(m.String("uid", &meta->uid));
@@ -359,7 +86,7 @@ absl::Status ReadMeta(const Obj& m, ObjectMeta* meta) {
   KARP_RETURN_IF_ERROR(m.Time("creationTimestamp", &meta->creation_timestamp));
   KARP_RETURN_IF_ERROR(m.Time("deletionTimestamp", &meta->deletion_timestamp));
   meta->owner_references.clear();
-  return m.Objects("ownerReferences", [&](const Obj& o) -> absl::Status {
+  return m.Objects("ownerReferences", [&](const FieldReader& o) -> absl::Status {
     OwnerReference ref;
     KARP_RETURN_IF_ERROR(o.String("apiVersion", &ref.api_version));
     KARP_RETURN_IF_ERROR(o.String("kind", &ref.kind));
@@ -371,9 +98,13 @@ absl::Status ReadMeta(const Obj& m, ObjectMeta* meta) {
   });
 }
 
-absl::Status ReadTaints(const Obj& parent, std::string_view key, std::vector<Taint>* out) {
+}  // namespace codec_internal
+
+namespace {
+
+absl::Status ReadTaints(const FieldReader& parent, std::string_view key, std::vector<Taint>* out) {
   out->clear();
-  return parent.Objects(key, [&](const Obj& o) -> absl::Status {
+  return parent.Objects(key, [&](const FieldReader& o) -> absl::Status {
     Taint t;
     KARP_RETURN_IF_ERROR(o.RequiredString("key", &t.key));
     KARP_RETURN_IF_ERROR(o.String("value", &t.value));
@@ -391,9 +122,9 @@ absl::Status ReadTaints(const Obj& parent, std::string_view key, std::vector<Tai
   });
 }
 
-absl::Status ReadConditions(const Obj& status, std::vector<NodeCondition>* out) {
+absl::Status ReadConditions(const FieldReader& status, std::vector<NodeCondition>* out) {
   out->clear();
-  return status.Objects("conditions", [&](const Obj& o) -> absl::Status {
+  return status.Objects("conditions", [&](const FieldReader& o) -> absl::Status {
     NodeCondition c;
     KARP_RETURN_IF_ERROR(o.RequiredString("type", &c.type));
     KARP_RETURN_IF_ERROR(o.RequiredString("status", &c.status));
@@ -409,8 +140,8 @@ absl::Status ReadConditions(const Obj& status, std::vector<NodeCondition>* out) 
   });
 }
 
-absl::Status ReadNodeClassRef(const Obj& spec, NodeClassRef* out) {
-  KARP_ASSIGN_OR_RETURN(Obj ref, spec.Object("nodeClassRef"));
+absl::Status ReadNodeClassRef(const FieldReader& spec, NodeClassRef* out) {
+  KARP_ASSIGN_OR_RETURN(FieldReader ref, spec.Object("nodeClassRef"));
   KARP_RETURN_IF_ERROR(ref.String("group", &out->group));
   KARP_RETURN_IF_ERROR(ref.String("kind", &out->kind));
   KARP_RETURN_IF_ERROR(ref.String("name", &out->name));
@@ -420,12 +151,13 @@ absl::Status ReadNodeClassRef(const Obj& spec, NodeClassRef* out) {
 enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
 
 // One NodeSelectorRequirement ({key, operator, values, minValues}).
-absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorRequirement* out) {
+absl::Status ReadRequirement(const FieldReader& o, RequirementOwner owner,
+                             NodeSelectorRequirement* out) {
   KARP_RETURN_IF_ERROR(o.RequiredString("key", &out->key));
   std::string op_text;
   KARP_RETURN_IF_ERROR(o.RequiredString("operator", &op_text));
   absl::StatusOr<Operator> op = ParseOperator(op_text);
-  if (!op.ok()) return PathError(o.At("operator"), Msg(op.status()));
+  if (!op.ok()) return PathError(o.At("operator"), Message(op.status()));
   if (owner == RequirementOwner::kPod && (*op == Operator::kGte || *op == Operator::kLte)) {
     return PathError(
         o.At("operator"),
@@ -450,10 +182,10 @@ absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorR
   return absl::OkStatus();
 }
 
-absl::Status ReadRequirements(const Obj& spec, RequirementOwner owner,
+absl::Status ReadRequirements(const FieldReader& spec, RequirementOwner owner,
                               std::vector<NodeSelectorRequirement>* out) {
   out->clear();
-  return spec.Objects("requirements", [&](const Obj& o) -> absl::Status {
+  return spec.Objects("requirements", [&](const FieldReader& o) -> absl::Status {
     NodeSelectorRequirement r;
     KARP_RETURN_IF_ERROR(ReadRequirement(o, owner, &r));
     out->push_back(std::move(r));
@@ -461,16 +193,16 @@ absl::Status ReadRequirements(const Obj& spec, RequirementOwner owner,
   });
 }
 
-absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
+absl::Status ReadLabelSelector(const FieldReader& parent, std::string_view key,
                                std::optional<LabelSelector>* out) {
-  KARP_ASSIGN_OR_RETURN(Obj o, parent.Object(key));
+  KARP_ASSIGN_OR_RETURN(FieldReader o, parent.Object(key));
   if (!o.present()) {
     *out = std::nullopt;
     return absl::OkStatus();
   }
   LabelSelector sel;
   KARP_RETURN_IF_ERROR(o.StringMap("matchLabels", &sel.match_labels));
-  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
     LabelSelectorRequirement r;
     KARP_RETURN_IF_ERROR(e.RequiredString("key", &r.key));
     std::string op_text;
@@ -491,8 +223,13 @@ absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeSelectorTerm(const Obj& o, NodeSelectorTerm* out) {
-  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+}  // namespace
+
+// Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
+namespace codec_internal {
+
+absl::Status ReadNodeSelectorTerm(const FieldReader& o, NodeSelectorTerm* out) {
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
     NodeSelectorRequirement r;
     KARP_RETURN_IF_ERROR(ReadRequirement(e, RequirementOwner::kPod, &r));
     out->match_expressions.push_back(std::move(r));
@@ -505,7 +242,11 @@ absl::Status ReadNodeSelectorTerm(const Obj& o, NodeSelectorTerm* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadPodAffinityTerm(const Obj& o, PodAffinityTerm* out) {
+}  // namespace codec_internal
+
+namespace {
+
+absl::Status ReadPodAffinityTerm(const FieldReader& o, PodAffinityTerm* out) {
   KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
   KARP_RETURN_IF_ERROR(o.StringList("namespaces", &out->namespaces));
   KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "namespaceSelector", &out->namespace_selector));
@@ -515,52 +256,54 @@ absl::Status ReadPodAffinityTerm(const Obj& o, PodAffinityTerm* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadPodAffinityRules(const Obj& affinity, std::string_view key,
+absl::Status ReadPodAffinityRules(const FieldReader& affinity, std::string_view key,
                                   PodAffinityRules* out) {
-  KARP_ASSIGN_OR_RETURN(Obj o, affinity.Object(key));
+  KARP_ASSIGN_OR_RETURN(FieldReader o, affinity.Object(key));
   KARP_RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
-                            [&](const Obj& t) -> absl::Status {
-                              PodAffinityTerm term;
-                              KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
-                              out->required.push_back(std::move(term));
-                              return absl::OkStatus();
-                            }));
+                                 [&](const FieldReader& t) -> absl::Status {
+                                   PodAffinityTerm term;
+                                   KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
+                                   out->required.push_back(std::move(term));
+                                   return absl::OkStatus();
+                                 }));
   return o.Objects("preferredDuringSchedulingIgnoredDuringExecution",
-                   [&](const Obj& w) -> absl::Status {
+                   [&](const FieldReader& w) -> absl::Status {
                      WeightedPodAffinityTerm wt;
                      KARP_RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
-                     KARP_ASSIGN_OR_RETURN(Obj t, w.Object("podAffinityTerm"));
+                     KARP_ASSIGN_OR_RETURN(FieldReader t, w.Object("podAffinityTerm"));
                      KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
                      out->preferred.push_back(std::move(wt));
                      return absl::OkStatus();
                    });
 }
 
-absl::Status ReadAffinity(const Obj& spec, Pod* pod) {
-  KARP_ASSIGN_OR_RETURN(Obj aff, spec.Object("affinity"));
-  KARP_ASSIGN_OR_RETURN(Obj na, aff.Object("nodeAffinity"));
-  KARP_ASSIGN_OR_RETURN(Obj req, na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
-  KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const Obj& t) -> absl::Status {
+absl::Status ReadAffinity(const FieldReader& spec, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(FieldReader aff, spec.Object("affinity"));
+  KARP_ASSIGN_OR_RETURN(FieldReader na, aff.Object("nodeAffinity"));
+  KARP_ASSIGN_OR_RETURN(FieldReader req,
+                        na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
+  KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const FieldReader& t) -> absl::Status {
     NodeSelectorTerm term;
     KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
     pod->node_affinity.required.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  KARP_RETURN_IF_ERROR(na.Objects("preferredDuringSchedulingIgnoredDuringExecution",
-                             [&](const Obj& p) -> absl::Status {
-                               PreferredSchedulingTerm pt;
-                               KARP_RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
-                               KARP_ASSIGN_OR_RETURN(Obj pref, p.Object("preference"));
-                               KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
-                               pod->node_affinity.preferred.push_back(std::move(pt));
-                               return absl::OkStatus();
-                             }));
+  KARP_RETURN_IF_ERROR(na.Objects(
+      "preferredDuringSchedulingIgnoredDuringExecution", [&](const FieldReader& p) -> absl::Status {
+        PreferredSchedulingTerm pt;
+        KARP_RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
+        KARP_ASSIGN_OR_RETURN(FieldReader pref, p.Object("preference"));
+        KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
+        pod->node_affinity.preferred.push_back(std::move(pt));
+        return absl::OkStatus();
+      }));
   KARP_RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAffinity", &pod->pod_affinity));
   KARP_RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAntiAffinity", &pod->pod_anti_affinity));
   return absl::OkStatus();
 }
 
-absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusionPolicy* out) {
+absl::Status ReadInclusionPolicy(const FieldReader& o, std::string_view key,
+                                 NodeInclusionPolicy* out) {
   std::string text;
   KARP_RETURN_IF_ERROR(o.String(key, &text));
   if (o.Get(key) == nullptr) return absl::OkStatus();
@@ -575,7 +318,7 @@ absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusi
   return absl::OkStatus();
 }
 
-absl::Status ReadTopologySpread(const Obj& o, TopologySpreadConstraint* out) {
+absl::Status ReadTopologySpread(const FieldReader& o, TopologySpreadConstraint* out) {
   KARP_RETURN_IF_ERROR(o.Int32("maxSkew", &out->max_skew));
   if (out->max_skew < 1) return PathError(o.At("maxSkew"), "must be greater than 0");
   KARP_RETURN_IF_ERROR(o.RequiredString("topologyKey", &out->topology_key));
@@ -601,14 +344,15 @@ absl::Status ReadTopologySpread(const Obj& o, TopologySpreadConstraint* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadContainers(const Obj& spec, std::string_view key, std::vector<Container>* out) {
+absl::Status ReadContainers(const FieldReader& spec, std::string_view key,
+                            std::vector<Container>* out) {
   out->clear();
-  return spec.Objects(key, [&](const Obj& c) -> absl::Status {
+  return spec.Objects(key, [&](const FieldReader& c) -> absl::Status {
     Container container;
     KARP_RETURN_IF_ERROR(c.String("name", &container.name));
-    KARP_ASSIGN_OR_RETURN(Obj res, c.Object("resources"));
+    KARP_ASSIGN_OR_RETURN(FieldReader res, c.Object("resources"));
     KARP_RETURN_IF_ERROR(res.Resources("requests", &container.requests));
-    KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const Obj& p) -> absl::Status {
+    KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const FieldReader& p) -> absl::Status {
       ContainerPort port;
       KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
       KARP_RETURN_IF_ERROR(p.Int32("hostPort", &port.host_port));
@@ -636,46 +380,47 @@ absl::Status ReadContainers(const Obj& spec, std::string_view key, std::vector<C
 }
 
 // Pod spec fields (shared by Pods and DaemonSet templates).
-absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
+absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
   KARP_RETURN_IF_ERROR(spec.String("nodeName", &pod->node_name));
   KARP_RETURN_IF_ERROR(spec.StringMap("nodeSelector", &pod->node_selector));
   KARP_RETURN_IF_ERROR(ReadAffinity(spec, pod));
-  KARP_RETURN_IF_ERROR(spec.Objects("tolerations", [&](const Obj& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(spec.Objects("tolerations", [&](const FieldReader& o) -> absl::Status {
     Toleration t;
     KARP_RETURN_IF_ERROR(o.String("key", &t.key));
     std::string op;
     KARP_RETURN_IF_ERROR(o.String("operator", &op));
     absl::StatusOr<TolerationOperator> top = ParseTolerationOperator(op);
-    if (!top.ok()) return PathError(o.At("operator"), Msg(top.status()));
+    if (!top.ok()) return PathError(o.At("operator"), Message(top.status()));
     t.op = *top;
     KARP_RETURN_IF_ERROR(o.String("value", &t.value));
     std::string effect;
     KARP_RETURN_IF_ERROR(o.String("effect", &effect));
     absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
-    if (!e.ok()) return PathError(o.At("effect"), Msg(e.status()));
+    if (!e.ok()) return PathError(o.At("effect"), Message(e.status()));
     t.effect = *e;
     pod->tolerations.push_back(std::move(t));
     return absl::OkStatus();
   }));
-  KARP_RETURN_IF_ERROR(spec.Objects("topologySpreadConstraints", [&](const Obj& o) -> absl::Status {
-    TopologySpreadConstraint c;
-    KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
-    pod->topology_spread_constraints.push_back(std::move(c));
-    return absl::OkStatus();
-  }));
+  KARP_RETURN_IF_ERROR(
+      spec.Objects("topologySpreadConstraints", [&](const FieldReader& o) -> absl::Status {
+        TopologySpreadConstraint c;
+        KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
+        pod->topology_spread_constraints.push_back(std::move(c));
+        return absl::OkStatus();
+      }));
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
   KARP_RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
-  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
+  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
   KARP_RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
   KARP_RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
   KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
-  KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const Obj& v) -> absl::Status {
+  KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const FieldReader& v) -> absl::Status {
     // Volumes backed by a claim (docs/formats-storage.md); other kinds are not kept.
     PodVolume volume;
     KARP_RETURN_IF_ERROR(v.String("name", &volume.name));
-    KARP_ASSIGN_OR_RETURN(Obj pvc, v.Object("persistentVolumeClaim"));
-    KARP_ASSIGN_OR_RETURN(Obj ephemeral, v.Object("ephemeral"));
+    KARP_ASSIGN_OR_RETURN(FieldReader pvc, v.Object("persistentVolumeClaim"));
+    KARP_ASSIGN_OR_RETURN(FieldReader ephemeral, v.Object("ephemeral"));
     if (pvc.present()) {
       KARP_RETURN_IF_ERROR(pvc.RequiredString("claimName", &volume.claim_name));
       if (volume.claim_name.empty()) return PathError(pvc.At("claimName"), "must not be empty");
@@ -694,38 +439,38 @@ absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
-absl::Status ReadPod(const Obj& item, Pod* pod, bool* skip) {
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+absl::Status ReadPod(const FieldReader& item, Pod* pod, bool* skip) {
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
   if (!pod->scheduler_name.empty() && pod->scheduler_name != "default-scheduler") {
     *skip = true;
     return absl::OkStatus();
   }
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
   if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
   KARP_RETURN_IF_ERROR(ReadPodSpec(spec, pod));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.String("phase", &pod->phase));
   KARP_RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
   return absl::OkStatus();
 }
 
-absl::Status ReadNode(const Obj& item, Node* node) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+absl::Status ReadNode(const FieldReader& item, Node* node) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &node->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &node->taints));
   KARP_RETURN_IF_ERROR(spec.Bool("unschedulable", &node->unschedulable));
   KARP_RETURN_IF_ERROR(spec.String("providerID", &node->provider_id));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.Resources("capacity", &node->capacity));
   KARP_RETURN_IF_ERROR(status.Resources("allocatable", &node->allocatable));
   KARP_RETURN_IF_ERROR(ReadConditions(status, &node->conditions));
   return absl::OkStatus();
 }
 
-absl::Status ReadBudget(const Obj& o, Budget* b) {
+absl::Status ReadBudget(const FieldReader& o, Budget* b) {
   if (const Json* nodes = o.Get("nodes"); nodes != nullptr) {
     KARP_ASSIGN_OR_RETURN(b->nodes, AsIntOrPercent(*nodes, o.At("nodes")));
   }
@@ -735,23 +480,23 @@ absl::Status ReadBudget(const Obj& o, Budget* b) {
   return absl::OkStatus();  // the rules are ValidateNodePool's
 }
 
-absl::Status ReadNodePool(const Obj& item, NodePool* np) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &np->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
   KARP_RETURN_IF_ERROR(tmeta.StringMap("labels", &np->template_labels));
   KARP_RETURN_IF_ERROR(tmeta.StringMap("annotations", &np->template_annotations));
-  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadRequirements(tspec, RequirementOwner::kNodePool, &np->requirements));
   KARP_RETURN_IF_ERROR(ReadTaints(tspec, "taints", &np->taints));
   KARP_RETURN_IF_ERROR(ReadTaints(tspec, "startupTaints", &np->startup_taints));
   KARP_RETURN_IF_ERROR(ReadNodeClassRef(tspec, &np->node_class_ref));
   KARP_RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
   KARP_RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
-                                 /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(Obj disruption, spec.Object("disruption"));
+                                      /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(FieldReader disruption, spec.Object("disruption"));
   std::string policy;
   KARP_RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
   if (disruption.Get("consolidationPolicy") != nullptr) {
@@ -775,7 +520,7 @@ absl::Status ReadNodePool(const Obj& item, NodePool* np) {
       disruption.Duration("consolidateAfter", &np->consolidate_after, /*allow_never=*/true));
   if (const Json* budgets = disruption.Get("budgets"); budgets != nullptr) {
     np->budgets.clear();
-    KARP_RETURN_IF_ERROR(disruption.Objects("budgets", [&](const Obj& o) -> absl::Status {
+    KARP_RETURN_IF_ERROR(disruption.Objects("budgets", [&](const FieldReader& o) -> absl::Status {
       Budget b;
       KARP_RETURN_IF_ERROR(ReadBudget(o, &b));
       np->budgets.push_back(std::move(b));
@@ -788,20 +533,20 @@ absl::Status ReadNodePool(const Obj& item, NodePool* np) {
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeClaim(const Obj& item, NodeClaim* nc) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+absl::Status ReadNodeClaim(const FieldReader& item, NodeClaim* nc) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &nc->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadRequirements(spec, RequirementOwner::kNodeClaim, &nc->requirements));
-  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
+  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
   KARP_RETURN_IF_ERROR(res.Resources("requests", &nc->requests));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &nc->taints));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "startupTaints", &nc->startup_taints));
   KARP_RETURN_IF_ERROR(ReadNodeClassRef(spec, &nc->node_class_ref));
   KARP_RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
   KARP_RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
-                                /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+                                     /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
   KARP_RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
   KARP_RETURN_IF_ERROR(status.String("imageID", &nc->image_id));
@@ -812,25 +557,25 @@ absl::Status ReadNodeClaim(const Obj& item, NodeClaim* nc) {
   return absl::OkStatus();
 }
 
-absl::Status ReadDaemonSet(const Obj& item, DaemonSet* ds) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+absl::Status ReadDaemonSet(const FieldReader& item, DaemonSet* ds) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &ds->metadata));
   if (ds->metadata.namespace_.empty()) ds->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
   ds->pod_template.metadata.namespace_ = ds->metadata.namespace_;
-  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
   return absl::OkStatus();
 }
 
-absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
+absl::Status ReadPdb(const FieldReader& item, PodDisruptionBudget* pdb) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &pdb->metadata));
   if (pdb->metadata.namespace_.empty()) pdb->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadLabelSelector(spec, "selector", &pdb->selector));
   if (const Json* v = spec.Get("minAvailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->min_available, AsIntOrPercent(*v, spec.At("minAvailable")));
@@ -838,8 +583,9 @@ absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
   if (const Json* v = spec.Get("maxUnavailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
   }
-  KARP_RETURN_IF_ERROR(spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(
+      spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
   return absl::OkStatus();
 }
@@ -889,7 +635,7 @@ class SnapshotDecoder {
  private:
   absl::Status Item(const Json& v, const std::string& path, int list_depth) {
     ++objects_seen_;
-    KARP_ASSIGN_OR_RETURN(Obj item, Obj::Make(v, path));
+    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
     if (!item.present()) return WrongType(path, "an object", v);
     std::string kind;
     KARP_RETURN_IF_ERROR(item.RequiredString("kind", &kind));
@@ -942,24 +688,25 @@ class SnapshotDecoder {
     } else if (kind == "NodeClaim") {
       NodeClaim nc;
       KARP_RETURN_IF_ERROR(ReadNodeClaim(item, &nc));
-      KARP_RETURN_IF_ERROR(CheckUnique(item, "nodeclaim", nc.metadata, false, ValidateNodeClaim(nc)));
+      KARP_RETURN_IF_ERROR(
+          CheckUnique(item, "nodeclaim", nc.metadata, false, ValidateNodeClaim(nc)));
       snap_.node_claims.push_back(std::move(nc));
     } else if (kind == "DaemonSet") {
       DaemonSet ds;
       KARP_RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
-      KARP_RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
+      KARP_RETURN_IF_ERROR(
+          CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
       snap_.daemon_sets.push_back(std::move(ds));
     } else if (const codec_internal::StorageKind* sk = codec_internal::FindStorageKind(kind)) {
-      KARP_ASSIGN_OR_RETURN(codec_internal::Fields fields, codec_internal::Fields::Make(v, path));
       const ObjectMeta* meta = nullptr;
-      KARP_RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, fields, &snap_, &meta));
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, item, &snap_, &meta));
       // The storage decoders apply their field rules while reading (codec_storage.cc).
       KARP_RETURN_IF_ERROR(CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus()));
     } else {
       PodDisruptionBudget pdb;
       KARP_RETURN_IF_ERROR(ReadPdb(item, &pdb));
       KARP_RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true,
-                                  ValidatePodDisruptionBudget(pdb)));
+                                       ValidatePodDisruptionBudget(pdb)));
       snap_.pdbs.push_back(std::move(pdb));
     }
     return absl::OkStatus();
@@ -967,19 +714,18 @@ class SnapshotDecoder {
 
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
   // file read by this decoder; then the object passes its model validator (karp/objects.h).
-  absl::Status CheckUnique(const Obj& item, std::string_view what, const ObjectMeta& meta,
+  absl::Status CheckUnique(const FieldReader& item, std::string_view what, const ObjectMeta& meta,
                            bool namespaced, const absl::Status& valid) {
     const std::string name_path = JoinPath(item.At("metadata"), "name");
     if (meta.name.empty()) return PathError(name_path, "required");
-    if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Msg(valid)));
+    if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Message(valid)));
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
     auto [it, inserted] =
         seen_.emplace(internal::StrCat(what, " ", key), Origin{source_, item.path()});
     if (!inserted) {
       const std::string at = it->second.path.empty() ? "the top level" : it->second.path;
-      const std::string where = it->second.source == source_
-                                    ? at
-                                    : internal::StrCat(at, " of ", it->second.source);
+      const std::string where =
+          it->second.source == source_ ? at : internal::StrCat(at, " of ", it->second.source);
       return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
                                                    "\" (first defined at ", where, ")"));
     }
@@ -997,18 +743,18 @@ class SnapshotDecoder {
 };
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {
-  return absl::Status(s.code(), internal::StrCat(source, ": ", Msg(s)));
+  return absl::Status(s.code(), internal::StrCat(source, ": ", Message(s)));
 }
 
 // The same status with control characters and invalid UTF-8 of the input escaped.
 absl::Status Escaped(const absl::Status& s) {
-  return absl::Status(s.code(), internal::EscapeForMessage(Msg(s)));
+  return absl::Status(s.code(), internal::EscapeForMessage(Message(s)));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
-absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
+absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   std::string name;
   KARP_RETURN_IF_ERROR(o.RequiredString("name", &name));
   if (name.empty()) return PathError(o.At("name"), "must not be empty");
@@ -1021,12 +767,12 @@ absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
   ResourceList capacity;
   KARP_RETURN_IF_ERROR(o.Resources("capacity", &capacity));
   Overhead overhead;
-  KARP_ASSIGN_OR_RETURN(Obj oh, o.Object("overhead"));
+  KARP_ASSIGN_OR_RETURN(FieldReader oh, o.Object("overhead"));
   KARP_RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
   std::vector<Offering> offerings;
-  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const Obj& f) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const FieldReader& f) -> absl::Status {
     Offering off;
     KARP_RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
     if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
@@ -1073,13 +819,13 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
     doc = &d;
   }
   if (doc == nullptr) return PathError("", "empty catalog document");
-  KARP_ASSIGN_OR_RETURN(Obj root, Obj::Make(doc->value, doc->path));
+  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
   if (!root.present() || root.Get("instanceTypes") == nullptr) {
     return PathError(root.At("instanceTypes"), "required");
   }
   std::vector<InstanceType> types;
   std::map<std::string, std::string> seen;
-  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const Obj& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const FieldReader& o) -> absl::Status {
     InstanceType it;
     KARP_RETURN_IF_ERROR(ReadInstanceType(o, &it));
     auto [pos, inserted] = seen.emplace(it.name, o.path());
@@ -1165,78 +911,5 @@ absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
   KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
   return ParseCatalog(text, path);
 }
-
-// ---------------------------------------------------------------------------------------------
-// codec_internal::Fields (json/codec_fields.h): the field reader above, for codec_storage.cc.
-
-namespace codec_internal {
-namespace {
-
-Obj AsObj(const Json* v, const std::string& path) {
-  if (v == nullptr) return Obj(path);
-  absl::StatusOr<Obj> o = Obj::Make(*v, path);
-  return o.ok() ? *o : Obj(path);  // Fields only ever holds objects
-}
-
-}  // namespace
-
-absl::StatusOr<Fields> Fields::Make(const Json& v, std::string path) {
-  KARP_ASSIGN_OR_RETURN(Obj o, Obj::Make(v, path));
-  return Fields(o.present() ? &v : nullptr, std::move(path));
-}
-
-std::string Fields::At(std::string_view key) const { return JoinPath(path_, key); }
-
-absl::StatusOr<Fields> Fields::Object(std::string_view key) const {
-  const Json* f = AsObj(v_, path_).Get(key);
-  if (f == nullptr) return Fields(nullptr, At(key));
-  return Make(*f, At(key));
-}
-
-absl::Status Fields::String(std::string_view key, std::string* out) const {
-  return AsObj(v_, path_).String(key, out);
-}
-
-absl::Status Fields::RequiredString(std::string_view key, std::string* out) const {
-  return AsObj(v_, path_).RequiredString(key, out);
-}
-
-absl::Status Fields::StringList(std::string_view key, std::vector<std::string>* out) const {
-  return AsObj(v_, path_).StringList(key, out);
-}
-
-absl::Status Fields::Int32(std::string_view key, std::optional<int32_t>* out) const {
-  return AsObj(v_, path_).Int32(key, out);
-}
-
-absl::Status Fields::Objects(std::string_view key,
-                             const std::function<absl::Status(const Fields&)>& fn) const {
-  const Json* f = AsObj(v_, path_).Get(key);
-  if (f == nullptr) return absl::OkStatus();
-  const std::string path = At(key);
-  if (!f->is_array()) return WrongType(path, "an array", *f);
-  for (size_t i = 0; i < f->size(); ++i) {
-    const Json& e = (*f)[i];
-    std::string item_path = IndexPath(path, i);
-    if (!e.is_object()) return WrongType(item_path, "an object", e);
-    KARP_RETURN_IF_ERROR(fn(Fields(&e, std::move(item_path))));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Fields::Meta(ObjectMeta* out) const {
-  KARP_ASSIGN_OR_RETURN(Obj meta, AsObj(v_, path_).Object("metadata"));
-  return ReadMeta(meta, out);
-}
-
-absl::Status Fields::NodeSelectorTerm(karp::NodeSelectorTerm* out) const {
-  return ReadNodeSelectorTerm(AsObj(v_, path_), out);
-}
-
-absl::Status Fields::Error(std::string_view key, std::string_view what) const {
-  return PathError(key.empty() ? path_ : At(key), what);
-}
-
-}  // namespace codec_internal
 
 }  // namespace karp::json
