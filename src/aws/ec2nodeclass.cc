@@ -4,6 +4,7 @@
 #include "karp/aws/ec2nodeclass.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <optional>
@@ -145,8 +146,7 @@ constexpr int64_t kMaxVolumeSize = int64_t{64} << 40;  // 64Ti
 
 bool IsRestrictedTag(std::string_view key) {
   return key.rfind(kTagKeyClusterPrefix, 0) == 0 || key == kTagKeyNodePool ||
-         key == kTagKeyNodeClaim ||
-         key == kTagKeyEc2NodeClass || key == kTagKeyEksClusterName;
+         key == kTagKeyNodeClaim || key == kTagKeyEc2NodeClass || key == kTagKeyEksClusterName;
 }
 
 absl::Status CheckSelectorTags(const std::map<std::string, std::string>& tags,
@@ -193,7 +193,7 @@ const std::set<std::string, std::less<>>& ReservedKeys() {
 
 const std::set<std::string, std::less<>>& EvictionSignals() {
   static const auto* const keys = new std::set<std::string, std::less<>>{
-      "memory.available", "nodefs.available",   "nodefs.inodesFree",
+      "memory.available",  "nodefs.available",   "nodefs.inodesFree",
       "imagefs.available", "imagefs.inodesFree", "pid.available"};
   return *keys;
 }
@@ -226,9 +226,9 @@ absl::Status CheckEviction(const std::map<std::string, std::string>& m, std::str
     const std::string p = StrCat(path, ".", k);
     if (EvictionSignals().count(k) == 0) {
       return PathError(p,
-                        "unsupported eviction signal (want memory.available, nodefs.available, "
-                        "nodefs.inodesFree, imagefs.available, imagefs.inodesFree or "
-                        "pid.available)");
+                       "unsupported eviction signal (want memory.available, nodefs.available, "
+                       "nodefs.inodesFree, imagefs.available, imagefs.inodesFree or "
+                       "pid.available)");
     }
     if (IsPercent(v)) {
       KARP_RETURN_IF_ERROR(CheckPercent(v, p));
@@ -263,16 +263,15 @@ absl::Status CheckKubelet(const KubeletConfiguration& k) {
   for (const auto& [signal, v] : k.eviction_soft) {
     if (k.eviction_soft_grace_period.count(signal) == 0) {
       return PathError(StrCat("spec.kubelet.evictionSoft.", signal),
-                        "requires a matching spec.kubelet.evictionSoftGracePeriod entry");
+                       "requires a matching spec.kubelet.evictionSoftGracePeriod entry");
     }
   }
   if (k.eviction_max_pod_grace_period.has_value() && *k.eviction_max_pod_grace_period < 0) {
     return PathError("spec.kubelet.evictionMaxPodGracePeriod", "must be >= 0");
   }
-  for (const auto& [name, v] : {std::pair{"imageGCHighThresholdPercent",
-                                          k.image_gc_high_threshold_percent},
-                                std::pair{"imageGCLowThresholdPercent",
-                                          k.image_gc_low_threshold_percent}}) {
+  for (const auto& [name, v] :
+       {std::pair{"imageGCHighThresholdPercent", k.image_gc_high_threshold_percent},
+        std::pair{"imageGCLowThresholdPercent", k.image_gc_low_threshold_percent}}) {
     if (v.has_value() && (*v < 0 || *v > 100)) {
       return PathError(StrCat("spec.kubelet.", name), "must be in [0, 100]");
     }
@@ -281,7 +280,7 @@ absl::Status CheckKubelet(const KubeletConfiguration& k) {
       k.image_gc_low_threshold_percent.has_value() &&
       *k.image_gc_low_threshold_percent >= *k.image_gc_high_threshold_percent) {
     return PathError("spec.kubelet.imageGCLowThresholdPercent",
-                      "must be less than imageGCHighThresholdPercent");
+                     "must be less than imageGCHighThresholdPercent");
   }
   for (size_t i = 0; i < k.cluster_dns.size(); ++i) {
     if (k.cluster_dns[i].empty()) {
@@ -291,11 +290,9 @@ absl::Status CheckKubelet(const KubeletConfiguration& k) {
   return absl::OkStatus();
 }
 
-absl::Status CheckFields(const Ec2NodeClass& nc) {
-  if (nc.metadata.name.empty()) return PathError("metadata.name", "required");
-
-  KARP_RETURN_IF_ERROR(
-      CheckTermCount(nc.subnet_selector_terms.size(), "spec.subnetSelectorTerms"));
+// spec.subnetSelectorTerms.
+absl::Status CheckSubnetTerms(const Ec2NodeClass& nc) {
+  KARP_RETURN_IF_ERROR(CheckTermCount(nc.subnet_selector_terms.size(), "spec.subnetSelectorTerms"));
   for (size_t i = 0; i < nc.subnet_selector_terms.size(); ++i) {
     const SubnetSelectorTerm& t = nc.subnet_selector_terms[i];
     const std::string p = IndexPath("spec.subnetSelectorTerms", i);
@@ -305,9 +302,13 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     }
     KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
+  return absl::OkStatus();
+}
 
-  KARP_RETURN_IF_ERROR(CheckTermCount(nc.security_group_selector_terms.size(),
-                                   "spec.securityGroupSelectorTerms"));
+// spec.securityGroupSelectorTerms.
+absl::Status CheckSecurityGroupTerms(const Ec2NodeClass& nc) {
+  KARP_RETURN_IF_ERROR(
+      CheckTermCount(nc.security_group_selector_terms.size(), "spec.securityGroupSelectorTerms"));
   for (size_t i = 0; i < nc.security_group_selector_terms.size(); ++i) {
     const SecurityGroupSelectorTerm& t = nc.security_group_selector_terms[i];
     const std::string p = IndexPath("spec.securityGroupSelectorTerms", i);
@@ -321,21 +322,24 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     }
     KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
+  return absl::OkStatus();
+}
 
+// spec.amiSelectorTerms and spec.amiFamily (required unless an alias names the family).
+absl::Status CheckAmiTerms(const Ec2NodeClass& nc) {
   KARP_RETURN_IF_ERROR(CheckTermCount(nc.ami_selector_terms.size(), "spec.amiSelectorTerms"));
   std::optional<AmiAlias> alias;
   for (size_t i = 0; i < nc.ami_selector_terms.size(); ++i) {
     const AmiSelectorTerm& t = nc.ami_selector_terms[i];
     const std::string p = IndexPath("spec.amiSelectorTerms", i);
-    const int others =
-        !t.id.empty() + !t.name.empty() + !t.tags.empty() + !t.ssm_parameter.empty();
+    const int others = !t.id.empty() + !t.name.empty() + !t.tags.empty() + !t.ssm_parameter.empty();
     if (!t.alias.empty()) {
       if (others > 0 || !t.owner.empty()) {
         return PathError(StrCat(p, ".alias"), "alias cannot be combined with other fields");
       }
       if (nc.ami_selector_terms.size() > 1) {
         return PathError(StrCat(p, ".alias"),
-                          "an alias must be the only term of spec.amiSelectorTerms");
+                         "an alias must be the only term of spec.amiSelectorTerms");
       }
       absl::StatusOr<AmiAlias> a = ParseAmiAlias(t.alias);
       if (!a.ok()) return PathError(StrCat(p, ".alias"), Message(a.status()));
@@ -351,18 +355,21 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
   if (alias.has_value() && nc.ami_family.has_value() && *nc.ami_family != alias->family) {
-    return PathError("spec.amiFamily",
-                      StrCat("\"", AwsAmiFamilyName(*nc.ami_family),
-                             "\" does not match the alias family \"",
-                             AwsAmiFamilyName(alias->family), "\""));
+    return PathError("spec.amiFamily", StrCat("\"", AwsAmiFamilyName(*nc.ami_family),
+                                              "\" does not match the alias family \"",
+                                              AwsAmiFamilyName(alias->family), "\""));
   }
   if (!alias.has_value() && !nc.ami_family.has_value()) {
     return PathError("spec.amiFamily", "required when spec.amiSelectorTerms has no alias");
   }
+  return absl::OkStatus();
+}
 
+// spec.role / spec.instanceProfile and spec.tags.
+absl::Status CheckRoleAndTags(const Ec2NodeClass& nc) {
   if (nc.role.empty() == nc.instance_profile.empty()) {
     return PathError(nc.role.empty() ? "spec.role" : "spec.instanceProfile",
-                      "exactly one of role and instanceProfile must be set");
+                     "exactly one of role and instanceProfile must be set");
   }
 
   for (const auto& [k, v] : nc.tags) {
@@ -370,14 +377,17 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (k.empty()) return PathError("spec.tags", "empty tag keys are not supported");
     if (IsRestrictedTag(k)) {
       return PathError(p, StrCat("the tag key \"", k,
-                                  "\" is restricted: karp sets it itself (restricted: "
-                                  "kubernetes.io/cluster/*, karpenter.sh/nodepool, "
-                                  "karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, "
-                                  "eks:eks-cluster-name)"));
+                                 "\" is restricted: karp sets it itself (restricted: "
+                                 "kubernetes.io/cluster/*, karpenter.sh/nodepool, "
+                                 "karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, "
+                                 "eks:eks-cluster-name)"));
     }
   }
+  return absl::OkStatus();
+}
 
-  const MetadataOptions& m = nc.metadata_options;
+// spec.metadataOptions.
+absl::Status CheckMetadataOptions(const MetadataOptions& m) {
   auto enum2 = [](const std::string& v, std::string_view a, std::string_view b,
                   std::string_view path) -> absl::Status {
     if (v == a || v == b) return absl::OkStatus();
@@ -385,17 +395,21 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
   };
   KARP_RETURN_IF_ERROR(
       enum2(m.http_endpoint, "enabled", "disabled", "spec.metadataOptions.httpEndpoint"));
-  KARP_RETURN_IF_ERROR(enum2(m.http_protocol_ipv6, "enabled", "disabled",
-                          "spec.metadataOptions.httpProtocolIPv6"));
+  KARP_RETURN_IF_ERROR(
+      enum2(m.http_protocol_ipv6, "enabled", "disabled", "spec.metadataOptions.httpProtocolIPv6"));
   KARP_RETURN_IF_ERROR(
       enum2(m.http_tokens, "required", "optional", "spec.metadataOptions.httpTokens"));
   if (m.http_put_response_hop_limit < 1 || m.http_put_response_hop_limit > 64) {
     return PathError("spec.metadataOptions.httpPutResponseHopLimit", "must be in [1, 64]");
   }
+  return absl::OkStatus();
+}
 
+// spec.blockDeviceMappings.
+absl::Status CheckBlockDeviceMappings(const Ec2NodeClass& nc) {
   if (nc.block_device_mappings.size() > kMaxBlockDeviceMappings) {
     return PathError("spec.blockDeviceMappings",
-                      StrCat("at most ", kMaxBlockDeviceMappings, " mappings"));
+                     StrCat("at most ", kMaxBlockDeviceMappings, " mappings"));
   }
   int roots = 0;
   for (size_t i = 0; i < nc.block_device_mappings.size(); ++i) {
@@ -405,7 +419,7 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     for (size_t j = 0; j < i; ++j) {
       if (nc.block_device_mappings[j].device_name == b.device_name) {
         return PathError(StrCat(p, ".deviceName"),
-                          StrCat("duplicate device \"", b.device_name, "\""));
+                         StrCat("duplicate device \"", b.device_name, "\""));
       }
     }
     if (b.root_volume && ++roots > 1) {
@@ -415,8 +429,8 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
     if (!vt.empty() && vt != "standard" && vt != "io1" && vt != "io2" && vt != "gp2" &&
         vt != "sc1" && vt != "st1" && vt != "gp3") {
       return PathError(StrCat(p, ".ebs.volumeType"),
-                        StrCat("invalid volume type \"", vt,
-                               "\" (want standard, io1, io2, gp2, sc1, st1 or gp3)"));
+                       StrCat("invalid volume type \"", vt,
+                              "\" (want standard, io1, io2, gp2, sc1, st1 or gp3)"));
     }
     if (b.ebs.volume_size.has_value() &&
         (*b.ebs.volume_size <= 0 || *b.ebs.volume_size > kMaxVolumeSize)) {
@@ -429,12 +443,23 @@ absl::Status CheckFields(const Ec2NodeClass& nc) {
       return PathError(StrCat(p, ".ebs.throughput"), "must be >= 0");
     }
   }
+  return absl::OkStatus();
+}
 
+// Every field rule of the reference CRD; paths are relative to the object.
+absl::Status CheckFields(const Ec2NodeClass& nc) {
+  if (nc.metadata.name.empty()) return PathError("metadata.name", "required");
+  KARP_RETURN_IF_ERROR(CheckSubnetTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckSecurityGroupTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckAmiTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckRoleAndTags(nc));
+  KARP_RETURN_IF_ERROR(CheckMetadataOptions(nc.metadata_options));
+  KARP_RETURN_IF_ERROR(CheckBlockDeviceMappings(nc));
   KARP_RETURN_IF_ERROR(CheckKubelet(nc.kubelet));
 
   if (!nc.instance_store_policy.empty() && nc.instance_store_policy != "RAID0") {
     return PathError("spec.instanceStorePolicy",
-                      StrCat("invalid value \"", nc.instance_store_policy, "\" (want RAID0)"));
+                     StrCat("invalid value \"", nc.instance_store_policy, "\" (want RAID0)"));
   }
   return absl::OkStatus();
 }
@@ -549,10 +574,8 @@ absl::Status ReadSpec(const FieldReader& spec, Ec2NodeClass* nc) {
   KARP_RETURN_IF_ERROR(k.StringMap("evictionSoft", &kc.eviction_soft));
   KARP_RETURN_IF_ERROR(k.StringMap("evictionSoftGracePeriod", &kc.eviction_soft_grace_period));
   KARP_RETURN_IF_ERROR(k.Int32("evictionMaxPodGracePeriod", &kc.eviction_max_pod_grace_period));
-  KARP_RETURN_IF_ERROR(
-      k.Int32("imageGCHighThresholdPercent", &kc.image_gc_high_threshold_percent));
-  KARP_RETURN_IF_ERROR(
-      k.Int32("imageGCLowThresholdPercent", &kc.image_gc_low_threshold_percent));
+  KARP_RETURN_IF_ERROR(k.Int32("imageGCHighThresholdPercent", &kc.image_gc_high_threshold_percent));
+  KARP_RETURN_IF_ERROR(k.Int32("imageGCLowThresholdPercent", &kc.image_gc_low_threshold_percent));
   KARP_RETURN_IF_ERROR(k.Bool("cpuCFSQuota", &kc.cpu_cfs_quota));
   KARP_RETURN_IF_ERROR(k.StringList("clusterDNS", &kc.cluster_dns));
 
@@ -756,9 +779,9 @@ absl::StatusOr<std::map<std::string, std::string>> Ec2Tags(const Ec2NodeClass& n
   if (cluster_name.empty()) return absl::InvalidArgumentError("ec2 tags: cluster name is empty");
   for (const auto& [k, v] : node_class.tags) {
     if (IsRestrictedTag(k)) {
-      return absl::InvalidArgumentError(
-          StrCat("ec2nodeclass \"", node_class.metadata.name, "\": spec.tags.", k,
-                 ": the tag key \"", k, "\" is restricted: karp sets it itself"));
+      return absl::InvalidArgumentError(StrCat("ec2nodeclass \"", node_class.metadata.name,
+                                               "\": spec.tags.", k, ": the tag key \"", k,
+                                               "\" is restricted: karp sets it itself"));
     }
   }
   std::map<std::string, std::string> tags = node_class.tags;
@@ -829,8 +852,7 @@ std::string CanonicalKubelet(const KubeletConfiguration& k) {
   w.Field("evictionMaxPodGracePeriod", opt(k.eviction_max_pod_grace_period));
   w.Field("imageGCHigh", opt(k.image_gc_high_threshold_percent));
   w.Field("imageGCLow", opt(k.image_gc_low_threshold_percent));
-  w.Field("cpuCFSQuota", k.cpu_cfs_quota.has_value() ? (*k.cpu_cfs_quota ? "true" : "false")
-                                                     : "-");
+  w.Field("cpuCFSQuota", k.cpu_cfs_quota.has_value() ? (*k.cpu_cfs_quota ? "true" : "false") : "-");
   std::string dns;
   for (const std::string& d : k.cluster_dns) StrAppend(&dns, d.size(), ":", d, ";");
   w.Field("clusterDNS", dns);
