@@ -3,10 +3,9 @@
 
 #include "karp/aws/ec2nodeclass.h"
 
-#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,12 +21,19 @@
 #include "internal/strings.h"
 #include "json/codec_util.h"
 #include "json/document.h"
+#include "json/field_reader.h"
 #include "karp/resources.h"
 
 namespace karp::aws {
 
+using internal::Message;
 using internal::StrAppend;
 using internal::StrCat;
+using json::codec_internal::FieldReader;
+using json::codec_internal::IndexPath;
+using json::codec_internal::JoinPath;
+using json::codec_internal::PathError;
+using json::codec_internal::WrongType;
 
 // ---------------------------------------------------------------------------------------------
 // Alias and AMI family
@@ -51,10 +57,6 @@ constexpr AliasFamily kAliasFamilies[] = {
 bool IsWindows(AwsAmiFamily f) {
   return f == AwsAmiFamily::kWindows2019 || f == AwsAmiFamily::kWindows2022 ||
          f == AwsAmiFamily::kWindows2025;
-}
-
-std::string_view Msg(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
 }
 
 }  // namespace
@@ -142,32 +144,25 @@ constexpr size_t kMaxSelectorTerms = 30;
 constexpr size_t kMaxBlockDeviceMappings = 50;
 constexpr int64_t kMaxVolumeSize = int64_t{64} << 40;  // 64Ti
 
-absl::Status FieldError(std::string_view path, std::string_view what) {
-  return absl::InvalidArgumentError(StrCat(path, ": ", what));
-}
-
-std::string Index(std::string_view base, size_t i) { return StrCat(base, "[", i, "]"); }
-
 bool IsRestrictedTag(std::string_view key) {
   return key.rfind(kTagKeyClusterPrefix, 0) == 0 || key == kTagKeyNodePool ||
-         key == kTagKeyNodeClaim ||
-         key == kTagKeyEc2NodeClass || key == kTagKeyEksClusterName;
+         key == kTagKeyNodeClaim || key == kTagKeyEc2NodeClass || key == kTagKeyEksClusterName;
 }
 
 absl::Status CheckSelectorTags(const std::map<std::string, std::string>& tags,
                                std::string_view path) {
   for (const auto& [k, v] : tags) {
     if (k.empty() || v.empty()) {
-      return FieldError(StrCat(path, ".", k), "empty tag keys or values are not supported");
+      return PathError(StrCat(path, ".", k), "empty tag keys or values are not supported");
     }
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckTermCount(size_t n, std::string_view path) {
-  if (n == 0) return FieldError(path, "required: at least one selector term");
+  if (n == 0) return PathError(path, "required: at least one selector term");
   if (n > kMaxSelectorTerms) {
-    return FieldError(path, StrCat("at most ", kMaxSelectorTerms, " selector terms, got ", n));
+    return PathError(path, StrCat("at most ", kMaxSelectorTerms, " selector terms, got ", n));
   }
   return absl::OkStatus();
 }
@@ -186,7 +181,7 @@ absl::Status CheckPercent(std::string_view v, std::string_view path) {
     }
   }
   if (ok && std::strtod(std::string(n).c_str(), nullptr) > 100) ok = false;
-  if (!ok) return FieldError(path, StrCat("invalid percentage \"", v, "\""));
+  if (!ok) return PathError(path, StrCat("invalid percentage \"", v, "\""));
   return absl::OkStatus();
 }
 
@@ -198,7 +193,7 @@ const std::set<std::string, std::less<>>& ReservedKeys() {
 
 const std::set<std::string, std::less<>>& EvictionSignals() {
   static const auto* const keys = new std::set<std::string, std::less<>>{
-      "memory.available", "nodefs.available",   "nodefs.inodesFree",
+      "memory.available",  "nodefs.available",   "nodefs.inodesFree",
       "imagefs.available", "imagefs.inodesFree", "pid.available"};
   return *keys;
 }
@@ -217,10 +212,10 @@ absl::Status CheckReserved(const std::map<std::string, std::string>& m, std::str
   for (const auto& [k, v] : m) {
     const std::string p = StrCat(path, ".", k);
     if (ReservedKeys().count(k) == 0) {
-      return FieldError(p, "unsupported key (want cpu, memory, ephemeral-storage or pid)");
+      return PathError(p, "unsupported key (want cpu, memory, ephemeral-storage or pid)");
     }
     if (absl::StatusOr<int64_t> q = ParseQuantity(v, ResourceOfKey(k)); !q.ok()) {
-      return FieldError(p, Msg(q.status()));
+      return PathError(p, Message(q.status()));
     }
   }
   return absl::OkStatus();
@@ -230,15 +225,15 @@ absl::Status CheckEviction(const std::map<std::string, std::string>& m, std::str
   for (const auto& [k, v] : m) {
     const std::string p = StrCat(path, ".", k);
     if (EvictionSignals().count(k) == 0) {
-      return FieldError(p,
-                        "unsupported eviction signal (want memory.available, nodefs.available, "
-                        "nodefs.inodesFree, imagefs.available, imagefs.inodesFree or "
-                        "pid.available)");
+      return PathError(p,
+                       "unsupported eviction signal (want memory.available, nodefs.available, "
+                       "nodefs.inodesFree, imagefs.available, imagefs.inodesFree or "
+                       "pid.available)");
     }
     if (IsPercent(v)) {
-      KARP_NC_RETURN_IF_ERROR(CheckPercent(v, p));
+      KARP_RETURN_IF_ERROR(CheckPercent(v, p));
     } else if (absl::StatusOr<int64_t> q = ParseQuantity(v, ResourceOfKey(k)); !q.ok()) {
-      return FieldError(p, Msg(q.status()));
+      return PathError(p, Message(q.status()));
     }
   }
   return absl::OkStatus();
@@ -246,200 +241,225 @@ absl::Status CheckEviction(const std::map<std::string, std::string>& m, std::str
 
 absl::Status CheckKubelet(const KubeletConfiguration& k) {
   if (k.max_pods.has_value() && *k.max_pods < 0) {
-    return FieldError("spec.kubelet.maxPods", "must be >= 0");
+    return PathError("spec.kubelet.maxPods", "must be >= 0");
   }
   if (k.pods_per_core.has_value() && *k.pods_per_core < 0) {
-    return FieldError("spec.kubelet.podsPerCore", "must be >= 0");
+    return PathError("spec.kubelet.podsPerCore", "must be >= 0");
   }
-  KARP_NC_RETURN_IF_ERROR(CheckReserved(k.kube_reserved, "spec.kubelet.kubeReserved"));
-  KARP_NC_RETURN_IF_ERROR(CheckReserved(k.system_reserved, "spec.kubelet.systemReserved"));
-  KARP_NC_RETURN_IF_ERROR(CheckEviction(k.eviction_hard, "spec.kubelet.evictionHard"));
-  KARP_NC_RETURN_IF_ERROR(CheckEviction(k.eviction_soft, "spec.kubelet.evictionSoft"));
+  KARP_RETURN_IF_ERROR(CheckReserved(k.kube_reserved, "spec.kubelet.kubeReserved"));
+  KARP_RETURN_IF_ERROR(CheckReserved(k.system_reserved, "spec.kubelet.systemReserved"));
+  KARP_RETURN_IF_ERROR(CheckEviction(k.eviction_hard, "spec.kubelet.evictionHard"));
+  KARP_RETURN_IF_ERROR(CheckEviction(k.eviction_soft, "spec.kubelet.evictionSoft"));
   for (const auto& [signal, d] : k.eviction_soft_grace_period) {
     const std::string p = StrCat("spec.kubelet.evictionSoftGracePeriod.", signal);
-    if (EvictionSignals().count(signal) == 0) return FieldError(p, "unsupported eviction signal");
+    if (EvictionSignals().count(signal) == 0) return PathError(p, "unsupported eviction signal");
     if (k.eviction_soft.count(signal) == 0) {
-      return FieldError(p, "has no matching spec.kubelet.evictionSoft entry");
+      return PathError(p, "has no matching spec.kubelet.evictionSoft entry");
     }
     if (absl::StatusOr<absl::Duration> dur = json::codec_internal::ParseGoDuration(d); !dur.ok()) {
-      return FieldError(p, Msg(dur.status()));
+      return PathError(p, Message(dur.status()));
     }
   }
   for (const auto& [signal, v] : k.eviction_soft) {
     if (k.eviction_soft_grace_period.count(signal) == 0) {
-      return FieldError(StrCat("spec.kubelet.evictionSoft.", signal),
-                        "requires a matching spec.kubelet.evictionSoftGracePeriod entry");
+      return PathError(StrCat("spec.kubelet.evictionSoft.", signal),
+                       "requires a matching spec.kubelet.evictionSoftGracePeriod entry");
     }
   }
   if (k.eviction_max_pod_grace_period.has_value() && *k.eviction_max_pod_grace_period < 0) {
-    return FieldError("spec.kubelet.evictionMaxPodGracePeriod", "must be >= 0");
+    return PathError("spec.kubelet.evictionMaxPodGracePeriod", "must be >= 0");
   }
-  for (const auto& [name, v] : {std::pair{"imageGCHighThresholdPercent",
-                                          k.image_gc_high_threshold_percent},
-                                std::pair{"imageGCLowThresholdPercent",
-                                          k.image_gc_low_threshold_percent}}) {
+  for (const auto& [name, v] :
+       {std::pair{"imageGCHighThresholdPercent", k.image_gc_high_threshold_percent},
+        std::pair{"imageGCLowThresholdPercent", k.image_gc_low_threshold_percent}}) {
     if (v.has_value() && (*v < 0 || *v > 100)) {
-      return FieldError(StrCat("spec.kubelet.", name), "must be in [0, 100]");
+      return PathError(StrCat("spec.kubelet.", name), "must be in [0, 100]");
     }
   }
   if (k.image_gc_high_threshold_percent.has_value() &&
       k.image_gc_low_threshold_percent.has_value() &&
       *k.image_gc_low_threshold_percent >= *k.image_gc_high_threshold_percent) {
-    return FieldError("spec.kubelet.imageGCLowThresholdPercent",
-                      "must be less than imageGCHighThresholdPercent");
+    return PathError("spec.kubelet.imageGCLowThresholdPercent",
+                     "must be less than imageGCHighThresholdPercent");
   }
   for (size_t i = 0; i < k.cluster_dns.size(); ++i) {
     if (k.cluster_dns[i].empty()) {
-      return FieldError(Index("spec.kubelet.clusterDNS", i), "must not be empty");
+      return PathError(IndexPath("spec.kubelet.clusterDNS", i), "must not be empty");
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckFields(const Ec2NodeClass& nc) {
-  if (nc.metadata.name.empty()) return FieldError("metadata.name", "required");
-
-  KARP_NC_RETURN_IF_ERROR(
-      CheckTermCount(nc.subnet_selector_terms.size(), "spec.subnetSelectorTerms"));
+// spec.subnetSelectorTerms.
+absl::Status CheckSubnetTerms(const Ec2NodeClass& nc) {
+  KARP_RETURN_IF_ERROR(CheckTermCount(nc.subnet_selector_terms.size(), "spec.subnetSelectorTerms"));
   for (size_t i = 0; i < nc.subnet_selector_terms.size(); ++i) {
     const SubnetSelectorTerm& t = nc.subnet_selector_terms[i];
-    const std::string p = Index("spec.subnetSelectorTerms", i);
-    if (t.id.empty() && t.tags.empty()) return FieldError(p, "expected one of tags or id");
+    const std::string p = IndexPath("spec.subnetSelectorTerms", i);
+    if (t.id.empty() && t.tags.empty()) return PathError(p, "expected one of tags or id");
     if (!t.id.empty() && !t.tags.empty()) {
-      return FieldError(StrCat(p, ".id"), "id cannot be combined with other fields");
+      return PathError(StrCat(p, ".id"), "id cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
+  return absl::OkStatus();
+}
 
-  KARP_NC_RETURN_IF_ERROR(CheckTermCount(nc.security_group_selector_terms.size(),
-                                      "spec.securityGroupSelectorTerms"));
+// spec.securityGroupSelectorTerms.
+absl::Status CheckSecurityGroupTerms(const Ec2NodeClass& nc) {
+  KARP_RETURN_IF_ERROR(
+      CheckTermCount(nc.security_group_selector_terms.size(), "spec.securityGroupSelectorTerms"));
   for (size_t i = 0; i < nc.security_group_selector_terms.size(); ++i) {
     const SecurityGroupSelectorTerm& t = nc.security_group_selector_terms[i];
-    const std::string p = Index("spec.securityGroupSelectorTerms", i);
+    const std::string p = IndexPath("spec.securityGroupSelectorTerms", i);
     const int set = !t.id.empty() + !t.name.empty() + !t.tags.empty();
-    if (set == 0) return FieldError(p, "expected one of tags, id or name");
+    if (set == 0) return PathError(p, "expected one of tags, id or name");
     if (!t.id.empty() && set > 1) {
-      return FieldError(StrCat(p, ".id"), "id cannot be combined with other fields");
+      return PathError(StrCat(p, ".id"), "id cannot be combined with other fields");
     }
     if (!t.name.empty() && set > 1) {
-      return FieldError(StrCat(p, ".name"), "name cannot be combined with other fields");
+      return PathError(StrCat(p, ".name"), "name cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
+  return absl::OkStatus();
+}
 
-  KARP_NC_RETURN_IF_ERROR(CheckTermCount(nc.ami_selector_terms.size(), "spec.amiSelectorTerms"));
+// spec.amiSelectorTerms and spec.amiFamily (required unless an alias names the family).
+absl::Status CheckAmiTerms(const Ec2NodeClass& nc) {
+  KARP_RETURN_IF_ERROR(CheckTermCount(nc.ami_selector_terms.size(), "spec.amiSelectorTerms"));
   std::optional<AmiAlias> alias;
   for (size_t i = 0; i < nc.ami_selector_terms.size(); ++i) {
     const AmiSelectorTerm& t = nc.ami_selector_terms[i];
-    const std::string p = Index("spec.amiSelectorTerms", i);
-    const int others =
-        !t.id.empty() + !t.name.empty() + !t.tags.empty() + !t.ssm_parameter.empty();
+    const std::string p = IndexPath("spec.amiSelectorTerms", i);
+    const int others = !t.id.empty() + !t.name.empty() + !t.tags.empty() + !t.ssm_parameter.empty();
     if (!t.alias.empty()) {
       if (others > 0 || !t.owner.empty()) {
-        return FieldError(StrCat(p, ".alias"), "alias cannot be combined with other fields");
+        return PathError(StrCat(p, ".alias"), "alias cannot be combined with other fields");
       }
       if (nc.ami_selector_terms.size() > 1) {
-        return FieldError(StrCat(p, ".alias"),
-                          "an alias must be the only term of spec.amiSelectorTerms");
+        return PathError(StrCat(p, ".alias"),
+                         "an alias must be the only term of spec.amiSelectorTerms");
       }
       absl::StatusOr<AmiAlias> a = ParseAmiAlias(t.alias);
-      if (!a.ok()) return FieldError(StrCat(p, ".alias"), Msg(a.status()));
+      if (!a.ok()) return PathError(StrCat(p, ".alias"), Message(a.status()));
       alias = *a;
       continue;
     }
     if (others == 0) {
-      return FieldError(p, "expected one of alias, id, name, tags or ssmParameter");
+      return PathError(p, "expected one of alias, id, name, tags or ssmParameter");
     }
     if (!t.id.empty() && (others > 1 || !t.owner.empty())) {
-      return FieldError(StrCat(p, ".id"), "id cannot be combined with other fields");
+      return PathError(StrCat(p, ".id"), "id cannot be combined with other fields");
     }
-    KARP_NC_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
+    KARP_RETURN_IF_ERROR(CheckSelectorTags(t.tags, StrCat(p, ".tags")));
   }
   if (alias.has_value() && nc.ami_family.has_value() && *nc.ami_family != alias->family) {
-    return FieldError("spec.amiFamily",
-                      StrCat("\"", AwsAmiFamilyName(*nc.ami_family),
-                             "\" does not match the alias family \"",
-                             AwsAmiFamilyName(alias->family), "\""));
+    return PathError("spec.amiFamily", StrCat("\"", AwsAmiFamilyName(*nc.ami_family),
+                                              "\" does not match the alias family \"",
+                                              AwsAmiFamilyName(alias->family), "\""));
   }
   if (!alias.has_value() && !nc.ami_family.has_value()) {
-    return FieldError("spec.amiFamily", "required when spec.amiSelectorTerms has no alias");
+    return PathError("spec.amiFamily", "required when spec.amiSelectorTerms has no alias");
   }
+  return absl::OkStatus();
+}
 
+// spec.role / spec.instanceProfile and spec.tags.
+absl::Status CheckRoleAndTags(const Ec2NodeClass& nc) {
   if (nc.role.empty() == nc.instance_profile.empty()) {
-    return FieldError(nc.role.empty() ? "spec.role" : "spec.instanceProfile",
-                      "exactly one of role and instanceProfile must be set");
+    return PathError(nc.role.empty() ? "spec.role" : "spec.instanceProfile",
+                     "exactly one of role and instanceProfile must be set");
   }
 
   for (const auto& [k, v] : nc.tags) {
     const std::string p = StrCat("spec.tags.", k);
-    if (k.empty()) return FieldError("spec.tags", "empty tag keys are not supported");
+    if (k.empty()) return PathError("spec.tags", "empty tag keys are not supported");
     if (IsRestrictedTag(k)) {
-      return FieldError(p, StrCat("the tag key \"", k,
-                                  "\" is restricted: karp sets it itself (restricted: "
-                                  "kubernetes.io/cluster/*, karpenter.sh/nodepool, "
-                                  "karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, "
-                                  "eks:eks-cluster-name)"));
+      return PathError(p, StrCat("the tag key \"", k,
+                                 "\" is restricted: karp sets it itself (restricted: "
+                                 "kubernetes.io/cluster/*, karpenter.sh/nodepool, "
+                                 "karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, "
+                                 "eks:eks-cluster-name)"));
     }
   }
+  return absl::OkStatus();
+}
 
-  const MetadataOptions& m = nc.metadata_options;
+// spec.metadataOptions.
+absl::Status CheckMetadataOptions(const MetadataOptions& m) {
   auto enum2 = [](const std::string& v, std::string_view a, std::string_view b,
                   std::string_view path) -> absl::Status {
     if (v == a || v == b) return absl::OkStatus();
-    return FieldError(path, StrCat("invalid value \"", v, "\" (want ", a, " or ", b, ")"));
+    return PathError(path, StrCat("invalid value \"", v, "\" (want ", a, " or ", b, ")"));
   };
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       enum2(m.http_endpoint, "enabled", "disabled", "spec.metadataOptions.httpEndpoint"));
-  KARP_NC_RETURN_IF_ERROR(enum2(m.http_protocol_ipv6, "enabled", "disabled",
-                             "spec.metadataOptions.httpProtocolIPv6"));
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
+      enum2(m.http_protocol_ipv6, "enabled", "disabled", "spec.metadataOptions.httpProtocolIPv6"));
+  KARP_RETURN_IF_ERROR(
       enum2(m.http_tokens, "required", "optional", "spec.metadataOptions.httpTokens"));
   if (m.http_put_response_hop_limit < 1 || m.http_put_response_hop_limit > 64) {
-    return FieldError("spec.metadataOptions.httpPutResponseHopLimit", "must be in [1, 64]");
+    return PathError("spec.metadataOptions.httpPutResponseHopLimit", "must be in [1, 64]");
   }
+  return absl::OkStatus();
+}
 
+// spec.blockDeviceMappings.
+absl::Status CheckBlockDeviceMappings(const Ec2NodeClass& nc) {
   if (nc.block_device_mappings.size() > kMaxBlockDeviceMappings) {
-    return FieldError("spec.blockDeviceMappings",
-                      StrCat("at most ", kMaxBlockDeviceMappings, " mappings"));
+    return PathError("spec.blockDeviceMappings",
+                     StrCat("at most ", kMaxBlockDeviceMappings, " mappings"));
   }
   int roots = 0;
   for (size_t i = 0; i < nc.block_device_mappings.size(); ++i) {
     const BlockDeviceMapping& b = nc.block_device_mappings[i];
-    const std::string p = Index("spec.blockDeviceMappings", i);
-    if (b.device_name.empty()) return FieldError(StrCat(p, ".deviceName"), "required");
+    const std::string p = IndexPath("spec.blockDeviceMappings", i);
+    if (b.device_name.empty()) return PathError(StrCat(p, ".deviceName"), "required");
     for (size_t j = 0; j < i; ++j) {
       if (nc.block_device_mappings[j].device_name == b.device_name) {
-        return FieldError(StrCat(p, ".deviceName"),
-                          StrCat("duplicate device \"", b.device_name, "\""));
+        return PathError(StrCat(p, ".deviceName"),
+                         StrCat("duplicate device \"", b.device_name, "\""));
       }
     }
     if (b.root_volume && ++roots > 1) {
-      return FieldError(StrCat(p, ".rootVolume"), "at most one mapping may be the root volume");
+      return PathError(StrCat(p, ".rootVolume"), "at most one mapping may be the root volume");
     }
     const std::string& vt = b.ebs.volume_type;
     if (!vt.empty() && vt != "standard" && vt != "io1" && vt != "io2" && vt != "gp2" &&
         vt != "sc1" && vt != "st1" && vt != "gp3") {
-      return FieldError(StrCat(p, ".ebs.volumeType"),
-                        StrCat("invalid volume type \"", vt,
-                               "\" (want standard, io1, io2, gp2, sc1, st1 or gp3)"));
+      return PathError(StrCat(p, ".ebs.volumeType"),
+                       StrCat("invalid volume type \"", vt,
+                              "\" (want standard, io1, io2, gp2, sc1, st1 or gp3)"));
     }
     if (b.ebs.volume_size.has_value() &&
         (*b.ebs.volume_size <= 0 || *b.ebs.volume_size > kMaxVolumeSize)) {
-      return FieldError(StrCat(p, ".ebs.volumeSize"), "must be > 0 and at most 64Ti");
+      return PathError(StrCat(p, ".ebs.volumeSize"), "must be > 0 and at most 64Ti");
     }
     if (b.ebs.iops.has_value() && *b.ebs.iops < 0) {
-      return FieldError(StrCat(p, ".ebs.iops"), "must be >= 0");
+      return PathError(StrCat(p, ".ebs.iops"), "must be >= 0");
     }
     if (b.ebs.throughput.has_value() && *b.ebs.throughput < 0) {
-      return FieldError(StrCat(p, ".ebs.throughput"), "must be >= 0");
+      return PathError(StrCat(p, ".ebs.throughput"), "must be >= 0");
     }
   }
+  return absl::OkStatus();
+}
 
-  KARP_NC_RETURN_IF_ERROR(CheckKubelet(nc.kubelet));
+// Every field rule of the reference CRD; paths are relative to the object.
+absl::Status CheckFields(const Ec2NodeClass& nc) {
+  if (nc.metadata.name.empty()) return PathError("metadata.name", "required");
+  KARP_RETURN_IF_ERROR(CheckSubnetTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckSecurityGroupTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckAmiTerms(nc));
+  KARP_RETURN_IF_ERROR(CheckRoleAndTags(nc));
+  KARP_RETURN_IF_ERROR(CheckMetadataOptions(nc.metadata_options));
+  KARP_RETURN_IF_ERROR(CheckBlockDeviceMappings(nc));
+  KARP_RETURN_IF_ERROR(CheckKubelet(nc.kubelet));
 
   if (!nc.instance_store_policy.empty() && nc.instance_store_policy != "RAID0") {
-    return FieldError("spec.instanceStorePolicy",
-                      StrCat("invalid value \"", nc.instance_store_policy, "\" (want RAID0)"));
+    return PathError("spec.instanceStorePolicy",
+                     StrCat("invalid value \"", nc.instance_store_policy, "\" (want RAID0)"));
   }
   return absl::OkStatus();
 }
@@ -450,7 +470,7 @@ absl::Status ValidateEc2NodeClass(const Ec2NodeClass& node_class) {
   absl::Status s = CheckFields(node_class);
   if (s.ok()) return s;
   return absl::InvalidArgumentError(
-      StrCat("ec2nodeclass \"", node_class.metadata.name, "\": ", Msg(s)));
+      StrCat("ec2nodeclass \"", node_class.metadata.name, "\": ", Message(s)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -461,160 +481,7 @@ namespace {
 using json::codec_internal::Document;
 using json::codec_internal::Json;
 
-std::string JoinPath(std::string_view base, std::string_view key) {
-  if (base.empty()) return std::string(key);
-  return StrCat(base, ".", key);
-}
-
-absl::Status PathError(std::string_view path, std::string_view what) {
-  if (path.empty()) return absl::InvalidArgumentError(std::string(what));
-  return absl::InvalidArgumentError(StrCat(path, ": ", what));
-}
-
-const char* TypeName(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  return "an invalid value";
-}
-
-absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
-  return PathError(path, StrCat("expected ", expected, ", got ", TypeName(got)));
-}
-
-absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
-  if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return PathError(path, "integer out of range");
-    }
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
-      return PathError(path, "integer out of range");
-    }
-    if (d != std::trunc(d)) return PathError(path, StrCat("expected an integer, got ", v.dump()));
-    return static_cast<int64_t>(d);
-  }
-  return WrongType(path, "an integer", v);
-}
-
-// Typed, path-naming access to one JSON object (absent or null fields keep their defaults;
-// unknown fields are ignored, as karp::json does).
-class Reader {
- public:
-  static absl::StatusOr<Reader> Make(const Json* v, std::string path) {
-    if (v != nullptr && !v->is_null() && !v->is_object()) return WrongType(path, "an object", *v);
-    return Reader(v != nullptr && v->is_object() ? v : nullptr, std::move(path));
-  }
-
-  const std::string& path() const { return path_; }
-  std::string At(std::string_view key) const { return JoinPath(path_, key); }
-
-  const Json* Get(std::string_view key) const {
-    if (v_ == nullptr) return nullptr;
-    auto it = v_->find(key);
-    if (it == v_->end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  absl::StatusOr<Reader> Object(std::string_view key) const { return Make(Get(key), At(key)); }
-
-  absl::Status String(std::string_view key, std::string* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_string()) return WrongType(At(key), "a string", *f);
-    *out = f->get_ref<const std::string&>();
-    return absl::OkStatus();
-  }
-
-  absl::Status String(std::string_view key, std::optional<std::string>* out) const {
-    if (Get(key) == nullptr) return absl::OkStatus();
-    std::string s;
-    KARP_NC_RETURN_IF_ERROR(String(key, &s));
-    *out = std::move(s);
-    return absl::OkStatus();
-  }
-
-  absl::Status Bool(std::string_view key, std::optional<bool>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
-    *out = f->get<bool>();
-    return absl::OkStatus();
-  }
-
-  absl::Status Int64(std::string_view key, std::optional<int64_t>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const {
-    std::optional<int64_t> v;
-    KARP_NC_RETURN_IF_ERROR(Int64(key, &v));
-    if (!v.has_value()) return absl::OkStatus();
-    if (*v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
-      return PathError(At(key), "integer out of range for a 32-bit field");
-    }
-    *out = static_cast<int32_t>(*v);
-    return absl::OkStatus();
-  }
-
-  absl::Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_object()) return WrongType(At(key), "an object", *f);
-    out->clear();
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
-      out->emplace(it.key(), it->get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status StringList(std::string_view key, std::vector<std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_array()) return WrongType(At(key), "an array", *f);
-    out->clear();
-    for (size_t i = 0; i < f->size(); ++i) {
-      const Json& e = (*f)[i];
-      if (!e.is_string()) return WrongType(Index(At(key), i), "a string", e);
-      out->push_back(e.get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  // Calls fn(Reader) for each element of an array of objects.
-  template <typename Fn>
-  absl::Status Objects(std::string_view key, Fn&& fn) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_array()) return WrongType(At(key), "an array", *f);
-    for (size_t i = 0; i < f->size(); ++i) {
-      const std::string p = Index(At(key), i);
-      if (!(*f)[i].is_object()) return WrongType(p, "an object", (*f)[i]);
-      KARP_ASSIGN_OR_RETURN(Reader r, Make(&(*f)[i], p));
-      KARP_NC_RETURN_IF_ERROR(fn(r));
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  Reader(const Json* v, std::string path) : v_(v), path_(std::move(path)) {}
-  const Json* v_;
-  std::string path_;
-};
-
-absl::Status ReadVolumeSize(const Reader& r, std::optional<int64_t>* out) {
+absl::Status ReadVolumeSize(const FieldReader& r, std::optional<int64_t>* out) {
   const Json* f = r.Get("volumeSize");
   if (f == nullptr) return absl::OkStatus();
   std::string text;
@@ -626,99 +493,97 @@ absl::Status ReadVolumeSize(const Reader& r, std::optional<int64_t>* out) {
     return WrongType(r.At("volumeSize"), "a quantity string", *f);
   }
   absl::StatusOr<int64_t> q = ParseQuantity(text, kResourceStorage);
-  if (!q.ok()) return PathError(r.At("volumeSize"), Msg(q.status()));
+  if (!q.ok()) return PathError(r.At("volumeSize"), Message(q.status()));
   *out = *q;
   return absl::OkStatus();
 }
 
-absl::Status ReadSpec(const Reader& spec, Ec2NodeClass* nc) {
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("subnetSelectorTerms", [&](const Reader& t) {
+absl::Status ReadSpec(const FieldReader& spec, Ec2NodeClass* nc) {
+  KARP_RETURN_IF_ERROR(spec.Objects("subnetSelectorTerms", [&](const FieldReader& t) {
     SubnetSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
     nc->subnet_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("securityGroupSelectorTerms", [&](const Reader& t) {
+  KARP_RETURN_IF_ERROR(spec.Objects("securityGroupSelectorTerms", [&](const FieldReader& t) {
     SecurityGroupSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
-    KARP_NC_RETURN_IF_ERROR(t.String("name", &term.name));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.String("name", &term.name));
     nc->security_group_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("amiSelectorTerms", [&](const Reader& t) {
+  KARP_RETURN_IF_ERROR(spec.Objects("amiSelectorTerms", [&](const FieldReader& t) {
     AmiSelectorTerm term;
-    KARP_NC_RETURN_IF_ERROR(t.String("alias", &term.alias));
-    KARP_NC_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
-    KARP_NC_RETURN_IF_ERROR(t.String("id", &term.id));
-    KARP_NC_RETURN_IF_ERROR(t.String("name", &term.name));
-    KARP_NC_RETURN_IF_ERROR(t.String("owner", &term.owner));
-    KARP_NC_RETURN_IF_ERROR(t.String("ssmParameter", &term.ssm_parameter));
+    KARP_RETURN_IF_ERROR(t.String("alias", &term.alias));
+    KARP_RETURN_IF_ERROR(t.StringMap("tags", &term.tags));
+    KARP_RETURN_IF_ERROR(t.String("id", &term.id));
+    KARP_RETURN_IF_ERROR(t.String("name", &term.name));
+    KARP_RETURN_IF_ERROR(t.String("owner", &term.owner));
+    KARP_RETURN_IF_ERROR(t.String("ssmParameter", &term.ssm_parameter));
     nc->ami_selector_terms.push_back(std::move(term));
     return absl::OkStatus();
   }));
   std::optional<std::string> family;
-  KARP_NC_RETURN_IF_ERROR(spec.String("amiFamily", &family));
+  KARP_RETURN_IF_ERROR(spec.String("amiFamily", &family));
   if (family.has_value()) {
     absl::StatusOr<AwsAmiFamily> f = ParseAwsAmiFamily(*family);
-    if (!f.ok()) return PathError(spec.At("amiFamily"), Msg(f.status()));
+    if (!f.ok()) return PathError(spec.At("amiFamily"), Message(f.status()));
     nc->ami_family = *f;
   }
-  KARP_NC_RETURN_IF_ERROR(spec.String("role", &nc->role));
-  KARP_NC_RETURN_IF_ERROR(spec.String("instanceProfile", &nc->instance_profile));
-  KARP_NC_RETURN_IF_ERROR(spec.String("userData", &nc->user_data));
-  KARP_NC_RETURN_IF_ERROR(spec.StringMap("tags", &nc->tags));
+  KARP_RETURN_IF_ERROR(spec.String("role", &nc->role));
+  KARP_RETURN_IF_ERROR(spec.String("instanceProfile", &nc->instance_profile));
+  KARP_RETURN_IF_ERROR(spec.String("userData", &nc->user_data));
+  KARP_RETURN_IF_ERROR(spec.StringMap("tags", &nc->tags));
 
-  KARP_ASSIGN_OR_RETURN(Reader mo, spec.Object("metadataOptions"));
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpEndpoint", &nc->metadata_options.http_endpoint));
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpProtocolIPv6", &nc->metadata_options.http_protocol_ipv6));
+  KARP_ASSIGN_OR_RETURN(FieldReader mo, spec.Object("metadataOptions"));
+  KARP_RETURN_IF_ERROR(mo.String("httpEndpoint", &nc->metadata_options.http_endpoint));
+  KARP_RETURN_IF_ERROR(mo.String("httpProtocolIPv6", &nc->metadata_options.http_protocol_ipv6));
   std::optional<int32_t> hop;
-  KARP_NC_RETURN_IF_ERROR(mo.Int32("httpPutResponseHopLimit", &hop));
+  KARP_RETURN_IF_ERROR(mo.Int32("httpPutResponseHopLimit", &hop));
   if (hop.has_value()) nc->metadata_options.http_put_response_hop_limit = *hop;
-  KARP_NC_RETURN_IF_ERROR(mo.String("httpTokens", &nc->metadata_options.http_tokens));
+  KARP_RETURN_IF_ERROR(mo.String("httpTokens", &nc->metadata_options.http_tokens));
 
-  KARP_NC_RETURN_IF_ERROR(spec.Objects("blockDeviceMappings", [&](const Reader& b) {
+  KARP_RETURN_IF_ERROR(spec.Objects("blockDeviceMappings", [&](const FieldReader& b) {
     BlockDeviceMapping m;
-    KARP_NC_RETURN_IF_ERROR(b.String("deviceName", &m.device_name));
+    KARP_RETURN_IF_ERROR(b.String("deviceName", &m.device_name));
     std::optional<bool> root;
-    KARP_NC_RETURN_IF_ERROR(b.Bool("rootVolume", &root));
+    KARP_RETURN_IF_ERROR(b.Bool("rootVolume", &root));
     m.root_volume = root.value_or(false);
-    KARP_ASSIGN_OR_RETURN(Reader ebs, b.Object("ebs"));
-    KARP_NC_RETURN_IF_ERROR(ebs.Bool("deleteOnTermination", &m.ebs.delete_on_termination));
-    KARP_NC_RETURN_IF_ERROR(ebs.Bool("encrypted", &m.ebs.encrypted));
-    KARP_NC_RETURN_IF_ERROR(ebs.Int64("iops", &m.ebs.iops));
-    KARP_NC_RETURN_IF_ERROR(ebs.Int64("throughput", &m.ebs.throughput));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("kmsKeyID", &m.ebs.kms_key_id));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("snapshotID", &m.ebs.snapshot_id));
-    KARP_NC_RETURN_IF_ERROR(ebs.String("volumeType", &m.ebs.volume_type));
-    KARP_NC_RETURN_IF_ERROR(ReadVolumeSize(ebs, &m.ebs.volume_size));
+    KARP_ASSIGN_OR_RETURN(FieldReader ebs, b.Object("ebs"));
+    KARP_RETURN_IF_ERROR(ebs.Bool("deleteOnTermination", &m.ebs.delete_on_termination));
+    KARP_RETURN_IF_ERROR(ebs.Bool("encrypted", &m.ebs.encrypted));
+    KARP_RETURN_IF_ERROR(ebs.Int64("iops", &m.ebs.iops));
+    KARP_RETURN_IF_ERROR(ebs.Int64("throughput", &m.ebs.throughput));
+    KARP_RETURN_IF_ERROR(ebs.String("kmsKeyID", &m.ebs.kms_key_id));
+    KARP_RETURN_IF_ERROR(ebs.String("snapshotID", &m.ebs.snapshot_id));
+    KARP_RETURN_IF_ERROR(ebs.String("volumeType", &m.ebs.volume_type));
+    KARP_RETURN_IF_ERROR(ReadVolumeSize(ebs, &m.ebs.volume_size));
     nc->block_device_mappings.push_back(std::move(m));
     return absl::OkStatus();
   }));
 
-  KARP_ASSIGN_OR_RETURN(Reader k, spec.Object("kubelet"));
+  KARP_ASSIGN_OR_RETURN(FieldReader k, spec.Object("kubelet"));
   KubeletConfiguration& kc = nc->kubelet;
-  KARP_NC_RETURN_IF_ERROR(k.Int32("maxPods", &kc.max_pods));
-  KARP_NC_RETURN_IF_ERROR(k.Int32("podsPerCore", &kc.pods_per_core));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("kubeReserved", &kc.kube_reserved));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("systemReserved", &kc.system_reserved));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionHard", &kc.eviction_hard));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionSoft", &kc.eviction_soft));
-  KARP_NC_RETURN_IF_ERROR(k.StringMap("evictionSoftGracePeriod", &kc.eviction_soft_grace_period));
-  KARP_NC_RETURN_IF_ERROR(k.Int32("evictionMaxPodGracePeriod", &kc.eviction_max_pod_grace_period));
-  KARP_NC_RETURN_IF_ERROR(
-      k.Int32("imageGCHighThresholdPercent", &kc.image_gc_high_threshold_percent));
-  KARP_NC_RETURN_IF_ERROR(
-      k.Int32("imageGCLowThresholdPercent", &kc.image_gc_low_threshold_percent));
-  KARP_NC_RETURN_IF_ERROR(k.Bool("cpuCFSQuota", &kc.cpu_cfs_quota));
-  KARP_NC_RETURN_IF_ERROR(k.StringList("clusterDNS", &kc.cluster_dns));
+  KARP_RETURN_IF_ERROR(k.Int32("maxPods", &kc.max_pods));
+  KARP_RETURN_IF_ERROR(k.Int32("podsPerCore", &kc.pods_per_core));
+  KARP_RETURN_IF_ERROR(k.StringMap("kubeReserved", &kc.kube_reserved));
+  KARP_RETURN_IF_ERROR(k.StringMap("systemReserved", &kc.system_reserved));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionHard", &kc.eviction_hard));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionSoft", &kc.eviction_soft));
+  KARP_RETURN_IF_ERROR(k.StringMap("evictionSoftGracePeriod", &kc.eviction_soft_grace_period));
+  KARP_RETURN_IF_ERROR(k.Int32("evictionMaxPodGracePeriod", &kc.eviction_max_pod_grace_period));
+  KARP_RETURN_IF_ERROR(k.Int32("imageGCHighThresholdPercent", &kc.image_gc_high_threshold_percent));
+  KARP_RETURN_IF_ERROR(k.Int32("imageGCLowThresholdPercent", &kc.image_gc_low_threshold_percent));
+  KARP_RETURN_IF_ERROR(k.Bool("cpuCFSQuota", &kc.cpu_cfs_quota));
+  KARP_RETURN_IF_ERROR(k.StringList("clusterDNS", &kc.cluster_dns));
 
-  KARP_NC_RETURN_IF_ERROR(spec.Bool("associatePublicIPAddress", &nc->associate_public_ip_address));
+  KARP_RETURN_IF_ERROR(spec.Bool("associatePublicIPAddress", &nc->associate_public_ip_address));
   std::optional<bool> monitoring;
-  KARP_NC_RETURN_IF_ERROR(spec.Bool("detailedMonitoring", &monitoring));
+  KARP_RETURN_IF_ERROR(spec.Bool("detailedMonitoring", &monitoring));
   nc->detailed_monitoring = monitoring.value_or(false);
-  KARP_NC_RETURN_IF_ERROR(spec.String("instanceStorePolicy", &nc->instance_store_policy));
+  KARP_RETURN_IF_ERROR(spec.String("instanceStorePolicy", &nc->instance_store_policy));
   return absl::OkStatus();
 }
 
@@ -728,7 +593,7 @@ class Decoder {
     if (v.is_null()) return absl::OkStatus();
     if (v.is_array()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        KARP_NC_RETURN_IF_ERROR(Item(v[i], Index(path, i), 0));
+        KARP_RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
       }
       return absl::OkStatus();
     }
@@ -741,11 +606,11 @@ class Decoder {
  private:
   absl::Status Item(const Json& v, const std::string& path, int depth) {
     if (!v.is_object()) return WrongType(path, "an object", v);
-    KARP_ASSIGN_OR_RETURN(Reader item, Reader::Make(&v, path));
+    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
     std::string kind, api_version;
     if (item.Get("kind") == nullptr) return PathError(item.At("kind"), "required");
-    KARP_NC_RETURN_IF_ERROR(item.String("kind", &kind));
-    KARP_NC_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
+    KARP_RETURN_IF_ERROR(item.String("kind", &kind));
+    KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
     const Json* items = item.Get("items");
     if (kind == "List" ||
         (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
@@ -753,7 +618,7 @@ class Decoder {
       if (items == nullptr) return absl::OkStatus();
       if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
       for (size_t i = 0; i < items->size(); ++i) {
-        KARP_NC_RETURN_IF_ERROR(Item((*items)[i], Index(item.At("items"), i), depth + 1));
+        KARP_RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), depth + 1));
       }
       return absl::OkStatus();
     }
@@ -764,17 +629,17 @@ class Decoder {
                               " (expected ", kEc2NodeClassApiVersion, ")"));
     }
     Ec2NodeClass nc;
-    KARP_ASSIGN_OR_RETURN(Reader meta, item.Object("metadata"));
-    KARP_NC_RETURN_IF_ERROR(meta.String("name", &nc.metadata.name));
-    KARP_NC_RETURN_IF_ERROR(meta.StringMap("labels", &nc.metadata.labels));
-    KARP_NC_RETURN_IF_ERROR(meta.StringMap("annotations", &nc.metadata.annotations));
-    KARP_NC_RETURN_IF_ERROR(meta.String("uid", &nc.metadata.uid));
-    KARP_ASSIGN_OR_RETURN(Reader spec, item.Object("spec"));
-    KARP_NC_RETURN_IF_ERROR(ReadSpec(spec, &nc));
+    KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+    KARP_RETURN_IF_ERROR(meta.String("name", &nc.metadata.name));
+    KARP_RETURN_IF_ERROR(meta.StringMap("labels", &nc.metadata.labels));
+    KARP_RETURN_IF_ERROR(meta.StringMap("annotations", &nc.metadata.annotations));
+    KARP_RETURN_IF_ERROR(meta.String("uid", &nc.metadata.uid));
+    KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+    KARP_RETURN_IF_ERROR(ReadSpec(spec, &nc));
     if (absl::Status s = CheckFields(nc); !s.ok()) {
       // Field paths are relative to the object; make them relative to the document.
-      return absl::InvalidArgumentError(path.empty() ? std::string(Msg(s))
-                                                     : StrCat(path, ".", Msg(s)));
+      return absl::InvalidArgumentError(path.empty() ? std::string(Message(s))
+                                                     : StrCat(path, ".", Message(s)));
     }
     for (const auto& [name, first] : seen_) {
       if (name == nc.metadata.name) {
@@ -802,7 +667,7 @@ absl::StatusOr<std::vector<Ec2NodeClass>> ParseEc2NodeClasses(std::string_view t
     Decoder decoder;
     for (const Document& doc : docs) {
       if (absl::Status s = decoder.Document(doc.value, doc.path); !s.ok()) {
-        return absl::Status(s.code(), StrCat(source, ": ", Msg(s)));
+        return absl::Status(s.code(), StrCat(source, ": ", Message(s)));
       }
     }
     return decoder.Take();
@@ -852,7 +717,7 @@ std::string_view EphemeralDeviceName(AwsAmiFamily family) {
 
 absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_class,
                                                     AwsCatalogOptions base) {
-  KARP_NC_RETURN_IF_ERROR(ValidateEc2NodeClass(node_class));
+  KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(node_class));
   const KubeletConfiguration& k = node_class.kubelet;
   base.ami_family = node_class.ResolvedAmiFamily();
   if (k.max_pods.has_value()) base.max_pods = *k.max_pods;
@@ -872,7 +737,7 @@ absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_cla
     base.ephemeral_volume_bytes = *m->ebs.volume_size;
   }
   base.instance_store_raid0 = node_class.instance_store_policy == "RAID0";
-  KARP_NC_RETURN_IF_ERROR(base.Validate());
+  KARP_RETURN_IF_ERROR(base.Validate());
   return base;
 }
 
@@ -914,9 +779,9 @@ absl::StatusOr<std::map<std::string, std::string>> Ec2Tags(const Ec2NodeClass& n
   if (cluster_name.empty()) return absl::InvalidArgumentError("ec2 tags: cluster name is empty");
   for (const auto& [k, v] : node_class.tags) {
     if (IsRestrictedTag(k)) {
-      return absl::InvalidArgumentError(
-          StrCat("ec2nodeclass \"", node_class.metadata.name, "\": spec.tags.", k,
-                 ": the tag key \"", k, "\" is restricted: karp sets it itself"));
+      return absl::InvalidArgumentError(StrCat("ec2nodeclass \"", node_class.metadata.name,
+                                               "\": spec.tags.", k, ": the tag key \"", k,
+                                               "\" is restricted: karp sets it itself"));
     }
   }
   std::map<std::string, std::string> tags = node_class.tags;
@@ -987,8 +852,7 @@ std::string CanonicalKubelet(const KubeletConfiguration& k) {
   w.Field("evictionMaxPodGracePeriod", opt(k.eviction_max_pod_grace_period));
   w.Field("imageGCHigh", opt(k.image_gc_high_threshold_percent));
   w.Field("imageGCLow", opt(k.image_gc_low_threshold_percent));
-  w.Field("cpuCFSQuota", k.cpu_cfs_quota.has_value() ? (*k.cpu_cfs_quota ? "true" : "false")
-                                                     : "-");
+  w.Field("cpuCFSQuota", k.cpu_cfs_quota.has_value() ? (*k.cpu_cfs_quota ? "true" : "false") : "-");
   std::string dns;
   for (const std::string& d : k.cluster_dns) StrAppend(&dns, d.size(), ":", d, ";");
   w.Field("clusterDNS", dns);

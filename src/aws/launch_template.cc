@@ -164,7 +164,7 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
     return absl::InvalidArgumentError(
         "fleet launch: node_class, status, pool and catalog are required");
   }
-  KARP_NC_RETURN_IF_ERROR(ValidateEc2NodeClass(*in.node_class));
+  KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(*in.node_class));
   if (in.options.empty()) {
     return absl::FailedPreconditionError(
         "no capacity offerings are currently available given the constraints (no options)");

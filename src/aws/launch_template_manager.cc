@@ -50,7 +50,7 @@ absl::Status LaunchTemplateManager::Hydrate() {
   AddFilter(&params, 1, StrCat("tag:", kTagKeyEksClusterName), {cluster_name_});
   params.emplace_back("MaxResults", "200");
   std::map<std::string, std::string> found;
-  KARP_NC_RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       client_->CallPaginated("DescribeLaunchTemplates", params, [&](const XmlResponse& page) {
         for (pugi::xml_node item : XmlItems(page.root(), "launchTemplates")) {
           const std::string name = XmlText(item, "launchTemplateName");

@@ -202,7 +202,7 @@ absl::StatusOr<std::vector<ResolvedSubnet>> DiscoverSubnets(const Ec2Client& cli
     if (!term.id.empty()) AddFilter(&params, f++, "subnet-id", {term.id});
     AddTagFilters(&params, &f, term.tags);
     params.emplace_back("MaxResults", "500");
-    KARP_NC_RETURN_IF_ERROR(
+    KARP_RETURN_IF_ERROR(
         client.CallPaginated("DescribeSubnets", params, [&](const XmlResponse& page) {
           std::vector<pugi::xml_node> items = XmlItems(page.root(), "subnetSet");
           for (size_t i = 0; i < items.size(); ++i) {
@@ -232,7 +232,7 @@ absl::StatusOr<std::vector<ResolvedSecurityGroup>> DiscoverSecurityGroups(
     if (!term.name.empty()) AddFilter(&params, f++, "group-name", {term.name});
     AddTagFilters(&params, &f, term.tags);
     params.emplace_back("MaxResults", "1000");
-    KARP_NC_RETURN_IF_ERROR(
+    KARP_RETURN_IF_ERROR(
         client.CallPaginated("DescribeSecurityGroups", params, [&](const XmlResponse& page) {
           std::vector<pugi::xml_node> items = XmlItems(page.root(), "securityGroupInfo");
           for (size_t i = 0; i < items.size(); ++i) {
@@ -286,7 +286,7 @@ absl::StatusOr<std::vector<ResolvedAmi>> DiscoverAmis(const Ec2Client& client,
         for (AmiVariant variant : vs) {
           QueryParams params;
           params.emplace_back("ImageId.1", id);
-          KARP_NC_RETURN_IF_ERROR(DescribeImages(client, params, 1, variant, options.now, &out));
+          KARP_RETURN_IF_ERROR(DescribeImages(client, params, 1, variant, options.now, &out));
         }
       }
       continue;
@@ -316,7 +316,7 @@ absl::StatusOr<std::vector<ResolvedAmi>> DiscoverAmis(const Ec2Client& client,
     }
     AddTagFilters(&params, &f, term.tags);
     params.emplace_back("MaxResults", "1000");
-    KARP_NC_RETURN_IF_ERROR(
+    KARP_RETURN_IF_ERROR(
         DescribeImages(client, params, f, AmiVariant::kAny, options.now, &out));
   }
   return NormalizeAmis(std::move(out));
@@ -325,7 +325,7 @@ absl::StatusOr<std::vector<ResolvedAmi>> DiscoverAmis(const Ec2Client& client,
 absl::StatusOr<Ec2NodeClassStatus> ResolveEc2NodeClass(const Ec2Client& client,
                                                        const Ec2NodeClass& nc,
                                                        const DiscoveryOptions& options) {
-  KARP_NC_RETURN_IF_ERROR(ValidateEc2NodeClass(nc));
+  KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(nc));
   Ec2NodeClassStatus status;
   KARP_ASSIGN_OR_RETURN(status.subnets, DiscoverSubnets(client, nc));
   KARP_ASSIGN_OR_RETURN(status.security_groups, DiscoverSecurityGroups(client, nc));

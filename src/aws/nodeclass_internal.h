@@ -10,19 +10,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "internal/status_macros.h"  // KARP_RETURN_IF_ERROR for the files that share this header
 #include "karp/aws/ec2nodeclass.h"
-
-// KARP_RETURN_IF_ERROR with a unique variable per expansion (usable in nested lambdas under
-// -Wshadow).
-#define KARP_NC_CONCAT_INNER_(a, b) a##b
-#define KARP_NC_CONCAT_(a, b) KARP_NC_CONCAT_INNER_(a, b)
-#define KARP_NC_RETURN_IF_ERROR(expr) \
-  KARP_NC_RETURN_IF_ERROR_(KARP_NC_CONCAT_(karp_nc_status_, __COUNTER__), expr)
-#define KARP_NC_RETURN_IF_ERROR_(var, expr) \
-  do {                                      \
-    ::absl::Status var = (expr);            \
-    if (!var.ok()) return var;              \
-  } while (0)
 
 namespace karp::aws {
 

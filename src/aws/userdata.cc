@@ -464,7 +464,7 @@ class TomlParser {
         SkipSpaces();
         if (pos_ >= s_.size() || s_[pos_] != ']') return Error("expected ] after a table name");
         ++pos_;
-        KARP_NC_RETURN_IF_ERROR(EndOfLine());
+        KARP_RETURN_IF_ERROR(EndOfLine());
         current = &root;
         for (const std::string& part : path) {
           KARP_ASSIGN_OR_RETURN(current, Descend(current, part));
@@ -477,7 +477,7 @@ class TomlParser {
       ++pos_;
       SkipSpaces();
       KARP_ASSIGN_OR_RETURN(TomlValue value, Value(0));
-      KARP_NC_RETURN_IF_ERROR(EndOfLine());
+      KARP_RETURN_IF_ERROR(EndOfLine());
       TomlValue* table = current;
       for (size_t i = 0; i + 1 < path.size(); ++i) {
         KARP_ASSIGN_OR_RETURN(table, Descend(table, path[i]));

@@ -11,11 +11,15 @@
 #define KARP_STATUS_CONCAT_INNER_(a, b) a##b
 #define KARP_STATUS_CONCAT_(a, b) KARP_STATUS_CONCAT_INNER_(a, b)
 
-// Returns the status from the enclosing function if `expr` is not OK.
-#define KARP_RETURN_IF_ERROR(expr)                       \
-  do {                                                   \
-    ::absl::Status karp_status_ = (expr);                \
-    if (!karp_status_.ok()) return karp_status_;         \
+// Returns the status from the enclosing function if `expr` is not OK. Each expansion declares
+// its own variable (__COUNTER__), so lambdas that return errors may be nested inside calls that
+// return errors without tripping -Wshadow.
+#define KARP_RETURN_IF_ERROR(expr) \
+  KARP_RETURN_IF_ERROR_IMPL_(KARP_STATUS_CONCAT_(karp_status_, __COUNTER__), expr)
+#define KARP_RETURN_IF_ERROR_IMPL_(var, expr) \
+  do {                                        \
+    ::absl::Status var = (expr);              \
+    if (!var.ok()) return var;                \
   } while (0)
 
 // `KARP_ASSIGN_OR_RETURN(auto x, F());` assigns the value of a StatusOr or returns its error.

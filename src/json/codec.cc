@@ -30,139 +30,25 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_fields.h"
-#include "json/codec_util.h"
 #include "json/document.h"
-
-// KARP_RETURN_IF_ERROR with a unique variable per expansion: the decoders nest lambdas that
-// return errors inside calls that return errors, and -Wshadow rejects reused names.
-#define KARP_JSON_CONCAT_INNER_(a, b) a##b
-#define KARP_JSON_CONCAT_(a, b) KARP_JSON_CONCAT_INNER_(a, b)
-#define RETURN_IF_ERROR(expr) \
-  KARP_JSON_RETURN_IF_ERROR_(KARP_JSON_CONCAT_(karp_json_status_, __COUNTER__), expr)
-#define KARP_JSON_RETURN_IF_ERROR_(var, expr) \
-  do {                                        \
-    ::absl::Status var = (expr);              \
-    if (!var.ok()) return var;                \
-  } while (0)
+#include "json/field_reader.h"
 
 namespace karp::json {
 namespace {
 
+using codec_internal::AsInt64;
 using codec_internal::Document;
+using codec_internal::FieldReader;
+using codec_internal::IndexPath;
+using codec_internal::JoinPath;
 using codec_internal::Json;
-using codec_internal::kNever;
 using codec_internal::LoadDocuments;
-using codec_internal::ParseGoDuration;
+using codec_internal::PathError;
+using codec_internal::ReadMeta;
+using codec_internal::ReadNodeSelectorTerm;
 using codec_internal::ReadWholeFile;
-
-// ---------------------------------------------------------------------------------------------
-// Paths and errors
-
-std::string JoinPath(std::string_view base, std::string_view key) {
-  if (base.empty()) return std::string(key);
-  return internal::StrCat(base, ".", key);
-}
-
-std::string IndexPath(std::string_view base, size_t i) {
-  return internal::StrCat(base, "[", i, "]");
-}
-
-absl::Status PathError(std::string_view path, std::string_view what) {
-  if (path.empty()) return absl::InvalidArgumentError(std::string(what));
-  return absl::InvalidArgumentError(internal::StrCat(path, ": ", what));
-}
-
-const char* TypeName(const Json& v) {
-  switch (v.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::string:
-      return "a string";
-    case Json::value_t::boolean:
-      return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return "a number";
-    case Json::value_t::binary:
-      return "binary data";
-    case Json::value_t::discarded:
-      break;
-  }
-  return "an invalid value";
-}
-
-std::string_view Msg(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
-
-absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
-  return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scalar conversions
-
-absl::StatusOr<std::string> AsString(const Json& v, std::string_view path) {
-  if (!v.is_string()) return WrongType(path, "a string", v);
-  return v.get_ref<const std::string&>();
-}
-
-absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
-  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return PathError(path, "integer out of range");
-    }
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    // 2^63 is exactly representable; every double below it in magnitude fits in an int64.
-    if (!std::isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
-      return PathError(path, "integer out of range");
-    }
-    if (d != std::trunc(d)) {
-      return PathError(path, internal::StrCat("expected an integer, got ", v.dump()));
-    }
-    return static_cast<int64_t>(d);
-  }
-  return WrongType(path, "an integer", v);
-}
-
-absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path) {
-  KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
-  if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
-    return PathError(path, "integer out of range for a 32-bit field");
-  }
-  return static_cast<int32_t>(i);
-}
-
-// The text of a quantity given as a string or a JSON number.
-absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
-  if (v.is_string()) return v.get_ref<const std::string&>();
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  if (v.is_number_float()) {
-    if (!std::isfinite(v.get<double>())) return PathError(path, "invalid quantity");
-    return v.dump();  // shortest text that reads back as the same double
-  }
-  return WrongType(path, "a quantity string", v);
-}
-
-absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
-      t == absl::InfinitePast()) {
-    return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
-  }
-  return t;
-}
+using codec_internal::WrongType;
+using internal::Message;
 
 // An int-or-string (PodDisruptionBudget minAvailable/maxUnavailable, budget nodes): a
 // non-negative integer or a percentage.
@@ -178,219 +64,52 @@ absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path)
   }
   if (absl::StatusOr<IntOrPercent> parsed = ParseIntOrPercent(text, /*max_percent_100=*/false);
       !parsed.ok()) {
-    return PathError(path, Msg(parsed.status()));
+    return PathError(path, Message(parsed.status()));
   }
   return text;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Object reader: typed access to the fields of one JSON object, naming paths on error.
-
-class Obj {
- public:
-  // An absent object: every field reads as absent.
-  explicit Obj(std::string path) : v_(nullptr), path_(std::move(path)) {}
-
-  // `v` must be an object or null (null reads as absent).
-  static absl::StatusOr<Obj> Make(const Json& v, std::string path) {
-    if (v.is_null()) return Obj(std::move(path));
-    if (!v.is_object()) return WrongType(path, "an object", v);
-    Obj o(std::move(path));
-    o.v_ = &v;
-    return o;
-  }
-
-  bool present() const { return v_ != nullptr; }
-  const std::string& path() const { return path_; }
-  std::string At(std::string_view key) const { return JoinPath(path_, key); }
-
-  // The field, or nullptr when absent or null.
-  const Json* Get(std::string_view key) const {
-    if (v_ == nullptr) return nullptr;
-    auto it = v_->find(key);
-    if (it == v_->end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  absl::StatusOr<Obj> Object(std::string_view key) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return Obj(At(key));
-    return Make(*f, At(key));
-  }
-
-  absl::Status String(std::string_view key, std::string* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status RequiredString(std::string_view key, std::string* out) const {
-    if (Get(key) == nullptr) return PathError(At(key), "required");
-    return String(key, out);
-  }
-
-  absl::Status Bool(std::string_view key, bool* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
-    *out = f->get<bool>();
-    return absl::OkStatus();
-  }
-
-  absl::Status Int32(std::string_view key, int32_t* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Int64(std::string_view key, std::optional<int64_t>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_object()) return WrongType(At(key), "an object", *f);
-    out->clear();
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
-      out->emplace(it.key(), it->get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status StringList(std::string_view key, std::vector<std::string>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_array()) return WrongType(At(key), "an array", *f);
-    out->clear();
-    out->reserve(f->size());
-    for (size_t i = 0; i < f->size(); ++i) {
-      const Json& e = (*f)[i];
-      if (!e.is_string()) return WrongType(IndexPath(At(key), i), "a string", e);
-      out->push_back(e.get_ref<const std::string&>());
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Resources(std::string_view key, ResourceList* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    if (!f->is_object()) return WrongType(At(key), "an object", *f);
-    ResourceList list;
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      const std::string& name = it.key();
-      if (it->is_null()) continue;
-      const std::string path = JoinPath(At(key), name);
-      if (name.empty()) return PathError(path, "empty resource name");
-      KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
-      absl::StatusOr<int64_t> q = ParseQuantity(text, name);
-      if (!q.ok()) return PathError(path, Msg(q.status()));
-      list.Set(name, *q);
-    }
-    *out = std::move(list);
-    return absl::OkStatus();
-  }
-
-  absl::Status Time(std::string_view key, absl::Time* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
-    return absl::OkStatus();
-  }
-
-  absl::Status Time(std::string_view key, std::optional<absl::Time>* out) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
-    return absl::OkStatus();
-  }
-
-  // A Go duration ("720h", "1h30m", "10s"); `Never` (-> nullopt) only when `allow_never`.
-  absl::Status Duration(std::string_view key, std::optional<absl::Duration>* out,
-                        bool allow_never) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-    if (allow_never && text == kNever) {
-      *out = std::nullopt;
-      return absl::OkStatus();
-    }
-    absl::StatusOr<absl::Duration> d = ParseGoDuration(text);
-    if (!d.ok()) return PathError(At(key), Msg(d.status()));
-    *out = *d;
-    return absl::OkStatus();
-  }
-
-  // Calls fn(const Obj& item) for each element of the array field `key` (each an object).
-  template <typename Fn>
-  absl::Status Objects(std::string_view key, Fn&& fn) const {
-    const Json* f = Get(key);
-    if (f == nullptr) return absl::OkStatus();
-    const std::string path = At(key);
-    if (!f->is_array()) return WrongType(path, "an array", *f);
-    for (size_t i = 0; i < f->size(); ++i) {
-      const Json& e = (*f)[i];
-      std::string item_path = IndexPath(path, i);
-      if (!e.is_object()) return WrongType(item_path, "an object", e);
-      Obj item(std::move(item_path));
-      item.v_ = &e;
-      RETURN_IF_ERROR(fn(item));
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const Json* v_;
-  std::string path_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // Shared pieces
 
-absl::Status ReadMeta(const Obj& m, ObjectMeta* meta) {
-  RETURN_IF_ERROR(m.String("name", &meta->name));
-  RETURN_IF_ERROR(m.String("namespace", &meta->namespace_));
-  RETURN_IF_ERROR(m.String("uid", &meta->uid));
-  RETURN_IF_ERROR(m.StringMap("labels", &meta->labels));
-  RETURN_IF_ERROR(m.StringMap("annotations", &meta->annotations));
-  RETURN_IF_ERROR(m.Time("creationTimestamp", &meta->creation_timestamp));
-  RETURN_IF_ERROR(m.Time("deletionTimestamp", &meta->deletion_timestamp));
+}  // namespace
+
+// Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
+namespace codec_internal {
+
+absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta) {
+  KARP_RETURN_IF_ERROR(m.String("name", &meta->name));
+  KARP_RETURN_IF_ERROR(m.String("namespace", &meta->namespace_));
+  KARP_RETURN_IF_ERROR(m.String("uid", &meta->uid));
+  KARP_RETURN_IF_ERROR(m.StringMap("labels", &meta->labels));
+  KARP_RETURN_IF_ERROR(m.StringMap("annotations", &meta->annotations));
+  KARP_RETURN_IF_ERROR(m.Time("creationTimestamp", &meta->creation_timestamp));
+  KARP_RETURN_IF_ERROR(m.Time("deletionTimestamp", &meta->deletion_timestamp));
   meta->owner_references.clear();
-  return m.Objects("ownerReferences", [&](const Obj& o) -> absl::Status {
+  return m.Objects("ownerReferences", [&](const FieldReader& o) -> absl::Status {
     OwnerReference ref;
-    RETURN_IF_ERROR(o.String("apiVersion", &ref.api_version));
-    RETURN_IF_ERROR(o.String("kind", &ref.kind));
-    RETURN_IF_ERROR(o.String("name", &ref.name));
-    RETURN_IF_ERROR(o.String("uid", &ref.uid));
-    RETURN_IF_ERROR(o.Bool("controller", &ref.controller));
+    KARP_RETURN_IF_ERROR(o.String("apiVersion", &ref.api_version));
+    KARP_RETURN_IF_ERROR(o.String("kind", &ref.kind));
+    KARP_RETURN_IF_ERROR(o.String("name", &ref.name));
+    KARP_RETURN_IF_ERROR(o.String("uid", &ref.uid));
+    KARP_RETURN_IF_ERROR(o.Bool("controller", &ref.controller));
     meta->owner_references.push_back(std::move(ref));
     return absl::OkStatus();
   });
 }
 
-absl::Status ReadTaints(const Obj& parent, std::string_view key, std::vector<Taint>* out) {
+}  // namespace codec_internal
+
+namespace {
+
+absl::Status ReadTaints(const FieldReader& parent, std::string_view key, std::vector<Taint>* out) {
   out->clear();
-  return parent.Objects(key, [&](const Obj& o) -> absl::Status {
+  return parent.Objects(key, [&](const FieldReader& o) -> absl::Status {
     Taint t;
-    RETURN_IF_ERROR(o.RequiredString("key", &t.key));
-    RETURN_IF_ERROR(o.String("value", &t.value));
+    KARP_RETURN_IF_ERROR(o.RequiredString("key", &t.key));
+    KARP_RETURN_IF_ERROR(o.String("value", &t.value));
     std::string effect;
-    RETURN_IF_ERROR(o.RequiredString("effect", &effect));
+    KARP_RETURN_IF_ERROR(o.RequiredString("effect", &effect));
     absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
     if (!e.ok() || *e == TaintEffect::kNone) {
       return PathError(o.At("effect"),
@@ -403,41 +122,42 @@ absl::Status ReadTaints(const Obj& parent, std::string_view key, std::vector<Tai
   });
 }
 
-absl::Status ReadConditions(const Obj& status, std::vector<NodeCondition>* out) {
+absl::Status ReadConditions(const FieldReader& status, std::vector<NodeCondition>* out) {
   out->clear();
-  return status.Objects("conditions", [&](const Obj& o) -> absl::Status {
+  return status.Objects("conditions", [&](const FieldReader& o) -> absl::Status {
     NodeCondition c;
-    RETURN_IF_ERROR(o.RequiredString("type", &c.type));
-    RETURN_IF_ERROR(o.RequiredString("status", &c.status));
+    KARP_RETURN_IF_ERROR(o.RequiredString("type", &c.type));
+    KARP_RETURN_IF_ERROR(o.RequiredString("status", &c.status));
     if (c.status != "True" && c.status != "False" && c.status != "Unknown") {
       return PathError(o.At("status"), internal::StrCat("unsupported condition status \"", c.status,
                                                         "\"; expected True, False or Unknown"));
     }
-    RETURN_IF_ERROR(o.String("reason", &c.reason));
-    RETURN_IF_ERROR(o.String("message", &c.message));
-    RETURN_IF_ERROR(o.Time("lastTransitionTime", &c.last_transition_time));
+    KARP_RETURN_IF_ERROR(o.String("reason", &c.reason));
+    KARP_RETURN_IF_ERROR(o.String("message", &c.message));
+    KARP_RETURN_IF_ERROR(o.Time("lastTransitionTime", &c.last_transition_time));
     out->push_back(std::move(c));
     return absl::OkStatus();
   });
 }
 
-absl::Status ReadNodeClassRef(const Obj& spec, NodeClassRef* out) {
-  KARP_ASSIGN_OR_RETURN(Obj ref, spec.Object("nodeClassRef"));
-  RETURN_IF_ERROR(ref.String("group", &out->group));
-  RETURN_IF_ERROR(ref.String("kind", &out->kind));
-  RETURN_IF_ERROR(ref.String("name", &out->name));
+absl::Status ReadNodeClassRef(const FieldReader& spec, NodeClassRef* out) {
+  KARP_ASSIGN_OR_RETURN(FieldReader ref, spec.Object("nodeClassRef"));
+  KARP_RETURN_IF_ERROR(ref.String("group", &out->group));
+  KARP_RETURN_IF_ERROR(ref.String("kind", &out->kind));
+  KARP_RETURN_IF_ERROR(ref.String("name", &out->name));
   return absl::OkStatus();
 }
 
 enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
 
 // One NodeSelectorRequirement ({key, operator, values, minValues}).
-absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorRequirement* out) {
-  RETURN_IF_ERROR(o.RequiredString("key", &out->key));
+absl::Status ReadRequirement(const FieldReader& o, RequirementOwner owner,
+                             NodeSelectorRequirement* out) {
+  KARP_RETURN_IF_ERROR(o.RequiredString("key", &out->key));
   std::string op_text;
-  RETURN_IF_ERROR(o.RequiredString("operator", &op_text));
+  KARP_RETURN_IF_ERROR(o.RequiredString("operator", &op_text));
   absl::StatusOr<Operator> op = ParseOperator(op_text);
-  if (!op.ok()) return PathError(o.At("operator"), Msg(op.status()));
+  if (!op.ok()) return PathError(o.At("operator"), Message(op.status()));
   if (owner == RequirementOwner::kPod && (*op == Operator::kGte || *op == Operator::kLte)) {
     return PathError(
         o.At("operator"),
@@ -445,10 +165,10 @@ absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorR
                          "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt"));
   }
   out->op = *op;
-  RETURN_IF_ERROR(o.StringList("values", &out->values));
+  KARP_RETURN_IF_ERROR(o.StringList("values", &out->values));
   if (owner != RequirementOwner::kPod) {
     std::optional<int64_t> min_values;
-    RETURN_IF_ERROR(o.Int64("minValues", &min_values));
+    KARP_RETURN_IF_ERROR(o.Int64("minValues", &min_values));
     if (min_values) {
       if (*min_values < 1 || *min_values > kMaxMinValues) {
         return PathError(o.path(), internal::StrCat("key ", out->key, ": minValues ", *min_values,
@@ -462,31 +182,31 @@ absl::Status ReadRequirement(const Obj& o, RequirementOwner owner, NodeSelectorR
   return absl::OkStatus();
 }
 
-absl::Status ReadRequirements(const Obj& spec, RequirementOwner owner,
+absl::Status ReadRequirements(const FieldReader& spec, RequirementOwner owner,
                               std::vector<NodeSelectorRequirement>* out) {
   out->clear();
-  return spec.Objects("requirements", [&](const Obj& o) -> absl::Status {
+  return spec.Objects("requirements", [&](const FieldReader& o) -> absl::Status {
     NodeSelectorRequirement r;
-    RETURN_IF_ERROR(ReadRequirement(o, owner, &r));
+    KARP_RETURN_IF_ERROR(ReadRequirement(o, owner, &r));
     out->push_back(std::move(r));
     return absl::OkStatus();
   });
 }
 
-absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
+absl::Status ReadLabelSelector(const FieldReader& parent, std::string_view key,
                                std::optional<LabelSelector>* out) {
-  KARP_ASSIGN_OR_RETURN(Obj o, parent.Object(key));
+  KARP_ASSIGN_OR_RETURN(FieldReader o, parent.Object(key));
   if (!o.present()) {
     *out = std::nullopt;
     return absl::OkStatus();
   }
   LabelSelector sel;
-  RETURN_IF_ERROR(o.StringMap("matchLabels", &sel.match_labels));
-  RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.StringMap("matchLabels", &sel.match_labels));
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
     LabelSelectorRequirement r;
-    RETURN_IF_ERROR(e.RequiredString("key", &r.key));
+    KARP_RETURN_IF_ERROR(e.RequiredString("key", &r.key));
     std::string op_text;
-    RETURN_IF_ERROR(e.RequiredString("operator", &op_text));
+    KARP_RETURN_IF_ERROR(e.RequiredString("operator", &op_text));
     absl::StatusOr<Operator> op = ParseOperator(op_text);
     if (!op.ok() || (*op != Operator::kIn && *op != Operator::kNotIn && *op != Operator::kExists &&
                      *op != Operator::kDoesNotExist)) {
@@ -495,7 +215,7 @@ absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
                                         "\"; expected one of In, NotIn, Exists, DoesNotExist"));
     }
     r.op = *op;
-    RETURN_IF_ERROR(e.StringList("values", &r.values));
+    KARP_RETURN_IF_ERROR(e.StringList("values", &r.values));
     sel.match_expressions.push_back(std::move(r));
     return absl::OkStatus();
   }));
@@ -503,10 +223,15 @@ absl::Status ReadLabelSelector(const Obj& parent, std::string_view key,
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeSelectorTerm(const Obj& o, NodeSelectorTerm* out) {
-  RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const Obj& e) -> absl::Status {
+}  // namespace
+
+// Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
+namespace codec_internal {
+
+absl::Status ReadNodeSelectorTerm(const FieldReader& o, NodeSelectorTerm* out) {
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
     NodeSelectorRequirement r;
-    RETURN_IF_ERROR(ReadRequirement(e, RequirementOwner::kPod, &r));
+    KARP_RETURN_IF_ERROR(ReadRequirement(e, RequirementOwner::kPod, &r));
     out->match_expressions.push_back(std::move(r));
     return absl::OkStatus();
   }));
@@ -517,64 +242,70 @@ absl::Status ReadNodeSelectorTerm(const Obj& o, NodeSelectorTerm* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadPodAffinityTerm(const Obj& o, PodAffinityTerm* out) {
-  RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
-  RETURN_IF_ERROR(o.StringList("namespaces", &out->namespaces));
-  RETURN_IF_ERROR(ReadLabelSelector(o, "namespaceSelector", &out->namespace_selector));
-  RETURN_IF_ERROR(o.String("topologyKey", &out->topology_key));
-  RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
-  RETURN_IF_ERROR(o.StringList("mismatchLabelKeys", &out->mismatch_label_keys));
+}  // namespace codec_internal
+
+namespace {
+
+absl::Status ReadPodAffinityTerm(const FieldReader& o, PodAffinityTerm* out) {
+  KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
+  KARP_RETURN_IF_ERROR(o.StringList("namespaces", &out->namespaces));
+  KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "namespaceSelector", &out->namespace_selector));
+  KARP_RETURN_IF_ERROR(o.String("topologyKey", &out->topology_key));
+  KARP_RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
+  KARP_RETURN_IF_ERROR(o.StringList("mismatchLabelKeys", &out->mismatch_label_keys));
   return absl::OkStatus();
 }
 
-absl::Status ReadPodAffinityRules(const Obj& affinity, std::string_view key,
+absl::Status ReadPodAffinityRules(const FieldReader& affinity, std::string_view key,
                                   PodAffinityRules* out) {
-  KARP_ASSIGN_OR_RETURN(Obj o, affinity.Object(key));
-  RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
-                            [&](const Obj& t) -> absl::Status {
-                              PodAffinityTerm term;
-                              RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
-                              out->required.push_back(std::move(term));
-                              return absl::OkStatus();
-                            }));
+  KARP_ASSIGN_OR_RETURN(FieldReader o, affinity.Object(key));
+  KARP_RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
+                                 [&](const FieldReader& t) -> absl::Status {
+                                   PodAffinityTerm term;
+                                   KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
+                                   out->required.push_back(std::move(term));
+                                   return absl::OkStatus();
+                                 }));
   return o.Objects("preferredDuringSchedulingIgnoredDuringExecution",
-                   [&](const Obj& w) -> absl::Status {
+                   [&](const FieldReader& w) -> absl::Status {
                      WeightedPodAffinityTerm wt;
-                     RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
-                     KARP_ASSIGN_OR_RETURN(Obj t, w.Object("podAffinityTerm"));
-                     RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
+                     KARP_RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
+                     KARP_ASSIGN_OR_RETURN(FieldReader t, w.Object("podAffinityTerm"));
+                     KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
                      out->preferred.push_back(std::move(wt));
                      return absl::OkStatus();
                    });
 }
 
-absl::Status ReadAffinity(const Obj& spec, Pod* pod) {
-  KARP_ASSIGN_OR_RETURN(Obj aff, spec.Object("affinity"));
-  KARP_ASSIGN_OR_RETURN(Obj na, aff.Object("nodeAffinity"));
-  KARP_ASSIGN_OR_RETURN(Obj req, na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
-  RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const Obj& t) -> absl::Status {
+absl::Status ReadAffinity(const FieldReader& spec, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(FieldReader aff, spec.Object("affinity"));
+  KARP_ASSIGN_OR_RETURN(FieldReader na, aff.Object("nodeAffinity"));
+  KARP_ASSIGN_OR_RETURN(FieldReader req,
+                        na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
+  KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const FieldReader& t) -> absl::Status {
     NodeSelectorTerm term;
-    RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
+    KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
     pod->node_affinity.required.push_back(std::move(term));
     return absl::OkStatus();
   }));
-  RETURN_IF_ERROR(na.Objects("preferredDuringSchedulingIgnoredDuringExecution",
-                             [&](const Obj& p) -> absl::Status {
-                               PreferredSchedulingTerm pt;
-                               RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
-                               KARP_ASSIGN_OR_RETURN(Obj pref, p.Object("preference"));
-                               RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
-                               pod->node_affinity.preferred.push_back(std::move(pt));
-                               return absl::OkStatus();
-                             }));
-  RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAffinity", &pod->pod_affinity));
-  RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAntiAffinity", &pod->pod_anti_affinity));
+  KARP_RETURN_IF_ERROR(na.Objects(
+      "preferredDuringSchedulingIgnoredDuringExecution", [&](const FieldReader& p) -> absl::Status {
+        PreferredSchedulingTerm pt;
+        KARP_RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
+        KARP_ASSIGN_OR_RETURN(FieldReader pref, p.Object("preference"));
+        KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
+        pod->node_affinity.preferred.push_back(std::move(pt));
+        return absl::OkStatus();
+      }));
+  KARP_RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAffinity", &pod->pod_affinity));
+  KARP_RETURN_IF_ERROR(ReadPodAffinityRules(aff, "podAntiAffinity", &pod->pod_anti_affinity));
   return absl::OkStatus();
 }
 
-absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusionPolicy* out) {
+absl::Status ReadInclusionPolicy(const FieldReader& o, std::string_view key,
+                                 NodeInclusionPolicy* out) {
   std::string text;
-  RETURN_IF_ERROR(o.String(key, &text));
+  KARP_RETURN_IF_ERROR(o.String(key, &text));
   if (o.Get(key) == nullptr) return absl::OkStatus();
   if (text == "Honor") {
     *out = NodeInclusionPolicy::kHonor;
@@ -587,12 +318,12 @@ absl::Status ReadInclusionPolicy(const Obj& o, std::string_view key, NodeInclusi
   return absl::OkStatus();
 }
 
-absl::Status ReadTopologySpread(const Obj& o, TopologySpreadConstraint* out) {
-  RETURN_IF_ERROR(o.Int32("maxSkew", &out->max_skew));
+absl::Status ReadTopologySpread(const FieldReader& o, TopologySpreadConstraint* out) {
+  KARP_RETURN_IF_ERROR(o.Int32("maxSkew", &out->max_skew));
   if (out->max_skew < 1) return PathError(o.At("maxSkew"), "must be greater than 0");
-  RETURN_IF_ERROR(o.RequiredString("topologyKey", &out->topology_key));
+  KARP_RETURN_IF_ERROR(o.RequiredString("topologyKey", &out->topology_key));
   std::string when;
-  RETURN_IF_ERROR(o.String("whenUnsatisfiable", &when));
+  KARP_RETURN_IF_ERROR(o.String("whenUnsatisfiable", &when));
   if (when.empty() || when == "DoNotSchedule") {
     out->when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
   } else if (when == "ScheduleAnyway") {
@@ -602,94 +333,96 @@ absl::Status ReadTopologySpread(const Obj& o, TopologySpreadConstraint* out) {
                      internal::StrCat("unsupported value \"", when,
                                       "\"; expected DoNotSchedule or ScheduleAnyway"));
   }
-  RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
-  RETURN_IF_ERROR(o.Int32("minDomains", &out->min_domains));
+  KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
+  KARP_RETURN_IF_ERROR(o.Int32("minDomains", &out->min_domains));
   if (out->min_domains && *out->min_domains < 1) {
     return PathError(o.At("minDomains"), "must be greater than 0");
   }
-  RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeAffinityPolicy", &out->node_affinity_policy));
-  RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeTaintsPolicy", &out->node_taints_policy));
-  RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
+  KARP_RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeAffinityPolicy", &out->node_affinity_policy));
+  KARP_RETURN_IF_ERROR(ReadInclusionPolicy(o, "nodeTaintsPolicy", &out->node_taints_policy));
+  KARP_RETURN_IF_ERROR(o.StringList("matchLabelKeys", &out->match_label_keys));
   return absl::OkStatus();
 }
 
-absl::Status ReadContainers(const Obj& spec, std::string_view key, std::vector<Container>* out) {
+absl::Status ReadContainers(const FieldReader& spec, std::string_view key,
+                            std::vector<Container>* out) {
   out->clear();
-  return spec.Objects(key, [&](const Obj& c) -> absl::Status {
+  return spec.Objects(key, [&](const FieldReader& c) -> absl::Status {
     Container container;
-    RETURN_IF_ERROR(c.String("name", &container.name));
-    KARP_ASSIGN_OR_RETURN(Obj res, c.Object("resources"));
-    RETURN_IF_ERROR(res.Resources("requests", &container.requests));
-    RETURN_IF_ERROR(c.Objects("ports", [&](const Obj& p) -> absl::Status {
+    KARP_RETURN_IF_ERROR(c.String("name", &container.name));
+    KARP_ASSIGN_OR_RETURN(FieldReader res, c.Object("resources"));
+    KARP_RETURN_IF_ERROR(res.Resources("requests", &container.requests));
+    KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const FieldReader& p) -> absl::Status {
       ContainerPort port;
-      RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
-      RETURN_IF_ERROR(p.Int32("hostPort", &port.host_port));
+      KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
+      KARP_RETURN_IF_ERROR(p.Int32("hostPort", &port.host_port));
       if (port.container_port < 0 || port.container_port > 65535) {
         return PathError(p.At("containerPort"), "must be between 0 and 65535");
       }
       if (port.host_port < 0 || port.host_port > 65535) {
         return PathError(p.At("hostPort"), "must be between 0 and 65535");
       }
-      RETURN_IF_ERROR(p.String("protocol", &port.protocol));
+      KARP_RETURN_IF_ERROR(p.String("protocol", &port.protocol));
       if (port.protocol.empty()) port.protocol = "TCP";
       if (port.protocol != "TCP" && port.protocol != "UDP" && port.protocol != "SCTP") {
         return PathError(p.At("protocol"),
                          internal::StrCat("unsupported protocol \"", port.protocol,
                                           "\"; expected TCP, UDP or SCTP"));
       }
-      RETURN_IF_ERROR(p.String("hostIP", &port.host_ip));
+      KARP_RETURN_IF_ERROR(p.String("hostIP", &port.host_ip));
       container.ports.push_back(std::move(port));
       return absl::OkStatus();
     }));
-    RETURN_IF_ERROR(c.String("restartPolicy", &container.restart_policy));
+    KARP_RETURN_IF_ERROR(c.String("restartPolicy", &container.restart_policy));
     out->push_back(std::move(container));
     return absl::OkStatus();
   });
 }
 
 // Pod spec fields (shared by Pods and DaemonSet templates).
-absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
-  RETURN_IF_ERROR(spec.String("nodeName", &pod->node_name));
-  RETURN_IF_ERROR(spec.StringMap("nodeSelector", &pod->node_selector));
-  RETURN_IF_ERROR(ReadAffinity(spec, pod));
-  RETURN_IF_ERROR(spec.Objects("tolerations", [&](const Obj& o) -> absl::Status {
+absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
+  KARP_RETURN_IF_ERROR(spec.String("nodeName", &pod->node_name));
+  KARP_RETURN_IF_ERROR(spec.StringMap("nodeSelector", &pod->node_selector));
+  KARP_RETURN_IF_ERROR(ReadAffinity(spec, pod));
+  KARP_RETURN_IF_ERROR(spec.Objects("tolerations", [&](const FieldReader& o) -> absl::Status {
     Toleration t;
-    RETURN_IF_ERROR(o.String("key", &t.key));
+    KARP_RETURN_IF_ERROR(o.String("key", &t.key));
     std::string op;
-    RETURN_IF_ERROR(o.String("operator", &op));
+    KARP_RETURN_IF_ERROR(o.String("operator", &op));
     absl::StatusOr<TolerationOperator> top = ParseTolerationOperator(op);
-    if (!top.ok()) return PathError(o.At("operator"), Msg(top.status()));
+    if (!top.ok()) return PathError(o.At("operator"), Message(top.status()));
     t.op = *top;
-    RETURN_IF_ERROR(o.String("value", &t.value));
+    KARP_RETURN_IF_ERROR(o.String("value", &t.value));
     std::string effect;
-    RETURN_IF_ERROR(o.String("effect", &effect));
+    KARP_RETURN_IF_ERROR(o.String("effect", &effect));
     absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
-    if (!e.ok()) return PathError(o.At("effect"), Msg(e.status()));
+    if (!e.ok()) return PathError(o.At("effect"), Message(e.status()));
     t.effect = *e;
     pod->tolerations.push_back(std::move(t));
     return absl::OkStatus();
   }));
-  RETURN_IF_ERROR(spec.Objects("topologySpreadConstraints", [&](const Obj& o) -> absl::Status {
-    TopologySpreadConstraint c;
-    RETURN_IF_ERROR(ReadTopologySpread(o, &c));
-    pod->topology_spread_constraints.push_back(std::move(c));
-    return absl::OkStatus();
-  }));
-  RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
-  RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
-  RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
-  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
-  RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
-  RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
-  RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
-  RETURN_IF_ERROR(spec.Objects("volumes", [&](const Obj& v) -> absl::Status {
+  KARP_RETURN_IF_ERROR(
+      spec.Objects("topologySpreadConstraints", [&](const FieldReader& o) -> absl::Status {
+        TopologySpreadConstraint c;
+        KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
+        pod->topology_spread_constraints.push_back(std::move(c));
+        return absl::OkStatus();
+      }));
+  KARP_RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
+  KARP_RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
+  KARP_RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
+  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
+  KARP_RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
+  KARP_RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
+  KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
+  KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const FieldReader& v) -> absl::Status {
     // Volumes backed by a claim (docs/formats-storage.md); other kinds are not kept.
     PodVolume volume;
-    RETURN_IF_ERROR(v.String("name", &volume.name));
-    KARP_ASSIGN_OR_RETURN(Obj pvc, v.Object("persistentVolumeClaim"));
-    KARP_ASSIGN_OR_RETURN(Obj ephemeral, v.Object("ephemeral"));
+    KARP_RETURN_IF_ERROR(v.String("name", &volume.name));
+    KARP_ASSIGN_OR_RETURN(FieldReader pvc, v.Object("persistentVolumeClaim"));
+    KARP_ASSIGN_OR_RETURN(FieldReader ephemeral, v.Object("ephemeral"));
     if (pvc.present()) {
-      RETURN_IF_ERROR(pvc.RequiredString("claimName", &volume.claim_name));
+      KARP_RETURN_IF_ERROR(pvc.RequiredString("claimName", &volume.claim_name));
       if (volume.claim_name.empty()) return PathError(pvc.At("claimName"), "must not be empty");
     } else if (ephemeral.present()) {
       if (volume.name.empty()) return PathError(v.At("name"), "required for an ephemeral volume");
@@ -706,66 +439,66 @@ absl::Status ReadPodSpec(const Obj& spec, Pod* pod) {
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
-absl::Status ReadPod(const Obj& item, Pod* pod, bool* skip) {
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
+absl::Status ReadPod(const FieldReader& item, Pod* pod, bool* skip) {
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
   if (!pod->scheduler_name.empty() && pod->scheduler_name != "default-scheduler") {
     *skip = true;
     return absl::OkStatus();
   }
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
   if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
-  RETURN_IF_ERROR(ReadPodSpec(spec, pod));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
-  RETURN_IF_ERROR(status.String("phase", &pod->phase));
-  RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
+  KARP_RETURN_IF_ERROR(ReadPodSpec(spec, pod));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(status.String("phase", &pod->phase));
+  KARP_RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
   return absl::OkStatus();
 }
 
-absl::Status ReadNode(const Obj& item, Node* node) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &node->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  RETURN_IF_ERROR(ReadTaints(spec, "taints", &node->taints));
-  RETURN_IF_ERROR(spec.Bool("unschedulable", &node->unschedulable));
-  RETURN_IF_ERROR(spec.String("providerID", &node->provider_id));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
-  RETURN_IF_ERROR(status.Resources("capacity", &node->capacity));
-  RETURN_IF_ERROR(status.Resources("allocatable", &node->allocatable));
-  RETURN_IF_ERROR(ReadConditions(status, &node->conditions));
+absl::Status ReadNode(const FieldReader& item, Node* node) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &node->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &node->taints));
+  KARP_RETURN_IF_ERROR(spec.Bool("unschedulable", &node->unschedulable));
+  KARP_RETURN_IF_ERROR(spec.String("providerID", &node->provider_id));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(status.Resources("capacity", &node->capacity));
+  KARP_RETURN_IF_ERROR(status.Resources("allocatable", &node->allocatable));
+  KARP_RETURN_IF_ERROR(ReadConditions(status, &node->conditions));
   return absl::OkStatus();
 }
 
-absl::Status ReadBudget(const Obj& o, Budget* b) {
+absl::Status ReadBudget(const FieldReader& o, Budget* b) {
   if (const Json* nodes = o.Get("nodes"); nodes != nullptr) {
     KARP_ASSIGN_OR_RETURN(b->nodes, AsIntOrPercent(*nodes, o.At("nodes")));
   }
-  RETURN_IF_ERROR(o.StringList("reasons", &b->reasons));
-  RETURN_IF_ERROR(o.String("schedule", &b->schedule));
-  RETURN_IF_ERROR(o.Duration("duration", &b->duration, /*allow_never=*/false));
+  KARP_RETURN_IF_ERROR(o.StringList("reasons", &b->reasons));
+  KARP_RETURN_IF_ERROR(o.String("schedule", &b->schedule));
+  KARP_RETURN_IF_ERROR(o.Duration("duration", &b->duration, /*allow_never=*/false));
   return absl::OkStatus();  // the rules are ValidateNodePool's
 }
 
-absl::Status ReadNodePool(const Obj& item, NodePool* np) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &np->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
-  RETURN_IF_ERROR(tmeta.StringMap("labels", &np->template_labels));
-  RETURN_IF_ERROR(tmeta.StringMap("annotations", &np->template_annotations));
-  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
-  RETURN_IF_ERROR(ReadRequirements(tspec, RequirementOwner::kNodePool, &np->requirements));
-  RETURN_IF_ERROR(ReadTaints(tspec, "taints", &np->taints));
-  RETURN_IF_ERROR(ReadTaints(tspec, "startupTaints", &np->startup_taints));
-  RETURN_IF_ERROR(ReadNodeClassRef(tspec, &np->node_class_ref));
-  RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
-  RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
-                                 /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(Obj disruption, spec.Object("disruption"));
+absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &np->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
+  KARP_RETURN_IF_ERROR(tmeta.StringMap("labels", &np->template_labels));
+  KARP_RETURN_IF_ERROR(tmeta.StringMap("annotations", &np->template_annotations));
+  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
+  KARP_RETURN_IF_ERROR(ReadRequirements(tspec, RequirementOwner::kNodePool, &np->requirements));
+  KARP_RETURN_IF_ERROR(ReadTaints(tspec, "taints", &np->taints));
+  KARP_RETURN_IF_ERROR(ReadTaints(tspec, "startupTaints", &np->startup_taints));
+  KARP_RETURN_IF_ERROR(ReadNodeClassRef(tspec, &np->node_class_ref));
+  KARP_RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
+  KARP_RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
+                                      /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(FieldReader disruption, spec.Object("disruption"));
   std::string policy;
-  RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
+  KARP_RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
   if (disruption.Get("consolidationPolicy") != nullptr) {
     bool found = false;
     for (ConsolidationPolicy p :
@@ -783,76 +516,77 @@ absl::Status ReadNodePool(const Obj& item, NodePool* np) {
                                         "Balanced"));
     }
   }
-  RETURN_IF_ERROR(
+  KARP_RETURN_IF_ERROR(
       disruption.Duration("consolidateAfter", &np->consolidate_after, /*allow_never=*/true));
   if (const Json* budgets = disruption.Get("budgets"); budgets != nullptr) {
     np->budgets.clear();
-    RETURN_IF_ERROR(disruption.Objects("budgets", [&](const Obj& o) -> absl::Status {
+    KARP_RETURN_IF_ERROR(disruption.Objects("budgets", [&](const FieldReader& o) -> absl::Status {
       Budget b;
-      RETURN_IF_ERROR(ReadBudget(o, &b));
+      KARP_RETURN_IF_ERROR(ReadBudget(o, &b));
       np->budgets.push_back(std::move(b));
       return absl::OkStatus();
     }));
   }
-  RETURN_IF_ERROR(spec.Resources("limits", &np->limits));
-  RETURN_IF_ERROR(spec.Int32("weight", &np->weight));
-  RETURN_IF_ERROR(spec.Int64("replicas", &np->replicas));
+  KARP_RETURN_IF_ERROR(spec.Resources("limits", &np->limits));
+  KARP_RETURN_IF_ERROR(spec.Int32("weight", &np->weight));
+  KARP_RETURN_IF_ERROR(spec.Int64("replicas", &np->replicas));
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeClaim(const Obj& item, NodeClaim* nc) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &nc->metadata));
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  RETURN_IF_ERROR(ReadRequirements(spec, RequirementOwner::kNodeClaim, &nc->requirements));
-  KARP_ASSIGN_OR_RETURN(Obj res, spec.Object("resources"));
-  RETURN_IF_ERROR(res.Resources("requests", &nc->requests));
-  RETURN_IF_ERROR(ReadTaints(spec, "taints", &nc->taints));
-  RETURN_IF_ERROR(ReadTaints(spec, "startupTaints", &nc->startup_taints));
-  RETURN_IF_ERROR(ReadNodeClassRef(spec, &nc->node_class_ref));
-  RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
-  RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
-                                /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
-  RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
-  RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
-  RETURN_IF_ERROR(status.String("imageID", &nc->image_id));
-  RETURN_IF_ERROR(status.Resources("capacity", &nc->capacity));
-  RETURN_IF_ERROR(status.Resources("allocatable", &nc->allocatable));
-  RETURN_IF_ERROR(ReadConditions(status, &nc->conditions));
-  RETURN_IF_ERROR(status.Time("lastPodEventTime", &nc->last_pod_event_time));
+absl::Status ReadNodeClaim(const FieldReader& item, NodeClaim* nc) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &nc->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_RETURN_IF_ERROR(ReadRequirements(spec, RequirementOwner::kNodeClaim, &nc->requirements));
+  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
+  KARP_RETURN_IF_ERROR(res.Resources("requests", &nc->requests));
+  KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &nc->taints));
+  KARP_RETURN_IF_ERROR(ReadTaints(spec, "startupTaints", &nc->startup_taints));
+  KARP_RETURN_IF_ERROR(ReadNodeClassRef(spec, &nc->node_class_ref));
+  KARP_RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
+  KARP_RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
+                                     /*allow_never=*/false));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
+  KARP_RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
+  KARP_RETURN_IF_ERROR(status.String("imageID", &nc->image_id));
+  KARP_RETURN_IF_ERROR(status.Resources("capacity", &nc->capacity));
+  KARP_RETURN_IF_ERROR(status.Resources("allocatable", &nc->allocatable));
+  KARP_RETURN_IF_ERROR(ReadConditions(status, &nc->conditions));
+  KARP_RETURN_IF_ERROR(status.Time("lastPodEventTime", &nc->last_pod_event_time));
   return absl::OkStatus();
 }
 
-absl::Status ReadDaemonSet(const Obj& item, DaemonSet* ds) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &ds->metadata));
+absl::Status ReadDaemonSet(const FieldReader& item, DaemonSet* ds) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &ds->metadata));
   if (ds->metadata.namespace_.empty()) ds->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(Obj tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(Obj tmeta, tmpl.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
   ds->pod_template.metadata.namespace_ = ds->metadata.namespace_;
-  KARP_ASSIGN_OR_RETURN(Obj tspec, tmpl.Object("spec"));
-  RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
+  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
+  KARP_RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
   return absl::OkStatus();
 }
 
-absl::Status ReadPdb(const Obj& item, PodDisruptionBudget* pdb) {
-  KARP_ASSIGN_OR_RETURN(Obj meta, item.Object("metadata"));
-  RETURN_IF_ERROR(ReadMeta(meta, &pdb->metadata));
+absl::Status ReadPdb(const FieldReader& item, PodDisruptionBudget* pdb) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(meta, &pdb->metadata));
   if (pdb->metadata.namespace_.empty()) pdb->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(Obj spec, item.Object("spec"));
-  RETURN_IF_ERROR(ReadLabelSelector(spec, "selector", &pdb->selector));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_RETURN_IF_ERROR(ReadLabelSelector(spec, "selector", &pdb->selector));
   if (const Json* v = spec.Get("minAvailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->min_available, AsIntOrPercent(*v, spec.At("minAvailable")));
   }
   if (const Json* v = spec.Get("maxUnavailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
   }
-  RETURN_IF_ERROR(spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
-  KARP_ASSIGN_OR_RETURN(Obj status, item.Object("status"));
-  RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
+  KARP_RETURN_IF_ERROR(
+      spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
   return absl::OkStatus();
 }
 
@@ -884,7 +618,7 @@ class SnapshotDecoder {
     if (v.is_null()) return absl::OkStatus();
     if (v.is_array()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
+        KARP_RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
       }
       return absl::OkStatus();
     }
@@ -901,12 +635,12 @@ class SnapshotDecoder {
  private:
   absl::Status Item(const Json& v, const std::string& path, int list_depth) {
     ++objects_seen_;
-    KARP_ASSIGN_OR_RETURN(Obj item, Obj::Make(v, path));
+    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
     if (!item.present()) return WrongType(path, "an object", v);
     std::string kind;
-    RETURN_IF_ERROR(item.RequiredString("kind", &kind));
+    KARP_RETURN_IF_ERROR(item.RequiredString("kind", &kind));
     std::string api_version;
-    RETURN_IF_ERROR(item.String("apiVersion", &api_version));
+    KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
     const Json* items = item.Get("items");
     if (kind == "List" ||
         (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
@@ -914,7 +648,7 @@ class SnapshotDecoder {
       if (items == nullptr) return absl::OkStatus();
       if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
       for (size_t i = 0; i < items->size(); ++i) {
-        RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), list_depth + 1));
+        KARP_RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), list_depth + 1));
       }
       return absl::OkStatus();
     }
@@ -934,44 +668,45 @@ class SnapshotDecoder {
     if (kind == "Pod") {
       Pod pod;
       bool skip = false;
-      RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
+      KARP_RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
       if (skip) {
         ++snap_.skipped_objects;
         return absl::OkStatus();
       }
-      RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
       snap_.pods.push_back(std::move(pod));
     } else if (kind == "Node") {
       Node node;
-      RETURN_IF_ERROR(ReadNode(item, &node));
-      RETURN_IF_ERROR(CheckUnique(item, "node", node.metadata, false, ValidateNode(node)));
+      KARP_RETURN_IF_ERROR(ReadNode(item, &node));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "node", node.metadata, false, ValidateNode(node)));
       snap_.nodes.push_back(std::move(node));
     } else if (kind == "NodePool") {
       NodePool np;
-      RETURN_IF_ERROR(ReadNodePool(item, &np));
-      RETURN_IF_ERROR(CheckUnique(item, "nodepool", np.metadata, false, ValidateNodePool(np)));
+      KARP_RETURN_IF_ERROR(ReadNodePool(item, &np));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "nodepool", np.metadata, false, ValidateNodePool(np)));
       snap_.node_pools.push_back(std::move(np));
     } else if (kind == "NodeClaim") {
       NodeClaim nc;
-      RETURN_IF_ERROR(ReadNodeClaim(item, &nc));
-      RETURN_IF_ERROR(CheckUnique(item, "nodeclaim", nc.metadata, false, ValidateNodeClaim(nc)));
+      KARP_RETURN_IF_ERROR(ReadNodeClaim(item, &nc));
+      KARP_RETURN_IF_ERROR(
+          CheckUnique(item, "nodeclaim", nc.metadata, false, ValidateNodeClaim(nc)));
       snap_.node_claims.push_back(std::move(nc));
     } else if (kind == "DaemonSet") {
       DaemonSet ds;
-      RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
-      RETURN_IF_ERROR(CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
+      KARP_RETURN_IF_ERROR(ReadDaemonSet(item, &ds));
+      KARP_RETURN_IF_ERROR(
+          CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
       snap_.daemon_sets.push_back(std::move(ds));
     } else if (const codec_internal::StorageKind* sk = codec_internal::FindStorageKind(kind)) {
-      KARP_ASSIGN_OR_RETURN(codec_internal::Fields fields, codec_internal::Fields::Make(v, path));
       const ObjectMeta* meta = nullptr;
-      RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, fields, &snap_, &meta));
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, item, &snap_, &meta));
       // The storage decoders apply their field rules while reading (codec_storage.cc).
-      RETURN_IF_ERROR(CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus()));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus()));
     } else {
       PodDisruptionBudget pdb;
-      RETURN_IF_ERROR(ReadPdb(item, &pdb));
-      RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true,
-                                  ValidatePodDisruptionBudget(pdb)));
+      KARP_RETURN_IF_ERROR(ReadPdb(item, &pdb));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "poddisruptionbudget", pdb.metadata, true,
+                                       ValidatePodDisruptionBudget(pdb)));
       snap_.pdbs.push_back(std::move(pdb));
     }
     return absl::OkStatus();
@@ -979,19 +714,18 @@ class SnapshotDecoder {
 
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
   // file read by this decoder; then the object passes its model validator (karp/objects.h).
-  absl::Status CheckUnique(const Obj& item, std::string_view what, const ObjectMeta& meta,
+  absl::Status CheckUnique(const FieldReader& item, std::string_view what, const ObjectMeta& meta,
                            bool namespaced, const absl::Status& valid) {
     const std::string name_path = JoinPath(item.At("metadata"), "name");
     if (meta.name.empty()) return PathError(name_path, "required");
-    if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Msg(valid)));
+    if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Message(valid)));
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
     auto [it, inserted] =
         seen_.emplace(internal::StrCat(what, " ", key), Origin{source_, item.path()});
     if (!inserted) {
       const std::string at = it->second.path.empty() ? "the top level" : it->second.path;
-      const std::string where = it->second.source == source_
-                                    ? at
-                                    : internal::StrCat(at, " of ", it->second.source);
+      const std::string where =
+          it->second.source == source_ ? at : internal::StrCat(at, " of ", it->second.source);
       return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
                                                    "\" (first defined at ", where, ")"));
     }
@@ -1009,40 +743,40 @@ class SnapshotDecoder {
 };
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {
-  return absl::Status(s.code(), internal::StrCat(source, ": ", Msg(s)));
+  return absl::Status(s.code(), internal::StrCat(source, ": ", Message(s)));
 }
 
 // The same status with control characters and invalid UTF-8 of the input escaped.
 absl::Status Escaped(const absl::Status& s) {
-  return absl::Status(s.code(), internal::EscapeForMessage(Msg(s)));
+  return absl::Status(s.code(), internal::EscapeForMessage(Message(s)));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
-absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
+absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   std::string name;
-  RETURN_IF_ERROR(o.RequiredString("name", &name));
+  KARP_RETURN_IF_ERROR(o.RequiredString("name", &name));
   if (name.empty()) return PathError(o.At("name"), "must not be empty");
   std::map<std::string, std::string> labels;
-  RETURN_IF_ERROR(o.StringMap("labels", &labels));
+  KARP_RETURN_IF_ERROR(o.StringMap("labels", &labels));
   // Derived from the name and the offerings (formats.md §2).
   labels.erase(std::string(kLabelInstanceType));
   labels.erase(std::string(kLabelZone));
   labels.erase(std::string(kLabelCapacityType));
   ResourceList capacity;
-  RETURN_IF_ERROR(o.Resources("capacity", &capacity));
+  KARP_RETURN_IF_ERROR(o.Resources("capacity", &capacity));
   Overhead overhead;
-  KARP_ASSIGN_OR_RETURN(Obj oh, o.Object("overhead"));
-  RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
-  RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
-  RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
+  KARP_ASSIGN_OR_RETURN(FieldReader oh, o.Object("overhead"));
+  KARP_RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
+  KARP_RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
+  KARP_RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
   std::vector<Offering> offerings;
-  RETURN_IF_ERROR(o.Objects("offerings", [&](const Obj& f) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const FieldReader& f) -> absl::Status {
     Offering off;
-    RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
+    KARP_RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
     if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
-    RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
+    KARP_RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
     if (off.capacity_type.empty()) return PathError(f.At("capacityType"), "must not be empty");
     const Json* price = f.Get("price");
     if (price == nullptr) return PathError(f.At("price"), "required");
@@ -1051,11 +785,11 @@ absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
     if (!std::isfinite(off.price) || off.price < 0) {
       return PathError(f.At("price"), "must be a finite number >= 0");
     }
-    RETURN_IF_ERROR(f.Bool("available", &off.available));
-    RETURN_IF_ERROR(f.Bool("priceEstimated", &off.price_estimated));
-    RETURN_IF_ERROR(f.String("reservationId", &off.reservation_id));
+    KARP_RETURN_IF_ERROR(f.Bool("available", &off.available));
+    KARP_RETURN_IF_ERROR(f.Bool("priceEstimated", &off.price_estimated));
+    KARP_RETURN_IF_ERROR(f.String("reservationId", &off.reservation_id));
     std::optional<int64_t> rc;
-    RETURN_IF_ERROR(f.Int64("reservationCapacity", &rc));
+    KARP_RETURN_IF_ERROR(f.Int64("reservationCapacity", &rc));
     if (rc) {
       if (*rc < 0) return PathError(f.At("reservationCapacity"), "must be >= 0");
       off.reservation_capacity = *rc;
@@ -1066,7 +800,7 @@ absl::Status ReadInstanceType(const Obj& o, InstanceType* out) {
   // Optional constraints beyond the single-valued labels (karp extension of formats.md §2),
   // e.g. DoesNotExist for optional provider labels the type lacks.
   std::vector<NodeSelectorRequirement> extra_api;
-  RETURN_IF_ERROR(ReadRequirements(o, RequirementOwner::kNodeClaim, &extra_api));
+  KARP_RETURN_IF_ERROR(ReadRequirements(o, RequirementOwner::kNodeClaim, &extra_api));
   absl::StatusOr<Requirements> extra = Requirements::FromApi(extra_api);
   if (!extra.ok()) {
     return PathError(o.At("requirements"), std::string(extra.status().message()));
@@ -1085,15 +819,15 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
     doc = &d;
   }
   if (doc == nullptr) return PathError("", "empty catalog document");
-  KARP_ASSIGN_OR_RETURN(Obj root, Obj::Make(doc->value, doc->path));
+  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
   if (!root.present() || root.Get("instanceTypes") == nullptr) {
     return PathError(root.At("instanceTypes"), "required");
   }
   std::vector<InstanceType> types;
   std::map<std::string, std::string> seen;
-  RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const Obj& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const FieldReader& o) -> absl::Status {
     InstanceType it;
-    RETURN_IF_ERROR(ReadInstanceType(o, &it));
+    KARP_RETURN_IF_ERROR(ReadInstanceType(o, &it));
     auto [pos, inserted] = seen.emplace(it.name, o.path());
     if (!inserted) {
       return PathError(o.At("name"), internal::StrCat("duplicate instance type \"", it.name,
@@ -1145,7 +879,7 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
   SnapshotDecoder decoder;
   for (const std::string& path : paths) {
     KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
-    RETURN_IF_ERROR(DecodeInto(decoder, text, path));
+    KARP_RETURN_IF_ERROR(DecodeInto(decoder, text, path));
   }
   return decoder.Take();
 }
@@ -1178,82 +912,4 @@ absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
   return ParseCatalog(text, path);
 }
 
-// ---------------------------------------------------------------------------------------------
-// codec_internal::Fields (json/codec_fields.h): the field reader above, for codec_storage.cc.
-
-namespace codec_internal {
-namespace {
-
-Obj AsObj(const Json* v, const std::string& path) {
-  if (v == nullptr) return Obj(path);
-  absl::StatusOr<Obj> o = Obj::Make(*v, path);
-  return o.ok() ? *o : Obj(path);  // Fields only ever holds objects
-}
-
-}  // namespace
-
-absl::StatusOr<Fields> Fields::Make(const Json& v, std::string path) {
-  KARP_ASSIGN_OR_RETURN(Obj o, Obj::Make(v, path));
-  return Fields(o.present() ? &v : nullptr, std::move(path));
-}
-
-std::string Fields::At(std::string_view key) const { return JoinPath(path_, key); }
-
-absl::StatusOr<Fields> Fields::Object(std::string_view key) const {
-  const Json* f = AsObj(v_, path_).Get(key);
-  if (f == nullptr) return Fields(nullptr, At(key));
-  return Make(*f, At(key));
-}
-
-absl::Status Fields::String(std::string_view key, std::string* out) const {
-  return AsObj(v_, path_).String(key, out);
-}
-
-absl::Status Fields::RequiredString(std::string_view key, std::string* out) const {
-  return AsObj(v_, path_).RequiredString(key, out);
-}
-
-absl::Status Fields::StringList(std::string_view key, std::vector<std::string>* out) const {
-  return AsObj(v_, path_).StringList(key, out);
-}
-
-absl::Status Fields::Int32(std::string_view key, std::optional<int32_t>* out) const {
-  return AsObj(v_, path_).Int32(key, out);
-}
-
-absl::Status Fields::Objects(std::string_view key,
-                             const std::function<absl::Status(const Fields&)>& fn) const {
-  const Json* f = AsObj(v_, path_).Get(key);
-  if (f == nullptr) return absl::OkStatus();
-  const std::string path = At(key);
-  if (!f->is_array()) return WrongType(path, "an array", *f);
-  for (size_t i = 0; i < f->size(); ++i) {
-    const Json& e = (*f)[i];
-    std::string item_path = IndexPath(path, i);
-    if (!e.is_object()) return WrongType(item_path, "an object", e);
-    RETURN_IF_ERROR(fn(Fields(&e, std::move(item_path))));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Fields::Meta(ObjectMeta* out) const {
-  KARP_ASSIGN_OR_RETURN(Obj meta, AsObj(v_, path_).Object("metadata"));
-  return ReadMeta(meta, out);
-}
-
-absl::Status Fields::NodeSelectorTerm(karp::NodeSelectorTerm* out) const {
-  return ReadNodeSelectorTerm(AsObj(v_, path_), out);
-}
-
-absl::Status Fields::Error(std::string_view key, std::string_view what) const {
-  return PathError(key.empty() ? path_ : At(key), what);
-}
-
-}  // namespace codec_internal
-
 }  // namespace karp::json
-
-#undef RETURN_IF_ERROR
-#undef KARP_JSON_RETURN_IF_ERROR_
-#undef KARP_JSON_CONCAT_
-#undef KARP_JSON_CONCAT_INNER_

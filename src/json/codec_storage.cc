@@ -1,7 +1,7 @@
 // karp::json: the storage kinds of a snapshot — PersistentVolumeClaim and PersistentVolume
 // (`v1`), StorageClass and CSINode (`storage.k8s.io/v1`) — decoded and encoded with the
-// conventions of the other kinds (json/codec_fields.h). The fields read are listed in
-// docs/formats-storage.md; everything else in kubectl's output is ignored.
+// conventions of the other kinds (json/codec_fields.h, json/field_reader.h). The fields read are
+// listed in docs/formats-storage.md; everything else in kubectl's output is ignored.
 
 #include <optional>
 #include <string>
@@ -17,18 +17,6 @@
 #include "karp/requirements.h"
 #include "karp/storage.h"
 
-// KARP_RETURN_IF_ERROR with a unique variable per expansion (the decoders nest lambdas that
-// return errors inside calls that return errors; -Wshadow rejects reused names).
-#define KARP_STORAGE_CONCAT_INNER_(a, b) a##b
-#define KARP_STORAGE_CONCAT_(a, b) KARP_STORAGE_CONCAT_INNER_(a, b)
-#define RETURN_IF_ERROR(expr) \
-  KARP_STORAGE_RETURN_IF_ERROR_(KARP_STORAGE_CONCAT_(karp_storage_status_, __COUNTER__), expr)
-#define KARP_STORAGE_RETURN_IF_ERROR_(var, expr) \
-  do {                                           \
-    ::absl::Status var = (expr);                 \
-    if (!var.ok()) return var;                   \
-  } while (0)
-
 namespace karp::json::codec_internal {
 namespace {
 
@@ -39,18 +27,20 @@ constexpr StorageKind kStorageKinds[] = {
     {"CSINode", "storage.k8s.io/v1", "csinode", false},
 };
 
-std::string_view Msg(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
+// The `metadata` of the object `item`.
+absl::Status ReadItemMeta(const FieldReader& item, ObjectMeta* out) {
+  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  return ReadMeta(meta, out);
 }
 
-absl::Status ReadClaim(const Fields& item, PersistentVolumeClaim* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
+absl::Status ReadClaim(const FieldReader& item, PersistentVolumeClaim* out) {
+  KARP_RETURN_IF_ERROR(ReadItemMeta(item, &out->metadata));
   if (out->metadata.namespace_.empty()) out->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
-  RETURN_IF_ERROR(spec.String("volumeName", &out->volume_name));
-  RETURN_IF_ERROR(spec.String("storageClassName", &out->storage_class_name));
-  KARP_ASSIGN_OR_RETURN(Fields status, item.Object("status"));
-  RETURN_IF_ERROR(status.String("phase", &out->phase));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_RETURN_IF_ERROR(spec.String("volumeName", &out->volume_name));
+  KARP_RETURN_IF_ERROR(spec.String("storageClassName", &out->storage_class_name));
+  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(status.String("phase", &out->phase));
   if (!out->phase.empty() && out->phase != kClaimPending && out->phase != kClaimBound &&
       out->phase != kClaimLost) {
     return status.Error("phase", internal::StrCat("unsupported phase \"", out->phase,
@@ -59,40 +49,42 @@ absl::Status ReadClaim(const Fields& item, PersistentVolumeClaim* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadVolume(const Fields& item, PersistentVolume* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
-  KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(Fields affinity, spec.Object("nodeAffinity"));
-  KARP_ASSIGN_OR_RETURN(Fields required, affinity.Object("required"));
-  RETURN_IF_ERROR(required.Objects("nodeSelectorTerms", [&](const Fields& t) -> absl::Status {
-    NodeSelectorTerm term;
-    RETURN_IF_ERROR(t.NodeSelectorTerm(&term));
-    // Operators were checked by the term reader; their arity here (the API server's rule).
-    for (size_t i = 0; i < term.match_expressions.size(); ++i) {
-      absl::StatusOr<Requirement> r = Requirement::Create(term.match_expressions[i]);
-      if (!r.ok()) {
-        return t.Error(internal::StrCat("matchExpressions[", i, "]"), Msg(r.status()));
-      }
-    }
-    out->node_affinity.push_back(std::move(term));
-    return absl::OkStatus();
-  }));
-  KARP_ASSIGN_OR_RETURN(Fields csi, spec.Object("csi"));
-  if (csi.present()) RETURN_IF_ERROR(csi.RequiredString("driver", &out->csi_driver));
-  KARP_ASSIGN_OR_RETURN(Fields ebs, spec.Object("awsElasticBlockStore"));
+absl::Status ReadVolume(const FieldReader& item, PersistentVolume* out) {
+  KARP_RETURN_IF_ERROR(ReadItemMeta(item, &out->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(FieldReader affinity, spec.Object("nodeAffinity"));
+  KARP_ASSIGN_OR_RETURN(FieldReader required, affinity.Object("required"));
+  KARP_RETURN_IF_ERROR(
+      required.Objects("nodeSelectorTerms", [&](const FieldReader& t) -> absl::Status {
+        NodeSelectorTerm term;
+        KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
+        // Operators were checked by the term reader; their arity here (the API server's rule).
+        for (size_t i = 0; i < term.match_expressions.size(); ++i) {
+          absl::StatusOr<Requirement> r = Requirement::Create(term.match_expressions[i]);
+          if (!r.ok()) {
+            return t.Error(internal::StrCat("matchExpressions[", i, "]"),
+                           internal::Message(r.status()));
+          }
+        }
+        out->node_affinity.push_back(std::move(term));
+        return absl::OkStatus();
+      }));
+  KARP_ASSIGN_OR_RETURN(FieldReader csi, spec.Object("csi"));
+  if (csi.present()) KARP_RETURN_IF_ERROR(csi.RequiredString("driver", &out->csi_driver));
+  KARP_ASSIGN_OR_RETURN(FieldReader ebs, spec.Object("awsElasticBlockStore"));
   out->aws_elastic_block_store = ebs.present();
-  KARP_ASSIGN_OR_RETURN(Fields local, spec.Object("local"));
+  KARP_ASSIGN_OR_RETURN(FieldReader local, spec.Object("local"));
   out->local = local.present();
-  KARP_ASSIGN_OR_RETURN(Fields host_path, spec.Object("hostPath"));
+  KARP_ASSIGN_OR_RETURN(FieldReader host_path, spec.Object("hostPath"));
   out->host_path = host_path.present();
   return absl::OkStatus();
 }
 
-absl::Status ReadClass(const Fields& item, StorageClass* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
-  RETURN_IF_ERROR(item.String("provisioner", &out->provisioner));
+absl::Status ReadClass(const FieldReader& item, StorageClass* out) {
+  KARP_RETURN_IF_ERROR(ReadItemMeta(item, &out->metadata));
+  KARP_RETURN_IF_ERROR(item.String("provisioner", &out->provisioner));
   std::string mode;
-  RETURN_IF_ERROR(item.String("volumeBindingMode", &mode));
+  KARP_RETURN_IF_ERROR(item.String("volumeBindingMode", &mode));
   if (mode == VolumeBindingModeName(VolumeBindingMode::kImmediate)) {
     out->volume_binding_mode = VolumeBindingMode::kImmediate;
   } else if (mode == VolumeBindingModeName(VolumeBindingMode::kWaitForFirstConsumer)) {
@@ -102,32 +94,33 @@ absl::Status ReadClass(const Fields& item, StorageClass* out) {
                       internal::StrCat("unsupported volumeBindingMode \"", mode,
                                        "\"; expected Immediate or WaitForFirstConsumer"));
   }
-  return item.Objects("allowedTopologies", [&](const Fields& t) -> absl::Status {
+  return item.Objects("allowedTopologies", [&](const FieldReader& t) -> absl::Status {
     TopologySelectorTerm term;
-    RETURN_IF_ERROR(t.Objects("matchLabelExpressions", [&](const Fields& e) -> absl::Status {
-      TopologySelectorRequirement r;
-      RETURN_IF_ERROR(e.RequiredString("key", &r.key));
-      if (r.key.empty()) return e.Error("key", "must not be empty");
-      RETURN_IF_ERROR(e.StringList("values", &r.values));
-      term.match_label_expressions.push_back(std::move(r));
-      return absl::OkStatus();
-    }));
+    KARP_RETURN_IF_ERROR(
+        t.Objects("matchLabelExpressions", [&](const FieldReader& e) -> absl::Status {
+          TopologySelectorRequirement r;
+          KARP_RETURN_IF_ERROR(e.RequiredString("key", &r.key));
+          if (r.key.empty()) return e.Error("key", "must not be empty");
+          KARP_RETURN_IF_ERROR(e.StringList("values", &r.values));
+          term.match_label_expressions.push_back(std::move(r));
+          return absl::OkStatus();
+        }));
     out->allowed_topologies.push_back(std::move(term));
     return absl::OkStatus();
   });
 }
 
-absl::Status ReadCsiNode(const Fields& item, CSINode* out) {
-  RETURN_IF_ERROR(item.Meta(&out->metadata));
-  KARP_ASSIGN_OR_RETURN(Fields spec, item.Object("spec"));
-  return spec.Objects("drivers", [&](const Fields& d) -> absl::Status {
+absl::Status ReadCsiNode(const FieldReader& item, CSINode* out) {
+  KARP_RETURN_IF_ERROR(ReadItemMeta(item, &out->metadata));
+  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  return spec.Objects("drivers", [&](const FieldReader& d) -> absl::Status {
     CSINodeDriver driver;
-    RETURN_IF_ERROR(d.RequiredString("name", &driver.name));
+    KARP_RETURN_IF_ERROR(d.RequiredString("name", &driver.name));
     if (driver.name.empty()) return d.Error("name", "must not be empty");
-    KARP_ASSIGN_OR_RETURN(Fields allocatable, d.Object("allocatable"));
+    KARP_ASSIGN_OR_RETURN(FieldReader allocatable, d.Object("allocatable"));
     if (allocatable.present()) {
       std::optional<int32_t> count;
-      RETURN_IF_ERROR(allocatable.Int32("count", &count));
+      KARP_RETURN_IF_ERROR(allocatable.Int32("count", &count));
       if (count && *count < 0) return allocatable.Error("count", "must be >= 0");
       driver.allocatable_count = count.value_or(0);  // no count: 0, as the reference
     }
@@ -213,26 +206,26 @@ const StorageKind* FindStorageKind(std::string_view kind) {
   return nullptr;
 }
 
-absl::Status DecodeStorageObject(const StorageKind& kind, const Fields& item,
+absl::Status DecodeStorageObject(const StorageKind& kind, const FieldReader& item,
                                  ClusterSnapshot* snap, const ObjectMeta** meta) {
   if (kind.kind == kStorageKinds[0].kind) {
     PersistentVolumeClaim c;
-    RETURN_IF_ERROR(ReadClaim(item, &c));
+    KARP_RETURN_IF_ERROR(ReadClaim(item, &c));
     snap->persistent_volume_claims.push_back(std::move(c));
     *meta = &snap->persistent_volume_claims.back().metadata;
   } else if (kind.kind == kStorageKinds[1].kind) {
     PersistentVolume v;
-    RETURN_IF_ERROR(ReadVolume(item, &v));
+    KARP_RETURN_IF_ERROR(ReadVolume(item, &v));
     snap->persistent_volumes.push_back(std::move(v));
     *meta = &snap->persistent_volumes.back().metadata;
   } else if (kind.kind == kStorageKinds[2].kind) {
     StorageClass c;
-    RETURN_IF_ERROR(ReadClass(item, &c));
+    KARP_RETURN_IF_ERROR(ReadClass(item, &c));
     snap->storage_classes.push_back(std::move(c));
     *meta = &snap->storage_classes.back().metadata;
   } else {
     CSINode n;
-    RETURN_IF_ERROR(ReadCsiNode(item, &n));
+    KARP_RETURN_IF_ERROR(ReadCsiNode(item, &n));
     snap->csi_nodes.push_back(std::move(n));
     *meta = &snap->csi_nodes.back().metadata;
   }
@@ -249,8 +242,3 @@ void AppendStorageObjects(const ClusterSnapshot& snap, Json* items) {
 }
 
 }  // namespace karp::json::codec_internal
-
-#undef RETURN_IF_ERROR
-#undef KARP_STORAGE_RETURN_IF_ERROR_
-#undef KARP_STORAGE_CONCAT_
-#undef KARP_STORAGE_CONCAT_INNER_

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -97,6 +98,10 @@ std::string FormatGoDuration(absl::Duration d) {
     if (count != 0) internal::StrAppend(&out, count, unit.name);
   }
   return out;
+}
+
+std::string FormatGoDurationOrNever(const std::optional<absl::Duration>& d) {
+  return d ? FormatGoDuration(*d) : std::string(kNever);
 }
 
 std::string FormatTimestamp(absl::Time t) {

@@ -5,6 +5,7 @@
 #ifndef KARP_SRC_JSON_CODEC_UTIL_H_
 #define KARP_SRC_JSON_CODEC_UTIL_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,8 @@ inline constexpr std::string_view kNever = "Never";
 // Formats a duration so that ParseGoDuration reads it back exactly: "0s", "720h", "1h30m",
 // "1m0.5s" is written "1m500ms" (components h, m, s, ms, us, ns, zero ones omitted).
 std::string FormatGoDuration(absl::Duration d);
+// FormatGoDuration(*d), or kNever when `d` is unset (expireAfter, consolidateAfter).
+std::string FormatGoDurationOrNever(const std::optional<absl::Duration>& d);
 
 // RFC 3339 in UTC with as many fractional digits as needed ("2026-01-01T00:00:01Z").
 std::string FormatTimestamp(absl::Time t);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "internal/strings.h"
 #include "json/codec_util.h"
 #include "json/document.h"
+#include "json/field_reader.h"
 #include "karp/json/codec.h"
 #include "karp/labels.h"
 
@@ -25,39 +27,17 @@ namespace karp::json {
 namespace {
 
 using codec_internal::Document;
+using codec_internal::FieldReader;
+using codec_internal::IndexPath;
 using codec_internal::Json;
+using codec_internal::PathError;
+using internal::Message;
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string Msg(const absl::Status& s) { return std::string(s.message()); }
-
-absl::Status PathError(std::string_view path, std::string_view what) {
-  return absl::InvalidArgumentError(internal::StrCat(path, ": ", what));
-}
-
-std::string Join(std::string_view base, std::string_view key) {
-  return base.empty() ? std::string(key) : internal::StrCat(base, ".", key);
-}
-
-std::string Index(std::string_view base, size_t i) { return internal::StrCat(base, "[", i, "]"); }
-
-// An object whose keys must all be among `known`.
-absl::Status CheckObject(const Json& v, std::string_view path,
-                         std::initializer_list<std::string_view> known) {
-  if (!v.is_object()) return PathError(path.empty() ? "(document)" : path, "expected an object");
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    bool ok = false;
-    for (std::string_view k : known) ok |= it.key() == k;
-    if (!ok) return PathError(Join(path, it.key()), "unknown field");
-  }
-  return absl::OkStatus();
-}
-
-const Json* Field(const Json& o, std::string_view key) {
-  auto it = o.find(std::string(key));
-  if (it == o.end() || it->is_null()) return nullptr;
-  return &*it;
-}
+// ---------------------------------------------------------------------------------------------
+// Scalars. A trace is karp's own format: its type errors are terser than those of Kubernetes
+// objects ("expected a string", without the type found), and durations may be seconds.
 
 absl::StatusOr<std::string> String(const Json& v, std::string_view path) {
   if (!v.is_string()) return PathError(path, "expected a string");
@@ -101,50 +81,83 @@ absl::StatusOr<absl::Duration> Duration(const Json& v, std::string_view path) {
   }
   if (!v.is_string()) return PathError(path, "expected a duration (\"90s\", \"1h30m\") or seconds");
   absl::StatusOr<absl::Duration> d = codec_internal::ParseGoDuration(v.get<std::string>());
-  if (!d.ok()) return PathError(path, Msg(d.status()));
+  if (!d.ok()) return PathError(path, Message(d.status()));
   return *d;
 }
 
-absl::Status Name(const Json& o, std::string_view path, std::string* out) {
-  const Json* v = Field(o, "name");
-  if (v == nullptr) return PathError(Join(path, "name"), "required");
-  KARP_ASSIGN_OR_RETURN(*out, String(*v, Join(path, "name")));
-  if (out->empty() || out->size() > 50 || !ValidateLabelValue(*out).ok() ||
-      (*out)[0] == '.' || (*out)[0] == '_') {
-    return PathError(Join(path, "name"),
+// Reads the field `key` of `o`, if present, with `convert` (String, Duration, ...) into *out.
+template <typename T, typename Convert>
+absl::Status Optional(const FieldReader& o, std::string_view key, Convert convert, T* out) {
+  const Json* v = o.Get(key);
+  if (v == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, convert(*v, o.At(key)));
+  return absl::OkStatus();
+}
+
+// Optional, but `<path>.<key>: required` when the field is absent.
+template <typename T, typename Convert>
+absl::Status Required(const FieldReader& o, std::string_view key, Convert convert, T* out) {
+  if (o.Get(key) == nullptr) return PathError(o.At(key), "required");
+  return Optional(o, key, convert, out);
+}
+
+// An Int conversion bounded to [min, max].
+auto IntIn(int64_t min, int64_t max) {
+  return [min, max](const Json& v, std::string_view path) { return Int(v, path, min, max); };
+}
+
+// Calls fn(element, path) for each element of the array field `key` of `o` (absent: none).
+template <typename Fn>
+absl::Status ForEachElement(const FieldReader& o, std::string_view key, Fn&& fn) {
+  const Json* v = o.Get(key);
+  if (v == nullptr) return absl::OkStatus();
+  if (!v->is_array()) return PathError(o.At(key), "expected an array");
+  for (size_t i = 0; i < v->size(); ++i) {
+    KARP_RETURN_IF_ERROR(fn((*v)[i], IndexPath(o.At(key), i)));
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads
+
+absl::Status Name(const FieldReader& o, std::string* out) {
+  KARP_RETURN_IF_ERROR(Required(o, "name", String, out));
+  if (out->empty() || out->size() > 50 || !ValidateLabelValue(*out).ok() || (*out)[0] == '.' ||
+      (*out)[0] == '_') {
+    return PathError(o.At("name"),
                      internal::StrCat("invalid name \"", *out,
                                       "\" (1-50 characters of [A-Za-z0-9-], starting and "
                                       "ending alphanumeric)"));
   }
   for (char c : *out) {
     if (c == '_' || c == '.') {
-      return PathError(Join(path, "name"), internal::StrCat("invalid name \"", *out, "\""));
+      return PathError(o.At("name"), internal::StrCat("invalid name \"", *out, "\""));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status StringMap(const Json& o, std::string_view key, std::string_view path,
+absl::Status StringMap(const FieldReader& o, std::string_view key,
                        std::map<std::string, std::string>* out) {
-  const Json* v = Field(o, key);
+  const Json* v = o.Get(key);
   if (v == nullptr) return absl::OkStatus();
-  const std::string p = Join(path, key);
+  const std::string p = o.At(key);
   if (!v->is_object()) return PathError(p, "expected an object");
   for (auto it = v->begin(); it != v->end(); ++it) {
-    KARP_ASSIGN_OR_RETURN(std::string s, String(it.value(), Join(p, it.key())));
+    KARP_ASSIGN_OR_RETURN(std::string s, String(it.value(), codec_internal::JoinPath(p, it.key())));
     (*out)[it.key()] = s;
   }
   return absl::OkStatus();
 }
 
-// requests, nodeSelector, tolerations, labels, claims.
-absl::Status Shape(const Json& o, std::string_view path, sim::PodShape* shape) {
-  const Json* req = Field(o, "requests");
-  const std::string rp = Join(path, "requests");
+absl::Status Requests(const FieldReader& o, ResourceList* out) {
+  const Json* req = o.Get("requests");
+  const std::string rp = o.At("requests");
   if (req == nullptr) return PathError(rp, "required");
   if (!req->is_object() || req->empty()) return PathError(rp, "expected a non-empty object");
   for (auto it = req->begin(); it != req->end(); ++it) {
-    const std::string p = Join(rp, it.key());
+    const std::string p = codec_internal::JoinPath(rp, it.key());
     std::string text;
     if (it.value().is_string()) {
       text = it.value().get<std::string>();
@@ -154,127 +167,125 @@ absl::Status Shape(const Json& o, std::string_view path, sim::PodShape* shape) {
       return PathError(p, "expected a quantity string or an integer");
     }
     absl::StatusOr<int64_t> q = ParseQuantity(text, it.key());
-    if (!q.ok()) return PathError(p, Msg(q.status()));
-    shape->requests.Set(it.key(), *q);
-  }
-  KARP_RETURN_IF_ERROR(StringMap(o, "nodeSelector", path, &shape->node_selector));
-  KARP_RETURN_IF_ERROR(StringMap(o, "labels", path, &shape->labels));
-  if (const Json* c = Field(o, "claims")) {
-    const std::string cp = Join(path, "claims");
-    if (!c->is_array()) return PathError(cp, "expected an array of claim names");
-    for (size_t i = 0; i < c->size(); ++i) {
-      KARP_ASSIGN_OR_RETURN(std::string claim, String((*c)[i], Index(cp, i)));
-      if (claim.empty()) return PathError(Index(cp, i), "must not be empty");
-      shape->claims.push_back(std::move(claim));
-    }
-  }
-  if (const Json* t = Field(o, "tolerations")) {
-    const std::string tp = Join(path, "tolerations");
-    if (!t->is_array()) return PathError(tp, "expected an array");
-    for (size_t i = 0; i < t->size(); ++i) {
-      const Json& e = (*t)[i];
-      const std::string ep = Index(tp, i);
-      KARP_RETURN_IF_ERROR(CheckObject(e, ep, {"key", "operator", "value", "effect"}));
-      Toleration tol;
-      if (const Json* k = Field(e, "key")) {
-        KARP_ASSIGN_OR_RETURN(tol.key, String(*k, Join(ep, "key")));
-      }
-      if (const Json* v = Field(e, "value")) {
-        KARP_ASSIGN_OR_RETURN(tol.value, String(*v, Join(ep, "value")));
-      }
-      if (const Json* op = Field(e, "operator")) {
-        KARP_ASSIGN_OR_RETURN(std::string s, String(*op, Join(ep, "operator")));
-        absl::StatusOr<TolerationOperator> parsed = ParseTolerationOperator(s);
-        if (!parsed.ok()) return PathError(Join(ep, "operator"), Msg(parsed.status()));
-        tol.op = *parsed;
-      }
-      if (const Json* ef = Field(e, "effect")) {
-        KARP_ASSIGN_OR_RETURN(std::string s, String(*ef, Join(ep, "effect")));
-        absl::StatusOr<TaintEffect> parsed = ParseTaintEffect(s);
-        if (!parsed.ok()) return PathError(Join(ep, "effect"), Msg(parsed.status()));
-        tol.effect = *parsed;
-      }
-      shape->tolerations.push_back(std::move(tol));
-    }
+    if (!q.ok()) return PathError(p, Message(q.status()));
+    out->Set(it.key(), *q);
   }
   return absl::OkStatus();
 }
 
-absl::Status Namespace(const Json& o, std::string_view path, std::string* out) {
-  if (const Json* v = Field(o, "namespace")) {
-    KARP_ASSIGN_OR_RETURN(*out, String(*v, Join(path, "namespace")));
-    if (out->empty() || !ValidateLabelValue(*out).ok()) {
-      return PathError(Join(path, "namespace"), "invalid namespace");
-    }
+absl::Status Claims(const FieldReader& o, std::vector<std::string>* out) {
+  const Json* c = o.Get("claims");
+  if (c == nullptr) return absl::OkStatus();
+  if (!c->is_array()) return PathError(o.At("claims"), "expected an array of claim names");
+  return ForEachElement(o, "claims", [&](const Json& e, const std::string& p) -> absl::Status {
+    KARP_ASSIGN_OR_RETURN(std::string claim, String(e, p));
+    if (claim.empty()) return PathError(p, "must not be empty");
+    out->push_back(std::move(claim));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadToleration(const Json& e, const std::string& path, Toleration* tol) {
+  KARP_ASSIGN_OR_RETURN(FieldReader o,
+                        FieldReader::MakeStrict(e, path, {"key", "operator", "value", "effect"}));
+  KARP_RETURN_IF_ERROR(Optional(o, "key", String, &tol->key));
+  KARP_RETURN_IF_ERROR(Optional(o, "value", String, &tol->value));
+  std::string op, effect;
+  if (o.Get("operator") != nullptr) {
+    KARP_RETURN_IF_ERROR(Optional(o, "operator", String, &op));
+    absl::StatusOr<TolerationOperator> parsed = ParseTolerationOperator(op);
+    if (!parsed.ok()) return PathError(o.At("operator"), Message(parsed.status()));
+    tol->op = *parsed;
+  }
+  if (o.Get("effect") != nullptr) {
+    KARP_RETURN_IF_ERROR(Optional(o, "effect", String, &effect));
+    absl::StatusOr<TaintEffect> parsed = ParseTaintEffect(effect);
+    if (!parsed.ok()) return PathError(o.At("effect"), Message(parsed.status()));
+    tol->effect = *parsed;
   }
   return absl::OkStatus();
+}
+
+// requests, nodeSelector, tolerations, labels, claims.
+absl::Status Shape(const FieldReader& o, sim::PodShape* shape) {
+  KARP_RETURN_IF_ERROR(Requests(o, &shape->requests));
+  KARP_RETURN_IF_ERROR(StringMap(o, "nodeSelector", &shape->node_selector));
+  KARP_RETURN_IF_ERROR(StringMap(o, "labels", &shape->labels));
+  KARP_RETURN_IF_ERROR(Claims(o, &shape->claims));
+  return ForEachElement(o, "tolerations", [&](const Json& e, const std::string& p) {
+    Toleration tol;
+    KARP_RETURN_IF_ERROR(ReadToleration(e, p, &tol));
+    shape->tolerations.push_back(std::move(tol));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Namespace(const FieldReader& o, std::string* out) {
+  if (o.Get("namespace") == nullptr) return absl::OkStatus();
+  KARP_RETURN_IF_ERROR(Optional(o, "namespace", String, out));
+  if (out->empty() || !ValidateLabelValue(*out).ok()) {
+    return PathError(o.At("namespace"), "invalid namespace");
+  }
+  return absl::OkStatus();
+}
+
+// The fields every workload has: name, namespace and the pod shape.
+absl::Status Workload(const FieldReader& o, std::string* name, std::string* namespace_,
+                      sim::PodShape* shape) {
+  KARP_RETURN_IF_ERROR(Name(o, name));
+  KARP_RETURN_IF_ERROR(Namespace(o, namespace_));
+  return Shape(o, shape);
 }
 
 // The diurnal deployments of one trace expand to at most this many samples in total (a year
 // every minute is 527040), so a small input cannot ask for gigabytes of replica steps.
 constexpr int64_t kMaxDiurnalSamples = 1000000;
 
-// `samples_left`: what remains of kMaxDiurnalSamples for this trace.
-absl::Status Deployment(const Json& o, std::string_view path, absl::Duration duration,
-                        int64_t* samples_left, sim::DeploymentTrace* d) {
-  KARP_RETURN_IF_ERROR(CheckObject(o, path, {"name", "namespace", "requests", "nodeSelector",
-                                             "tolerations", "labels", "claims", "replicas",
-                                             "diurnal"}));
-  KARP_RETURN_IF_ERROR(Name(o, path, &d->name));
-  KARP_RETURN_IF_ERROR(Namespace(o, path, &d->namespace_));
-  KARP_RETURN_IF_ERROR(Shape(o, path, &d->pod));
-  const Json* steps = Field(o, "replicas");
-  const Json* diurnal = Field(o, "diurnal");
-  if ((steps == nullptr) == (diurnal == nullptr)) {
-    return PathError(path, "exactly one of replicas and diurnal is required");
-  }
-  if (steps != nullptr) {
-    const std::string sp = Join(path, "replicas");
-    if (!steps->is_array()) return PathError(sp, "expected an array of {at, replicas}");
-    absl::Duration prev = -absl::InfiniteDuration();
-    for (size_t i = 0; i < steps->size(); ++i) {
-      const Json& s = (*steps)[i];
-      const std::string ep = Index(sp, i);
-      KARP_RETURN_IF_ERROR(CheckObject(s, ep, {"at", "replicas"}));
-      const Json* at = Field(s, "at");
-      const Json* n = Field(s, "replicas");
-      if (at == nullptr) return PathError(Join(ep, "at"), "required");
-      if (n == nullptr) return PathError(Join(ep, "replicas"), "required");
-      KARP_ASSIGN_OR_RETURN(absl::Duration t, Duration(*at, Join(ep, "at")));
-      KARP_ASSIGN_OR_RETURN(int64_t r, Int(*n, Join(ep, "replicas"), 0, 100000));
-      if (t < prev) return PathError(Join(ep, "at"), "steps must be in time order");
-      prev = t;
-      d->replicas.emplace_back(t, r);
-    }
+// replicas: an array of {at, replicas} in time order.
+absl::Status ReplicaSteps(const FieldReader& o, sim::DeploymentTrace* d) {
+  const Json* steps = o.Get("replicas");
+  if (!steps->is_array()) return PathError(o.At("replicas"), "expected an array of {at, replicas}");
+  absl::Duration prev = -absl::InfiniteDuration();
+  return ForEachElement(o, "replicas", [&](const Json& e, const std::string& ep) -> absl::Status {
+    KARP_ASSIGN_OR_RETURN(FieldReader s, FieldReader::MakeStrict(e, ep, {"at", "replicas"}));
+    if (s.Get("at") == nullptr) return PathError(s.At("at"), "required");
+    if (s.Get("replicas") == nullptr) return PathError(s.At("replicas"), "required");
+    absl::Duration t;
+    int64_t r = 0;
+    KARP_RETURN_IF_ERROR(Optional(s, "at", Duration, &t));
+    KARP_RETURN_IF_ERROR(Optional(s, "replicas", IntIn(0, 100000), &r));
+    if (t < prev) return PathError(s.At("at"), "steps must be in time order");
+    prev = t;
+    d->replicas.emplace_back(t, r);
     return absl::OkStatus();
-  }
-  // diurnal: min + (max - min) * (1 + cos(2 pi (t - peakAt) / period)) / 2, sampled every step.
-  const std::string dp = Join(path, "diurnal");
-  KARP_RETURN_IF_ERROR(CheckObject(*diurnal, dp, {"min", "max", "peakAt", "period", "step"}));
-  const Json* mn = Field(*diurnal, "min");
-  const Json* mx = Field(*diurnal, "max");
-  if (mn == nullptr) return PathError(Join(dp, "min"), "required");
-  if (mx == nullptr) return PathError(Join(dp, "max"), "required");
-  KARP_ASSIGN_OR_RETURN(int64_t lo, Int(*mn, Join(dp, "min"), 0, 100000));
-  KARP_ASSIGN_OR_RETURN(int64_t hi, Int(*mx, Join(dp, "max"), 0, 100000));
-  if (hi < lo) return PathError(Join(dp, "max"), "must be >= min");
+  });
+}
+
+// diurnal: min + (max - min) * (1 + cos(2 pi (t - peakAt) / period)) / 2, sampled every step.
+// `samples_left`: what remains of kMaxDiurnalSamples for this trace.
+absl::Status Diurnal(const FieldReader& o, absl::Duration duration, int64_t* samples_left,
+                     sim::DeploymentTrace* d) {
+  KARP_ASSIGN_OR_RETURN(FieldReader dr,
+                        FieldReader::MakeStrict(*o.Get("diurnal"), o.At("diurnal"),
+                                                {"min", "max", "peakAt", "period", "step"}));
+  if (dr.Get("min") == nullptr) return PathError(dr.At("min"), "required");
+  if (dr.Get("max") == nullptr) return PathError(dr.At("max"), "required");
+  int64_t lo = 0, hi = 0;
+  KARP_RETURN_IF_ERROR(Optional(dr, "min", IntIn(0, 100000), &lo));
+  KARP_RETURN_IF_ERROR(Optional(dr, "max", IntIn(0, 100000), &hi));
+  if (hi < lo) return PathError(dr.At("max"), "must be >= min");
   absl::Duration peak = absl::Hours(14), period = absl::Hours(24), step = absl::Minutes(10);
-  if (const Json* v = Field(*diurnal, "peakAt")) {
-    KARP_ASSIGN_OR_RETURN(peak, Duration(*v, Join(dp, "peakAt")));
-  }
-  if (const Json* v = Field(*diurnal, "period")) {
-    KARP_ASSIGN_OR_RETURN(period, Duration(*v, Join(dp, "period")));
-  }
-  if (const Json* v = Field(*diurnal, "step")) {
-    KARP_ASSIGN_OR_RETURN(step, Duration(*v, Join(dp, "step")));
-  }
-  if (period <= absl::ZeroDuration()) return PathError(Join(dp, "period"), "must be positive");
-  if (step < absl::Seconds(1)) return PathError(Join(dp, "step"), "must be at least 1s");
+  KARP_RETURN_IF_ERROR(Optional(dr, "peakAt", Duration, &peak));
+  KARP_RETURN_IF_ERROR(Optional(dr, "period", Duration, &period));
+  KARP_RETURN_IF_ERROR(Optional(dr, "step", Duration, &step));
+  if (period <= absl::ZeroDuration()) return PathError(dr.At("period"), "must be positive");
+  if (step < absl::Seconds(1)) return PathError(dr.At("step"), "must be at least 1s");
   absl::Duration rem;
   const int64_t samples = absl::IDivDuration(duration, step, &rem) + (rem > absl::ZeroDuration());
   if (samples > *samples_left) {
-    return PathError(Join(dp, "step"),
-                     internal::StrCat(samples, " samples over the trace duration; the diurnal "
+    return PathError(dr.At("step"),
+                     internal::StrCat(samples,
+                                      " samples over the trace duration; the diurnal "
                                       "deployments of a trace may have at most ",
                                       kMaxDiurnalSamples, " in total (use a larger step)"));
   }
@@ -282,8 +293,8 @@ absl::Status Deployment(const Json& o, std::string_view path, absl::Duration dur
   int64_t last = -1;
   for (absl::Duration t = absl::ZeroDuration(); t < duration; t += step) {
     const double phase = 2 * kPi * absl::FDivDuration(t - peak, period);
-    const double v = static_cast<double>(lo) +
-                     static_cast<double>(hi - lo) * (1 + std::cos(phase)) / 2;
+    const double v =
+        static_cast<double>(lo) + static_cast<double>(hi - lo) * (1 + std::cos(phase)) / 2;
     const int64_t r = static_cast<int64_t>(std::llround(v));
     if (r != last) d->replicas.emplace_back(t, r);
     last = r;
@@ -291,223 +302,246 @@ absl::Status Deployment(const Json& o, std::string_view path, absl::Duration dur
   return absl::OkStatus();
 }
 
-absl::Status Job(const Json& o, std::string_view path, sim::JobTrace* j) {
-  KARP_RETURN_IF_ERROR(CheckObject(o, path, {"name", "namespace", "requests", "nodeSelector",
-                                             "tolerations", "labels", "claims", "at", "every",
-                                             "until",
-                                             "parallelism", "runFor"}));
-  KARP_RETURN_IF_ERROR(Name(o, path, &j->name));
-  KARP_RETURN_IF_ERROR(Namespace(o, path, &j->namespace_));
-  KARP_RETURN_IF_ERROR(Shape(o, path, &j->pod));
-  if (const Json* v = Field(o, "at")) {
-    KARP_ASSIGN_OR_RETURN(j->at, Duration(*v, Join(path, "at")));
+absl::Status Deployment(const Json& v, const std::string& path, absl::Duration duration,
+                        int64_t* samples_left, sim::DeploymentTrace* d) {
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader o,
+      FieldReader::MakeStrict(v, path,
+                              {"name", "namespace", "requests", "nodeSelector", "tolerations",
+                               "labels", "claims", "replicas", "diurnal"}));
+  KARP_RETURN_IF_ERROR(Workload(o, &d->name, &d->namespace_, &d->pod));
+  if ((o.Get("replicas") == nullptr) == (o.Get("diurnal") == nullptr)) {
+    return PathError(path, "exactly one of replicas and diurnal is required");
   }
-  if (const Json* v = Field(o, "every")) {
-    KARP_ASSIGN_OR_RETURN(absl::Duration every, Duration(*v, Join(path, "every")));
-    if (every < absl::Seconds(1)) return PathError(Join(path, "every"), "must be at least 1s");
-    j->every = every;
+  if (o.Get("replicas") != nullptr) return ReplicaSteps(o, d);
+  return Diurnal(o, duration, samples_left, d);
+}
+
+absl::Status Job(const Json& v, const std::string& path, sim::JobTrace* j) {
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader o, FieldReader::MakeStrict(
+                         v, path,
+                         {"name", "namespace", "requests", "nodeSelector", "tolerations", "labels",
+                          "claims", "at", "every", "until", "parallelism", "runFor"}));
+  KARP_RETURN_IF_ERROR(Workload(o, &j->name, &j->namespace_, &j->pod));
+  KARP_RETURN_IF_ERROR(Optional(o, "at", Duration, &j->at));
+  std::optional<absl::Duration> every;
+  KARP_RETURN_IF_ERROR(Optional(o, "every", Duration, &every));
+  if (every.has_value()) {
+    if (*every < absl::Seconds(1)) return PathError(o.At("every"), "must be at least 1s");
+    j->every = *every;
   }
-  if (const Json* v = Field(o, "until")) {
-    KARP_ASSIGN_OR_RETURN(j->until, Duration(*v, Join(path, "until")));
-  }
-  if (const Json* v = Field(o, "parallelism")) {
-    KARP_ASSIGN_OR_RETURN(j->parallelism, Int(*v, Join(path, "parallelism"), 1, 10000));
-  }
-  const Json* run = Field(o, "runFor");
-  if (run == nullptr) return PathError(Join(path, "runFor"), "required");
-  KARP_ASSIGN_OR_RETURN(j->run_for, Duration(*run, Join(path, "runFor")));
-  if (j->run_for <= absl::ZeroDuration()) return PathError(Join(path, "runFor"), "must be positive");
+  KARP_RETURN_IF_ERROR(Optional(o, "until", Duration, &j->until));
+  KARP_RETURN_IF_ERROR(Optional(o, "parallelism", IntIn(1, 10000), &j->parallelism));
+  KARP_RETURN_IF_ERROR(Required(o, "runFor", Duration, &j->run_for));
+  if (j->run_for <= absl::ZeroDuration()) return PathError(o.At("runFor"), "must be positive");
   return absl::OkStatus();
 }
 
-absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
-  sim::Trace trace;
-  KARP_RETURN_IF_ERROR(CheckObject(root, "", {"name", "start", "duration", "seed", "cluster",
-                                              "deployments", "jobs", "pods", "interruptions",
-                                              "spotInterruptionRate", "capacityErrors",
-                                              "baseline"}));
-  if (const Json* v = Field(root, "name")) {
-    KARP_ASSIGN_OR_RETURN(trace.name, String(*v, "name"));
+absl::Status Pod(const Json& v, const std::string& path, sim::PodTrace* pt) {
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader o, FieldReader::MakeStrict(v, path,
+                                             {"name", "namespace", "requests", "nodeSelector",
+                                              "tolerations", "labels", "claims", "at", "leaveAt"}));
+  KARP_RETURN_IF_ERROR(Workload(o, &pt->name, &pt->namespace_, &pt->pod));
+  KARP_RETURN_IF_ERROR(Optional(o, "at", Duration, &pt->arrive_at));
+  if (o.Get("leaveAt") != nullptr) {
+    KARP_RETURN_IF_ERROR(Optional(o, "leaveAt", Duration, &pt->leave_at));
+    if (pt->leave_at <= pt->arrive_at) return PathError(o.At("leaveAt"), "must be after at");
   }
-  if (trace.name.empty()) trace.name = std::string(source);
-  if (const Json* v = Field(root, "start")) {
-    KARP_ASSIGN_OR_RETURN(std::string s, String(*v, "start"));
-    std::string err;
-    if (!absl::ParseTime(absl::RFC3339_full, s, &trace.start, &err)) {
-      return PathError("start", internal::StrCat("invalid RFC 3339 time \"", s, "\""));
+  return absl::OkStatus();
+}
+
+// Workload names are unique per namespace (workloads share the pod name space), and their
+// claims are declared in the trace's cluster.
+class WorkloadNames {
+ public:
+  explicit WorkloadNames(const ClusterSnapshot& cluster) {
+    for (const PersistentVolumeClaim& c : cluster.persistent_volume_claims) {
+      claims_.insert(c.Key());
     }
-  }
-  const Json* dur = Field(root, "duration");
-  if (dur == nullptr) return PathError("duration", "required");
-  KARP_ASSIGN_OR_RETURN(trace.duration, Duration(*dur, "duration"));
-  if (trace.duration <= absl::ZeroDuration() || trace.duration > absl::Hours(24 * 366)) {
-    return PathError("duration", "must be positive and at most a year");
-  }
-  if (const Json* v = Field(root, "seed")) {
-    KARP_ASSIGN_OR_RETURN(int64_t seed, Int(*v, "seed", 0, INT64_MAX));
-    trace.seed = static_cast<uint64_t>(seed);
-  }
-  const Json* cluster = Field(root, "cluster");
-  if (cluster == nullptr) return PathError("cluster", "required (NodePools and DaemonSets)");
-  if (!cluster->is_array()) return PathError("cluster", "expected an array of Kubernetes objects");
-  {
-    Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", *cluster}};
-    absl::StatusOr<ClusterSnapshot> snap =
-        ParseSnapshot(list.dump(), internal::StrCat(source, ": cluster"));
-    if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());
-    if (absl::Status s = snap->Validate(); !s.ok()) {
-      return absl::InvalidArgumentError(internal::StrCat(source, ": cluster: ", s.message()));
-    }
-    if (snap->node_pools.empty()) return PathError("cluster", "no NodePool");
-    trace.cluster.node_pools = std::move(snap->node_pools);
-    trace.cluster.daemon_sets = std::move(snap->daemon_sets);
-    trace.cluster.persistent_volume_claims = std::move(snap->persistent_volume_claims);
-    trace.cluster.persistent_volumes = std::move(snap->persistent_volumes);
-    trace.cluster.storage_classes = std::move(snap->storage_classes);
-    trace.cluster.csi_nodes = std::move(snap->csi_nodes);
   }
 
-  std::set<std::string> names;  // workloads share the pod name space
-  std::set<std::string> claims;  // "namespace/name" of the cluster's claims
-  for (const PersistentVolumeClaim& c : trace.cluster.persistent_volume_claims) {
-    claims.insert(c.Key());
-  }
-  // Workload names are unique per namespace, and their claims are declared in `cluster`.
-  auto unique = [&](const std::string& ns, const std::string& name, const sim::PodShape& shape,
-                    std::string_view path) -> absl::Status {
-    if (!names.insert(internal::StrCat(ns, "/", name)).second) {
-      return PathError(Join(path, "name"), internal::StrCat("duplicate workload \"", name, "\""));
+  absl::Status Add(const std::string& ns, const std::string& name, const sim::PodShape& shape,
+                   std::string_view path) {
+    if (!names_.insert(internal::StrCat(ns, "/", name)).second) {
+      return PathError(codec_internal::JoinPath(path, "name"),
+                       internal::StrCat("duplicate workload \"", name, "\""));
     }
     for (size_t i = 0; i < shape.claims.size(); ++i) {
-      if (claims.count(internal::StrCat(ns, "/", shape.claims[i])) == 0) {
-        return PathError(Index(Join(path, "claims"), i),
+      if (claims_.count(internal::StrCat(ns, "/", shape.claims[i])) == 0) {
+        return PathError(IndexPath(codec_internal::JoinPath(path, "claims"), i),
                          internal::StrCat("no PersistentVolumeClaim \"", shape.claims[i],
                                           "\" in namespace ", ns, " in cluster"));
       }
     }
     return absl::OkStatus();
-  };
-  auto array = [&](std::string_view key) -> absl::StatusOr<const Json*> {
-    const Json* v = Field(root, key);
-    if (v != nullptr && !v->is_array()) return PathError(key, "expected an array");
-    return v;
-  };
-  KARP_ASSIGN_OR_RETURN(const Json* deployments, array("deployments"));
-  if (deployments != nullptr) {
-    int64_t samples_left = kMaxDiurnalSamples;
-    for (size_t i = 0; i < deployments->size(); ++i) {
-      sim::DeploymentTrace d;
-      const std::string p = Index("deployments", i);
-      KARP_RETURN_IF_ERROR(Deployment((*deployments)[i], p, trace.duration, &samples_left, &d));
-      KARP_RETURN_IF_ERROR(unique(d.namespace_, d.name, d.pod, p));
-      trace.deployments.push_back(std::move(d));
+  }
+
+ private:
+  std::set<std::string> names_;
+  std::set<std::string> claims_;  // "namespace/name" of the cluster's claims
+};
+
+// deployments, jobs and pods.
+absl::Status Workloads(const FieldReader& root, sim::Trace* trace) {
+  WorkloadNames names(trace->cluster);
+  int64_t samples_left = kMaxDiurnalSamples;
+  KARP_RETURN_IF_ERROR(
+      ForEachElement(root, "deployments", [&](const Json& v, const std::string& p) {
+        sim::DeploymentTrace d;
+        KARP_RETURN_IF_ERROR(Deployment(v, p, trace->duration, &samples_left, &d));
+        KARP_RETURN_IF_ERROR(names.Add(d.namespace_, d.name, d.pod, p));
+        trace->deployments.push_back(std::move(d));
+        return absl::OkStatus();
+      }));
+  KARP_RETURN_IF_ERROR(ForEachElement(root, "jobs", [&](const Json& v, const std::string& p) {
+    sim::JobTrace j;
+    KARP_RETURN_IF_ERROR(Job(v, p, &j));
+    KARP_RETURN_IF_ERROR(names.Add(j.namespace_, j.name, j.pod, p));
+    trace->jobs.push_back(std::move(j));
+    return absl::OkStatus();
+  }));
+  return ForEachElement(root, "pods", [&](const Json& v, const std::string& p) {
+    sim::PodTrace pt;
+    KARP_RETURN_IF_ERROR(Pod(v, p, &pt));
+    KARP_RETURN_IF_ERROR(names.Add(pt.namespace_, pt.name, pt.pod, p));
+    trace->pods.push_back(std::move(pt));
+    return absl::OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and the rest of the trace
+
+absl::Status Interruption(const Json& v, const std::string& path, sim::InterruptionTrace* it) {
+  KARP_ASSIGN_OR_RETURN(FieldReader o,
+                        FieldReader::MakeStrict(v, path, {"at", "node", "capacityType"}));
+  KARP_RETURN_IF_ERROR(Required(o, "at", Duration, &it->at));
+  KARP_RETURN_IF_ERROR(Optional(o, "node", String, &it->node));
+  KARP_RETURN_IF_ERROR(Optional(o, "capacityType", String, &it->capacity_type));
+  if (it->node.empty() == it->capacity_type.empty()) {
+    return PathError(path, "exactly one of node and capacityType is required");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CapacityError(const Json& v, const std::string& path, sim::CapacityErrorTrace* ce) {
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader o,
+      FieldReader::MakeStrict(v, path, {"from", "until", "capacityType", "instanceType", "zone"}));
+  KARP_RETURN_IF_ERROR(Optional(o, "from", Duration, &ce->from));
+  if (o.Get("until") != nullptr) {
+    KARP_RETURN_IF_ERROR(Optional(o, "until", Duration, &ce->until));
+    if (ce->until <= ce->from) return PathError(o.At("until"), "must be after from");
+  }
+  if (o.Get("capacityType") == nullptr) return PathError(o.At("capacityType"), "required");
+  if (o.Get("instanceType") == nullptr) return PathError(o.At("instanceType"), "required");
+  KARP_RETURN_IF_ERROR(Optional(o, "capacityType", String, &ce->capacity_type));
+  KARP_RETURN_IF_ERROR(Optional(o, "instanceType", String, &ce->instance_type));
+  return Optional(o, "zone", String, &ce->zone);
+}
+
+// baseline: {instanceTypes: {<nodepool>: <type> or [<type>, ...]}}.
+absl::Status Baseline(const FieldReader& root,
+                      std::map<std::string, std::vector<std::string>>* out) {
+  if (root.Get("baseline") == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader b, FieldReader::MakeStrict(*root.Get("baseline"), "baseline", {"instanceTypes"}));
+  const Json* types = b.Get("instanceTypes");
+  if (types == nullptr) return absl::OkStatus();
+  if (!types->is_object()) return PathError("baseline.instanceTypes", "expected an object");
+  for (auto it = types->begin(); it != types->end(); ++it) {
+    const std::string p = codec_internal::JoinPath("baseline.instanceTypes", it.key());
+    std::vector<std::string> list;
+    if (it.value().is_string()) {
+      list.push_back(it.value().get<std::string>());
+    } else if (it.value().is_array() && !it.value().empty()) {
+      for (size_t i = 0; i < it.value().size(); ++i) {
+        KARP_ASSIGN_OR_RETURN(std::string s, String(it.value()[i], IndexPath(p, i)));
+        list.push_back(std::move(s));
+      }
+    } else {
+      return PathError(p, "expected an instance type or a non-empty array of them");
+    }
+    (*out)[it.key()] = std::move(list);
+  }
+  return absl::OkStatus();
+}
+
+// name, start, duration, seed.
+absl::Status Header(const FieldReader& root, std::string_view source, sim::Trace* trace) {
+  KARP_RETURN_IF_ERROR(Optional(root, "name", String, &trace->name));
+  if (trace->name.empty()) trace->name = std::string(source);
+  if (root.Get("start") != nullptr) {
+    std::string s;
+    KARP_RETURN_IF_ERROR(Optional(root, "start", String, &s));
+    std::string err;
+    if (!absl::ParseTime(absl::RFC3339_full, s, &trace->start, &err)) {
+      return PathError("start", internal::StrCat("invalid RFC 3339 time \"", s, "\""));
     }
   }
-  KARP_ASSIGN_OR_RETURN(const Json* jobs, array("jobs"));
-  if (jobs != nullptr) {
-    for (size_t i = 0; i < jobs->size(); ++i) {
-      sim::JobTrace j;
-      const std::string p = Index("jobs", i);
-      KARP_RETURN_IF_ERROR(Job((*jobs)[i], p, &j));
-      KARP_RETURN_IF_ERROR(unique(j.namespace_, j.name, j.pod, p));
-      trace.jobs.push_back(std::move(j));
-    }
+  KARP_RETURN_IF_ERROR(Required(root, "duration", Duration, &trace->duration));
+  if (trace->duration <= absl::ZeroDuration() || trace->duration > absl::Hours(24 * 366)) {
+    return PathError("duration", "must be positive and at most a year");
   }
-  KARP_ASSIGN_OR_RETURN(const Json* pods, array("pods"));
-  if (pods != nullptr) {
-    for (size_t i = 0; i < pods->size(); ++i) {
-      const Json& o = (*pods)[i];
-      const std::string p = Index("pods", i);
-      KARP_RETURN_IF_ERROR(CheckObject(o, p, {"name", "namespace", "requests", "nodeSelector",
-                                              "tolerations", "labels", "claims", "at", "leaveAt"}));
-      sim::PodTrace pt;
-      KARP_RETURN_IF_ERROR(Name(o, p, &pt.name));
-      KARP_RETURN_IF_ERROR(Namespace(o, p, &pt.namespace_));
-      KARP_RETURN_IF_ERROR(Shape(o, p, &pt.pod));
-      if (const Json* v = Field(o, "at")) {
-        KARP_ASSIGN_OR_RETURN(pt.arrive_at, Duration(*v, Join(p, "at")));
-      }
-      if (const Json* v = Field(o, "leaveAt")) {
-        KARP_ASSIGN_OR_RETURN(pt.leave_at, Duration(*v, Join(p, "leaveAt")));
-        if (pt.leave_at <= pt.arrive_at) return PathError(Join(p, "leaveAt"), "must be after at");
-      }
-      KARP_RETURN_IF_ERROR(unique(pt.namespace_, pt.name, pt.pod, p));
-      trace.pods.push_back(std::move(pt));
-    }
+  int64_t seed = -1;
+  KARP_RETURN_IF_ERROR(Optional(root, "seed", IntIn(0, INT64_MAX), &seed));
+  if (seed >= 0) trace->seed = static_cast<uint64_t>(seed);
+  return absl::OkStatus();
+}
+
+// cluster: an array of Kubernetes objects (NodePools, DaemonSets and storage), decoded and
+// validated as a snapshot.
+absl::Status Cluster(const FieldReader& root, std::string_view source, ClusterSnapshot* out) {
+  const Json* cluster = root.Get("cluster");
+  if (cluster == nullptr) return PathError("cluster", "required (NodePools and DaemonSets)");
+  if (!cluster->is_array()) return PathError("cluster", "expected an array of Kubernetes objects");
+  Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", *cluster}};
+  absl::StatusOr<ClusterSnapshot> snap =
+      ParseSnapshot(list.dump(), internal::StrCat(source, ": cluster"));
+  if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());
+  if (absl::Status s = snap->Validate(); !s.ok()) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": cluster: ", s.message()));
   }
-  KARP_ASSIGN_OR_RETURN(const Json* interruptions, array("interruptions"));
-  if (interruptions != nullptr) {
-    for (size_t i = 0; i < interruptions->size(); ++i) {
-      const Json& o = (*interruptions)[i];
-      const std::string p = Index("interruptions", i);
-      KARP_RETURN_IF_ERROR(CheckObject(o, p, {"at", "node", "capacityType"}));
-      sim::InterruptionTrace it;
-      const Json* at = Field(o, "at");
-      if (at == nullptr) return PathError(Join(p, "at"), "required");
-      KARP_ASSIGN_OR_RETURN(it.at, Duration(*at, Join(p, "at")));
-      if (const Json* v = Field(o, "node")) {
-        KARP_ASSIGN_OR_RETURN(it.node, String(*v, Join(p, "node")));
-      }
-      if (const Json* v = Field(o, "capacityType")) {
-        KARP_ASSIGN_OR_RETURN(it.capacity_type, String(*v, Join(p, "capacityType")));
-      }
-      if (it.node.empty() == it.capacity_type.empty()) {
-        return PathError(p, "exactly one of node and capacityType is required");
-      }
-      trace.interruptions.push_back(std::move(it));
-    }
-  }
-  if (const Json* v = Field(root, "spotInterruptionRate")) {
-    KARP_ASSIGN_OR_RETURN(trace.spot_interruption_rate, Number(*v, "spotInterruptionRate"));
-  }
-  KARP_ASSIGN_OR_RETURN(const Json* ices, array("capacityErrors"));
-  if (ices != nullptr) {
-    for (size_t i = 0; i < ices->size(); ++i) {
-      const Json& o = (*ices)[i];
-      const std::string p = Index("capacityErrors", i);
-      KARP_RETURN_IF_ERROR(
-          CheckObject(o, p, {"from", "until", "capacityType", "instanceType", "zone"}));
-      sim::CapacityErrorTrace ce;
-      if (const Json* v = Field(o, "from")) {
-        KARP_ASSIGN_OR_RETURN(ce.from, Duration(*v, Join(p, "from")));
-      }
-      if (const Json* v = Field(o, "until")) {
-        KARP_ASSIGN_OR_RETURN(ce.until, Duration(*v, Join(p, "until")));
-        if (ce.until <= ce.from) return PathError(Join(p, "until"), "must be after from");
-      }
-      const Json* ct = Field(o, "capacityType");
-      const Json* type = Field(o, "instanceType");
-      if (ct == nullptr) return PathError(Join(p, "capacityType"), "required");
-      if (type == nullptr) return PathError(Join(p, "instanceType"), "required");
-      KARP_ASSIGN_OR_RETURN(ce.capacity_type, String(*ct, Join(p, "capacityType")));
-      KARP_ASSIGN_OR_RETURN(ce.instance_type, String(*type, Join(p, "instanceType")));
-      if (const Json* v = Field(o, "zone")) {
-        KARP_ASSIGN_OR_RETURN(ce.zone, String(*v, Join(p, "zone")));
-      }
-      trace.capacity_errors.push_back(std::move(ce));
-    }
-  }
-  if (const Json* b = Field(root, "baseline")) {
-    KARP_RETURN_IF_ERROR(CheckObject(*b, "baseline", {"instanceTypes"}));
-    if (const Json* types = Field(*b, "instanceTypes")) {
-      if (!types->is_object()) return PathError("baseline.instanceTypes", "expected an object");
-      for (auto it = types->begin(); it != types->end(); ++it) {
-        const std::string p = Join("baseline.instanceTypes", it.key());
-        std::vector<std::string> list;
-        if (it.value().is_string()) {
-          list.push_back(it.value().get<std::string>());
-        } else if (it.value().is_array() && !it.value().empty()) {
-          for (size_t i = 0; i < it.value().size(); ++i) {
-            KARP_ASSIGN_OR_RETURN(std::string s, String(it.value()[i], Index(p, i)));
-            list.push_back(std::move(s));
-          }
-        } else {
-          return PathError(p, "expected an instance type or a non-empty array of them");
-        }
-        trace.baseline_instance_types[it.key()] = std::move(list);
-      }
-    }
-  }
+  if (snap->node_pools.empty()) return PathError("cluster", "no NodePool");
+  out->node_pools = std::move(snap->node_pools);
+  out->daemon_sets = std::move(snap->daemon_sets);
+  out->persistent_volume_claims = std::move(snap->persistent_volume_claims);
+  out->persistent_volumes = std::move(snap->persistent_volumes);
+  out->storage_classes = std::move(snap->storage_classes);
+  out->csi_nodes = std::move(snap->csi_nodes);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sim::Trace> Decode(const Json& v, std::string_view source) {
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader root,
+      FieldReader::MakeStrict(
+          v, "",
+          {"name", "start", "duration", "seed", "cluster", "deployments", "jobs", "pods",
+           "interruptions", "spotInterruptionRate", "capacityErrors", "baseline"}));
+  sim::Trace trace;
+  KARP_RETURN_IF_ERROR(Header(root, source, &trace));
+  KARP_RETURN_IF_ERROR(Cluster(root, source, &trace.cluster));
+  KARP_RETURN_IF_ERROR(Workloads(root, &trace));
+  KARP_RETURN_IF_ERROR(
+      ForEachElement(root, "interruptions", [&](const Json& e, const std::string& p) {
+        sim::InterruptionTrace it;
+        KARP_RETURN_IF_ERROR(Interruption(e, p, &it));
+        trace.interruptions.push_back(std::move(it));
+        return absl::OkStatus();
+      }));
+  KARP_RETURN_IF_ERROR(
+      Optional(root, "spotInterruptionRate", Number, &trace.spot_interruption_rate));
+  KARP_RETURN_IF_ERROR(
+      ForEachElement(root, "capacityErrors", [&](const Json& e, const std::string& p) {
+        sim::CapacityErrorTrace ce;
+        KARP_RETURN_IF_ERROR(CapacityError(e, p, &ce));
+        trace.capacity_errors.push_back(std::move(ce));
+        return absl::OkStatus();
+      }));
+  KARP_RETURN_IF_ERROR(Baseline(root, &trace.baseline_instance_types));
   return trace;
 }
 
@@ -515,16 +549,14 @@ absl::StatusOr<sim::Trace> Decode(const Json& root, std::string_view source) {
 
 absl::StatusOr<sim::Trace> ParseSimTrace(std::string_view text, std::string_view source) {
   try {
-    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs,
-                          codec_internal::LoadDocuments(text, source));
+    KARP_ASSIGN_OR_RETURN(std::vector<Document> docs, codec_internal::LoadDocuments(text, source));
     if (docs.size() != 1 || docs[0].value.is_null()) {
       return absl::InvalidArgumentError(
           internal::StrCat(source, ": expected exactly one trace document"));
     }
     absl::StatusOr<sim::Trace> trace = Decode(docs[0].value, source);
     if (!trace.ok() && trace.status().message().rfind(internal::StrCat(source, ": "), 0) != 0) {
-      return absl::InvalidArgumentError(
-          internal::StrCat(source, ": ", trace.status().message()));
+      return absl::InvalidArgumentError(internal::StrCat(source, ": ", trace.status().message()));
     }
     return trace;
   } catch (const std::exception& e) {

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json/codec_util.h"
+#include "json/encoders.h"
 #include "karp/json/codec.h"
 #include "karp/labels.h"
 
@@ -13,62 +15,15 @@ namespace karp::json {
 namespace {
 
 using ordered = nlohmann::ordered_json;
+using codec_internal::Dump;
+using codec_internal::FormatGoDuration;
+using codec_internal::FormatGoDurationOrNever;
+using codec_internal::RequirementsJson;
+using codec_internal::ResourcesJson;
+using codec_internal::TaintsJson;
 
 // Prices are sums of float64 list prices; round away representation noise.
 double RoundPrice(double p) { return std::round(p * 1e9) / 1e9; }
-
-ordered Quantities(const ResourceList& r) {
-  ordered out = ordered::object();
-  r.ForEach([&](std::string_view name, int64_t value) {
-    out[std::string(name)] = FormatQuantity(value, name);
-  });
-  return out;
-}
-
-ordered RequirementsJson(const Requirements& reqs) {
-  ordered out = ordered::array();
-  for (const NodeSelectorRequirement& r : reqs.ToApi()) {
-    ordered e = ordered::object();
-    e["key"] = r.key;
-    e["operator"] = std::string(OperatorName(r.op));
-    if (r.op != Operator::kExists && r.op != Operator::kDoesNotExist) e["values"] = r.values;
-    if (r.min_values) e["minValues"] = *r.min_values;
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-ordered TaintsJson(const std::vector<Taint>& taints) {
-  ordered out = ordered::array();
-  for (const Taint& t : taints) {
-    ordered e = ordered::object();
-    e["key"] = t.key;
-    if (!t.value.empty()) e["value"] = t.value;
-    e["effect"] = std::string(TaintEffectName(t.effect));
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-std::string DurationText(absl::Duration d) {
-  // Go-style durations ("720h", "1h30m", "45s") for the NodeClaim spec.
-  int64_t secs = absl::ToInt64Seconds(d);
-  std::string out;
-  if (secs >= 3600) {
-    out += std::to_string(secs / 3600) + "h";
-    secs %= 3600;
-  }
-  if (secs >= 60) {
-    out += std::to_string(secs / 60) + "m";
-    secs %= 60;
-  }
-  if (secs > 0 || out.empty()) out += std::to_string(secs) + "s";
-  return out;
-}
-
-std::string Dump(const ordered& j, int indent) {
-  return j.dump(indent < 0 ? -1 : indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 }  // namespace
 
@@ -77,8 +32,8 @@ ordered ClaimJson(const NewNodeClaim& nc) {
   c["name"] = nc.name;
   c["nodePool"] = nc.node_pool;
   c["instanceTypes"] = nc.instance_types;
-  c["requirements"] = RequirementsJson(nc.requirements);
-  c["requests"] = Quantities(nc.requests);
+  c["requirements"] = RequirementsJson<ordered>(nc.requirements.ToApi());
+  c["requests"] = ResourcesJson<ordered>(nc.requests);
   c["pods"] = nc.pods;
   if (nc.launch) {
     ordered l = ordered::object();
@@ -176,17 +131,17 @@ std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& sn
     meta["annotations"] = nc.annotations;
     o["metadata"] = std::move(meta);
     ordered spec = ordered::object();
-    spec["requirements"] = RequirementsJson(nc.requirements);
-    spec["resources"] = ordered{{"requests", Quantities(nc.requests)}};
-    if (!nc.taints.empty()) spec["taints"] = TaintsJson(nc.taints);
-    if (!nc.startup_taints.empty()) spec["startupTaints"] = TaintsJson(nc.startup_taints);
+    spec["requirements"] = RequirementsJson<ordered>(nc.requirements.ToApi());
+    spec["resources"] = ordered{{"requests", ResourcesJson<ordered>(nc.requests)}};
+    if (!nc.taints.empty()) spec["taints"] = TaintsJson<ordered>(nc.taints);
+    if (!nc.startup_taints.empty()) spec["startupTaints"] = TaintsJson<ordered>(nc.startup_taints);
     if (pool != nullptr) {
       spec["nodeClassRef"] = ordered{{"group", pool->node_class_ref.group},
                                      {"kind", pool->node_class_ref.kind},
                                      {"name", pool->node_class_ref.name}};
-      spec["expireAfter"] = pool->expire_after ? DurationText(*pool->expire_after) : "Never";
+      spec["expireAfter"] = FormatGoDurationOrNever(pool->expire_after);
       if (pool->termination_grace_period) {
-        spec["terminationGracePeriod"] = DurationText(*pool->termination_grace_period);
+        spec["terminationGracePeriod"] = FormatGoDuration(*pool->termination_grace_period);
       }
     }
     o["spec"] = std::move(spec);

@@ -14,20 +14,21 @@
 #include "internal/strings.h"
 #include "json/codec_fields.h"
 #include "json/codec_util.h"
+#include "json/encoders.h"
 #include "karp/json/codec.h"
 
 namespace karp::json {
 namespace {
 
 using Json = nlohmann::json;
+using codec_internal::Dump;
 using codec_internal::FormatGoDuration;
+using codec_internal::FormatGoDurationOrNever;
 using codec_internal::FormatTimestamp;
-using codec_internal::kNever;
-
-// Never throws: invalid UTF-8 in host-provided strings is replaced rather than rejected.
-std::string Dump(const Json& j, int indent) {
-  return j.dump(indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
-}
+using codec_internal::RequirementsJson;
+using codec_internal::ResourcesJson;
+using codec_internal::StringListJson;
+using codec_internal::TaintsJson;
 
 Json StringMapJson(const std::map<std::string, std::string>& m) {
   Json o = Json::object();
@@ -35,23 +36,7 @@ Json StringMapJson(const std::map<std::string, std::string>& m) {
   return o;
 }
 
-Json StringListJson(const std::vector<std::string>& v) {
-  Json a = Json::array();
-  for (const std::string& s : v) a.push_back(s);
-  return a;
-}
-
-Json ResourcesJson(const ResourceList& r) {
-  Json o = Json::object();
-  r.ForEach([&](std::string_view name, int64_t value) {
-    o[std::string(name)] = FormatQuantity(value, name);
-  });
-  return o;
-}
-
-Json DurationJson(const std::optional<absl::Duration>& d) {
-  return d ? FormatGoDuration(*d) : std::string(kNever);
-}
+Json DurationJson(const std::optional<absl::Duration>& d) { return FormatGoDurationOrNever(d); }
 
 // An int-or-string: a canonical decimal int32 is written as a JSON number.
 Json IntOrStringJson(const std::string& s) {
@@ -88,18 +73,6 @@ Json MetaJson(const ObjectMeta& m, bool with_namespace) {
   return o;
 }
 
-Json TaintsJson(const std::vector<Taint>& taints) {
-  Json a = Json::array();
-  for (const Taint& t : taints) {
-    Json o = Json::object();
-    o["key"] = t.key;
-    if (!t.value.empty()) o["value"] = t.value;
-    o["effect"] = std::string(TaintEffectName(t.effect));
-    a.push_back(std::move(o));
-  }
-  return a;
-}
-
 Json ConditionsJson(const std::vector<NodeCondition>& conditions) {
   Json a = Json::array();
   for (const NodeCondition& c : conditions) {
@@ -113,21 +86,6 @@ Json ConditionsJson(const std::vector<NodeCondition>& conditions) {
     }
     a.push_back(std::move(o));
   }
-  return a;
-}
-
-Json RequirementJson(const NodeSelectorRequirement& r) {
-  Json o = Json::object();
-  o["key"] = r.key;
-  o["operator"] = std::string(OperatorName(r.op));
-  if (!r.values.empty()) o["values"] = StringListJson(r.values);
-  if (r.min_values) o["minValues"] = *r.min_values;
-  return o;
-}
-
-Json RequirementsJson(const std::vector<NodeSelectorRequirement>& reqs) {
-  Json a = Json::array();
-  for (const NodeSelectorRequirement& r : reqs) a.push_back(RequirementJson(r));
   return a;
 }
 
@@ -504,7 +462,7 @@ std::string WriteCatalog(const InstanceCatalog& catalog, int indent) {
   }
   Json root = Json::object();
   root["instanceTypes"] = std::move(types);
-  return Dump(root, indent < 0 ? -1 : indent);
+  return Dump(root, indent);
 }
 
 }  // namespace karp::json

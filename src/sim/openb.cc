@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,6 +35,91 @@ NodePool MakePool(std::string name, std::vector<NodeSelectorRequirement> reqs) {
   return np;
 }
 
+// The two NodePools of an openb replay (general purpose, and GPU with a taint) and their
+// baseline instance types.
+void AddCluster(Trace* trace) {
+  NodePool def = MakePool(
+      "default",
+      {{"karpenter.k8s.aws/instance-category", Operator::kIn, {"c", "m", "r"}, std::nullopt},
+       {"karpenter.k8s.aws/instance-generation", Operator::kGt, {"4"}, std::nullopt}});
+  NodePool gpu = MakePool("gpu", {{"karpenter.k8s.aws/instance-family",
+                                   Operator::kIn,
+                                   {"g4dn", "g5", "g6", "p3", "p4d", "p5"},
+                                   std::nullopt}});
+  gpu.taints.push_back({std::string(kGpu), "true", TaintEffect::kNoSchedule});
+  trace->cluster.node_pools = {def, gpu};
+  trace->baseline_instance_types["default"] = {"m5.4xlarge", "m5.12xlarge"};
+  trace->baseline_instance_types["gpu"] = {"g4dn.12xlarge", "g6.48xlarge"};
+}
+
+// The header line: column name -> index. Errors: a missing required column.
+absl::StatusOr<std::map<std::string, size_t>> ReadHeader(const std::string& path,
+                                                         const std::string& line) {
+  std::vector<std::string> header = absl::StrSplit(line, ',');
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  const char* required[] = {"name",      "cpu_milli",     "memory_mib",   "num_gpu",
+                            "gpu_milli", "creation_time", "deletion_time"};
+  for (const char* r : required) {
+    if (col.count(r) == 0) {
+      return absl::InvalidArgumentError(
+          internal::StrCat(path, ": line 1: missing column \"", r, "\""));
+    }
+  }
+  return col;
+}
+
+// The numeric columns of one row.
+struct Row {
+  int64_t cpu = 0, mem = 0, num_gpu = 0, gpu_milli = 0, created = 0, deleted = 0;
+};
+
+// Reads the numeric columns of `cells` (line `line_no` of `path`) and checks them.
+absl::StatusOr<Row> ReadRow(const std::string& path, int64_t line_no,
+                            const std::vector<std::string>& cells,
+                            std::map<std::string, size_t>& col) {
+  auto number = [&](const char* name, int64_t* out) -> absl::Status {
+    const std::string& cell = cells[col[name]];
+    if (!absl::SimpleAtoi(cell, out) || *out < 0) {
+      return absl::InvalidArgumentError(
+          internal::StrCat(path, ": line ", line_no, ": column ", name,
+                           ": expected a non-negative integer, got \"", cell, "\""));
+    }
+    return absl::OkStatus();
+  };
+  Row row;
+  for (auto [name, out] :
+       std::vector<std::pair<const char*, int64_t*>>{{"cpu_milli", &row.cpu},
+                                                     {"memory_mib", &row.mem},
+                                                     {"num_gpu", &row.num_gpu},
+                                                     {"gpu_milli", &row.gpu_milli},
+                                                     {"creation_time", &row.created},
+                                                     {"deletion_time", &row.deleted}}) {
+    if (absl::Status s = number(name, out); !s.ok()) return s;
+  }
+  if (row.mem > INT64_MAX / (1024 * 1024)) {
+    return absl::InvalidArgumentError(internal::StrCat(
+        path, ": line ", line_no, ": column memory_mib: ", row.mem, " MiB does not fit in bytes"));
+  }
+  if (row.deleted < row.created) {
+    return absl::InvalidArgumentError(
+        internal::StrCat(path, ": line ", line_no, ": column deletion_time: before creation_time"));
+  }
+  return row;
+}
+
+// The pod's requests (cpu, memory, and GPUs with their toleration).
+void SetShape(const Row& row, PodShape* shape) {
+  shape->requests.Set(kResourceCpu, row.cpu);
+  shape->requests.Set(kResourceMemory, row.mem * 1024 * 1024);
+  const int64_t gpus = row.num_gpu > 0 ? row.num_gpu : (row.gpu_milli > 0 ? 1 : 0);
+  if (gpus > 0) {
+    shape->requests.Set(kGpu, gpus);
+    shape->tolerations.push_back(
+        {std::string(kGpu), TolerationOperator::kExists, "", TaintEffect::kNoSchedule});
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration from,
@@ -45,32 +131,16 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
         internal::StrCat(path, ": the replay window must satisfy 0 <= from < until"));
   }
   std::string line;
-  if (!std::getline(in, line)) return absl::InvalidArgumentError(internal::StrCat(path, ": empty file"));
+  if (!std::getline(in, line))
+    return absl::InvalidArgumentError(internal::StrCat(path, ": empty file"));
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  std::vector<std::string> header = absl::StrSplit(line, ',');
-  std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  const char* required[] = {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
-                            "creation_time", "deletion_time"};
-  for (const char* r : required) {
-    if (col.count(r) == 0) {
-      return absl::InvalidArgumentError(
-          internal::StrCat(path, ": line 1: missing column \"", r, "\""));
-    }
-  }
+  const size_t columns = std::vector<std::string>(absl::StrSplit(line, ',')).size();
+  absl::StatusOr<std::map<std::string, size_t>> col = ReadHeader(path, line);
+  if (!col.ok()) return col.status();
 
   Trace trace;
   trace.name = "openb";
-  NodePool def = MakePool("default", {{"karpenter.k8s.aws/instance-category", Operator::kIn,
-                                        {"c", "m", "r"}, std::nullopt},
-                                       {"karpenter.k8s.aws/instance-generation", Operator::kGt,
-                                        {"4"}, std::nullopt}});
-  NodePool gpu = MakePool("gpu", {{"karpenter.k8s.aws/instance-family", Operator::kIn,
-                                    {"g4dn", "g5", "g6", "p3", "p4d", "p5"}, std::nullopt}});
-  gpu.taints.push_back({std::string(kGpu), "true", TaintEffect::kNoSchedule});
-  trace.cluster.node_pools = {def, gpu};
-  trace.baseline_instance_types["default"] = {"m5.4xlarge", "m5.12xlarge"};
-  trace.baseline_instance_types["gpu"] = {"g4dn.12xlarge", "g6.48xlarge"};
+  AddCluster(&trace);
 
   absl::Duration last = absl::ZeroDuration();
   int64_t line_no = 1;
@@ -80,52 +150,23 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     std::vector<std::string> cells = absl::StrSplit(line, ',');
-    if (cells.size() != header.size()) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          path, ": line ", line_no, ": expected ", header.size(), " columns, got ", cells.size()));
+    if (cells.size() != columns) {
+      return absl::InvalidArgumentError(internal::StrCat(path, ": line ", line_no, ": expected ",
+                                                         columns, " columns, got ", cells.size()));
     }
-    auto number = [&](const char* name, int64_t* out) -> absl::Status {
-      const std::string& cell = cells[col[name]];
-      if (!absl::SimpleAtoi(cell, out) || *out < 0) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            path, ": line ", line_no, ": column ", name, ": expected a non-negative integer, got \"",
-            cell, "\""));
-      }
-      return absl::OkStatus();
-    };
-    int64_t cpu = 0, mem = 0, num_gpu = 0, gpu_milli = 0, created = 0, deleted = 0;
-    for (auto [name, out] : std::vector<std::pair<const char*, int64_t*>>{
-             {"cpu_milli", &cpu}, {"memory_mib", &mem}, {"num_gpu", &num_gpu},
-             {"gpu_milli", &gpu_milli}, {"creation_time", &created},
-             {"deletion_time", &deleted}}) {
-      if (absl::Status s = number(name, out); !s.ok()) return s;
-    }
-    if (mem > INT64_MAX / (1024 * 1024)) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          path, ": line ", line_no, ": column memory_mib: ", mem, " MiB does not fit in bytes"));
-    }
-    if (deleted < created) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          path, ": line ", line_no, ": column deletion_time: before creation_time"));
-    }
-    const absl::Duration c = absl::Seconds(created), d = absl::Seconds(deleted);
+    absl::StatusOr<Row> row = ReadRow(path, line_no, cells, *col);
+    if (!row.ok()) return row.status();
+    const absl::Duration c = absl::Seconds(row->created), d = absl::Seconds(row->deleted);
     if (d <= from || c >= until || d == c) continue;
     PodTrace p;
-    p.name = cells[col["name"]];
-    if (absl::Status s = ValidateLabelValue(p.name); !s.ok() || p.name.empty() ||
-                                                     !names.insert(p.name).second) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          path, ": line ", line_no, ": column name: invalid or duplicate pod name \"", p.name,
-          "\""));
+    p.name = cells[(*col)["name"]];
+    if (absl::Status s = ValidateLabelValue(p.name);
+        !s.ok() || p.name.empty() || !names.insert(p.name).second) {
+      return absl::InvalidArgumentError(
+          internal::StrCat(path, ": line ", line_no,
+                           ": column name: invalid or duplicate pod name \"", p.name, "\""));
     }
-    p.pod.requests.Set(kResourceCpu, cpu);
-    p.pod.requests.Set(kResourceMemory, mem * 1024 * 1024);
-    const int64_t gpus = num_gpu > 0 ? num_gpu : (gpu_milli > 0 ? 1 : 0);
-    if (gpus > 0) {
-      p.pod.requests.Set(kGpu, gpus);
-      p.pod.tolerations.push_back(
-          {std::string(kGpu), TolerationOperator::kExists, "", TaintEffect::kNoSchedule});
-    }
+    SetShape(*row, &p.pod);
     p.arrive_at = std::max(c, from) - from;
     p.leave_at = std::min(d, until) - from;
     if (d >= until) p.leave_at = absl::InfiniteDuration();

@@ -1,0 +1,306 @@
+// The JSON field reader of json/field_reader.h: paths, errors, scalar conversions and
+// FieldReader.
+
+#include "json/field_reader.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "internal/status_macros.h"
+#include "internal/strings.h"
+#include "json/codec_util.h"
+#include "karp/resources.h"
+
+namespace karp::json::codec_internal {
+
+// ---------------------------------------------------------------------------------------------
+// Paths and errors
+
+std::string JoinPath(std::string_view base, std::string_view key) {
+  if (base.empty()) return std::string(key);
+  return internal::StrCat(base, ".", key);
+}
+
+std::string IndexPath(std::string_view base, size_t i) {
+  return internal::StrCat(base, "[", i, "]");
+}
+
+absl::Status PathError(std::string_view path, std::string_view what) {
+  if (path.empty()) return absl::InvalidArgumentError(std::string(what));
+  return absl::InvalidArgumentError(internal::StrCat(path, ": ", what));
+}
+
+const char* TypeName(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return "a number";
+    case Json::value_t::binary:
+      return "binary data";
+    case Json::value_t::discarded:
+      break;
+  }
+  return "an invalid value";
+}
+
+absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
+  return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar conversions
+
+absl::StatusOr<std::string> AsString(const Json& v, std::string_view path) {
+  if (!v.is_string()) return WrongType(path, "a string", v);
+  return v.get_ref<const std::string&>();
+}
+
+absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return PathError(path, "integer out of range");
+    }
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^63 is exactly representable; every double below it in magnitude fits in an int64.
+    if (!std::isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
+      return PathError(path, "integer out of range");
+    }
+    if (d != std::trunc(d)) {
+      return PathError(path, internal::StrCat("expected an integer, got ", v.dump()));
+    }
+    return static_cast<int64_t>(d);
+  }
+  return WrongType(path, "an integer", v);
+}
+
+absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path) {
+  KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
+  if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
+    return PathError(path, "integer out of range for a 32-bit field");
+  }
+  return static_cast<int32_t>(i);
+}
+
+absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
+  if (v.is_string()) return v.get_ref<const std::string&>();
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number_float()) {
+    if (!std::isfinite(v.get<double>())) return PathError(path, "invalid quantity");
+    return v.dump();  // shortest text that reads back as the same double
+  }
+  return WrongType(path, "a quantity string", v);
+}
+
+absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
+  absl::Time t;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
+      t == absl::InfinitePast()) {
+    return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FieldReader
+
+absl::StatusOr<FieldReader> FieldReader::Make(const Json& v, std::string path) {
+  if (v.is_null()) return FieldReader(std::move(path));
+  if (!v.is_object()) return WrongType(path, "an object", v);
+  return FieldReader(&v, std::move(path));
+}
+
+absl::StatusOr<FieldReader> FieldReader::MakeStrict(const Json& v, std::string path,
+                                                    std::initializer_list<std::string_view> known) {
+  if (!v.is_object()) return PathError(path.empty() ? "(document)" : path, "expected an object");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    bool ok = false;
+    for (std::string_view k : known) ok |= it.key() == k;
+    if (!ok) return PathError(JoinPath(path, it.key()), "unknown field");
+  }
+  return FieldReader(&v, std::move(path));
+}
+
+absl::StatusOr<FieldReader> FieldReader::Element(const Json& array, size_t i,
+                                                 std::string_view path) {
+  const Json& e = array[i];
+  std::string item_path = IndexPath(path, i);
+  if (!e.is_object()) return WrongType(item_path, "an object", e);
+  return FieldReader(&e, std::move(item_path));
+}
+
+absl::Status FieldReader::Error(std::string_view key, std::string_view what) const {
+  return PathError(key.empty() ? path_ : At(key), what);
+}
+
+const Json* FieldReader::Get(std::string_view key) const {
+  if (v_ == nullptr) return nullptr;
+  auto it = v_->find(key);
+  if (it == v_->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+absl::StatusOr<FieldReader> FieldReader::Object(std::string_view key) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return FieldReader(At(key));
+  return Make(*f, At(key));
+}
+
+absl::Status FieldReader::String(std::string_view key, std::string* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::String(std::string_view key, std::optional<std::string>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::RequiredString(std::string_view key, std::string* out) const {
+  if (Get(key) == nullptr) return PathError(At(key), "required");
+  return String(key, out);
+}
+
+absl::Status FieldReader::Bool(std::string_view key, bool* out) const {
+  std::optional<bool> b;
+  KARP_RETURN_IF_ERROR(Bool(key, &b));
+  if (b.has_value()) *out = *b;
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Bool(std::string_view key, std::optional<bool>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
+  *out = f->get<bool>();
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Int64(std::string_view key, std::optional<int64_t>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::StringMap(std::string_view key,
+                                    std::map<std::string, std::string>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  if (!f->is_object()) return WrongType(At(key), "an object", *f);
+  out->clear();
+  for (auto it = f->begin(); it != f->end(); ++it) {
+    if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
+    out->emplace(it.key(), it->get_ref<const std::string&>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::StringList(std::string_view key, std::vector<std::string>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  if (!f->is_array()) return WrongType(At(key), "an array", *f);
+  out->clear();
+  out->reserve(f->size());
+  for (size_t i = 0; i < f->size(); ++i) {
+    const Json& e = (*f)[i];
+    if (!e.is_string()) return WrongType(IndexPath(At(key), i), "a string", e);
+    out->push_back(e.get_ref<const std::string&>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Resources(std::string_view key, ResourceList* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  if (!f->is_object()) return WrongType(At(key), "an object", *f);
+  ResourceList list;
+  for (auto it = f->begin(); it != f->end(); ++it) {
+    const std::string& name = it.key();
+    if (it->is_null()) continue;
+    const std::string path = JoinPath(At(key), name);
+    if (name.empty()) return PathError(path, "empty resource name");
+    KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
+    absl::StatusOr<int64_t> q = ParseQuantity(text, name);
+    if (!q.ok()) return PathError(path, internal::Message(q.status()));
+    list.Set(name, *q);
+  }
+  *out = std::move(list);
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Time(std::string_view key, absl::Time* out) const {
+  std::optional<absl::Time> t;
+  KARP_RETURN_IF_ERROR(Time(key, &t));
+  if (t.has_value()) *out = *t;
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Time(std::string_view key, std::optional<absl::Time>* out) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
+  KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Duration(std::string_view key, std::optional<absl::Duration>* out,
+                                   bool allow_never) const {
+  const Json* f = Get(key);
+  if (f == nullptr) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
+  if (allow_never && text == kNever) {
+    *out = std::nullopt;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<absl::Duration> d = ParseGoDuration(text);
+  if (!d.ok()) return PathError(At(key), internal::Message(d.status()));
+  *out = *d;
+  return absl::OkStatus();
+}
+
+}  // namespace karp::json::codec_internal

@@ -1,0 +1,136 @@
+// Internal to karp::json (and karp::aws, which links karp_json privately): the one reader of
+// JSON object fields over nlohmann::json, used by every decoder — the snapshot and catalog
+// codec (codec.cc), the storage kinds (codec_storage.cc), simulator traces (sim_trace.cc) and
+// EC2NodeClass (src/aws/ec2nodeclass.cc). Its conventions:
+//  - paths name fields as `a.b[2].c` and errors read `<path>: <what>` (just `<what>` at the
+//    top level);
+//  - a field that is absent or JSON null keeps its default;
+//  - a field of the wrong JSON type is `<path>: expected <type>, got <actual type>`;
+//  - unknown fields are ignored (Kubernetes objects), or rejected in the strict mode of
+//    MakeStrict (formats of karp's own, such as simulator traces).
+
+#ifndef KARP_SRC_JSON_FIELD_READER_H_
+#define KARP_SRC_JSON_FIELD_READER_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "internal/status_macros.h"
+#include "json/document.h"
+#include "karp/resources.h"
+
+namespace karp::json::codec_internal {
+
+// ---------------------------------------------------------------------------------------------
+// Paths and errors
+
+// `<base>.<key>`, or `key` when base is empty.
+std::string JoinPath(std::string_view base, std::string_view key);
+// `<base>[i]`.
+std::string IndexPath(std::string_view base, size_t i);
+// InvalidArgument `<path>: <what>` (`<what>` when path is empty).
+absl::Status PathError(std::string_view path, std::string_view what);
+// "null", "an object", "an array", "a string", "a boolean", "a number", ...
+const char* TypeName(const Json& v);
+// PathError `expected <expected>, got <TypeName(got)>`.
+absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got);
+
+// ---------------------------------------------------------------------------------------------
+// Scalar conversions (errors name `path`)
+
+absl::StatusOr<std::string> AsString(const Json& v, std::string_view path);
+// An integer, or a float with an integral value; out-of-range values are errors.
+absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path);
+absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path);
+// The text of a quantity given as a string or a (finite) JSON number.
+absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path);
+// An RFC 3339 timestamp.
+absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path);
+
+// ---------------------------------------------------------------------------------------------
+// FieldReader: typed access to the fields of one JSON object (or of an absent one, whose
+// fields all read as absent), naming paths on error. Cheap to copy; the JSON value must
+// outlive it.
+
+class FieldReader {
+ public:
+  // An absent object: every field reads as absent.
+  explicit FieldReader(std::string path) : v_(nullptr), path_(std::move(path)) {}
+
+  // `v` must be an object or null (null reads as absent).
+  // Errors: `<path>: expected an object, got ...`.
+  static absl::StatusOr<FieldReader> Make(const Json& v, std::string path);
+  // The strict mode: `v` must be an object whose keys are all among `known`.
+  // Errors: `<path>: expected an object` (`(document)` for the empty path) and
+  // `<path>.<key>: unknown field`.
+  static absl::StatusOr<FieldReader> MakeStrict(const Json& v, std::string path,
+                                                std::initializer_list<std::string_view> known);
+
+  bool present() const { return v_ != nullptr; }
+  const std::string& path() const { return path_; }
+  // `<path>.<key>`.
+  std::string At(std::string_view key) const { return JoinPath(path_, key); }
+  // InvalidArgument `<path>.<key>: <what>` (`<path>: <what>` when key is empty).
+  absl::Status Error(std::string_view key, std::string_view what) const;
+
+  // The field, or nullptr when absent or null.
+  const Json* Get(std::string_view key) const;
+
+  // The sub-object `key` (absent or null: an absent reader).
+  absl::StatusOr<FieldReader> Object(std::string_view key) const;
+
+  absl::Status String(std::string_view key, std::string* out) const;
+  absl::Status String(std::string_view key, std::optional<std::string>* out) const;
+  // Errors: `<path>.<key>: required` when absent or null.
+  absl::Status RequiredString(std::string_view key, std::string* out) const;
+  absl::Status Bool(std::string_view key, bool* out) const;
+  absl::Status Bool(std::string_view key, std::optional<bool>* out) const;
+  absl::Status Int32(std::string_view key, int32_t* out) const;
+  absl::Status Int32(std::string_view key, std::optional<int32_t>* out) const;
+  absl::Status Int64(std::string_view key, std::optional<int64_t>* out) const;
+  absl::Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const;
+  absl::Status StringList(std::string_view key, std::vector<std::string>* out) const;
+  // An object of quantities (each through karp::ParseQuantity with its resource name).
+  absl::Status Resources(std::string_view key, ResourceList* out) const;
+  absl::Status Time(std::string_view key, absl::Time* out) const;
+  absl::Status Time(std::string_view key, std::optional<absl::Time>* out) const;
+  // A Go duration ("720h", "1h30m", "10s"); `Never` (-> nullopt) only when `allow_never`.
+  absl::Status Duration(std::string_view key, std::optional<absl::Duration>* out,
+                        bool allow_never) const;
+
+  // Calls fn(const FieldReader& item) for each element of the array field `key` (each an
+  // object), stopping at the first error.
+  template <typename Fn>
+  absl::Status Objects(std::string_view key, Fn&& fn) const {
+    const Json* f = Get(key);
+    if (f == nullptr) return absl::OkStatus();
+    const std::string path = At(key);
+    if (!f->is_array()) return WrongType(path, "an array", *f);
+    for (size_t i = 0; i < f->size(); ++i) {
+      KARP_ASSIGN_OR_RETURN(FieldReader item, Element(*f, i, path));
+      KARP_RETURN_IF_ERROR(fn(item));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  FieldReader(const Json* v, std::string path) : v_(v), path_(std::move(path)) {}
+  // The object at `array[i]`. Errors: `<path>[i]: expected an object, got ...`.
+  static absl::StatusOr<FieldReader> Element(const Json& array, size_t i, std::string_view path);
+
+  const Json* v_;
+  std::string path_;
+};
+
+}  // namespace karp::json::codec_internal
+
+#endif  // KARP_SRC_JSON_FIELD_READER_H_
