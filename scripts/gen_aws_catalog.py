@@ -8,8 +8,8 @@ Reads the AWS data set in DIR (default: ../shared/data/aws relative to the repo 
   instance-types.json              facts per instance type (vCPU, memory, ENIs, bandwidth,
                                    GPUs, accelerators, local NVMe, published capacity)
   pricing-on-demand-<region>.json  Linux on-demand prices of one region (one file per region)
-and writes FILE (default: src/catalog/aws_table.inc), the compiled-in table in karp's own
-compact format (see src/catalog/aws_catalog.cc for the row structs).
+and writes FILE (default: src/aws_catalog/aws_table.inc), the compiled-in table in karp's own
+compact format (see src/aws_catalog/aws_catalog.cc for the row structs).
 
 Every type that has facts (with ENI limits, which max pods needs) and an on-demand price in at
 least one region is written, with one price column per region (-1: no price there). Types left
@@ -25,7 +25,7 @@ import os
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(REPO_ROOT, "src", "catalog", "aws_table.inc")
+DEFAULT_OUT = os.path.join(REPO_ROOT, "src", "aws_catalog", "aws_table.inc")
 
 
 class DataError(Exception):
@@ -192,7 +192,7 @@ def generate(types_doc, regions):
     w(f"// {len(kept)} types in {len(family_rows)} families.")
     for name, why in left_out:
         w(f"// Left out: {name} ({why}).")
-    w("// Included only by src/catalog/aws_catalog.cc, inside its anonymous namespace.")
+    w("// Included only by src/aws_catalog/aws_catalog.cc, inside its anonymous namespace.")
     w("")
     w("// Regions with prices: the price columns of kSizes, in this order.")
     w(f"constexpr size_t kRegionCount = {len(regions)};")
@@ -258,7 +258,7 @@ def main():
     parser.add_argument("--data", metavar="DIR",
                         help="AWS data directory (default: ../shared/data/aws from the repo root)")
     parser.add_argument("--out", metavar="FILE", default=DEFAULT_OUT,
-                        help="table to write (default: src/catalog/aws_table.inc)")
+                        help="table to write (default: src/aws_catalog/aws_table.inc)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if FILE is not what the data generates; write nothing")
     args = parser.parse_args()

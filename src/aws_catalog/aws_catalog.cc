@@ -90,7 +90,7 @@ struct SizeRow {
   double prices[kPriceColumns];  // per region of kRegions, per hour in its currency
 };
 
-#include "catalog/aws_table.inc"
+#include "aws_catalog/aws_table.inc"
 
 constexpr size_t TotalFamilySizes() {
   size_t total = 0;
