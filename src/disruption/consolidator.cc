@@ -20,7 +20,7 @@
 #include "model/cron.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
-#include "scheduling/scheduler_internal.h"
+#include "scheduling/access.h"
 
 namespace karp {
 

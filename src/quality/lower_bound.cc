@@ -4,7 +4,6 @@
 #include "karp/lower_bound.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
-#include "scheduling/scheduler_internal.h"
+#include "scheduling/access.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
@@ -81,29 +80,6 @@ double CoverExact(const std::vector<CoverOption>& options, double a, double b) {
     }
   }
   return best > 0 ? 1 / best : kInf;
-}
-
-std::string NodeClassKey(const NodeClassRef& ref) {
-  std::string kind = ref.kind;
-  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return internal::StrCat(ref.group, "/", kind);
-}
-
-// The scheduler's NodeClaim template requirements of a NodePool.
-absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np) {
-  absl::StatusOr<Requirements> reqs = Requirements::FromApi(np.requirements);
-  if (!reqs.ok()) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        "nodepool ", np.name(), ": spec.template.spec.requirements", reqs.status().message()));
-  }
-  reqs->Add(Requirements::FromLabels(np.template_labels));
-  reqs->Add(Requirement::In(kLabelNodePool, {np.name()}));
-  if (!np.node_class_ref.group.empty() && !np.node_class_ref.kind.empty()) {
-    reqs->Add(Requirement::In(NodeClassKey(np.node_class_ref), {np.node_class_ref.name}));
-  }
-  reqs->Add(Requirement::In(kLabelRegistered, {"true"}));
-  reqs->Add(Requirement::In(kLabelInitialized, {"true"}));
-  return reqs;
 }
 
 // The fields that decide which kinds a pod may use (besides its requests), serialized.
@@ -319,21 +295,16 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
   CostLowerBound out;
 
   // Pools (by name, for determinism) and their kinds.
-  std::vector<const NodePool*> node_pools;
-  for (const NodePool& np : snapshot.node_pools) {
-    if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
-    node_pools.push_back(&np);
-  }
+  std::vector<const NodePool*> node_pools = scheduling::EligibleNodePools(snapshot);
   std::sort(node_pools.begin(), node_pools.end(),
             [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
-  std::vector<Pod> daemon_pods;
-  for (const DaemonSet& ds : snapshot.daemon_sets) daemon_pods.push_back(ds.pod_template);
+  const std::vector<Pod> daemon_pods = scheduling::DaemonPods(snapshot);
   std::vector<Pool> pools;
   std::vector<Kind> kinds;
   for (const NodePool* np : node_pools) {
     Pool pool;
     pool.node_pool = np;
-    absl::StatusOr<Requirements> reqs = TemplateRequirements(*np);
+    absl::StatusOr<Requirements> reqs = scheduling::TemplateRequirements(*np);
     if (!reqs.ok()) return reqs.status();
     pool.requirements = std::move(*reqs);
     for (const Taint& t : np->taints) {
@@ -343,10 +314,10 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
     for (const InstanceType& it : catalog.instance_types()) {
       if (!it.requirements.DoesIntersect(pool.requirements)) continue;
       ResourceList capacity = it.Allocatable();
-      for (const Pod& ds : daemon_pods) {
-        if (scheduling::DaemonCompatible(ds, pool.requirements, np->taints, &it, well_known)) {
-          capacity.Subtract(ds.Requests());
-        }
+      const std::vector<bool> daemons = scheduling::CompatibleDaemons(
+          daemon_pods, pool.requirements, np->taints, &it, well_known);
+      for (size_t d = 0; d < daemon_pods.size(); ++d) {
+        if (daemons[d]) capacity.Subtract(daemon_pods[d].Requests());
       }
       if (capacity.AnyNegative()) continue;
       std::map<std::string, double> cheapest;  // capacity type -> price
