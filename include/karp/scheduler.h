@@ -41,20 +41,8 @@
 
 namespace karp {
 
-class Scheduler;
-struct SolveResult;
-struct SchedulerOptions;
 namespace scheduling {
-struct Simulation;
-absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
-                                     const std::vector<const Pod*>& pods,
-                                     const Simulation& simulation);
-struct PoolsState;
-absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                          std::shared_ptr<const InstanceCatalog> catalog,
-                                          const SchedulerOptions& options,
-                                          std::shared_ptr<const PoolsState> reuse);
-std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
+class Access;  // the internal seam of src/scheduling/access.h
 }  // namespace scheduling
 
 // PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
@@ -170,13 +158,7 @@ class Scheduler {
   struct State;  // immutable prepared state, shared between copies
 
  private:
-  friend absl::StatusOr<SolveResult> scheduling::Simulate(const Scheduler&,
-                                                          const std::vector<const Pod*>&,
-                                                          const scheduling::Simulation&);
-  friend absl::StatusOr<Scheduler> scheduling::CreateUnchecked(
-      std::shared_ptr<const ClusterSnapshot>, std::shared_ptr<const InstanceCatalog>,
-      const SchedulerOptions&, std::shared_ptr<const scheduling::PoolsState>);
-  friend std::shared_ptr<const scheduling::PoolsState> scheduling::PoolsOf(const Scheduler&);
+  friend class scheduling::Access;
   explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };

@@ -18,7 +18,8 @@
 #include "disruption/loop.h"
 #include "disruption/pods.h"
 #include "internal/strings.h"
-#include "scheduling/scheduler_internal.h"
+#include "karp/labels.h"
+#include "scheduling/access.h"
 
 namespace karp {
 

@@ -22,7 +22,7 @@
 #include "karp/cluster.h"
 #include "karp/consolidator.h"
 #include "karp/scheduler.h"
-#include "scheduling/scheduler_internal.h"
+#include "scheduling/access.h"
 
 namespace karp {
 

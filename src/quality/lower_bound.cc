@@ -4,7 +4,6 @@
 #include "karp/lower_bound.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
-#include "scheduling/scheduler_internal.h"
+#include "scheduling/access.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
@@ -81,29 +80,6 @@ double CoverExact(const std::vector<CoverOption>& options, double a, double b) {
     }
   }
   return best > 0 ? 1 / best : kInf;
-}
-
-std::string NodeClassKey(const NodeClassRef& ref) {
-  std::string kind = ref.kind;
-  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return internal::StrCat(ref.group, "/", kind);
-}
-
-// The scheduler's NodeClaim template requirements of a NodePool.
-absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np) {
-  absl::StatusOr<Requirements> reqs = Requirements::FromApi(np.requirements);
-  if (!reqs.ok()) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        "nodepool ", np.name(), ": spec.template.spec.requirements", reqs.status().message()));
-  }
-  reqs->Add(Requirements::FromLabels(np.template_labels));
-  reqs->Add(Requirement::In(kLabelNodePool, {np.name()}));
-  if (!np.node_class_ref.group.empty() && !np.node_class_ref.kind.empty()) {
-    reqs->Add(Requirement::In(NodeClassKey(np.node_class_ref), {np.node_class_ref.name}));
-  }
-  reqs->Add(Requirement::In(kLabelRegistered, {"true"}));
-  reqs->Add(Requirement::In(kLabelInitialized, {"true"}));
-  return reqs;
 }
 
 // The fields that decide which kinds a pod may use (besides its requests), serialized.
@@ -275,6 +251,223 @@ class Bounder {
   const std::vector<std::vector<std::pair<int, int64_t>>>& exclusive_;
 };
 
+// PriceLowerBound's argument check: OK, or InvalidArgument for a null or duplicate pod.
+absl::Status CheckPods(const std::vector<const Pod*>& pods) {
+  std::set<std::string> keys;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i] == nullptr) {
+      return absl::InvalidArgumentError(internal::StrCat("lower bound: pods[", i, "] is null"));
+    }
+    if (!keys.insert(pods[i]->Key()).second) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("lower bound: pod ", pods[i]->Key(), ": duplicate"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The eligible NodePools (by name, for determinism) and their kinds: each instance type with
+// the scheduler's template requirements, one kind per capacity type at its cheapest
+// compatible offering, with the compatible DaemonSets' requests taken off.
+absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+                        std::vector<Pool>* pools, std::vector<Kind>* kinds) {
+  const LabelSet& well_known = catalog.well_known_labels();
+  std::vector<const NodePool*> node_pools = scheduling::EligibleNodePools(snapshot);
+  std::sort(node_pools.begin(), node_pools.end(),
+            [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
+  const std::vector<Pod> daemon_pods = scheduling::DaemonPods(snapshot);
+  for (const NodePool* np : node_pools) {
+    Pool pool;
+    pool.node_pool = np;
+    absl::StatusOr<Requirements> reqs = scheduling::TemplateRequirements(*np);
+    if (!reqs.ok()) return reqs.status();
+    pool.requirements = std::move(*reqs);
+    for (const Taint& t : np->taints) {
+      if (t.effect != TaintEffect::kPreferNoSchedule) pool.taints.push_back(t);
+    }
+    pool.first_kind = kinds->size();
+    for (const InstanceType& it : catalog.instance_types()) {
+      if (!it.requirements.DoesIntersect(pool.requirements)) continue;
+      ResourceList capacity = it.Allocatable();
+      const std::vector<bool> daemons = scheduling::CompatibleDaemons(
+          daemon_pods, pool.requirements, np->taints, &it, well_known);
+      for (size_t d = 0; d < daemon_pods.size(); ++d) {
+        if (daemons[d]) capacity.Subtract(daemon_pods[d].Requests());
+      }
+      if (capacity.AnyNegative()) continue;
+      std::map<std::string, double> cheapest;  // capacity type -> price
+      for (const Offering& o : it.offerings) {
+        if (!o.available || !OfferingCompatible(pool.requirements, o)) continue;
+        auto [pos, inserted] = cheapest.emplace(o.capacity_type, o.price);
+        if (!inserted) pos->second = std::min(pos->second, o.price);
+      }
+      for (const auto& [capacity_type, price] : cheapest) {
+        kinds->push_back(Kind{pools->size(), &it, capacity_type, price, capacity});
+      }
+    }
+    pool.end_kind = kinds->size();
+    pools->push_back(std::move(pool));
+  }
+  return absl::OkStatus();
+}
+
+// The kinds a pod may use by labels and taints (any of its alternatives on any pool).
+Mask AllowedKinds(const Pod& pod, const std::vector<Pool>& pools, const std::vector<Kind>& kinds,
+                  size_t words, const LabelSet& well_known) {
+  Mask mask(words, 0);
+  const std::vector<Requirements> alternatives = Alternatives(pod);
+  for (const Pool& pool : pools) {
+    if (!ToleratesAll(pool.taints, pod.tolerations)) continue;
+    for (const Requirements& alt : alternatives) {
+      if (!pool.requirements.IsCompatible(alt, &well_known)) continue;
+      Requirements combined = pool.requirements;
+      combined.Add(alt);
+      const InstanceType* last = nullptr;
+      bool type_ok = false;
+      for (size_t k = pool.first_kind; k < pool.end_kind; ++k) {
+        const Kind& kind = kinds[k];
+        if (kind.type != last) {
+          last = kind.type;
+          type_ok = kind.type->requirements.DoesIntersect(combined);
+        }
+        if (!type_ok || Test(mask, k)) continue;
+        for (const Offering& o : kind.type->offerings) {
+          if (o.available && o.capacity_type == kind.capacity_type &&
+              OfferingCompatible(combined, o)) {
+            SetBit(mask, k);
+            break;
+          }
+        }
+      }
+    }
+  }
+  return mask;
+}
+
+// Pod classes: pods that may use exactly the same kinds (labels, taints and fit), with their
+// summed demand per resource of `names`.
+struct Classes {
+  std::vector<Class> classes;
+  std::vector<int> pod_class;  // parallel to the pods; -1: no kind fits
+};
+
+Classes BuildClasses(const std::vector<const Pod*>& pods, const std::vector<ResourceList>& requests,
+                     const std::vector<std::string>& names, const std::vector<Pool>& pools,
+                     const std::vector<Kind>& kinds, const LabelSet& well_known) {
+  const size_t words = (kinds.size() + 63) / 64;
+  // Constraint groups: the kinds each group may use by labels and taints.
+  std::map<std::string, int> group_of_key;
+  std::vector<Mask> group_masks;
+  std::vector<int> pod_group(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    auto [pos, inserted] =
+        group_of_key.emplace(ConstraintKey(*pods[i]), static_cast<int>(group_masks.size()));
+    pod_group[i] = pos->second;
+    if (inserted) group_masks.push_back(AllowedKinds(*pods[i], pools, kinds, words, well_known));
+  }
+  Classes out;
+  out.pod_class.assign(pods.size(), -1);
+  std::map<std::pair<int, std::string>, int> class_of_shape;  // (group, requests) -> class
+  std::map<Mask, int> class_of_mask;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const std::pair<int, std::string> shape{pod_group[i], requests[i].ToString()};
+    auto found = class_of_shape.find(shape);
+    int c = -1;
+    if (found != class_of_shape.end()) {
+      c = found->second;
+    } else {
+      Mask mask(words, 0);
+      const Mask& allowed = group_masks[static_cast<size_t>(pod_group[i])];
+      for (size_t k = 0; k < kinds.size(); ++k) {
+        if (Test(allowed, k) && kinds[k].capacity.Admits(requests[i])) SetBit(mask, k);
+      }
+      if (!Empty(mask)) {
+        auto [pos, inserted] = class_of_mask.emplace(mask, static_cast<int>(out.classes.size()));
+        if (inserted) {
+          out.classes.push_back(Class{std::move(mask), std::vector<double>(names.size() + 1, 0)});
+        }
+        c = pos->second;
+      }
+      class_of_shape.emplace(shape, c);
+    }
+    out.pod_class[i] = c;
+    if (c < 0) continue;
+    std::vector<double>& demand = out.classes[static_cast<size_t>(c)].demand;
+    for (size_t r = 0; r < names.size(); ++r) {
+      demand[r] += static_cast<double>(requests[i].Get(names[r]));
+    }
+  }
+  return out;
+}
+
+// Sets of pods that need pairwise distinct nodes (two or more pods), counted per class; the
+// largest set's size into `anti_affinity_nodes`.
+std::vector<std::vector<std::pair<int, int64_t>>> ExclusiveSets(
+    const std::vector<const Pod*>& pods, const std::vector<int>& pod_class,
+    int64_t* anti_affinity_nodes) {
+  std::map<std::string, std::map<int, int64_t>> exclusive_sets;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pod_class[i] < 0) continue;
+    std::set<std::string> seen;
+    for (const PodAffinityTerm& term : pods[i]->pod_anti_affinity.required) {
+      std::string key = ExclusiveTermKey(*pods[i], term);
+      if (key.empty() || !seen.insert(key).second) continue;
+      ++exclusive_sets[key][pod_class[i]];
+    }
+  }
+  std::vector<std::vector<std::pair<int, int64_t>>> exclusive;
+  for (const auto& [key, counts] : exclusive_sets) {
+    int64_t total = 0;
+    for (const auto& [c, n] : counts) total += n;
+    if (total < 2) continue;
+    *anti_affinity_nodes = std::max(*anti_affinity_nodes, total);
+    exclusive.emplace_back(counts.begin(), counts.end());
+  }
+  return exclusive;
+}
+
+// Components: classes joined by shared kinds, by root.
+std::map<int, std::vector<int>> Components(const std::vector<Class>& classes, size_t kinds) {
+  std::vector<int> parent(classes.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t k = 0; k < kinds; ++k) {
+    int first = -1;
+    for (size_t c = 0; c < classes.size(); ++c) {
+      if (!Test(classes[c].kinds, k)) continue;
+      if (first < 0) {
+        first = static_cast<int>(c);
+      } else {
+        parent[static_cast<size_t>(Find(parent, static_cast<int>(c)))] = Find(parent, first);
+      }
+    }
+  }
+  std::map<int, std::vector<int>> components;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    components[Find(parent, static_cast<int>(c))].push_back(static_cast<int>(c));
+  }
+  return components;
+}
+
+// The bound of one component: the best of its whole-union bound and, for each class, the
+// bound of the classes whose kinds nest inside it.
+double ComponentBound(const Bounder& bounder, const std::vector<Class>& classes,
+                      const std::vector<int>& members, size_t words) {
+  Mask union_mask(words, 0);
+  for (int c : members) {
+    for (size_t w = 0; w < words; ++w) union_mask[w] |= classes[static_cast<size_t>(c)].kinds[w];
+  }
+  double best = bounder.Evaluate(members, union_mask, true);
+  for (int c : members) {
+    const Mask& mask = classes[static_cast<size_t>(c)].kinds;
+    std::vector<int> below;
+    for (int d : members) {
+      if (SubsetOf(classes[static_cast<size_t>(d)].kinds, mask)) below.push_back(d);
+    }
+    best = std::max(best, bounder.Evaluate(below, mask, true));
+  }
+  return best;
+}
+
 }  // namespace
 
 absl::StatusOr<double> FractionalTwoResourceCover(const std::vector<CoverOption>& options,
@@ -305,63 +498,11 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
                                                const InstanceCatalog& catalog,
                                                const std::vector<const Pod*>& pods) {
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
-  std::set<std::string> keys;
-  for (size_t i = 0; i < pods.size(); ++i) {
-    if (pods[i] == nullptr) {
-      return absl::InvalidArgumentError(internal::StrCat("lower bound: pods[", i, "] is null"));
-    }
-    if (!keys.insert(pods[i]->Key()).second) {
-      return absl::InvalidArgumentError(
-          internal::StrCat("lower bound: pod ", pods[i]->Key(), ": duplicate"));
-    }
-  }
-  const LabelSet& well_known = catalog.well_known_labels();
+  if (absl::Status s = CheckPods(pods); !s.ok()) return s;
   CostLowerBound out;
-
-  // Pools (by name, for determinism) and their kinds.
-  std::vector<const NodePool*> node_pools;
-  for (const NodePool& np : snapshot.node_pools) {
-    if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
-    node_pools.push_back(&np);
-  }
-  std::sort(node_pools.begin(), node_pools.end(),
-            [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
-  std::vector<Pod> daemon_pods;
-  for (const DaemonSet& ds : snapshot.daemon_sets) daemon_pods.push_back(ds.pod_template);
   std::vector<Pool> pools;
   std::vector<Kind> kinds;
-  for (const NodePool* np : node_pools) {
-    Pool pool;
-    pool.node_pool = np;
-    absl::StatusOr<Requirements> reqs = TemplateRequirements(*np);
-    if (!reqs.ok()) return reqs.status();
-    pool.requirements = std::move(*reqs);
-    for (const Taint& t : np->taints) {
-      if (t.effect != TaintEffect::kPreferNoSchedule) pool.taints.push_back(t);
-    }
-    pool.first_kind = kinds.size();
-    for (const InstanceType& it : catalog.instance_types()) {
-      if (!it.requirements.DoesIntersect(pool.requirements)) continue;
-      ResourceList capacity = it.Allocatable();
-      for (const Pod& ds : daemon_pods) {
-        if (scheduling::DaemonCompatible(ds, pool.requirements, np->taints, &it, well_known)) {
-          capacity.Subtract(ds.Requests());
-        }
-      }
-      if (capacity.AnyNegative()) continue;
-      std::map<std::string, double> cheapest;  // capacity type -> price
-      for (const Offering& o : it.offerings) {
-        if (!o.available || !OfferingCompatible(pool.requirements, o)) continue;
-        auto [pos, inserted] = cheapest.emplace(o.capacity_type, o.price);
-        if (!inserted) pos->second = std::min(pos->second, o.price);
-      }
-      for (const auto& [capacity_type, price] : cheapest) {
-        kinds.push_back(Kind{pools.size(), &it, capacity_type, price, capacity});
-      }
-    }
-    pool.end_kind = kinds.size();
-    pools.push_back(std::move(pool));
-  }
+  if (absl::Status s = BuildPools(snapshot, catalog, &pools, &kinds); !s.ok()) return s;
   out.kinds = static_cast<int>(kinds.size());
   const size_t words = (kinds.size() + 63) / 64;
 
@@ -382,148 +523,29 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
     }
   }
 
-  // Constraint groups: the kinds each group may use by labels and taints.
-  std::map<std::string, int> group_of_key;
-  std::vector<Mask> group_masks;
-  std::vector<int> pod_group(pods.size());
+  const Classes classes =
+      BuildClasses(pods, requests, names, pools, kinds, catalog.well_known_labels());
   for (size_t i = 0; i < pods.size(); ++i) {
-    const Pod& pod = *pods[i];
-    auto [pos, inserted] =
-        group_of_key.emplace(ConstraintKey(pod), static_cast<int>(group_masks.size()));
-    pod_group[i] = pos->second;
-    if (!inserted) continue;
-    Mask mask(words, 0);
-    const std::vector<Requirements> alternatives = Alternatives(pod);
-    for (const Pool& pool : pools) {
-      if (!ToleratesAll(pool.taints, pod.tolerations)) continue;
-      for (const Requirements& alt : alternatives) {
-        if (!pool.requirements.IsCompatible(alt, &well_known)) continue;
-        Requirements combined = pool.requirements;
-        combined.Add(alt);
-        const InstanceType* last = nullptr;
-        bool type_ok = false;
-        for (size_t k = pool.first_kind; k < pool.end_kind; ++k) {
-          const Kind& kind = kinds[k];
-          if (kind.type != last) {
-            last = kind.type;
-            type_ok = kind.type->requirements.DoesIntersect(combined);
-          }
-          if (!type_ok || Test(mask, k)) continue;
-          for (const Offering& o : kind.type->offerings) {
-            if (o.available && o.capacity_type == kind.capacity_type &&
-                OfferingCompatible(combined, o)) {
-              SetBit(mask, k);
-              break;
-            }
-          }
-        }
-      }
-    }
-    group_masks.push_back(std::move(mask));
-  }
-
-  // Classes: pods that may use exactly the same kinds (labels, taints and fit).
-  std::map<std::pair<int, std::string>, int> class_of_shape;  // (group, requests) -> class
-  std::map<Mask, int> class_of_mask;
-  std::vector<Class> classes;
-  std::vector<int> pod_class(pods.size(), -1);
-  for (size_t i = 0; i < pods.size(); ++i) {
-    const std::pair<int, std::string> shape{pod_group[i], requests[i].ToString()};
-    auto found = class_of_shape.find(shape);
-    int c = -1;
-    if (found != class_of_shape.end()) {
-      c = found->second;
-    } else {
-      Mask mask(words, 0);
-      const Mask& allowed = group_masks[static_cast<size_t>(pod_group[i])];
-      for (size_t k = 0; k < kinds.size(); ++k) {
-        if (Test(allowed, k) && kinds[k].capacity.Admits(requests[i])) SetBit(mask, k);
-      }
-      if (!Empty(mask)) {
-        auto [pos, inserted] = class_of_mask.emplace(mask, static_cast<int>(classes.size()));
-        if (inserted) classes.push_back(Class{std::move(mask), std::vector<double>(resources, 0)});
-        c = pos->second;
-      }
-      class_of_shape.emplace(shape, c);
-    }
-    pod_class[i] = c;
-    if (c < 0) {
-      out.unplaceable_pods.push_back(pods[i]->Key());
-      continue;
-    }
-    std::vector<double>& demand = classes[static_cast<size_t>(c)].demand;
-    for (size_t r = 0; r < names.size(); ++r) {
-      demand[r] += static_cast<double>(requests[i].Get(names[r]));
-    }
+    if (classes.pod_class[i] < 0) out.unplaceable_pods.push_back(pods[i]->Key());
   }
   std::sort(out.unplaceable_pods.begin(), out.unplaceable_pods.end());
-  out.classes = static_cast<int>(classes.size());
+  out.classes = static_cast<int>(classes.classes.size());
+  const std::vector<std::vector<std::pair<int, int64_t>>> exclusive =
+      ExclusiveSets(pods, classes.pod_class, &out.anti_affinity_nodes);
+  if (classes.classes.empty()) return out;
 
-  // Sets of pods that need pairwise distinct nodes, counted per class.
-  std::map<std::string, std::map<int, int64_t>> exclusive_sets;
-  for (size_t i = 0; i < pods.size(); ++i) {
-    if (pod_class[i] < 0) continue;
-    std::set<std::string> seen;
-    for (const PodAffinityTerm& term : pods[i]->pod_anti_affinity.required) {
-      std::string key = ExclusiveTermKey(*pods[i], term);
-      if (key.empty() || !seen.insert(key).second) continue;
-      ++exclusive_sets[key][pod_class[i]];
-    }
-  }
-  std::vector<std::vector<std::pair<int, int64_t>>> exclusive;
-  for (const auto& [key, counts] : exclusive_sets) {
-    int64_t total = 0;
-    for (const auto& [c, n] : counts) total += n;
-    if (total < 2) continue;
-    out.anti_affinity_nodes = std::max(out.anti_affinity_nodes, total);
-    exclusive.emplace_back(counts.begin(), counts.end());
-  }
-  if (classes.empty()) return out;
-
-  // Components: classes joined by shared kinds.
-  std::vector<int> parent(classes.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  for (size_t k = 0; k < kinds.size(); ++k) {
-    int first = -1;
-    for (size_t c = 0; c < classes.size(); ++c) {
-      if (!Test(classes[c].kinds, k)) continue;
-      if (first < 0) {
-        first = static_cast<int>(c);
-      } else {
-        parent[static_cast<size_t>(Find(parent, static_cast<int>(c)))] = Find(parent, first);
-      }
-    }
-  }
-  std::map<int, std::vector<int>> components;
-  for (size_t c = 0; c < classes.size(); ++c) {
-    components[Find(parent, static_cast<int>(c))].push_back(static_cast<int>(c));
-  }
+  const std::map<int, std::vector<int>> components = Components(classes.classes, kinds.size());
   out.components = static_cast<int>(components.size());
-
-  const Bounder bounder(kinds, caps, classes, exclusive);
+  const Bounder bounder(kinds, caps, classes.classes, exclusive);
   Mask all_kinds(words, 0);
   std::vector<int> all_classes;
-  for (size_t c = 0; c < classes.size(); ++c) {
+  for (size_t c = 0; c < classes.classes.size(); ++c) {
     all_classes.push_back(static_cast<int>(c));
-    for (size_t w = 0; w < words; ++w) all_kinds[w] |= classes[c].kinds[w];
+    for (size_t w = 0; w < words; ++w) all_kinds[w] |= classes.classes[c].kinds[w];
   }
   out.fractional_price_per_hour = bounder.Evaluate(all_classes, all_kinds, false);
-
   for (const auto& [root, members] : components) {
-    Mask union_mask(words, 0);
-    for (int c : members) {
-      for (size_t w = 0; w < words; ++w) union_mask[w] |= classes[static_cast<size_t>(c)].kinds[w];
-    }
-    double best = bounder.Evaluate(members, union_mask, true);
-    for (int c : members) {
-      const Mask& mask = classes[static_cast<size_t>(c)].kinds;
-      std::vector<int> below;
-      for (int d : members) {
-        if (SubsetOf(classes[static_cast<size_t>(d)].kinds, mask)) below.push_back(d);
-      }
-      best = std::max(best, bounder.Evaluate(below, mask, true));
-    }
-    out.price_per_hour += best;
+    out.price_per_hour += ComponentBound(bounder, classes.classes, members, words);
   }
   return out;
 }

@@ -1,4 +1,6 @@
-// Internal state of karp::Scheduler (see karp/scheduler.h).
+// Internal state of karp::Scheduler (see karp/scheduler.h): the prepared NodeClaim templates,
+// the NodePool-level state shared between schedulers, and Scheduler::State. Only files of
+// src/scheduling/ include it; other modules use scheduling/access.h.
 
 #ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
@@ -17,18 +19,11 @@
 #include "karp/scheduler.h"
 #include "karp/taints.h"
 #include "karp/volumes.h"
+#include "scheduling/access.h"
 #include "scheduling/topology.h"
 #include "scheduling/volume_topology.h"
 
 namespace karp::scheduling {
-
-// karpenter isDaemonPodCompatible: the daemon pod `ds` tolerates the template `taints` (with
-// an implicit PreferNoSchedule toleration) and its strict requirements fit `template_reqs` and
-// the instance type `it` (skipped when null), dropping leading required node-affinity terms
-// while more than one remains.
-bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
-                      const std::vector<Taint>& taints, const InstanceType* it,
-                      const LabelSet& well_known);
 
 inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
 
@@ -87,39 +82,7 @@ struct ExistingNodeInit {
   std::shared_ptr<const NodeVolumes> volumes;
 };
 
-// A consolidation simulation (semantics §6.6 SimulateScheduling): the scheduler's existing
-// nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
-struct Simulation {
-  std::set<std::string> excluded;  // node / in-flight NodeClaim names
-  // Pods that are not pending (moved from candidates): they skip nodes in `under_consolidate_after`.
-  std::set<std::string> moving;
-  std::set<std::string> under_consolidate_after;
-  // Placing a moving pod on an uninitialized node is an error (the reference's
-  // "would schedule against uninitialized nodeclaim").
-  bool consolidation = true;
-};
-
 }  // namespace karp::scheduling
-
-namespace karp {
-class Scheduler;
-namespace scheduling {
-// A scheduler over a snapshot that is already validated and shared (consolidation loops).
-// `reuse`, when set, supplies the NodePool-level state of an earlier scheduler over a
-// snapshot with the same NodePools, DaemonSets and catalog (and NodePool objects at the same
-// addresses).
-absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                          std::shared_ptr<const InstanceCatalog> catalog,
-                                          const SchedulerOptions& options,
-                                          std::shared_ptr<const PoolsState> reuse = nullptr);
-// The NodePool-level state of a scheduler, for reuse.
-std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
-// Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
-absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
-                                     const std::vector<const Pod*>& pods,
-                                     const Simulation& simulation);
-}  // namespace scheduling
-}  // namespace karp
 
 namespace karp {
 

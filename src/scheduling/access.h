@@ -1,0 +1,111 @@
+// The scheduler's internal access seam: everything code outside src/scheduling/ may use of the
+// scheduler beyond the public karp/scheduler.h. Two users:
+//   - the consolidator (src/disruption/): schedulers over shared, already validated snapshots
+//     that reuse the NodePool-level state of the previous loop (CreateUnchecked, PoolsOf), and
+//     consolidation simulations (Simulate, Simulation);
+//   - the price lower bound (src/quality/): the same eligible NodePools, NodeClaim template
+//     requirements and DaemonSet pods as the scheduler (EligibleNodePools,
+//     TemplateRequirements, DaemonPods, CompatibleDaemons).
+// Scheduler befriends only scheduling::Access; nothing else here touches its private state.
+
+#ifndef KARP_SRC_SCHEDULING_ACCESS_H_
+#define KARP_SRC_SCHEDULING_ACCESS_H_
+
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "karp/catalog.h"
+#include "karp/cluster.h"
+#include "karp/objects.h"
+#include "karp/requirements.h"
+#include "karp/scheduler.h"
+#include "karp/taints.h"
+
+namespace karp::scheduling {
+
+// What depends only on the NodePools, DaemonSets and catalogs (defined in
+// scheduler_internal.h); opaque outside the scheduler.
+struct PoolsState;
+
+// A consolidation simulation (semantics §6.6 SimulateScheduling): the scheduler's existing
+// nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
+struct Simulation {
+  std::set<std::string> excluded;  // node / in-flight NodeClaim names
+  // Pods that are not pending (moved from candidates): they skip nodes in `under_consolidate_after`.
+  std::set<std::string> moving;
+  std::set<std::string> under_consolidate_after;
+  // Placing a moving pod on an uninitialized node is an error (the reference's
+  // "would schedule against uninitialized nodeclaim").
+  bool consolidation = true;
+};
+
+// The only friend of karp::Scheduler.
+class Access {
+ public:
+  // A scheduler over a snapshot that is already validated and shared (consolidation loops).
+  // `reuse`, when set, supplies the NodePool-level state of an earlier scheduler over a
+  // snapshot with the same NodePools, DaemonSets and catalog (and NodePool objects at the same
+  // addresses).
+  static absl::StatusOr<Scheduler> CreateUnchecked(
+      std::shared_ptr<const ClusterSnapshot> snapshot,
+      std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options,
+      std::shared_ptr<const PoolsState> reuse);
+  // The NodePool-level state of a scheduler, for reuse.
+  static std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
+  // Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
+  static absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
+                                              const std::vector<const Pod*>& pods,
+                                              const Simulation& simulation);
+};
+
+// The Access functions under their usual names.
+inline absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
+                                                 std::shared_ptr<const InstanceCatalog> catalog,
+                                                 const SchedulerOptions& options,
+                                                 std::shared_ptr<const PoolsState> reuse = nullptr) {
+  return Access::CreateUnchecked(std::move(snapshot), std::move(catalog), options,
+                                 std::move(reuse));
+}
+inline std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler) {
+  return Access::PoolsOf(scheduler);
+}
+inline absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
+                                            const std::vector<const Pod*>& pods,
+                                            const Simulation& simulation) {
+  return Access::Simulate(scheduler, pods, simulation);
+}
+
+// The NodePools that can launch NodeClaims: dynamic (no replicas) and not being deleted, in
+// snapshot order.
+std::vector<const NodePool*> EligibleNodePools(const ClusterSnapshot& snapshot);
+
+// The NodeClaim template requirements of a NodePool: its requirements, template labels,
+// nodepool and node class labels, registered and initialized.
+// Errors: InvalidArgument naming the NodePool when its requirements do not parse.
+absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np);
+
+// The pod of each DaemonSet (its template, namespace and name defaulted from the DaemonSet),
+// in snapshot order.
+std::vector<Pod> DaemonPods(const ClusterSnapshot& snapshot);
+
+// karpenter isDaemonPodCompatible: the daemon pod `ds` tolerates the template `taints` (with
+// an implicit PreferNoSchedule toleration) and its strict requirements fit `template_reqs` and
+// the instance type `it` (skipped when null), dropping leading required node-affinity terms
+// while more than one remains.
+bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
+                      const std::vector<Taint>& taints, const InstanceType* it,
+                      const LabelSet& well_known);
+
+// DaemonCompatible of each of `daemon_pods` (parallel to it).
+std::vector<bool> CompatibleDaemons(const std::vector<Pod>& daemon_pods,
+                                    const Requirements& template_reqs,
+                                    const std::vector<Taint>& taints, const InstanceType* it,
+                                    const LabelSet& well_known);
+
+}  // namespace karp::scheduling
+
+#endif  // KARP_SRC_SCHEDULING_ACCESS_H_

@@ -1,0 +1,269 @@
+// Solver::Finalize (semantics §5.16): each new NodeClaim's types ordered by price and
+// truncated, its launch offering, requirements, labels and requests, shared between claims
+// with the same type lists; the placements on existing nodes; the pod errors.
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "internal/strings.h"
+#include "karp/labels.h"
+#include "scheduling/solver.h"
+
+namespace karp::scheduling {
+namespace {
+
+constexpr std::string_view kMinValuesRelaxedTrue = "true";
+
+// The price-ordered, truncated type list of a claim, shared by claims with the same template,
+// offering mask and candidate types (common: many claims hold the same set of types).
+struct FinalPlan {
+  std::vector<int> kept_index;  // price order
+  std::vector<std::string> names;
+  std::vector<std::string> sorted_names;
+  std::set<std::string> capacity_types;
+  const Offering* best = nullptr;
+  const InstanceType* best_it = nullptr;
+  ResourceList min_overhead;
+  absl::Status min_values;
+};
+
+// The claim's types ordered by their cheapest compatible available offering (ties: name, as
+// template index order is name order), truncated to `max_types` (semantics §5.16).
+std::vector<int> PriceOrder(const Template& t, const std::vector<int>& its,
+                            const std::vector<char>& mask, int max_types) {
+  struct Priced {
+    double price;
+    int index;
+  };
+  std::vector<Priced> priced;
+  priced.reserve(its.size());
+  for (int i : its) {
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+    double best = kNoPrice;
+    for (size_t o = 0; o < keys.size(); ++o) {
+      const Offering& off = it->offerings[o];
+      if (off.available && mask[static_cast<size_t>(keys[o])]) best = std::min(best, off.price);
+    }
+    priced.push_back({best, i});
+  }
+  std::sort(priced.begin(), priced.end(), [](const Priced& a, const Priced& b) {
+    if (a.price != b.price) return a.price < b.price;
+    return a.index < b.index;
+  });
+  if (priced.size() > static_cast<size_t>(max_types)) {
+    priced.resize(static_cast<size_t>(max_types));
+  }
+  std::vector<int> kept;
+  kept.reserve(priced.size());
+  for (const Priced& p : priced) kept.push_back(p.index);
+  return kept;
+}
+
+// Daemon overhead: the per-key minimum over the claim's types' groups, taken before
+// truncation as the reference's FinalizeScheduling does.
+ResourceList MinDaemonOverhead(const Template& t, const std::vector<int>& its) {
+  ResourceList min_overhead;
+  for (size_t k = 0; k < its.size(); ++k) {
+    const DaemonGroup& g =
+        t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(its[k])])];
+    if (k == 0) {
+      min_overhead = g.overhead;
+    } else {
+      min_overhead.MinWith(g.overhead);
+    }
+  }
+  return min_overhead;
+}
+
+// True if offering `off` of type `it` is a better launch than the plan's best so far:
+// cheaper, then by capacity type, type name and zone.
+bool BetterLaunch(const FinalPlan& plan, const InstanceType* it, const Offering& off) {
+  if (plan.best == nullptr) return true;
+  const Offering* b = plan.best;
+  if (off.price != b->price) return off.price < b->price;
+  if (CapacityTypeRank(off.capacity_type) != CapacityTypeRank(b->capacity_type)) {
+    return CapacityTypeRank(off.capacity_type) < CapacityTypeRank(b->capacity_type);
+  }
+  if (it->name != plan.best_it->name) return it->name < plan.best_it->name;
+  return off.zone < b->zone;
+}
+
+// The plan's names, launch (cheapest compatible available offering) and capacity types.
+void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* plan) {
+  std::vector<char> capacity_type_seen(t.offering_keys.size(), 0);
+  plan->names.reserve(plan->kept_index.size());
+  for (int i : plan->kept_index) {
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    plan->names.push_back(it->name);
+    const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+    for (size_t o = 0; o < keys.size(); ++o) {
+      const Offering& off = it->offerings[o];
+      if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
+      capacity_type_seen[static_cast<size_t>(keys[o])] = 1;
+      if (BetterLaunch(*plan, it, off)) {
+        plan->best = &off;
+        plan->best_it = it;
+      }
+    }
+  }
+  for (size_t k = 0; k < t.offering_keys.size(); ++k) {
+    if (capacity_type_seen[k]) plan->capacity_types.insert(t.offering_keys[k].second);
+  }
+}
+
+std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<int>& its,
+                                          const std::vector<char>& mask,
+                                          const Requirements& reqs,
+                                          const SchedulerOptions& options) {
+  auto plan = std::make_shared<FinalPlan>();
+  plan->kept_index = PriceOrder(t, its, mask, options.max_instance_types);
+  if (options.min_values_policy == MinValuesPolicy::kStrict && reqs.HasMinValues()) {
+    std::vector<const InstanceType*> kept_types;
+    for (int i : plan->kept_index) kept_types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
+    if (!mv.ok()) plan->min_values = mv.status();
+  }
+  plan->min_overhead = MinDaemonOverhead(t, its);
+  ChooseLaunch(t, mask, plan.get());
+  std::vector<int> by_name = plan->kept_index;
+  std::sort(by_name.begin(), by_name.end());
+  plan->sorted_names.reserve(by_name.size());
+  for (int i : by_name) {
+    plan->sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
+  }
+  return plan;
+}
+
+// NodePool template labels, the nodepool label, and one value of each custom requirement.
+std::map<std::string, std::string> ClaimLabels(const NodePool& pool, const Requirements& reqs,
+                                               const LabelSet& well_known) {
+  std::map<std::string, std::string> labels = pool.template_labels;
+  labels[std::string(kLabelNodePool)] = pool.name();
+  for (const Requirement& r : reqs) {
+    if (well_known.Contains(r.key()) || RestrictedLabels().Contains(r.key()) ||
+        r.key() == kLabelRegistered || r.key() == kLabelInitialized) {
+      continue;
+    }
+    if (labels.count(r.key()) == 0) {
+      std::string v = r.Any();
+      if (!v.empty() || r.op() == Operator::kIn) labels[r.key()] = v;
+    }
+  }
+  return labels;
+}
+
+}  // namespace
+
+// Plans by (template, offering mask, candidate types, minValues requirements).
+struct PlanCache {
+  std::map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
+           std::shared_ptr<const FinalPlan>>
+      plans;
+};
+
+std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanCache& cache,
+                                                  std::map<std::string, int>& per_pool_count,
+                                                  std::map<std::string, std::string>& errors) const {
+  const Template& t = *claim.tmpl;
+  Requirements reqs = claim.requirements;
+  reqs.Erase(kLabelHostname);
+  if (!claim.reserved_ids.empty()) {
+    reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeReserved)}));
+  }
+  const std::vector<char> mask = t.OfferingMask(reqs);
+  const Requirement* it_req_before = reqs.Find(kLabelInstanceType);
+  // Requirements that change minValues outcomes are part of the key.
+  std::string min_values_key;
+  if (reqs.HasMinValues()) {
+    for (const Requirement& r : reqs) {
+      if (r.min_values()) min_values_key += r.ToString() + ";";
+    }
+  }
+  auto key = std::make_tuple(&t, mask, claim.its, min_values_key);
+  auto found = cache.plans.find(key);
+  if (found == cache.plans.end()) {
+    found = cache.plans
+                .emplace(std::move(key), MakePlan(t, claim.its, mask, reqs, state_.options))
+                .first;
+  }
+  const FinalPlan& plan = *found->second;
+  if (!plan.min_values.ok()) {
+    for (const std::string& pod : claim.pods) {
+      errors[pod] = internal::StrCat(
+          "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements, "
+          "validating minValues, ",
+          plan.min_values.message());
+    }
+    return std::nullopt;
+  }
+  NewNodeClaim nc;
+  nc.node_pool = t.pool->name();
+  nc.name = internal::StrCat(nc.node_pool, "-", ++per_pool_count[nc.node_pool]);
+  nc.instance_types = plan.names;
+  Requirement it_req = Requirement::In(kLabelInstanceType, plan.sorted_names);
+  if (it_req_before != nullptr) it_req.set_min_values(it_req_before->min_values());
+  reqs.Set(it_req);
+  reqs.Set(Requirement::In(kLabelCapacityType,
+                           {plan.capacity_types.begin(), plan.capacity_types.end()}));
+  if (plan.best != nullptr) {
+    nc.launch = Launch{plan.best_it->name, plan.best->zone, plan.best->capacity_type,
+                       plan.best->price, plan.best->price_estimated};
+  }
+  nc.labels = ClaimLabels(*t.pool, reqs, state_.pools->well_known);
+  reqs.Erase(kLabelRegistered);
+  reqs.Erase(kLabelInitialized);
+  nc.requirements = std::move(reqs);
+  nc.requests = claim.requests;
+  nc.requests.Add(plan.min_overhead);
+  nc.pods = claim.pods;
+  nc.annotations = t.pool->template_annotations;
+  nc.annotations[std::string(kAnnotationMinValuesRelaxed)] =
+      claim.min_values_relaxed ? std::string(kMinValuesRelaxedTrue) : "false";
+  nc.taints = t.pool->taints;
+  nc.startup_taints = t.pool->startup_taints;
+  return nc;
+}
+
+std::vector<ExistingPlacement> Solver::ExistingPlacements(
+    std::map<std::string, std::string>& errors) const {
+  std::vector<ExistingPlacement> placements;
+  for (const ExistingNodeState& node : existing_) {
+    if (node.pods.empty()) continue;
+    if (simulation_ != nullptr && simulation_->consolidation && !node.init->initialized) {
+      for (const std::string& pod : node.pods) {
+        if (simulation_->moving.count(pod) == 0) continue;
+        errors[pod] = internal::StrCat("would schedule against uninitialized nodeclaim/",
+                                       node.init->name, ", node/", node.init->name);
+      }
+    }
+    placements.push_back({node.init->name, node.init->in_flight, node.pods});
+  }
+  std::sort(placements.begin(), placements.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  return placements;
+}
+
+SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool timed_out) {
+  PlanCache cache;
+  SolveResult result;
+  result.pods = static_cast<int>(pods_.size());
+  result.timed_out = timed_out;
+  std::map<std::string, int> per_pool_count;
+  for (const auto& claim : claims_) {
+    std::optional<NewNodeClaim> nc = FinalizeClaim(*claim, cache, per_pool_count, errors);
+    if (nc) result.node_claims.push_back(std::move(*nc));
+  }
+  result.existing_nodes = ExistingPlacements(errors);
+  for (auto& [pod, message] : errors) result.pod_errors.push_back({pod, std::move(message)});
+  return result;
+}
+
+}  // namespace karp::scheduling

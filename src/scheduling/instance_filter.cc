@@ -1,0 +1,288 @@
+// Instance-type filtering of a NodeClaim (semantics §5.10): FilterInstanceTypes (the full
+// filter: minValues relaxation and the reference's twelve error messages), FastFilter (the
+// incremental hot-path filter over per-key requirement classes), and the offering masks of a
+// template.
+
+#include "scheduling/instance_filter.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "internal/strings.h"
+#include "karp/labels.h"
+
+namespace karp::scheduling {
+namespace {
+
+// What the full filter saw over the candidates, for its error message.
+struct FilterScan {
+  std::vector<int> kept;
+  bool req_met = false, fits_any = false, offering_any = false;
+  bool req_and_fits = false, req_and_offering = false, fits_and_offering = false;
+  // Minimum and maximum daemon overhead over the candidates without port conflicts.
+  ResourceList min_overhead, max_overhead;
+  bool overhead_seen = false;
+};
+
+// The candidates that intersect `reqs`, have a compatible available offering and fit
+// `requests` plus their daemon overhead without host port conflicts.
+FilterScan ScanTypes(const Template& t, const std::vector<int>& candidates,
+                     const Requirements& reqs, const ResourceList& requests,
+                     const std::vector<ContainerPort>& pod_ports,
+                     const std::vector<ContainerPort>& claim_ports) {
+  FilterScan out;
+  std::vector<char> group_conflict(t.daemon_groups.size(), 2);  // 2: unknown
+  for (int i : candidates) {
+    const int g = t.daemon_group[static_cast<size_t>(i)];
+    const DaemonGroup& group = t.daemon_groups[static_cast<size_t>(g)];
+    char& conflict = group_conflict[static_cast<size_t>(g)];
+    if (conflict == 2) {
+      conflict = (HostPortsConflict(pod_ports, group.ports) ||
+                  HostPortsConflict(pod_ports, claim_ports))
+                     ? 1
+                     : 0;
+    }
+    if (conflict == 1) continue;
+    if (!out.overhead_seen) {
+      out.min_overhead = group.overhead;
+      out.max_overhead = group.overhead;
+      out.overhead_seen = true;
+    } else {
+      out.min_overhead.MinWith(group.overhead);
+      out.max_overhead.MaxWith(group.overhead);
+    }
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    const bool compat = it->requirements.DoesIntersect(reqs);
+    bool has_offering = false;
+    for (const Offering& o : it->offerings) {
+      if (o.available && OfferingCompatible(reqs, o)) {
+        has_offering = true;
+        break;
+      }
+    }
+    ResourceList total = requests;
+    total.Add(group.overhead);
+    const bool fits = has_offering && Fits(total, t.allocatable[static_cast<size_t>(i)]);
+    out.req_met |= compat;
+    out.fits_any |= fits;
+    out.offering_any |= has_offering;
+    out.req_and_fits |= compat && fits && !has_offering;
+    out.req_and_offering |= compat && has_offering && !fits;
+    out.fits_and_offering |= fits && has_offering && !compat;
+    if (compat && fits && has_offering) out.kept.push_back(i);
+  }
+  return out;
+}
+
+std::string MinValuesError(const std::vector<const InstanceType*>& types, const Requirements& reqs) {
+  absl::StatusOr<size_t> r = SatisfiesMinValues(types, reqs);
+  return r.ok() ? std::string() : std::string(r.status().message());
+}
+
+// Lowers each unsatisfiable minValues of `reqs` to the count `types` achieve. Returns true if
+// any was lowered.
+bool LowerMinValues(const std::vector<const InstanceType*>& types, Requirements& reqs) {
+  bool lowered_any = false;
+  for (const Requirement& r : Requirements(reqs)) {
+    if (!r.min_values()) continue;
+    std::set<std::string> values;
+    for (const InstanceType* it : types) {
+      const Requirement* v = it->requirements.Find(r.key());
+      if (v != nullptr && !v->complement()) values.insert(v->values().begin(), v->values().end());
+    }
+    if (static_cast<int>(values.size()) < *r.min_values()) {
+      Requirement lowered = r;
+      lowered.set_min_values(static_cast<int>(values.size()));
+      reqs.Set(lowered);
+      lowered_any = true;
+    }
+  }
+  return lowered_any;
+}
+
+// The reason no type was kept, in the reference's words (semantics §5.10).
+std::string NoInstanceTypeReason(const FilterScan& scan, const ResourceList& requests) {
+  if (!scan.req_met && !scan.fits_any && !scan.offering_any) {
+    return "no instance type met the scheduling requirements or had enough resources or had a "
+           "required offering";
+  }
+  if (!scan.req_met && !scan.fits_any) {
+    return "no instance type met the scheduling requirements or had enough resources";
+  }
+  if (!scan.req_met && !scan.offering_any) {
+    return "no instance type met the scheduling requirements or had a required offering";
+  }
+  if (!scan.fits_any && !scan.offering_any) {
+    return "no instance type had enough resources or had a required offering";
+  }
+  if (!scan.req_met) return "no instance type met all requirements";
+  if (!scan.fits_any) {
+    std::string prefix = "no instance type has enough resources";
+    if (requests.cpu() >= 1000000LL * 1000) prefix += " (CPU request >= 1 Million, m vs M typo?)";
+    return prefix;
+  }
+  if (!scan.offering_any) return "no instance type has the required offering";
+  if (scan.req_and_fits) {
+    return "no instance type which met the scheduling requirements and had enough resources, "
+           "had a required offering";
+  }
+  if (scan.fits_and_offering) {
+    return "no instance type which had enough resources and the required offering met the "
+           "scheduling requirements";
+  }
+  if (scan.req_and_offering) {
+    return "no instance type which met the scheduling requirements and the required offering "
+           "had the required resources";
+  }
+  return "no instance type met the requirements/resources/offering tuple";
+}
+
+// The filter's error: `prefix`, the requirements and the requests with daemon overhead (a
+// range when the overhead differs between the candidates).
+absl::Status FilterError(const std::string& prefix, const FilterScan& scan,
+                         const Requirements& reqs, const ResourceList& requests) {
+  std::string resources;
+  if (!scan.overhead_seen || scan.min_overhead == scan.max_overhead) {
+    ResourceList total = requests;
+    if (scan.overhead_seen) total.Add(scan.min_overhead);
+    resources = total.ToString();
+  } else {
+    ResourceList lo = requests, hi = requests;
+    lo.Add(scan.min_overhead);
+    hi.Add(scan.max_overhead);
+    resources = internal::StrCat("min=", lo.ToString(), ", max=", hi.ToString());
+  }
+  return absl::FailedPreconditionError(internal::StrCat(
+      prefix, ", requirements=", reqs.ToString(), ", resources=", resources));
+}
+
+// True if instance type i of `t` has an available offering allowed by `mask`.
+bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask) {
+  const InstanceType* it = t.instance_types[i];
+  const std::vector<int>& keys = t.offering_key_of[i];
+  for (size_t o = 0; o < keys.size(); ++o) {
+    if (it->offerings[o].available && mask[static_cast<size_t>(keys[o])]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& candidates,
+                                  Requirements& reqs, const ResourceList& requests,
+                                  const std::vector<ContainerPort>& pod_ports,
+                                  const std::vector<ContainerPort>& claim_ports,
+                                  bool relax_min_values) {
+  FilterScan scan = ScanTypes(t, candidates, reqs, requests, pod_ports, claim_ports);
+  FilterOutcome out;
+  out.kept = std::move(scan.kept);
+  // minValues (semantics §1.10).
+  std::string min_values_error;
+  if (!out.kept.empty() && reqs.HasMinValues()) {
+    std::vector<const InstanceType*> types;
+    for (int i : out.kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    min_values_error = MinValuesError(types, reqs);
+    if (!min_values_error.empty()) {
+      if (relax_min_values) {
+        out.relaxed_min_values = LowerMinValues(types, reqs);
+        min_values_error.clear();
+      } else {
+        out.kept.clear();
+      }
+    }
+  }
+  if (!out.kept.empty()) return out;
+  const std::string prefix =
+      !min_values_error.empty() ? min_values_error : NoInstanceTypeReason(scan, requests);
+  out.error = FilterError(prefix, scan, reqs, requests);
+  return out;
+}
+
+std::vector<char> Template::OfferingMask(const Requirements& reqs) const {
+  std::vector<char> mask(offering_keys.size(), 0);
+  const Requirement* zone = reqs.Find(kLabelZone);
+  const Requirement* ct = reqs.Find(kLabelCapacityType);
+  for (size_t k = 0; k < offering_keys.size(); ++k) {
+    mask[k] = (zone == nullptr || zone->Has(offering_keys[k].first)) &&
+              (ct == nullptr || ct->Has(offering_keys[k].second));
+  }
+  return mask;
+}
+
+// The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
+// current requirements `base` and has an available offering compatible with them, so only
+// the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
+// changed, and resources always. Returns the kept types (minValues not applied).
+std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidates,
+                            const Requirements& reqs, const std::vector<std::string>& changed,
+                            const ResourceList& requests,
+                            const std::vector<ContainerPort>& pod_ports,
+                            const std::vector<ContainerPort>& claim_ports) {
+  std::vector<int> kept;
+  kept.reserve(candidates.size());
+  bool offerings_changed = false;
+  std::vector<const Requirement*> changed_reqs;
+  for (const std::string& k : changed) {
+    if (k == kLabelZone || k == kLabelCapacityType) offerings_changed = true;
+    changed_reqs.push_back(reqs.Find(k));
+  }
+  const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
+  // Per daemon group: host-port conflict and total requests.
+  std::vector<char> conflict(t.daemon_groups.size(), 2);
+  std::vector<ResourceList> totals(t.daemon_groups.size());
+  const bool any_ports = !pod_ports.empty();
+  // Memo of intersection results per (changed key, class of the type's requirement).
+  std::vector<const std::vector<int>*> classes(changed_reqs.size(), nullptr);
+  std::vector<const std::vector<const Requirement*>*> reps(changed_reqs.size(), nullptr);
+  std::vector<std::vector<char>> memo(changed_reqs.size());
+  for (size_t k = 0; k < changed_reqs.size(); ++k) {
+    if (changed_reqs[k] == nullptr) continue;
+    auto c = t.key_classes.find(changed_reqs[k]->key());
+    if (c == t.key_classes.end()) {
+      changed_reqs[k] = nullptr;  // no type defines the key: nothing to check
+      continue;
+    }
+    classes[k] = &c->second.class_of;
+    reps[k] = &c->second.representative;
+    memo[k].assign(c->second.representative.size(), 2);
+  }
+  for (int i : candidates) {
+    const size_t g = static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)]);
+    if (conflict[g] == 2) {
+      conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
+                                  HostPortsConflict(pod_ports, claim_ports))
+                        ? 1
+                        : 0;
+      totals[g] = requests;
+      totals[g].Add(t.daemon_groups[g].overhead);
+    }
+    if (conflict[g] == 1) continue;
+    if (!Fits(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
+    bool ok = true;
+    for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
+      const Requirement* r = changed_reqs[k];
+      if (r == nullptr) continue;
+      const int cls = (*classes[k])[static_cast<size_t>(i)];
+      if (cls < 0) continue;  // the type does not define the key
+      char& m = memo[k][static_cast<size_t>(cls)];
+      if (m == 2) {
+        const Requirement* have = (*reps[k])[static_cast<size_t>(cls)];
+        m = 1;
+        if (!have->HasIntersection(*r)) {
+          const Operator a = have->op(), b = r->op();
+          const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
+                                     (b == Operator::kNotIn || b == Operator::kDoesNotExist);
+          if (!both_negative) m = 0;
+        }
+      }
+      ok = m == 1;
+    }
+    if (!ok) continue;
+    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) continue;
+    kept.push_back(i);
+  }
+  return kept;
+}
+
+}  // namespace karp::scheduling

@@ -1,0 +1,682 @@
+// The Solver of one Solve (semantics §5): construction from the prepared state, the
+// placement steps of Add (existing nodes, this solve's claims, a new claim per NodePool), the
+// checks and commits of each step, preference relaxation and Run's queue. Finalize is in
+// finalize.cc.
+
+#include "scheduling/solver.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "internal/strings.h"
+#include "karp/labels.h"
+#include "scheduling/instance_filter.h"
+
+namespace karp::scheduling {
+namespace {
+
+// Reserved-offering errors (semantics §5.15) are not relaxed and stop the NodePool fallback.
+constexpr absl::StatusCode kReservedOfferingError = absl::StatusCode::kResourceExhausted;
+
+bool HasPreferNoScheduleToleration(const Pod& pod) {
+  for (const Toleration& t : pod.tolerations) {
+    if (t.op == TolerationOperator::kExists && t.effect == TaintEffect::kPreferNoSchedule &&
+        t.key.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Narrows a claim's requirements (`base`, or `*merged` once copied) by one volume topology
+// alternative, noting the keys that changed for the filter. The alternative constrains the
+// claim, never the pod. Kept out of line: pods without volumes never get here.
+ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(
+    const Requirements& base, const Requirements& volume_reqs, const LabelSet& well_known,
+    bool explain, std::optional<Requirements>* merged, std::vector<std::string>* changed) {
+  const Requirements& current = *merged ? **merged : base;
+  if (!current.IsCompatible(volume_reqs, &well_known)) {
+    if (!explain) return absl::FailedPreconditionError("incompatible volume requirements");
+    absl::Status s = current.Compatible(volume_reqs, &well_known);
+    return absl::FailedPreconditionError(
+        internal::StrCat("incompatible volume requirements, ", s.message()));
+  }
+  for (const Requirement& r : volume_reqs) {
+    const Requirement* before = (*merged ? **merged : base).Find(r.key());
+    if (before != nullptr && *before == before->Intersection(r)) continue;
+    if (!*merged) *merged = base;
+    (*merged)->Add(r);
+    if (std::find(changed->begin(), changed->end(), r.key()) == changed->end()) {
+      changed->push_back(r.key());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// False when `pod` certainly fits none of `claim`'s instance types: its requests plus the
+// claim's exceed the largest allocatable of some resource (daemon overhead only adds).
+bool MayFit(const ClaimState& claim, const PodCtx& pod) {
+  bool fits = true;
+  pod.requests.ForEach([&](std::string_view name, int64_t value) {
+    // Both sides are non-negative, so the difference cannot overflow.
+    if (fits && value > 0 && value > claim.max_allocatable.Get(name) - claim.requests.Get(name)) {
+      fits = false;
+    }
+  });
+  return fits;
+}
+
+}  // namespace
+
+// One relaxation step (semantics §5.7). Returns false when nothing could be relaxed.
+bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
+  if (pod.node_affinity.required.size() >= 2) {
+    pod.node_affinity.required.erase(pod.node_affinity.required.begin());
+    return true;
+  }
+  auto drop_heaviest = [](auto& terms) {
+    if (terms.empty()) return false;
+    std::stable_sort(terms.begin(), terms.end(),
+                     [](const auto& a, const auto& b) { return a.weight > b.weight; });
+    terms.erase(terms.begin());
+    return true;
+  };
+  if (drop_heaviest(pod.pod_affinity.preferred)) return true;
+  if (drop_heaviest(pod.pod_anti_affinity.preferred)) return true;
+  if (drop_heaviest(pod.node_affinity.preferred)) return true;
+  for (auto it = pod.topology_spread_constraints.begin();
+       it != pod.topology_spread_constraints.end(); ++it) {
+    if (it->when_unsatisfiable == WhenUnsatisfiable::kScheduleAnyway) {
+      pod.topology_spread_constraints.erase(it);
+      return true;
+    }
+  }
+  if (tolerate_prefer_no_schedule && !HasPreferNoScheduleToleration(pod)) {
+    pod.tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
+    return true;
+  }
+  return false;
+}
+
+Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
+               const Simulation* simulation)
+    : state_(state), pods_(std::move(pods)), simulation_(simulation) {
+  size_t label_classes = 0;
+  for (const PodCtx& p : pods_) {
+    scheduling_.insert(p.key);
+    label_classes = std::max(label_classes, p.label_class + 1);
+  }
+  label_caches_.resize(label_classes);
+  topology_ = std::make_unique<Topology>(
+      state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
+      &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
+  remaining_limits_ = state_.remaining_limits;
+  // Capacity per reservation: the minimum over the offerings that carry it.
+  for (const Template& t : state_.pools->templates) {
+    for (const InstanceType* it : t.instance_types) {
+      for (const Offering& o : it->offerings) {
+        if (o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty()) continue;
+        auto [pos, inserted] = reservation_capacity_.emplace(o.reservation_id, o.reservation_capacity);
+        if (!inserted) pos->second = std::min(pos->second, o.reservation_capacity);
+      }
+    }
+  }
+  for (const ExistingNodeInit& e : state_.existing) {
+    if (simulation_ != nullptr && simulation_->excluded.count(e.name) > 0) {
+      // A candidate gives its capacity back to its NodePool's limits.
+      auto limits = remaining_limits_.find(e.node_pool);
+      if (limits != remaining_limits_.end()) {
+        ResourceList back = limits->second;
+        back.Add(e.capacity);
+        ResourceList restored = limits->second;
+        limits->second.ForEach([&](std::string_view name, int64_t) {
+          restored.Set(name, back.Get(name));
+        });
+        limits->second = std::move(restored);
+      }
+      continue;
+    }
+    ExistingNodeState s;
+    s.init = &e;
+    s.remaining = e.remaining;
+    existing_.push_back(std::move(s));
+  }
+}
+
+absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
+                                         const PodCtx& pod) const {
+  if (pod.volumes != nullptr && !pod.volumes->usage_known) {
+    return absl::FailedPreconditionError("failed tracking volume usage");
+  }
+  const scheduling::NodeVolumes* limited = node.init->volumes.get();
+  if (limited == nullptr) return absl::OkStatus();
+  static const VolumeUsage kNoVolumes;
+  const VolumeUsage& claims = pod.volumes != nullptr ? pod.volumes->usage : kNoVolumes;
+  if (claims.empty() && !limited->over_limit) return absl::OkStatus();
+  absl::Status s =
+      CheckVolumeLimits(node.volumes ? *node.volumes : limited->usage, claims, limited->limits);
+  if (s.ok()) return s;
+  return absl::FailedPreconditionError(internal::StrCat("checking volume usage, ", s.message()));
+}
+
+absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
+                                    Requirements* out_reqs) {
+  if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
+    return absl::FailedPreconditionError("did not tolerate taint");
+  }
+  if (pod.volumes != nullptr || node.init->volumes != nullptr) {
+    if (absl::Status s = ExistingVolumeUsage(node, pod); !s.ok()) return s;
+  }
+  if (!pod.ports.empty() && (HostPortsConflict(pod.ports, node.init->host_ports) ||
+                             HostPortsConflict(pod.ports, node.added_ports))) {
+    return absl::FailedPreconditionError(
+        "checking host port usage, pod hostport conflicts with existing hostport configuration");
+  }
+  if (!Fits(pod.requests, node.remaining)) {
+    return absl::FailedPreconditionError("exceeds node resources");
+  }
+  if (!node.requirements().IsCompatible(pod.requirements, nullptr)) {
+    return absl::FailedPreconditionError("incompatible requirements");
+  }
+  Requirements reqs = node.requirements();
+  reqs.Add(pod.requirements);
+  if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
+    return AddExistingTopology(node, pod, std::move(reqs), out_reqs);
+  }
+  // Volume topology (semantics §5.13): the first alternative the node satisfies. It narrows
+  // the node's requirements, never the pod's own.
+  absl::Status last;
+  for (const Requirements& alt : pod.volumes->topology.alternatives) {
+    if (!reqs.IsCompatible(alt, nullptr)) {
+      last = absl::FailedPreconditionError("incompatible volume requirements");
+      continue;
+    }
+    Requirements with_volumes = reqs;
+    with_volumes.Add(alt);
+    last = AddExistingTopology(node, pod, std::move(with_volumes), out_reqs);
+    if (last.ok()) return last;
+  }
+  return last;
+}
+
+absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+                                         Requirements* out_reqs) {
+  std::vector<Requirement> narrowing;
+  if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
+                                                  pod.strict, reqs, &narrowing, /*explain=*/false);
+      !s.ok()) {
+    return s;
+  }
+  if (!narrowing.empty()) {
+    Requirements topo;
+    for (const Requirement& r : narrowing) topo.Add(r);
+    if (!reqs.IsCompatible(topo, nullptr)) {
+      return absl::FailedPreconditionError("incompatible topology requirements");
+    }
+    reqs.Add(topo);
+  }
+  *out_reqs = std::move(reqs);
+  return absl::OkStatus();
+}
+
+void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs) {
+  node.pods.push_back(pod.key);
+  node.remaining.Subtract(pod.requests);
+  node.narrowed = std::move(reqs);
+  if (pod.volumes != nullptr && node.init->volumes != nullptr) {
+    if (!node.volumes) node.volumes = node.init->volumes->usage;
+    AddVolumeUsage(pod.volumes->usage, &*node.volumes);
+  }
+  node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
+  topology_->Record(pod.working, pod.key, node.init->taints, node.requirements(),
+                    &label_caches_[pod.label_class], &pod.record_cache);
+}
+
+absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod,
+                                             bool relax_min_values, bool explain) {
+  if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
+    return CanAddClaimWith(claim, pod, nullptr, relax_min_values, explain);
+  }
+  // Volume topology (semantics §5.13): the first alternative the claim can take; the error is
+  // the last alternative's, as the reference.
+  absl::StatusOr<ClaimFit> last;
+  for (const Requirements& alt : pod.volumes->topology.alternatives) {
+    last = CanAddClaimWith(claim, pod, &alt, relax_min_values, explain);
+    if (last.ok()) return last;
+  }
+  return last;
+}
+
+absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod,
+                                            const Requirements* volume_reqs, bool explain,
+                                            std::optional<Requirements>* merged,
+                                            std::vector<std::string>* changed) {
+  const Template& t = *claim.tmpl;
+  const LabelSet& wk = state_.pools->well_known;
+  // Merge the pod's requirements, noting which keys actually narrowed; copy the claim's
+  // requirements only when something changes.
+  for (const Requirement& r : pod.requirements) {
+    const Requirement* before = claim.requirements.Find(r.key());
+    if (before != nullptr && *before == before->Intersection(r)) continue;
+    if (!*merged) *merged = claim.requirements;
+    (*merged)->Add(r);
+    changed->push_back(r.key());
+  }
+  if (volume_reqs != nullptr) {
+    if (absl::Status s = AddVolumeRequirements(claim.requirements, *volume_reqs, wk, explain,
+                                               merged, changed);
+        !s.ok()) {
+      return s;
+    }
+  }
+  std::vector<Requirement> narrowing;
+  if (!pod.groups.empty()) {
+    if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, t.taints, pod.strict,
+                                                    *merged ? **merged : claim.requirements,
+                                                    &narrowing, explain);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (narrowing.empty()) return absl::OkStatus();
+  Requirements topo;
+  for (const Requirement& r : narrowing) topo.Add(r);
+  const Requirements& base = *merged ? **merged : claim.requirements;
+  if (!base.IsCompatible(topo, &wk)) {
+    if (!explain) return absl::FailedPreconditionError("incompatible topology requirements");
+    return base.Compatible(topo, &wk);
+  }
+  if (!*merged) *merged = claim.requirements;
+  for (const Requirement& r : topo) {
+    (*merged)->Add(r);
+    if (std::find(changed->begin(), changed->end(), r.key()) == changed->end()) {
+      changed->push_back(r.key());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Solver::Reservations(const ClaimState& claim, const std::vector<int>& kept,
+                                  const Requirements& reqs,
+                                  std::set<std::string>* to_reserve) const {
+  const Template& t = *claim.tmpl;
+  bool any_compatible = false;
+  for (int i : kept) {
+    for (const Offering& o : t.instance_types[static_cast<size_t>(i)]->offerings) {
+      if (!o.available || o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty() ||
+          !OfferingCompatible(reqs, o)) {
+        continue;
+      }
+      any_compatible = true;
+      auto cap = reservation_capacity_.find(o.reservation_id);
+      if (claim.reserved_ids.count(o.reservation_id) > 0 ||
+          (cap != reservation_capacity_.end() && cap->second > 0)) {
+        to_reserve->insert(o.reservation_id);
+      }
+    }
+  }
+  if (state_.options.reserved_capacity_mode != ReservedCapacityMode::kStrict) {
+    return absl::OkStatus();
+  }
+  if (any_compatible && to_reserve->empty()) {
+    return absl::Status(kReservedOfferingError,
+                        "one or more instance types with compatible reserved offerings are "
+                        "available, but could not be reserved");
+  }
+  if (!claim.reserved_ids.empty() && to_reserve->empty()) {
+    return absl::Status(kReservedOfferingError,
+                        "satisfying updated nodeclaim constraints would remove all compatible "
+                        "reserved offering options");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
+                                                 const Requirements* volume_reqs,
+                                                 bool relax_min_values, bool explain) {
+  const Template& t = *claim.tmpl;
+  if (!ToleratesAll(t.taints, pod.working.tolerations)) {
+    if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
+    return Tolerates(t.taints, pod.working.tolerations);
+  }
+  const LabelSet& wk = state_.pools->well_known;
+  if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
+    if (!explain) return absl::FailedPreconditionError("incompatible requirements");
+    absl::Status s = claim.requirements.Compatible(pod.requirements, &wk);
+    return absl::FailedPreconditionError(
+        internal::StrCat("incompatible requirements, ", s.message()));
+  }
+  ClaimFit fit;
+  std::optional<Requirements>& merged = fit.requirements;
+  std::vector<std::string> changed;
+  if (absl::Status s = MergeClaimRequirements(claim, pod, volume_reqs, explain, &merged, &changed);
+      !s.ok()) {
+    return s;
+  }
+  const Requirements& reqs_view = merged ? *merged : claim.requirements;
+  ResourceList requests = claim.requests;
+  requests.Add(pod.requests);
+  std::vector<int> kept =
+      FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports);
+  auto materialize = [&]() -> Requirements& {
+    if (!merged) merged = claim.requirements;
+    return *merged;
+  };
+  if (!kept.empty() && reqs_view.HasMinValues()) {
+    Requirements& reqs = materialize();
+    // minValues over the kept types (semantics §1.10); the slow path relaxes or explains.
+    std::vector<const InstanceType*> types;
+    for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    if (!SatisfiesMinValues(types, reqs).ok()) {
+      if (relax_min_values) {
+        FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
+                                              claim.ports, /*relax_min_values=*/true);
+        kept = std::move(f.kept);
+        fit.relaxed_min_values = f.relaxed_min_values;
+      } else {
+        kept.clear();
+      }
+    }
+  }
+  if (kept.empty()) {
+    if (!explain) return absl::FailedPreconditionError("no instance type");
+    Requirements& reqs = materialize();
+    FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
+                                          relax_min_values);
+    return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
+  }
+  // Reserved offerings (semantics §5.15): the compatible reserved offerings of the kept types,
+  // and those this claim can hold (already held, or the reservation has capacity left).
+  if (!reservation_capacity_.empty()) {
+    if (absl::Status s = Reservations(claim, kept, merged ? *merged : claim.requirements,
+                                      &fit.reservations);
+        !s.ok()) {
+      return s;
+    }
+  }
+  fit.instance_types = std::move(kept);
+  return fit;
+}
+
+void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
+  // Reserve new reservations, release dropped ones (idempotent per claim and reservation).
+  std::set<std::string>& to_reserve = fit.reservations;
+  for (const std::string& id : to_reserve) {
+    if (claim.reserved_ids.count(id) == 0) --reservation_capacity_[id];
+  }
+  for (const std::string& id : claim.reserved_ids) {
+    if (to_reserve.count(id) == 0) ++reservation_capacity_[id];
+  }
+  claim.reserved_ids = std::move(to_reserve);
+  claim_order_.erase({claim.pods.size(), claim.seq});
+  claim_order_.insert({claim.pods.size() + 1, claim.seq});
+  claim.pods.push_back(pod.key);
+  claim.its = std::move(fit.instance_types);
+  claim.requests.Add(pod.requests);
+  if (fit.requirements) claim.requirements = std::move(*fit.requirements);
+  const Requirement* zone = claim.requirements.Find(kLabelZone);
+  if (claim.pods.size() > 1) --pinned_claims_[claim.pinned_zone];
+  claim.pinned_zone =
+      (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
+          ? zone->values()[0]
+          : std::string();
+  claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
+  ++pinned_claims_[claim.pinned_zone];
+  claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
+  if (claim.its.size() != claim.max_allocatable_of) {
+    claim.max_allocatable = ResourceList();
+    for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->allocatable[static_cast<size_t>(i)]);
+    claim.max_allocatable_of = claim.its.size();
+  }
+  topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
+                    &label_caches_[pod.label_class], &pod.record_cache);
+}
+
+absl::Status Solver::Add(PodCtx& pod) {
+  pod.groups = topology_->GroupsFor(pod.working, pod.key);
+  if (PlaceOnExisting(pod)) return absl::OkStatus();
+  if (PlaceOnClaim(pod)) return absl::OkStatus();
+  return PlaceOnNewClaim(pod);
+}
+
+bool Solver::PlaceOnExisting(PodCtx& pod) {
+  const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
+  for (ExistingNodeState& node : existing_) {
+    if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
+    Requirements reqs;
+    if (!CanAddExisting(node, pod, &reqs).ok()) continue;
+    CommitExisting(node, pod, std::move(reqs));
+    return true;
+  }
+  return false;
+}
+
+bool Solver::AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_checks,
+                              const std::vector<std::vector<std::string>>& zone_checks) const {
+  bool all_blocked = false;
+  for (const std::vector<std::string>& allowed : zone_checks) {
+    // Only unpinned claims and claims pinned inside `allowed` can pass.
+    auto unpinned = pinned_claims_.find("");
+    int64_t open = unpinned == pinned_claims_.end() ? 0 : unpinned->second;
+    for (const std::string& z : allowed) {
+      auto it = pinned_claims_.find(z);
+      if (it != pinned_claims_.end()) open += it->second;
+    }
+    if (open == 0) all_blocked = true;
+  }
+  for (const auto& check : host_checks) {
+    if (check.group->SlotsAbove(check.limit) == static_cast<int64_t>(claims_.size())) {
+      all_blocked = true;  // every claim already exceeds this group's limit
+      break;
+    }
+  }
+  return all_blocked;
+}
+
+bool Solver::PlaceOnClaim(PodCtx& pod) {
+  // Fewest pods first (ties: creation order). Claims that a hostname topology group certainly
+  // rejects are skipped by slot in O(1).
+  const std::vector<Topology::HostnameCheck> host_checks =
+      topology_->HostnameChecks(pod.working, pod.groups);
+  const std::vector<std::vector<std::string>> zone_checks =
+      topology_->PinnedZoneChecks(pod.working, pod.groups, pod.strict);
+  if (AllClaimsBlocked(host_checks, zone_checks)) return false;
+  // The allowed zones as ids; a zone no claim was ever pinned to cannot match one.
+  std::vector<std::vector<int>> zone_check_ids(zone_checks.size());
+  for (size_t i = 0; i < zone_checks.size(); ++i) {
+    for (const std::string& z : zone_checks[i]) {
+      auto id = zone_ids_.find(z);
+      if (id != zone_ids_.end()) zone_check_ids[i].push_back(id->second);
+    }
+  }
+  for (auto order_it = claim_order_.begin(); order_it != claim_order_.end(); ++order_it) {
+    const int64_t seq = order_it->second;
+    ClaimState& claim = *claims_[static_cast<size_t>(seq)];
+    bool blocked = false;
+    for (const auto& check : host_checks) {
+      if (check.group->SlotCount(static_cast<int>(seq)) > check.limit) {
+        blocked = true;
+        break;
+      }
+    }
+    if (!blocked && claim.pinned_zone_id >= 0) {
+      for (const std::vector<int>& allowed : zone_check_ids) {
+        if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone_id) == allowed.end()) {
+          blocked = true;
+          break;
+        }
+      }
+    }
+    if (blocked || !MayFit(claim, pod)) continue;
+    absl::StatusOr<ClaimFit> fit =
+        CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
+    if (!fit.ok()) continue;
+    CommitClaim(claim, pod, *std::move(fit));
+    return true;
+  }
+  return false;
+}
+
+std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_reason) const {
+  const std::string& pool = t.pool->name();
+  std::vector<int> candidates;
+  auto limits = remaining_limits_.find(pool);
+  if (limits == remaining_limits_.end()) {
+    candidates.resize(t.instance_types.size());
+    for (size_t i = 0; i < candidates.size(); ++i) candidates[i] = static_cast<int>(i);
+    return candidates;
+  }
+  if (limits->second.Has(kResourceNodes) && limits->second.Get(kResourceNodes) == 0) {
+    *skip_reason =
+        internal::StrCat("node limits have been exhausted for nodepool \"", pool, "\"");
+    return candidates;
+  }
+  for (size_t i = 0; i < t.instance_types.size(); ++i) {
+    bool exceeds = false;
+    limits->second.ForEach([&](std::string_view name, int64_t remaining) {
+      if (t.instance_types[i]->capacity.Get(name) > remaining) exceeds = true;
+    });
+    if (!exceeds) candidates.push_back(static_cast<int>(i));
+  }
+  if (candidates.empty()) {
+    *skip_reason = internal::StrCat(
+        "all available instance types exceed limits for nodepool \"", pool, "\"");
+  }
+  return candidates;
+}
+
+void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit fit) {
+  ++next_seq_;
+  claim->min_values_relaxed |= fit.relaxed_min_values;
+  topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
+  topology_->RegisterHostname(claim->hostname);
+  claim_order_.insert({0, claim->seq});
+  CommitClaim(*claim, pod, std::move(fit));
+  auto limits = remaining_limits_.find(claim->tmpl->pool->name());
+  if (limits != remaining_limits_.end()) {
+    ResourceList max_capacity;
+    for (int i : claim->its) {
+      max_capacity.MaxWith(claim->tmpl->instance_types[static_cast<size_t>(i)]->capacity);
+    }
+    limits->second.Subtract(max_capacity);
+  }
+  claims_.push_back(std::move(claim));
+}
+
+absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
+  if (!state_.pools->has_node_pools) return absl::FailedPreconditionError(kNoDynamicNodePools);
+  if (state_.pools->templates.empty()) {
+    return absl::FailedPreconditionError(
+        "nodepool requirements filtered out all available instance types");
+  }
+  std::vector<std::string> errors;
+  for (const Template& t : state_.pools->templates) {
+    std::string skip_reason;
+    std::vector<int> candidates = LimitedCandidates(t, &skip_reason);
+    if (!skip_reason.empty()) {
+      errors.push_back(std::move(skip_reason));
+      continue;
+    }
+    auto claim = std::make_unique<ClaimState>();
+    claim->tmpl = &t;
+    claim->seq = next_seq_;
+    claim->hostname = internal::StrCat("hostname-placeholder-", next_seq_);
+    claim->requirements = t.requirements;
+    claim->requirements.Add(Requirement::In(kLabelHostname, {claim->hostname}));
+    claim->its = std::move(candidates);
+    claim->min_values_relaxed = t.min_values_relaxed;
+    absl::StatusOr<ClaimFit> fit = CanAddClaim(
+        *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,
+        /*explain=*/true);
+    if (fit.status().code() == kReservedOfferingError) {
+      // No fallback to lower-weight NodePools while a higher one has compatible reservations.
+      return fit.status();
+    }
+    if (!fit.ok()) {
+      errors.push_back(internal::StrCat("incompatible with nodepool \"", t.pool->name(), "\", ",
+                                        fit.status().message()));
+      continue;
+    }
+    OpenClaim(std::move(claim), pod, *std::move(fit));
+    return absl::OkStatus();
+  }
+  std::string message = absl::StrJoin(errors, "; ");
+  if (pod.volumes != nullptr && !pod.volumes->topology.explanation.empty()) {
+    internal::StrAppend(&message, "; the pod's volumes restrict where it can run: ",
+                        pod.volumes->topology.explanation);
+  }
+  return absl::FailedPreconditionError(message);
+}
+
+SolveResult Solver::Run() {
+  // Queue order (semantics §5.5): cpu desc, memory desc, creation asc, uid asc, then key.
+  std::vector<size_t> order(pods_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PodCtx& x = pods_[a];
+    const PodCtx& y = pods_[b];
+    if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
+    if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
+    if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
+      return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
+    }
+    if (x.original->metadata.uid != y.original->metadata.uid) {
+      return x.original->metadata.uid < y.original->metadata.uid;
+    }
+    return x.key < y.key;
+  });
+
+  topology_->InitExisting();
+  for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
+  for (PodCtx& p : pods_) topology_->Update(p.working);
+
+  const bool limited = state_.options.time_limit != absl::InfiniteDuration();
+  const absl::Time deadline = limited ? absl::Now() + state_.options.time_limit
+                                      : absl::InfiniteFuture();
+  std::deque<size_t> queue(order.begin(), order.end());
+  std::vector<size_t> last_len(pods_.size(), 0);
+  std::map<std::string, std::string> errors;
+  bool timed_out = false;
+  while (!queue.empty()) {
+    const size_t idx = queue.front();
+    if (last_len[idx] == queue.size()) break;  // a full cycle without progress
+    if (limited && absl::Now() > deadline) {
+      timed_out = true;
+      break;
+    }
+    queue.pop_front();
+    PodCtx& pod = pods_[idx];
+    absl::Status s;
+    while (true) {
+      s = Add(pod);
+      if (s.ok()) break;
+      if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
+      if (!Relax(pod.working, state_.pools->tolerate_prefer_no_schedule)) break;
+      topology_->Update(pod.working);
+      Refresh(pod, state_.options.preference_policy);
+    }
+    if (s.ok()) {
+      errors.erase(pod.key);
+      continue;
+    }
+    errors[pod.key] = std::string(s.message());
+    pod.working = *pod.original;
+    topology_->Update(pod.working);
+    Refresh(pod, state_.options.preference_policy);
+    queue.push_back(idx);
+    last_len[idx] = queue.size();
+  }
+  return Finalize(std::move(errors), timed_out);
+}
+
+}  // namespace karp::scheduling

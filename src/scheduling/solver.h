@@ -1,0 +1,188 @@
+// The first-fit solver of one Solve (semantics §5): per-pod working data, the per-solve state
+// of existing nodes and new NodeClaims, and the Solver that places pods in queue order
+// (existing nodes, then this solve's claims, then a new claim per NodePool) with preference
+// relaxation, and finalizes the claims into a SolveResult.
+
+#ifndef KARP_SRC_SCHEDULING_SOLVER_H_
+#define KARP_SRC_SCHEDULING_SOLVER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "karp/scheduler.h"
+#include "scheduling/scheduler_internal.h"
+#include "scheduling/topology.h"
+#include "scheduling/volume_topology.h"
+
+namespace karp::scheduling {
+
+// Per-pod working data (karpenter PodData), recomputed after each relaxation.
+struct PodCtx {
+  const Pod* original = nullptr;
+  Pod working;
+  Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
+  // Pods with the same namespace and labels are selected by the same topology groups; they
+  // share one RecordCache for that part (index into Solver::label_caches_).
+  size_t label_class = 0;
+  ResourceList requests;
+  Requirements requirements;  // full (Respect) or strict (Ignore)
+  Requirements strict;
+  std::vector<ContainerPort> ports;
+  std::string key;
+  // Topology groups of this attempt (refreshed before each Add).
+  Topology::PodGroups groups;
+  // Volume topology and claims (semantics §5.13); null for pods whose volumes change nothing.
+  std::shared_ptr<const scheduling::PodVolumes> volumes;
+};
+
+// Recomputes the pod's requests, requirements and host ports from `working`.
+inline void Refresh(PodCtx& c, PreferencePolicy policy) {
+  c.requests = c.working.Requests();
+  c.strict = StrictPodRequirements(c.working);
+  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(c.working) : c.strict;
+  c.ports = HostPorts(c.working);
+}
+
+// One relaxation step (semantics §5.7). Returns false when nothing could be relaxed.
+bool Relax(Pod& pod, bool tolerate_prefer_no_schedule);
+
+struct ExistingNodeState {
+  const ExistingNodeInit* init = nullptr;
+  std::optional<Requirements> narrowed;  // set once a pod narrowed the node's requirements
+  ResourceList remaining;
+  std::vector<ContainerPort> added_ports;  // host ports of pods placed by this solve
+  std::vector<std::string> pods;
+  // Claims in use once this solve placed a pod with volumes here (nodes with limits only).
+  std::optional<VolumeUsage> volumes;
+
+  const Requirements& requirements() const { return narrowed ? *narrowed : init->requirements; }
+};
+
+struct ClaimState {
+  const Template* tmpl = nullptr;
+  std::string hostname;
+  Requirements requirements;
+  std::vector<int> its;
+  ResourceList requests;
+  std::vector<ContainerPort> ports;  // host ports of the pods placed here
+  std::vector<std::string> pods;
+  bool min_values_relaxed = false;
+  int64_t seq = 0;
+  std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
+  int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
+  // Per-resource maximum of the allocatable of the types in `its` (recomputed when `its`
+  // shrinks): a pod whose requests plus `requests` exceed it on any resource fits none of them,
+  // so first fit can skip the claim without running the filter (same decision, less work).
+  ResourceList max_allocatable;
+  size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
+  std::set<std::string> reserved_ids;  // reservations this claim holds (semantics §5.15)
+};
+
+// A pod fits a claim (Solver::CanAddClaim): what committing it changes.
+struct ClaimFit {
+  std::optional<Requirements> requirements;  // the narrowed requirements; none when unchanged
+  std::vector<int> instance_types;           // the claim's remaining types
+  bool relaxed_min_values = false;           // minValues lowered (BestEffort)
+  std::set<std::string> reservations;        // reservations the claim holds after the pod
+};
+
+// Finalize's type lists shared by equivalent claims (finalize.cc).
+struct PlanCache;
+
+class Solver {
+ public:
+  Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
+         const Simulation* simulation = nullptr);
+
+  // Places the pods in queue order (semantics §5.5) and finalizes the result.
+  SolveResult Run();
+
+ private:
+  // Places one pod (no relaxation): existing nodes, this solve's claims, a new claim.
+  absl::Status Add(PodCtx& pod);
+  // Step 1: the first existing node or in-flight NodeClaim that takes the pod.
+  bool PlaceOnExisting(PodCtx& pod);
+  // Step 2: the first of this solve's claims (fewest pods first) that takes the pod.
+  bool PlaceOnClaim(PodCtx& pod);
+  // Step 3: a new claim from the first NodePool (by weight) that can take the pod; else the
+  // joined reasons of every NodePool.
+  absl::Status PlaceOnNewClaim(PodCtx& pod);
+  // Step 2's pre-checks: true if a hostname or pinned-zone check rejects every claim.
+  bool AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_checks,
+                        const std::vector<std::vector<std::string>>& zone_checks) const;
+  // Step 3's candidate types of `t` within its NodePool's remaining limits (all types when the
+  // pool has none): the types, or the reason the NodePool is skipped.
+  std::vector<int> LimitedCandidates(const Template& t, std::string* skip_reason) const;
+  // Step 3's commit: registers `claim` (which took `fit`) and subtracts its maximum capacity
+  // from the NodePool's remaining limits.
+  void OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit fit);
+
+  absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
+  // Records a pod CanAddExisting accepted (with its requirements `reqs`) on `node`.
+  void CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs);
+  // Volume limits of an existing node (semantics §5.13): OK or the reference's error.
+  absl::Status ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const;
+  // CanAddExisting's topology step on the node requirements `reqs` (pod and volume included).
+  absl::Status AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+                                   Requirements* out_reqs);
+  // Whether `claim` can take `pod`, and what taking it changes.
+  absl::StatusOr<ClaimFit> CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+                                       bool explain);
+  // CanAddClaim with one volume topology alternative (null: none).
+  absl::StatusOr<ClaimFit> CanAddClaimWith(ClaimState& claim, PodCtx& pod,
+                                           const Requirements* volume_reqs,
+                                           bool relax_min_values, bool explain);
+  // CanAddClaimWith's requirement step: merges the pod's, the volume alternative's and the
+  // topology requirements into `*merged` (copied from the claim's only when something
+  // narrows), noting the changed keys.
+  absl::Status MergeClaimRequirements(const ClaimState& claim, PodCtx& pod,
+                                      const Requirements* volume_reqs, bool explain,
+                                      std::optional<Requirements>* merged,
+                                      std::vector<std::string>* changed);
+  // CanAddClaimWith's reservation step (semantics §5.15): the reservations the claim can hold
+  // with `kept` types, or the reserved-offering error.
+  absl::Status Reservations(const ClaimState& claim, const std::vector<int>& kept,
+                            const Requirements& reqs, std::set<std::string>* to_reserve) const;
+  void CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit);
+  SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
+  // Finalize's result for one claim, or nullopt when its pods fail minValues (into `errors`).
+  std::optional<NewNodeClaim> FinalizeClaim(const ClaimState& claim, PlanCache& plans,
+                                            std::map<std::string, int>& per_pool_count,
+                                            std::map<std::string, std::string>& errors) const;
+  // Finalize's placements on existing nodes (by name), with the consolidation errors.
+  std::vector<ExistingPlacement> ExistingPlacements(
+      std::map<std::string, std::string>& errors) const;
+
+  const Scheduler::State& state_;
+  std::vector<PodCtx> pods_;
+  std::vector<Topology::RecordCache> label_caches_;  // by PodCtx::label_class
+  const Simulation* simulation_ = nullptr;
+  std::set<std::string> scheduling_;
+  std::unique_ptr<Topology> topology_;
+  std::map<std::string, ResourceList> remaining_limits_;
+  std::vector<ExistingNodeState> existing_;
+  std::vector<std::unique_ptr<ClaimState>> claims_;
+  // Claims ordered for first fit: fewest pods first, then creation order.
+  std::set<std::pair<size_t, int64_t>> claim_order_;
+  std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
+  // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
+  absl::flat_hash_map<std::string, int> zone_ids_;
+  int ZoneId(const std::string& zone) {
+    return zone_ids_.emplace(zone, static_cast<int>(zone_ids_.size())).first->second;
+  }
+  std::map<std::string, int64_t> reservation_capacity_;  // reservation id -> instances left
+  int64_t next_seq_ = 0;
+};
+
+}  // namespace karp::scheduling
+
+#endif  // KARP_SRC_SCHEDULING_SOLVER_H_
