@@ -1,4 +1,4 @@
-// Codec benchmark (benchmarks.md §2.4): parse a `kubectl get -o json` List of 20,000 pods and
+// Codec benchmark: parse a `kubectl get -o json` List of 20,000 pods and
 // 1,000 nodes. The document is generated (seeded) outside the timed region.
 //
 //   build/bench/codec_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only

@@ -1,4 +1,4 @@
-// Consolidation benchmark (benchmarks.md §2.3): a full pass (every method, the reference's
+// Consolidation benchmark: a full pass (every method, the reference's
 // defaults, to completion) over clusters of 100, 1,000 and 5,000 nodes at 30-60 % utilisation
 // with ~10 pods per node, PDBs and a few do-not-disrupt pods, on the embedded AWS catalog.
 // One pass is checked before timing (commands found, 0 < savings <= cluster price).

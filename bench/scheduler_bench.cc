@@ -1,4 +1,4 @@
-// Scheduling benchmarks (benchmarks.md §2.1, §2.2, §2.5). One cold Solve per iteration: the
+// Scheduling benchmarks (parity, realistic AWS, real trace). One cold Solve per iteration: the
 // Scheduler is built outside the timed region, and every Solve starts from an empty cluster
 // (the reference reuses its scheduler across iterations; karp does not). Before timing, each
 // workload is solved once and checked (every pod placed, or exactly the pods no instance type

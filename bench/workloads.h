@@ -1,4 +1,4 @@
-// Benchmark workloads: the reference's scheduling benchmark (semantics §8, benchmarks.md §2.1)
+// Benchmark workloads: the reference's scheduling benchmark (docs/design.md §8)
 // rebuilt with seeded generators.
 
 #ifndef KARP_BENCH_WORKLOADS_H_
@@ -36,7 +36,7 @@ std::vector<Pod> PreferencePods(int count, uint32_t seed = 42);
 // A snapshot with the benchmark NodePool and `pods` pending.
 ClusterSnapshot BenchmarkSnapshot(std::vector<Pod> pods);
 
-// A running cluster for consolidation benchmarks (benchmarks.md §2.3): `nodes` initialized
+// A running cluster for consolidation benchmarks: `nodes` initialized
 // nodes of one on-demand+spot NodePool over m5/c5/r5 sizes of the embedded AWS catalog, at
 // 30–60 % cpu utilisation with ~10 pods per node from deployments; PDBs on some deployments
 // (one allowing no disruption) and a few do-not-disrupt pods. `now` is the snapshot time.
@@ -45,7 +45,7 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now);
 // The embedded AWS catalog (us-east-1, three zones, spot and on-demand), built once.
 std::shared_ptr<const InstanceCatalog> AwsCatalog();
 
-// Realistic AWS workload (benchmarks.md §2.2) on AwsCatalog(): NodePools `general` (amd64,
+// Realistic AWS workload on AwsCatalog(): NodePools `general` (amd64,
 // c/m/r generation > 4, spot and on-demand, weight 50), `arm64` (Graviton c/m/r, weight 10)
 // and `gpu` (NVIDIA g/p types, on-demand, tainted nvidia.com/gpu=true:NoSchedule); DaemonSets
 // for a CNI and a log agent (everywhere) and the NVIDIA device plugin (GPU nodes); `pods`
@@ -54,7 +54,7 @@ std::shared_ptr<const InstanceCatalog> AwsCatalog();
 // services, family-pinned pods and a few GPU pods.
 ClusterSnapshot AwsRealisticSnapshot(int pods, uint32_t seed = 42);
 
-// The real trace (benchmarks.md §2.5): pods of the Alibaba "openb" CSV
+// The real trace: pods of the Alibaba "openb" CSV
 // (`openb_pod_list_default.csv`) as pending pods with their cpu and memory requests and
 // `nvidia.com/gpu` = num_gpu (a GPU share counts as one GPU), GPU pods tolerating the GPU
 // taint; on the NodePools and DaemonSets of AwsRealisticSnapshot. With `busiest_instant`, the

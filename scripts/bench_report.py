@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs karp's benchmark suite and writes the report (benchmarks.md §3).
+"""Runs karp's benchmark suite and writes the report.
 
 Usage: scripts/bench_report.py [--quick] [--build-dir DIR] [--trace PATH] [--no-build]
        scripts/bench_report.py --render-only   (re-render the markdown and chart from the JSON)
@@ -34,7 +34,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Karpenter's published figures (benchmarks.md §1): (workload, pods) -> list of
+# Karpenter's published figures: (workload, pods) -> list of
 # (seconds per Solve, pods/s, source).
 REFERENCE = {
     ("diverse", 1000): [(0.777, 1287, "kubernetes-sigs/karpenter#2486")],
@@ -231,13 +231,13 @@ def markdown(report):
             out.append("| " + " | ".join(cells) + " |")
         return out + errors(family)
 
-    lines += ["### Karpenter parity (fake 400 instance types, benchmarks.md §2.1)", ""]
+    lines += ["### Karpenter parity (fake 400 instance types)", ""]
     lines += sched_table("parity", True) + [""]
     lines += ["### Realistic AWS (embedded catalog, 3 NodePools incl. arm64 and a tainted GPU "
-              "pool, 3 DaemonSets; benchmarks.md §2.2)", ""]
+              "pool, 3 DaemonSets)", ""]
     lines += sched_table("aws", False) + [""]
     lines += ["### Real trace (Alibaba openb GPU-cluster pods on the embedded AWS catalog with "
-              "a GPU NodePool; benchmarks.md §2.5)", ""]
+              "a GPU NodePool)", ""]
     trace = [r for r in rows if r["family"] == "trace"]
     lines += sched_table("trace", False)
     for r in trace:
@@ -246,7 +246,7 @@ def markdown(report):
                          "type of the embedded catalog (karp reports exactly those as pod "
                          "errors); nodes, price and bound are for the others.")
     lines += [""]
-    lines += ["### Consolidation (full pass, every method, default budgets; benchmarks.md §2.3)",
+    lines += ["### Consolidation (full pass, every method, default budgets)",
               "", "| nodes | pods | time | commands | savings found | cluster price | peak RSS |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -266,7 +266,7 @@ def markdown(report):
                      f"{fmt_int(r['classes'])} | {fmt_int(r['components'])} | "
                      f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("bound") + [""]
-    lines += ["### Codec (benchmarks.md §2.4)", "",
+    lines += ["### Codec", "",
               "| workload | document | time | objects/s | peak RSS |", "|---|---|---|---|---|"]
     for r in rows:
         if r["family"] != "codec" or "error" in r:

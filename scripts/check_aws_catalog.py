@@ -8,7 +8,7 @@ For every region with a pricing-on-demand-<region>.json in DIR (default: ../shar
 relative to the repo root), runs `KARP_BINARY catalog --catalog aws --region R -o json`
 (default binary: build/tools/karp under the repo root), or reads one catalog JSON file given
 with --json ("-" for stdin; checked as us-east-1 unless --region says otherwise), in the
-format of formats.md §2, and compares every instance type it lists with the facts in DIR:
+format of docs/formats.md §2, and compares every instance type it lists with the facts in DIR:
 vCPUs, memory capacity, max pods, labels (region included), extended resources, the region's
 on-demand price and the AL2023 allocatable cpu, memory, pods and ephemeral-storage published
 in Karpenter's instance-type reference. Every type of the data with a price in the region

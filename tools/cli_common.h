@@ -21,7 +21,7 @@ inline constexpr int kExitUsage = 2;
 // kExitUsage.
 int UsageError(std::string_view usage, std::string_view message);
 // Prints the status message as one line on stderr; returns kExitInvalidInput (or kExitUsage
-// for NotFound files, which are usage errors per formats.md §5).
+// for NotFound files, which are usage errors per docs/formats.md §5).
 int InputError(const absl::Status& status);
 
 // `karp solve`.

@@ -1,4 +1,4 @@
-// karp — command-line front end of the karp library (formats.md).
+// karp — command-line front end of the karp library (docs/formats.md).
 //
 //   karp catalog [--catalog aws|FILE] [-o json|table] [filters]
 //   karp version
@@ -54,7 +54,7 @@ constexpr char kCatalogUsage[] =
     "                    [-o json|table] [filters...]\n"
     "\n"
     "Prints an instance-type catalog: the embedded AWS catalog (default) or a catalog file\n"
-    "(formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads back.\n"
+    "(docs/formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads back.\n"
     "\n"
     "Filters (all must hold, like ec2-instance-selector):\n"
     "  --vcpus N | MIN-MAX          vCPUs\n"

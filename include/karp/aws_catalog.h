@@ -1,6 +1,6 @@
 // File: karp/aws_catalog.h
 //
-// AWS instance types with the semantics of Karpenter's AWS provider (aws-provider.md §1-2):
+// AWS instance types with the semantics of Karpenter's AWS provider (docs/aws.md §1-2):
 // how the facts EC2 reports for one instance type (DescribeInstanceTypes) become an
 // InstanceType -- labels, capacity, kubelet overhead and offerings -- and the embedded default
 // catalog, usable without any AWS access: every EC2 type of Karpenter's v1.14 instance-type
@@ -172,7 +172,7 @@ struct AwsInstanceTypeInfo {
   std::vector<std::string> offered_zones;
 };
 
-// AMI families that change capacity or overhead (aws-provider.md §1.3-1.5).
+// AMI families that change capacity or overhead (docs/aws.md §1.3-1.5).
 enum class AwsAmiFamily {
   kAl2023,        // ENI-limited pods; kube-reserved memory from ENI-limited pods; 20Gi root
   kAl2,           // same as AL2023

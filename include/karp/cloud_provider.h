@@ -3,7 +3,7 @@
 // The plug-in point between karp's decisions and a cloud: CloudProvider (a small abstract
 // class a host implements for its cloud), the unavailable-offerings cache, and the launch
 // helper that turns a NodeClaim from Scheduler::Solve into one running instance, falling back
-// through its offerings on insufficient capacity as the reference does (aws-provider.md §4).
+// through its offerings on insufficient capacity as the reference does (docs/aws.md §4).
 //
 // Error codes used by every provider:
 //   ResourceExhausted  insufficient capacity for the offering (the launch helper falls back)

@@ -4,10 +4,10 @@
 // nodes with their bound pods, in-flight NodeClaims, pending pods, DaemonSets and PDBs, and the
 // storage objects of stateful pods (PersistentVolumeClaims, PersistentVolumes, StorageClasses,
 // CSINodes; karp/storage.h). It is what `kubectl get nodepools,nodeclaims,nodes,pods,
-// daemonsets,pdb,pvc,pv,storageclasses,csinodes -A -o json` shows (formats.md §1,
+// daemonsets,pdb,pvc,pv,storageclasses,csinodes -A -o json` shows (docs/formats.md §1,
 // docs/formats-storage.md), decoded by karp::json or built in memory by a host program.
 //
-// Pod states (formats.md §1): a pod with spec.nodeName is bound to that node; a pod without
+// Pod states (docs/formats.md §1): a pod with spec.nodeName is bound to that node; a pod without
 // it, not terminating and not Succeeded/Failed, is pending; a pod owned by a DaemonSet is a
 // daemon pod; pods for another scheduler are not karp's.
 //

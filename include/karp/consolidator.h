@@ -1,6 +1,6 @@
 // File: karp/consolidator.h
 //
-// Consolidator — disruption with the reference semantics (semantics §6): which nodes to
+// Consolidator — disruption with the reference semantics (docs/design.md §6): which nodes to
 // delete or replace, and why every other node is kept. Methods run in the reference's order —
 // expiration (forceful, no budgets), emptiness, drift, multi-node consolidation (binary search
 // over the sorted candidates), single-node consolidation — each loop's command is applied to
@@ -51,7 +51,7 @@ enum class DisruptionReason { kEmpty, kUnderutilized, kDrifted, kExpired, kInter
 // "empty", "underutilized", "drifted", "expired", "interrupted".
 std::string_view DisruptionReasonName(DisruptionReason r);
 
-// How candidates are ordered for emptiness and consolidation (semantics §6.10).
+// How candidates are ordered for emptiness and consolidation (docs/design.md §6.10).
 enum class CandidateOrder {
   // v1.14+: SavingsRatio = price / RescheduleDisruptionCost, descending.
   kSavingsRatio,

@@ -101,7 +101,7 @@ struct InstanceType {
   void RebuildRequirements();
 
   // capacity - (kubeReserved + systemReserved + evictionThreshold), per key of capacity, then
-  // memory reduced by every hugepages-* capacity (floored at 0) (semantics §2.3).
+  // memory reduced by every hugepages-* capacity (floored at 0) (docs/design.md §2.3).
   ResourceList Allocatable() const;
 
   // The cheapest available offering compatible with `reqs`, or nullptr. Ties: capacity-type

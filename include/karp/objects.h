@@ -3,10 +3,10 @@
 // Value types for the Kubernetes objects karp decides over: Pod, Node, NodePool
 // (karpenter.sh/v1), NodeClaim (karpenter.sh/v1), DaemonSet, PodDisruptionBudget, and the
 // pieces they share (object metadata, label selectors, affinity terms, topology spread
-// constraints). Only the fields that change a decision are modelled (formats.md §1). The
+// constraints). Only the fields that change a decision are modelled (docs/formats.md §1). The
 // storage kinds that pods' volumes refer to are in karp/storage.h.
 //
-// Defaults follow the Kubernetes and Karpenter APIs (semantics §7): a NodePool without
+// Defaults follow the Kubernetes and Karpenter APIs (docs/design.md §7): a NodePool without
 // `expireAfter` expires after 720h, `consolidateAfter` defaults to 0s, budgets to
 // [{nodes: "10%"}], consolidationPolicy to WhenEmptyOrUnderutilized.
 //
@@ -241,7 +241,7 @@ struct Pod {
 
   // `namespace/name`.
   std::string Key() const;
-  // Effective requests exactly as semantics §2.1: regular containers summed, sidecars added,
+  // Effective requests exactly as docs/design.md §2.1: regular containers summed, sidecars added,
   // init max, pod-level requests for cpu/memory replace the aggregate, overhead added, plus
   // `pods: 1`.
   ResourceList Requests() const;
@@ -257,7 +257,7 @@ struct Pod {
   friend bool operator==(const Pod& a, const Pod& b);
 };
 
-// Node requirements of a pod (semantics §1.9). Full form (PreferencePolicy Respect):
+// Node requirements of a pod (docs/design.md §1.9). Full form (PreferencePolicy Respect):
 // nodeSelector, then the heaviest preferred node-affinity term (stable by weight, first wins
 // ties), then the first required term. Strict form: without the preferred term.
 Requirements PodRequirements(const Pod& pod);

@@ -15,7 +15,7 @@
 //   Gte n          true        -        gte = n
 //   Lte n          true        -        lte = n
 //
-// Determinism (the reference is random here, see semantics §10): values are kept sorted;
+// Determinism (the reference is random here, see docs/design.md §10): values are kept sorted;
 // Any() returns the smallest member (In) or the smallest admissible non-negative integer
 // (NotIn/Exists); the typo hint of Compatible() scans keys in sorted order.
 //

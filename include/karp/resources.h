@@ -14,7 +14,7 @@
 // converted to canonical units exactly; a value finer than the unit rounds up, as the
 // Kubernetes `Quantity.Value()`/`MilliValue()` accessors do (`0.5m` cpu -> 1m, `1.5` pods -> 2).
 //
-// Printing is canonical (formats.md): cpu in millicores with `m` unless a whole number of
+// Printing is canonical (docs/formats.md): cpu in millicores with `m` unless a whole number of
 // cores; memory-like resources in the largest binary suffix that keeps an integer; counts as
 // plain integers.
 //

@@ -1,12 +1,12 @@
 // File: karp/scheduler.h
 //
-// Scheduler::Solve — provisioning with the reference semantics (semantics §5): given pending
+// Scheduler::Solve — provisioning with the reference semantics (docs/design.md §5): given pending
 // pods, decide which existing nodes or in-flight NodeClaims take them and which new
 // NodeClaims to launch, per NodePool by weight, with taints, requirements, resources
 // (including DaemonSet overhead), NodePool limits, topology spread, pod (anti-)affinity, host
 // ports, minValues and the six-step preference relaxation.
 //
-// Determinism (semantics §10): where the reference picks at random karp picks by explicit
+// Determinism (docs/design.md §10): where the reference picks at random karp picks by explicit
 // keys — topology domains with equal counts by name, affinity bootstrap domains by name,
 // new NodeClaims with equal pod counts by creation order, instance types with equal prices
 // by name, launch offerings by (price, capacity type reserved<spot<on-demand, instance type,

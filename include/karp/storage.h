@@ -1,6 +1,6 @@
 // File: karp/storage.h
 //
-// Value types for the storage objects that decide where a stateful pod may run (semantics
+// Value types for the storage objects that decide where a stateful pod may run (docs/design.md
 // §5.3 and §5.13; wire format in docs/formats-storage.md): PersistentVolumeClaim and
 // PersistentVolume (`v1`), StorageClass and CSINode (`storage.k8s.io/v1`). Only the fields
 // that change a decision are modelled. A pod refers to its claims through Pod::volumes

@@ -87,7 +87,7 @@ bool ToleratesAll(const std::vector<Taint>& taints, const std::vector<Toleration
 std::vector<Taint> MergeTaints(const std::vector<Taint>& base, const std::vector<Taint>& extra);
 
 // True for the taints that a managed node carries only while it is not yet initialized and
-// that the reference ignores then (semantics §3): node.kubernetes.io/not-ready (NoSchedule,
+// that the reference ignores then (docs/design.md §3): node.kubernetes.io/not-ready (NoSchedule,
 // NoExecute), node.kubernetes.io/unreachable:NoSchedule,
 // node.cloudprovider.kubernetes.io/uninitialized:NoSchedule, karpenter.sh/unregistered:NoExecute,
 // and any key with the prefix `readiness.k8s.io/`.

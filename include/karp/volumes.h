@@ -2,7 +2,7 @@
 //
 // The volume rules of the reference over a snapshot's storage objects (karp/storage.h):
 //
-//  - Validation of a pending pod's claims (semantics §5.3, karpenter
+//  - Validation of a pending pod's claims (docs/design.md §5.3, karpenter
 //    `ValidatePersistentVolumeClaims`): a pod whose claim is being deleted, Lost, bound to a
 //    missing or deleting volume, bound without the `pv.kubernetes.io/bind-completed`
 //    annotation, or unbound without a usable WaitForFirstConsumer StorageClass is ignored.

@@ -1,5 +1,5 @@
 // The decisions taken from a resolved EC2NodeClass: subnet per zone, AMI per instance type and
-// NodeClass drift (aws-provider.md §3.2-3.4, §6).
+// NodeClass drift (docs/aws.md §3.2-3.4, §6).
 
 #include "karp/aws/ec2nodeclass_status.h"
 

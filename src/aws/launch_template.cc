@@ -1,5 +1,5 @@
 // Launch-template contents, names and CreateLaunchTemplate parameters, and the CreateFleet
-// launch-template configs of a launch (aws-provider.md §3.5, §3.7).
+// launch-template configs of a launch (docs/aws.md §3.5, §3.7).
 
 #include "karp/aws/launch_template.h"
 

@@ -1,5 +1,5 @@
 // Internal to karp::aws: creates, reuses and deletes the EC2 launch templates of
-// karp/aws/launch_template.h (aws-provider.md §3.5).
+// karp/aws/launch_template.h (docs/aws.md §3.5).
 //   Ensure    known in memory -> reuse; else DescribeLaunchTemplates by name -> reuse;
 //             else CreateLaunchTemplate (tagged with the config's tags).
 //   Hydrate   DescribeLaunchTemplates filtered by tag eks:eks-cluster-name=<cluster>, so a

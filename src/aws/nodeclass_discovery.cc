@@ -1,5 +1,5 @@
 // EC2NodeClass discovery through DescribeSubnets, DescribeSecurityGroups, DescribeImages and
-// SSM GetParameter (aws-provider.md §3.2-3.4, wire shapes §9.1).
+// SSM GetParameter (docs/aws.md §3.2-3.4, wire shapes §9.1).
 
 #include "aws/nodeclass_discovery.h"
 

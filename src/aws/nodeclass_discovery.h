@@ -1,4 +1,4 @@
-// Internal to karp::aws: resolving an EC2NodeClass through EC2 and SSM (aws-provider.md
+// Internal to karp::aws: resolving an EC2NodeClass through EC2 and SSM (docs/aws.md
 // §3.2-3.4) into an Ec2NodeClassStatus.
 //   subnets          DescribeSubnets, one call per term (id -> Filter subnet-id; tags ->
 //                    Filter tag:<k>=<v>, or tag-key when the value is "*"), results ORed;

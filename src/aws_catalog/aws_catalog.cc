@@ -1,4 +1,4 @@
-// The AWS instance-type conversion (aws-provider.md §1-2) and the embedded default table.
+// The AWS instance-type conversion (docs/aws.md §1-2) and the embedded default table.
 
 #include "karp/aws_catalog.h"
 
@@ -26,7 +26,7 @@ namespace {
 constexpr int64_t kMi = int64_t{1} << 20;
 constexpr int64_t kGi = int64_t{1} << 30;
 
-// Defaults of aws-provider.md §1.3-1.5.
+// Defaults of docs/aws.md §1.3-1.5.
 constexpr int64_t kDefaultEphemeralBytes = 20 * kGi;  // AL2, AL2023, Bottlerocket
 constexpr int64_t kWindowsEphemeralBytes = 50 * kGi;  // Windows root volume
 constexpr int64_t kKubeReservedEphemeralBytes = 1 * kGi;
@@ -270,7 +270,7 @@ std::string_view KubeArch(const std::vector<std::string>& architectures) {
   return "";
 }
 
-// aws-provider.md §1.5: U x (IPv4 per ENI - 1) + 2, with U = usable ENIs of the default card;
+// docs/aws.md §1.5: U x (IPv4 per ENI - 1) + 2, with U = usable ENIs of the default card;
 // 0 when no ENI is usable.
 int64_t EniLimitedPods(const AwsInstanceTypeInfo& info, int reserved_enis) {
   int64_t usable = std::max<int64_t>(0, int64_t{info.max_network_interfaces} - reserved_enis);

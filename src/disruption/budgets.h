@@ -1,4 +1,4 @@
-// Disruption budgets (semantics §6.3): how many more nodes each NodePool lets one disruption
+// Disruption budgets (docs/design.md §6.3): how many more nodes each NodePool lets one disruption
 // reason take at a given time.
 
 #ifndef KARP_SRC_DISRUPTION_BUDGETS_H_

@@ -18,7 +18,7 @@
 namespace karp::disruption {
 namespace {
 
-// Price of the node's offering (instance type, zone, capacity type); 0 if none (semantics §6.9).
+// Price of the node's offering (instance type, zone, capacity type); 0 if none (docs/design.md §6.9).
 double NodePrice(const InstanceType* it, const std::string& zone, const std::string& capacity_type) {
   if (it == nullptr) return 0;
   for (const Offering& o : it->offerings) {
@@ -53,7 +53,7 @@ NodeView MakeView(const Node& node, const NodeClaim* claim, std::vector<const Po
   return v;
 }
 
-// Disruption costs (semantics §6.2) and expiry.
+// Disruption costs (docs/design.md §6.2) and expiry.
 struct Costs {
   std::vector<const Pod*> reschedulable;
   double reschedule_cost = 1.0;
@@ -85,7 +85,7 @@ Costs CostsOf(const NodeView& v, absl::Time now, const ClusterSnapshot& snap, Po
   return out;
 }
 
-// The node-level candidate filters (semantics §6.2), first failing reason wins; "" = none.
+// The node-level candidate filters (docs/design.md §6.2), first failing reason wins; "" = none.
 std::string NodeReject(const NodeView& v) {
   const Node& node = *v.node;
   if (!v.managed) return "not managed by karpenter";
@@ -161,7 +161,7 @@ struct Consolidatable {
   std::string reason;  // when not consolidatable
 };
 
-// Consolidatable (semantics §6.6): the NodeClaim's condition when the snapshot carries it;
+// Consolidatable (docs/design.md §6.6): the NodeClaim's condition when the snapshot carries it;
 // derived from consolidateAfter only when it is absent (docs/design.md).
 Consolidatable ConsolidatableOf(const NodeView& v, absl::Time now) {
   if (v.pool == nullptr) return {};
@@ -207,7 +207,7 @@ struct Drift {
   absl::Time time;
 };
 
-// Drift (semantics §6.5): the Drifted condition, or detected here.
+// Drift (docs/design.md §6.5): the Drifted condition, or detected here.
 Drift DriftOf(const NodeView& v, absl::Time now, const ConsolidationOptions& options,
               PodCache* cache) {
   if (!v.managed || v.pool == nullptr) return {};

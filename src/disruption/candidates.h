@@ -1,6 +1,6 @@
 // Disruption candidates: the NodeView of every node of a snapshot (its NodeClaim, NodePool,
 // instance type, pods, price and costs), why it is or is not a candidate, whether it is
-// consolidatable, drifted or expired (semantics §6.2, §6.5, §6.6).
+// consolidatable, drifted or expired (docs/design.md §6.2, §6.5, §6.6).
 
 #ifndef KARP_SRC_DISRUPTION_CANDIDATES_H_
 #define KARP_SRC_DISRUPTION_CANDIDATES_H_

@@ -1,4 +1,4 @@
-// What both consolidation methods share: their candidates (ShouldDisrupt, semantics §6.6)
+// What both consolidation methods share: their candidates (ShouldDisrupt, docs/design.md §6.6)
 // within the Underutilized budgets, and the candidate order.
 
 #include <algorithm>
@@ -27,7 +27,7 @@ std::vector<const NodeView*> Loop::ConsolidationCandidates(KeptReasons* kept) co
   std::vector<const NodeView*> consolidation;
   for (const NodeView& v : views_) {
     // Drifted nodes that drift could not disrupt (budget, no placement) remain candidates:
-    // the methods are independent (semantics §6.1).
+    // the methods are independent (docs/design.md §6.1).
     if (!v.reject.empty() || v.empty()) continue;
     if (v.pool->replicas) continue;
     if (!v.pool->consolidate_after) {

@@ -1,4 +1,4 @@
-// Consolidator: disruption with the reference semantics (semantics §6). See karp/consolidator.h.
+// Consolidator: disruption with the reference semantics (docs/design.md §6). See karp/consolidator.h.
 // This file holds the public entry points (names, options, Create, Plan: the loops of a plan);
 // one loop's methods are in loop.h and the files it lists.
 

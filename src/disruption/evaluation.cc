@@ -117,7 +117,7 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
   return e;
 }
 
-// consolidationPolicy Balanced (semantics §6.9, k = 2): every Balanced source pool must score
+// consolidationPolicy Balanced (docs/design.md §6.9, k = 2): every Balanced source pool must score
 // (savings / pool cost) / (move disruption / pool disruption) >= 1/2; savings are attributed
 // to pools pro rata by candidate price. Returns "" when approved.
 std::string Loop::BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const {

@@ -1,5 +1,5 @@
 // The expiration method: a node past its expireAfter is deleted, forcefully and without
-// budgets (semantics §6.14); one node per command.
+// budgets (docs/design.md §6.14); one node per command.
 
 #include "disruption/loop.h"
 

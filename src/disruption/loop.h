@@ -74,7 +74,7 @@ class Loop {
   int candidates() const;
 
  private:
-  // The methods, in order; each returns its command or nullopt (semantics §6.1).
+  // The methods, in order; each returns its command or nullopt (docs/design.md §6.1).
   std::optional<DisruptionCommand> Interruption(SolveResult* placement) const;
   std::optional<DisruptionCommand> Expiration(SolveResult* placement) const;
   std::optional<DisruptionCommand> Emptiness(KeptReasons* kept, SolveResult* placement) const;

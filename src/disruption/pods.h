@@ -32,7 +32,7 @@ bool IsReschedulable(const Pod& p);
 // running since status.startTime (no startTime: blocks). Unparsable values are ignored.
 bool PodDoNotDisrupt(const Pod& p, absl::Time now);
 
-// EvictionCost (semantics §6.2): 1 + deletion-cost/2^27 + priority/2^25, clamped to ±10.
+// EvictionCost (docs/design.md §6.2): 1 + deletion-cost/2^27 + priority/2^25, clamped to ±10.
 double EvictionCost(const Pod& p);
 
 // Whether `pdb` selects `pod`: same namespace (empty = "default") and a selector matching

@@ -1,4 +1,4 @@
-// The price filter of a single replacement (semantics §6.6): the types strictly cheaper than
+// The price filter of a single replacement (docs/design.md §6.6): the types strictly cheaper than
 // the candidates, spot-to-spot rules, and the launch the replacement would get.
 
 #ifndef KARP_SRC_DISRUPTION_PRICE_FILTER_H_

@@ -1,4 +1,4 @@
-// karp::json decoding: Kubernetes objects (formats.md §1) and catalogs (§2) from the
+// karp::json decoding: Kubernetes objects (docs/formats.md §1) and catalogs (§2) from the
 // nlohmann::json documents of document.h into karp's value types, with `<path>: <what>` errors.
 // Encoding lives in writer.cc.
 //
@@ -760,7 +760,7 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   if (name.empty()) return PathError(o.At("name"), "must not be empty");
   std::map<std::string, std::string> labels;
   KARP_RETURN_IF_ERROR(o.StringMap("labels", &labels));
-  // Derived from the name and the offerings (formats.md §2).
+  // Derived from the name and the offerings (docs/formats.md §2).
   labels.erase(std::string(kLabelInstanceType));
   labels.erase(std::string(kLabelZone));
   labels.erase(std::string(kLabelCapacityType));
@@ -797,7 +797,7 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
     offerings.push_back(std::move(off));
     return absl::OkStatus();
   }));
-  // Optional constraints beyond the single-valued labels (karp extension of formats.md §2),
+  // Optional constraints beyond the single-valued labels (karp extension of docs/formats.md §2),
   // e.g. DoesNotExist for optional provider labels the type lacks.
   std::vector<NodeSelectorRequirement> extra_api;
   KARP_RETURN_IF_ERROR(ReadRequirements(o, RequirementOwner::kNodeClaim, &extra_api));

@@ -1,4 +1,4 @@
-// `karp solve` JSON outputs (formats.md §3): WriteSolveResult and WriteNodeClaims.
+// `karp solve` JSON outputs (docs/formats.md §3): WriteSolveResult and WriteNodeClaims.
 
 #include <cmath>
 #include <string>

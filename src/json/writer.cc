@@ -1,5 +1,5 @@
 // karp::json encoding: WriteSnapshot (a v1 List of Kubernetes objects) and WriteCatalog
-// (formats.md §2). Every field the decoder in codec.cc reads is written, so that
+// (docs/formats.md §2). Every field the decoder in codec.cc reads is written, so that
 // ParseSnapshot(WriteSnapshot(s)) == s; fields at their default value are omitted unless the
 // default differs between "absent" and the value (expireAfter, budgets, policies).
 // Object keys are sorted (nlohmann::json objects are std::maps): output is deterministic.

@@ -1,4 +1,4 @@
-// Cron schedules for disruption budgets (semantics §6.3), in UTC, with the grammar of the
+// Cron schedules for disruption budgets (docs/design.md §6.3), in UTC, with the grammar of the
 // reference's parser (robfig/cron v3 ParseStandard): the standard five fields (minute hour
 // day-of-month month day-of-week, with lists, ranges, "N/step" = N-max/step, month and day
 // names, day of week 0-6 with Sunday = 0 — 7 is an error there and here), the macros @yearly

@@ -1,4 +1,4 @@
-// The requirements algebra (see karp/requirements.h and semantics §1).
+// The requirements algebra (see karp/requirements.h and docs/design.md §1).
 
 #include "karp/requirements.h"
 

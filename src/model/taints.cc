@@ -1,4 +1,4 @@
-// Taints and tolerations (see karp/taints.h and semantics §3).
+// Taints and tolerations (see karp/taints.h and docs/design.md §3).
 
 #include "karp/taints.h"
 

@@ -1,4 +1,4 @@
-// Volume validation, topology and limits (see karp/volumes.h; semantics §5.3, §5.13).
+// Volume validation, topology and limits (see karp/volumes.h; docs/design.md §5.3, §5.13).
 
 #include "karp/volumes.h"
 

@@ -31,7 +31,7 @@ namespace karp::scheduling {
 // scheduler_internal.h); opaque outside the scheduler.
 struct PoolsState;
 
-// A consolidation simulation (semantics §6.6 SimulateScheduling): the scheduler's existing
+// A consolidation simulation (docs/design.md §6.6 SimulateScheduling): the scheduler's existing
 // nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
 struct Simulation {
   std::set<std::string> excluded;  // node / in-flight NodeClaim names

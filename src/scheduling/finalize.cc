@@ -1,4 +1,4 @@
-// Solver::Finalize (semantics §5.16): each new NodeClaim's types ordered by price and
+// Solver::Finalize (docs/design.md §5.16): each new NodeClaim's types ordered by price and
 // truncated, its launch offering, requirements, labels and requests, shared between claims
 // with the same type lists; the placements on existing nodes; the pod errors.
 
@@ -35,7 +35,7 @@ struct FinalPlan {
 };
 
 // The claim's types ordered by their cheapest compatible available offering (ties: name, as
-// template index order is name order), truncated to `max_types` (semantics §5.16).
+// template index order is name order), truncated to `max_types` (docs/design.md §5.16).
 std::vector<int> PriceOrder(const Template& t, const std::vector<int>& its,
                             const std::vector<char>& mask, int max_types) {
   struct Priced {

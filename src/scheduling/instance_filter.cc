@@ -1,4 +1,4 @@
-// Instance-type filtering of a NodeClaim (semantics §5.10): FilterInstanceTypes (the full
+// Instance-type filtering of a NodeClaim (docs/design.md §5.10): FilterInstanceTypes (the full
 // filter: minValues relaxation and the reference's twelve error messages), FastFilter (the
 // incremental hot-path filter over per-key requirement classes), and the offering masks of a
 // template.
@@ -101,7 +101,7 @@ bool LowerMinValues(const std::vector<const InstanceType*>& types, Requirements&
   return lowered_any;
 }
 
-// The reason no type was kept, in the reference's words (semantics §5.10).
+// The reason no type was kept, in the reference's words (docs/design.md §5.10).
 std::string NoInstanceTypeReason(const FilterScan& scan, const ResourceList& requests) {
   if (!scan.req_met && !scan.fits_any && !scan.offering_any) {
     return "no instance type met the scheduling requirements or had enough resources or had a "
@@ -177,7 +177,7 @@ FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& can
   FilterScan scan = ScanTypes(t, candidates, reqs, requests, pod_ports, claim_ports);
   FilterOutcome out;
   out.kept = std::move(scan.kept);
-  // minValues (semantics §1.10).
+  // minValues (docs/design.md §1.10).
   std::string min_values_error;
   if (!out.kept.empty() && reqs.HasMinValues()) {
     std::vector<const InstanceType*> types;

@@ -1,4 +1,4 @@
-// Instance-type filtering of a NodeClaim (semantics §5.10): the full filter with the
+// Instance-type filtering of a NodeClaim (docs/design.md §5.10): the full filter with the
 // reference's error messages and minValues relaxation, the incremental hot-path filter, host
 // port conflicts and offering lookups through a template's offering masks.
 

@@ -1,4 +1,4 @@
-// Preparation of a Scheduler (semantics §5): the NodePool-level state (eligible NodePools,
+// Preparation of a Scheduler (docs/design.md §5): the NodePool-level state (eligible NodePools,
 // NodeClaim templates with prefiltered instance types, offering and key-class indexes, daemon
 // groups, the topology domain universe) and the cluster-level state (snapshot indexes,
 // existing nodes and in-flight NodeClaims, NodePool limits). Also the pool and daemon helpers
@@ -220,7 +220,7 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
   }
 }
 
-// The topology domains a template can create (semantics §5.12).
+// The topology domains a template can create (docs/design.md §5.12).
 void AddDomains(const Template& t, DomainUniverse& universe) {
   auto add = [&](const std::string& key, const std::string& value) {
     DomainSource& src = universe[key][value];
@@ -346,7 +346,7 @@ ResourceList MissingDaemonOverhead(const SnapshotIndex& index, const Requirement
   return total;
 }
 
-// An existing node as the scheduler sees it (semantics §5.4), or nullopt when it takes no
+// An existing node as the scheduler sees it (docs/design.md §5.4), or nullopt when it takes no
 // pods (deleting, unschedulable or disrupted).
 std::optional<ExistingNodeInit> PrepareNode(const SnapshotIndex& index, const Node& node) {
   auto claim_it = index.claim_by_node.find(node.metadata.name);
@@ -398,7 +398,7 @@ std::optional<ExistingNodeInit> PrepareNode(const SnapshotIndex& index, const No
   return e;
 }
 
-// An in-flight NodeClaim as the scheduler sees it (semantics §5.9).
+// An in-flight NodeClaim as the scheduler sees it (docs/design.md §5.9).
 ExistingNodeInit PrepareInFlightClaim(const SnapshotIndex& index, const NodeClaim& nc) {
   ExistingNodeInit e;
   e.name = nc.metadata.name;
@@ -428,7 +428,7 @@ ExistingNodeInit PrepareInFlightClaim(const SnapshotIndex& index, const NodeClai
   return e;
 }
 
-// Existing nodes and in-flight NodeClaims (semantics §5.4, §5.9): initialized first, then by
+// Existing nodes and in-flight NodeClaims (docs/design.md §5.4, §5.9): initialized first, then by
 // name.
 std::vector<ExistingNodeInit> PrepareExisting(const SnapshotIndex& index) {
   const ClusterSnapshot& snap = *index.snapshot;
@@ -449,7 +449,7 @@ std::vector<ExistingNodeInit> PrepareExisting(const SnapshotIndex& index) {
   return existing;
 }
 
-// NodePool limits minus the capacity of the pool's nodes and in-flight NodeClaims (semantics
+// NodePool limits minus the capacity of the pool's nodes and in-flight NodeClaims (docs/design.md
 // §5.11), for the eligible pools with limits.
 std::map<std::string, ResourceList> RemainingLimits(const SnapshotIndex& index) {
   const ClusterSnapshot& snap = *index.snapshot;

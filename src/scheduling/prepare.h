@@ -1,4 +1,4 @@
-// Preparation of a Scheduler (once per Scheduler, semantics §5): the NodePool-level state
+// Preparation of a Scheduler (once per Scheduler, docs/design.md §5): the NodePool-level state
 // (NodeClaim templates with their indexes and daemon groups, the topology domain universe),
 // then the cluster-level state given it (existing nodes, in-flight NodeClaims, limits).
 

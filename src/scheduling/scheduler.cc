@@ -52,13 +52,13 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
   return label_classes.emplace(std::move(signature), label_classes.size()).first->second;
 }
 
-// Pod validation (semantics §5.3): "" or the pod error; such pods are ignored by the
+// Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
 // reference, karp reports them so a person can act. Sets the context's volumes.
 std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
                         const scheduling::Simulation* simulation) {
   std::string invalid = scheduling::PodValidationError(p, state.pools->well_known);
   if (p.volumes.empty()) return invalid;
-  // Volumes (semantics §5.3, §5.13); only pending pods are validated, as the reference.
+  // Volumes (docs/design.md §5.3, §5.13); only pending pods are validated, as the reference.
   // The reference joins every reason of Validate, volume ones last.
   const bool validate =
       p.node_name.empty() && (simulation == nullptr || simulation->moving.count(c.key) == 0);
@@ -155,7 +155,7 @@ absl::StatusOr<Scheduler> Scheduler::Create(
 const SchedulerOptions& Scheduler::options() const { return state_->options; }
 
 absl::StatusOr<SolveResult> Scheduler::Solve() const {
-  // Pending pods, plus the reschedulable pods of nodes being deleted (semantics §5.3 step 3).
+  // Pending pods, plus the reschedulable pods of nodes being deleted (docs/design.md §5.3 step 3).
   std::vector<const Pod*> pods = state_->snapshot->PendingPods();
   std::set<std::string> deleting;
   std::map<std::string_view, const NodeClaim*> claim_by_node;

@@ -109,7 +109,7 @@ struct Scheduler::State {
   // Indexes over the snapshot for per-solve work.
   std::map<std::string, const Node*> nodes_by_name;
   std::vector<const Pod*> bound_anti_affinity_pods;  // bound pods with required anti-affinity
-  // The snapshot's storage objects (semantics §5.3, §5.13).
+  // The snapshot's storage objects (docs/design.md §5.3, §5.13).
   std::shared_ptr<const StorageIndex> storage;
 };
 

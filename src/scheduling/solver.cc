@@ -1,4 +1,4 @@
-// The Solver of one Solve (semantics §5): construction from the prepared state, the
+// The Solver of one Solve (docs/design.md §5): construction from the prepared state, the
 // placement steps of Add (existing nodes, this solve's claims, a new claim per NodePool), the
 // checks and commits of each step, preference relaxation and Run's queue. Finalize is in
 // finalize.cc.
@@ -25,7 +25,7 @@
 namespace karp::scheduling {
 namespace {
 
-// Reserved-offering errors (semantics §5.15) are not relaxed and stop the NodePool fallback.
+// Reserved-offering errors (docs/design.md §5.15) are not relaxed and stop the NodePool fallback.
 constexpr absl::StatusCode kReservedOfferingError = absl::StatusCode::kResourceExhausted;
 
 bool HasPreferNoScheduleToleration(const Pod& pod) {
@@ -78,7 +78,7 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
 
 }  // namespace
 
-// One relaxation step (semantics §5.7). Returns false when nothing could be relaxed.
+// One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
 bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
   if (pod.node_affinity.required.size() >= 2) {
     pod.node_affinity.required.erase(pod.node_affinity.required.begin());
@@ -193,7 +193,7 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
   if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
     return AddExistingTopology(node, pod, std::move(reqs), out_reqs);
   }
-  // Volume topology (semantics §5.13): the first alternative the node satisfies. It narrows
+  // Volume topology (docs/design.md §5.13): the first alternative the node satisfies. It narrows
   // the node's requirements, never the pod's own.
   absl::Status last;
   for (const Requirements& alt : pod.volumes->topology.alternatives) {
@@ -247,7 +247,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod,
   if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
     return CanAddClaimWith(claim, pod, nullptr, relax_min_values, explain);
   }
-  // Volume topology (semantics §5.13): the first alternative the claim can take; the error is
+  // Volume topology (docs/design.md §5.13): the first alternative the claim can take; the error is
   // the last alternative's, as the reference.
   absl::StatusOr<ClaimFit> last;
   for (const Requirements& alt : pod.volumes->topology.alternatives) {
@@ -374,7 +374,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   };
   if (!kept.empty() && reqs_view.HasMinValues()) {
     Requirements& reqs = materialize();
-    // minValues over the kept types (semantics §1.10); the slow path relaxes or explains.
+    // minValues over the kept types (docs/design.md §1.10); the slow path relaxes or explains.
     std::vector<const InstanceType*> types;
     for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
     if (!SatisfiesMinValues(types, reqs).ok()) {
@@ -395,7 +395,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
                                           relax_min_values);
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
-  // Reserved offerings (semantics §5.15): the compatible reserved offerings of the kept types,
+  // Reserved offerings (docs/design.md §5.15): the compatible reserved offerings of the kept types,
   // and those this claim can hold (already held, or the reservation has capacity left).
   if (!reservation_capacity_.empty()) {
     if (absl::Status s = Reservations(claim, kept, merged ? *merged : claim.requirements,
@@ -619,7 +619,7 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
 }
 
 SolveResult Solver::Run() {
-  // Queue order (semantics §5.5): cpu desc, memory desc, creation asc, uid asc, then key.
+  // Queue order (docs/design.md §5.5): cpu desc, memory desc, creation asc, uid asc, then key.
   std::vector<size_t> order(pods_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {

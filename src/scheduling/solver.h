@@ -1,4 +1,4 @@
-// The first-fit solver of one Solve (semantics §5): per-pod working data, the per-solve state
+// The first-fit solver of one Solve (docs/design.md §5): per-pod working data, the per-solve state
 // of existing nodes and new NodeClaims, and the Solver that places pods in queue order
 // (existing nodes, then this solve's claims, then a new claim per NodePool) with preference
 // relaxation, and finalizes the claims into a SolveResult.
@@ -40,7 +40,7 @@ struct PodCtx {
   std::string key;
   // Topology groups of this attempt (refreshed before each Add).
   Topology::PodGroups groups;
-  // Volume topology and claims (semantics §5.13); null for pods whose volumes change nothing.
+  // Volume topology and claims (docs/design.md §5.13); null for pods whose volumes change nothing.
   std::shared_ptr<const scheduling::PodVolumes> volumes;
 };
 
@@ -52,7 +52,7 @@ inline void Refresh(PodCtx& c, PreferencePolicy policy) {
   c.ports = HostPorts(c.working);
 }
 
-// One relaxation step (semantics §5.7). Returns false when nothing could be relaxed.
+// One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
 bool Relax(Pod& pod, bool tolerate_prefer_no_schedule);
 
 struct ExistingNodeState {
@@ -84,7 +84,7 @@ struct ClaimState {
   // so first fit can skip the claim without running the filter (same decision, less work).
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
-  std::set<std::string> reserved_ids;  // reservations this claim holds (semantics §5.15)
+  std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
 };
 
 // A pod fits a claim (Solver::CanAddClaim): what committing it changes.
@@ -103,7 +103,7 @@ class Solver {
   Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
          const Simulation* simulation = nullptr);
 
-  // Places the pods in queue order (semantics §5.5) and finalizes the result.
+  // Places the pods in queue order (docs/design.md §5.5) and finalizes the result.
   SolveResult Run();
 
  private:
@@ -129,7 +129,7 @@ class Solver {
   absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
   // Records a pod CanAddExisting accepted (with its requirements `reqs`) on `node`.
   void CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs);
-  // Volume limits of an existing node (semantics §5.13): OK or the reference's error.
+  // Volume limits of an existing node (docs/design.md §5.13): OK or the reference's error.
   absl::Status ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const;
   // CanAddExisting's topology step on the node requirements `reqs` (pod and volume included).
   absl::Status AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
@@ -148,7 +148,7 @@ class Solver {
                                       const Requirements* volume_reqs, bool explain,
                                       std::optional<Requirements>* merged,
                                       std::vector<std::string>* changed);
-  // CanAddClaimWith's reservation step (semantics §5.15): the reservations the claim can hold
+  // CanAddClaimWith's reservation step (docs/design.md §5.15): the reservations the claim can hold
   // with `kept` types, or the reserved-offering error.
   absl::Status Reservations(const ClaimState& claim, const std::vector<int>& kept,
                             const Requirements& reqs, std::set<std::string>* to_reserve) const;

@@ -1,4 +1,4 @@
-// Topology spread, pod affinity and anti-affinity (see topology.h, semantics §5.12).
+// Topology spread, pod affinity and anti-affinity (see topology.h, docs/design.md §5.12).
 
 #include "scheduling/topology.h"
 

@@ -1,4 +1,4 @@
-// Topology spread, pod affinity and pod anti-affinity (semantics §5.12), internal.
+// Topology spread, pod affinity and pod anti-affinity (docs/design.md §5.12), internal.
 //
 // A TopologyGroup counts the pods that match a selector per domain of one topology key.
 // Groups are deduplicated by a canonical id (key, type, namespaces, maxSkew, node filter,

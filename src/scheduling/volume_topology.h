@@ -1,4 +1,4 @@
-// Volume topology and volume limits inside the scheduler (semantics §5.3, §5.13), internal.
+// Volume topology and volume limits inside the scheduler (docs/design.md §5.3, §5.13), internal.
 // The rules themselves are karp/volumes.h; this is what one Scheduler and one Solve keep of
 // them. Nothing here runs for pods without volumes or nodes without CSINode limits.
 
@@ -37,7 +37,7 @@ struct NodeVolumes {
 };
 
 // The volume facts of `pod`, or nullptr when its volumes change nothing (no topology, no CSI
-// claims). With `validate` (pending pods, semantics §5.3) an invalid claim is an error
+// claims). With `validate` (pending pods, docs/design.md §5.3) an invalid claim is an error
 // (FailedPrecondition, the reason without "ignoring pod, "); otherwise, as the reference,
 // topology that cannot be resolved leaves the pod unconstrained.
 absl::StatusOr<std::shared_ptr<const PodVolumes>> PodVolumesFor(const StorageIndex& storage,

@@ -1,4 +1,4 @@
-// Tests of the AWS instance-type conversion and the embedded catalog (aws-provider.md §1-2).
+// Tests of the AWS instance-type conversion and the embedded catalog (docs/aws.md §1-2).
 // They use only the embedded table, never the shared data files.
 
 #include "karp/aws_catalog.h"

@@ -1,4 +1,4 @@
-// Launch with fallback through the unavailable-offerings cache (aws-provider.md §4.2–4.3).
+// Launch with fallback through the unavailable-offerings cache (docs/aws.md §4.2–4.3).
 
 #include <catch2/catch.hpp>
 

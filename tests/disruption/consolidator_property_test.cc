@@ -1,5 +1,5 @@
 // Property test of Consolidator::Plan: seeded random small clusters, every plan checked by an
-// independent validator written from karpenter-semantics.md §6 and formats.md §4.
+// independent validator written from docs/design.md §6 and docs/formats.md §4.
 //
 // Clusters: 1-2 NodePools (random capacity-type requirement, policy (WhenEmpty, Balanced or
 // WhenEmptyOrUnderutilized; the Balanced score itself is not re-checked), consolidateAfter and
@@ -632,7 +632,7 @@ class Validator {
                 " replacements");
       }
       for (const NewNodeClaim& r : cmd.replacements) {
-        // Drift has no price check (semantics §6.5).
+        // Drift has no price check (docs/design.md §6.5).
         launch_price += CheckReplacement(where, r, cmd.candidates.size(), candidate_price,
                                          all_spot, /*price_checked=*/underutilized);
       }

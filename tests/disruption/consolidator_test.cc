@@ -1,5 +1,5 @@
 // Unit tests of Consolidator::Plan (karp/consolidator.h), one or more per disruption rule of
-// karpenter-semantics.md §6 and the output contract of formats.md §4. Expectations are derived
+// docs/design.md §6 and the output contract of docs/formats.md §4. Expectations are derived
 // from the spec, not from the implementation.
 //
 // Most tests use the catalog SmallMediumLarge() (support/disruption_builders.h): small (2 cpu)
@@ -82,7 +82,7 @@ const std::string kDnd(karp::kAnnotationDoNotDisrupt);
 
 std::shared_ptr<const InstanceCatalog> Sml() { return MakeCatalog(SmallMediumLarge()); }
 
-// Structural invariants of every plan (formats.md §4): candidates sorted and in at most one
+// Structural invariants of every plan (docs/formats.md §4): candidates sorted and in at most one
 // command, deletes have no replacements, every node of the snapshot is either in a command or
 // kept (never both), kept ordered by node name, totals consistent.
 void CheckPlanShape(const ClusterSnapshot& snap, const ConsolidationPlan& plan) {
@@ -155,7 +155,7 @@ void AddFullNode(ClusterSnapshot& snap, const InstanceCatalog& catalog, const st
 }
 
 // ---------------------------------------------------------------------------------------------
-// Emptiness (semantics §6.4)
+// Emptiness (docs/design.md §6.4)
 
 TEST_CASE("emptiness deletes every empty node in one command", "[consolidator]") {
   auto catalog = Sml();
@@ -245,7 +245,7 @@ TEST_CASE("a static NodePool (replicas) is not consolidated", "[consolidator]") 
 TEST_CASE("a node whose pods all have a negative eviction cost counts as empty (v1.14)",
           "[consolidator]") {
   // RescheduleDisruptionCost = 1 + sum max(0, EvictionCost): priority -1e8 gives
-  // EvictionCost = 1 - 1e8/2^25 < 0, so the node is empty (semantics §6.2).
+  // EvictionCost = 1 - 1e8/2^25 < 0, so the node is empty (docs/design.md §6.2).
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "low-prio", "default", "medium");
@@ -274,7 +274,7 @@ TEST_CASE("emptiness also runs for the WhenEmpty policy", "[consolidator]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Budgets (semantics §6.3)
+// Budgets (docs/design.md §6.3)
 
 TEST_CASE("a budget of 1 over three empty nodes yields exactly one command of one node",
           "[consolidator]") {
@@ -515,7 +515,7 @@ TEST_CASE("an invalid cron schedule in a budget makes Create fail naming the Nod
 }
 
 // ---------------------------------------------------------------------------------------------
-// consolidateAfter (semantics §6.6)
+// consolidateAfter (docs/design.md §6.6)
 
 TEST_CASE("consolidateAfter Never disables emptiness and consolidation", "[consolidator]") {
   auto catalog = Sml();
@@ -563,7 +563,7 @@ TEST_CASE("consolidateAfter also holds back underutilized nodes", "[consolidator
 }
 
 // ---------------------------------------------------------------------------------------------
-// do-not-disrupt and PDBs (semantics §6.2)
+// do-not-disrupt and PDBs (docs/design.md §6.2)
 
 TEST_CASE("the node annotation do-not-disrupt blocks only with the value \"true\"",
           "[consolidator]") {
@@ -740,7 +740,7 @@ TEST_CASE("a PDB that allows no disruption blocks the node", "[consolidator]") {
     CHECK(CommandIndexOf(plan, "lone") < 0);
   }
   SECTION("a PDB on a pod that tolerates the disrupted taint does not block") {
-    // Such a pod is not evictable (semantics §6.2).
+    // Such a pod is not evictable (docs/design.md §6.2).
     snap.pdbs.push_back(MakePdb("lone-pdb", {{"app", "lone"}}, 0));
     snap.pods[0].tolerations.push_back(karp::testing::TolerateExists(""));
     const ConsolidationPlan plan = PlanOf(snap, catalog);
@@ -765,7 +765,7 @@ TEST_CASE("a pod selected by several PDBs blocks its node", "[consolidator]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Candidates (semantics §6.2)
+// Candidates (docs/design.md §6.2)
 
 TEST_CASE("uninitialized and unmanaged nodes are not candidates", "[consolidator]") {
   auto catalog = Sml();
@@ -798,7 +798,7 @@ TEST_CASE("a node being deleted is not a candidate", "[consolidator]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Consolidation decisions (semantics §6.6 - §6.8)
+// Consolidation decisions (docs/design.md §6.6 - §6.8)
 
 TEST_CASE("WhenEmpty keeps underutilized nodes", "[consolidator]") {
   auto catalog = Sml();
@@ -1322,7 +1322,7 @@ TEST_CASE("Balanced policy approves moves with a score of at least 0.5", "[conso
 }
 
 // ---------------------------------------------------------------------------------------------
-// Drift (semantics §6.5)
+// Drift (docs/design.md §6.5)
 
 TEST_CASE("a node with the Drifted condition is replaced with reason drifted", "[consolidator]") {
   // small is the cheapest type, so consolidation alone would keep the node.
@@ -1482,7 +1482,7 @@ TEST_CASE("drift ignores blocking pods only when the NodeClaim has a termination
 }
 
 // ---------------------------------------------------------------------------------------------
-// Expiration (semantics §6.14) and interruption
+// Expiration (docs/design.md §6.14) and interruption
 
 TEST_CASE("an expired node is deleted regardless of budgets", "[consolidator]") {
   auto catalog = Sml();

@@ -1,4 +1,4 @@
-// Consolidator::Plan with stateful pods (semantics §5.13, §6.6): the consolidation simulations
+// Consolidator::Plan with stateful pods (docs/design.md §5.13, §6.6): the consolidation simulations
 // see the same volume constraints as provisioning, so a pod with a zonal volume only moves
 // within its zone and a consolidation that would strand it is not proposed.
 //

@@ -1,5 +1,5 @@
 // Tests of karp::json (karp/json/codec.h): snapshot and catalog decoding, the error paths
-// promised by formats.md §5, hostile input, and the write -> parse round trips.
+// promised by docs/formats.md §5, hostile input, and the write -> parse round trips.
 // Self-contained: every input is written inline (nothing is read from ../shared).
 
 #include "karp/json/codec.h"

@@ -1,4 +1,4 @@
-// Unit tests of the disruption-budget cron schedules (src/model/cron.h), semantics §6.3:
+// Unit tests of the disruption-budget cron schedules (src/model/cron.h), docs/design.md §6.3:
 // five fields (minute hour day-of-month month day-of-week) with lists, ranges, steps, month and
 // day names, Sunday = 0 only, day-of-month / day-of-week OR semantics when both are restricted, the
 // @macros, all in UTC; a budget window is active when the next firing after now - duration is

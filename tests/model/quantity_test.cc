@@ -1,5 +1,5 @@
 // Tests of karp::ParseQuantity / karp::FormatQuantity / karp::UnitOf against the header
-// contract (karp/resources.h) and the canonical printing rules of formats.md.
+// contract (karp/resources.h) and the canonical printing rules of docs/formats.md.
 
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Tests of the requirements algebra (karp/requirements.h, karp/labels.h), written from
-// karpenter-semantics.md §1 (1.1–1.11) and the header contracts, not from the implementation.
+// docs/design.md §1 (1.1–1.11) and the header contracts, not from the implementation.
 
 #include "karp/requirements.h"
 

@@ -1,5 +1,5 @@
 // Tests of karp::ResourceList against the header contract (karp/resources.h) and the list
-// arithmetic of karpenter-semantics.md §2.2.
+// arithmetic of docs/design.md §2.2.
 
 #include "karp/resources.h"
 

@@ -1,4 +1,4 @@
-// Tests of taints and tolerations (karp/taints.h), written from karpenter-semantics.md §3 and
+// Tests of taints and tolerations (karp/taints.h), written from docs/design.md §3 and
 // the header contract.
 
 #include "karp/taints.h"

@@ -1,4 +1,4 @@
-// Unit tests of the volume rules (karp/volumes.h): PVC validation (semantics §5.3), volume
+// Unit tests of the volume rules (karp/volumes.h): PVC validation (docs/design.md §5.3), volume
 // topology alternatives and their combination, driver resolution and attach limits (§5.13),
 // and the snapshot invariants of the storage kinds (karp/cluster.h).
 
@@ -51,7 +51,7 @@ std::string Message(const absl::Status& s) { return std::string(s.message()); }
 Pod DbPod(std::string claim) { return MakePod("db-0", "1").ClaimVolume("data", std::move(claim)); }
 
 // ---------------------------------------------------------------------------------------------
-// Validation (semantics §5.3)
+// Validation (docs/design.md §5.3)
 
 TEST_CASE("a pod whose claims are valid passes validation", "[volumes]") {
   ClusterSnapshot snap;
@@ -171,7 +171,7 @@ TEST_CASE("a generic ephemeral volume's claim is named after the pod and the vol
 }
 
 // ---------------------------------------------------------------------------------------------
-// Topology (semantics §5.13)
+// Topology (docs/design.md §5.13)
 
 TEST_CASE("a bound claim gives its volume's node-affinity terms as alternatives", "[volumes]") {
   ClusterSnapshot snap;
@@ -356,7 +356,7 @@ TEST_CASE("topology lookups fail on missing objects, naming them", "[volumes]") 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Drivers and limits (semantics §5.13)
+// Drivers and limits (docs/design.md §5.13)
 
 TEST_CASE("in-tree plugins translate to their CSI drivers", "[volumes]") {
   CHECK(karp::CsiDriverOfInTreePlugin("kubernetes.io/aws-ebs") == "ebs.csi.aws.com");

@@ -1,5 +1,5 @@
 // Property test of Scheduler::Solve: random small snapshots, every result checked by an
-// independent validator written from karpenter-semantics.md §5 and formats.md §3.
+// independent validator written from docs/design.md §5 and docs/formats.md §3.
 //
 // The validator never calls scheduler internals. It uses the model types and the
 // requirement/taint algebra (tested on their own) and re-derives everything else: pod
@@ -298,7 +298,7 @@ Case Generate(uint32_t seed) {
 // ---------------------------------------------------------------------------------------------
 // Independent model of the rules the validator needs
 
-// Requests of a generated pod: its containers, plus pods: 1 (semantics §2.1). Generated pods
+// Requests of a generated pod: its containers, plus pods: 1 (docs/design.md §2.1). Generated pods
 // have no init containers, overhead or pod-level resources.
 ResourceList PodRequests(const Pod& p) {
   ResourceList r;
@@ -356,7 +356,7 @@ bool InSet(const std::optional<std::set<std::string>>& s, const std::string& v) 
   return !s || s->count(v) > 0;
 }
 
-// The NodePool prefilter (semantics §5.4): the type's arch is allowed and it has an available
+// The NodePool prefilter (docs/design.md §5.4): the type's arch is allowed and it has an available
 // offering in an allowed zone and capacity type.
 bool PoolAdmitsType(const NodePool& pool, const InstanceType& it) {
   if (!InSet(PoolIn(pool, kArchKey), it.labels.at(kArchKey))) return false;
@@ -368,7 +368,7 @@ bool PoolAdmitsType(const NodePool& pool, const InstanceType& it) {
   return false;
 }
 
-// DaemonSets that run on a node of `pool` launched as `it` (semantics §2.4): they tolerate the
+// DaemonSets that run on a node of `pool` launched as `it` (docs/design.md §2.4): they tolerate the
 // pool taints (with an implicit PreferNoSchedule toleration) and their arch selector, the only
 // one generated, matches the type.
 std::vector<const DaemonSet*> DaemonsOn(const ClusterSnapshot& s, const NodePool& pool,
@@ -453,7 +453,7 @@ bool LabelWithinTerm(const std::map<std::string, std::string>& labels,
 }
 
 // Whether a fresh claim of `pool` would take `pod` on its own, with `tolerations` and the
-// required node-affinity `term` in force (semantics §5.10): taints tolerated, the pod's
+// required node-affinity `term` in force (docs/design.md §5.10): taints tolerated, the pod's
 // selectors compatible with the pool (custom keys must be defined by it), and some admitted
 // type with an offering both allow that fits the pod plus its DaemonSets without a host-port
 // conflict. Only meaningful for pods whose topology cannot depend on other pods.
@@ -644,7 +644,7 @@ class Validator {
     problems_.push_back(out.str());
   }
 
-  // The toleration set a pod may have after relaxation (semantics §5.7 step 6).
+  // The toleration set a pod may have after relaxation (docs/design.md §5.7 step 6).
   std::vector<Toleration> Tolerations(const Pod& p) const {
     std::vector<Toleration> t = p.tolerations;
     if (prefer_no_schedule_relaxable_) {
@@ -831,7 +831,7 @@ class Validator {
       }
     }
     // requests = pods + the smallest overhead over the claim's types before truncation
-    // (semantics §5.16). Without truncation that is the listed types; with it the minimum is
+    // (docs/design.md §5.16). Without truncation that is the listed types; with it the minimum is
     // over a superset, so it lies between the pods alone and pods + the listed minimum.
     ResourceList want = pod_total;
     if (min_overhead) {
@@ -909,7 +909,7 @@ class Validator {
     }
   }
 
-  // NodePool order (semantics §5.3, §5.8 step 5): the pod that opened a claim could not be
+  // NodePool order (docs/design.md §5.3, §5.8 step 5): the pod that opened a claim could not be
   // taken by a fresh claim of any heavier pool, and a pod left unschedulable could not be
   // taken by a fresh claim of any pool. Pools with limits (their remaining capacity depends on
   // the other claims) and zonal-spread pods are left out; so are PreferNoSchedule pools when
@@ -1058,7 +1058,7 @@ class Validator {
       Problem(where, host_spread, " hostname-spread pods > maxSkew");
   }
 
-  // Zonal DoNotSchedule spread (semantics §5.12): domains are the zones of every eligible
+  // Zonal DoNotSchedule spread (docs/design.md §5.12): domains are the zones of every eligible
   // pool (its zone In values, else the zones its admitted types are offered in) plus the zones
   // of existing nodes; each zone that received a spread pod is within maxSkew of the least
   // loaded domain.
@@ -1131,7 +1131,7 @@ class Validator {
     }
   }
 
-  // NodePool limits (semantics §5.11).
+  // NodePool limits (docs/design.md §5.11).
   void CheckLimits() {
     for (const NodePool& pool : c_.snap.node_pools) {
       int64_t used_cpu = 0;

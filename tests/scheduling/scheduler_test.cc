@@ -1,8 +1,8 @@
 // Unit tests of Scheduler::Solve (karp/scheduler.h), one or more per provisioning rule of
-// karpenter-semantics.md §5 and the output contract of formats.md §3. Expectations are
+// docs/design.md §5 and the output contract of docs/formats.md §3. Expectations are
 // derived from the spec, not from the implementation.
 //
-// Most tests use the fake catalog of semantics §4.5 (FakeCatalog(n)): fake-it-<i> has
+// Most tests use the fake catalog of docs/design.md §4.5 (FakeCatalog(n)): fake-it-<i> has
 // allocatable cpu (i+1) - 100m, memory 2(i+1)Gi - 10Mi, pods 10(i+1), costs
 // (i+1) * 0.3147483648 on spot/test-zone-1,2 and on-demand/test-zone-1,2,3.
 
@@ -137,7 +137,7 @@ bool StartsWith(const std::string& s, const std::string& prefix) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Queue order (semantics §5.5)
+// Queue order (docs/design.md §5.5)
 
 TEST_CASE("pods are placed biggest cpu first, then memory, creation time and uid", "[scheduler]") {
   SECTION("cpu descending") {
@@ -195,7 +195,7 @@ TEST_CASE("queue order decides which claim each pod lands on", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Packing and new claims (semantics §5.8, §5.10, §5.16; formats.md §3)
+// Packing and new claims (docs/design.md §5.8, §5.10, §5.16; docs/formats.md §3)
 
 TEST_CASE("small pods pack onto one claim listing every type that fits, cheapest first",
           "[scheduler]") {
@@ -281,7 +281,7 @@ TEST_CASE("init containers count as their maximum, sidecars add up", "[scheduler
 }
 
 // ---------------------------------------------------------------------------------------------
-// Existing nodes and in-flight NodeClaims (semantics §5.4, §5.8 step 2, §5.9)
+// Existing nodes and in-flight NodeClaims (docs/design.md §5.4, §5.8 step 2, §5.9)
 
 TEST_CASE("existing nodes are used before new claims, managed or not", "[scheduler]") {
   SECTION("managed node") {
@@ -370,7 +370,7 @@ TEST_CASE("placements on existing nodes consume capacity within one solve", "[sc
 
 TEST_CASE("existing nodes must carry the labels a pod selects", "[scheduler]") {
   // Against real nodes compatibility is strict: an undefined label is not a match, even a
-  // well-known one (semantics §1.7, §5.9 step 5).
+  // well-known one (docs/design.md §1.7, §5.9 step 5).
   ClusterSnapshot snap =
       Snap({MakeNodePool("default")},
            {MakePod("plain", "1"), MakePod("amd", "1").NodeSelector(kArchKey, "amd64")});
@@ -411,7 +411,7 @@ TEST_CASE("in-flight NodeClaims absorb pods that fit and match", "[scheduler]") 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Taints (semantics §3, §5.7 step 6, §5.9 step 1, §5.10 step 1)
+// Taints (docs/design.md §3, §5.7 step 6, §5.9 step 1, §5.10 step 1)
 
 TEST_CASE("NodePool taints must be tolerated, NoSchedule and NoExecute alike", "[scheduler]") {
   const Taint special = MakeTaint("example.com/special-taint", "", TaintEffect::kNoSchedule);
@@ -555,7 +555,7 @@ TEST_CASE("uninitialized managed nodes ignore ephemeral and startup taints", "[s
 }
 
 // ---------------------------------------------------------------------------------------------
-// NodePool order (semantics §5.3 step 5, §5.8 step 5)
+// NodePool order (docs/design.md §5.3 step 5, §5.8 step 5)
 
 TEST_CASE("the heaviest NodePool that can take a pod wins, ties by name descending",
           "[scheduler]") {
@@ -594,7 +594,7 @@ TEST_CASE("the heaviest NodePool that can take a pod wins, ties by name descendi
 }
 
 // ---------------------------------------------------------------------------------------------
-// Limits (semantics §5.8 step 5, §5.11)
+// Limits (docs/design.md §5.8 step 5, §5.11)
 
 TEST_CASE("NodePool limits", "[scheduler]") {
   SECTION("a cpu limit drops the instance types whose capacity exceeds it") {
@@ -659,7 +659,7 @@ TEST_CASE("NodePool limits", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Requirements (semantics §1.7, §1.9, §5.10)
+// Requirements (docs/design.md §1.7, §1.9, §5.10)
 
 TEST_CASE("custom label keys must be defined by the NodePool for positive selectors",
           "[scheduler]") {
@@ -780,7 +780,7 @@ TEST_CASE("multi-valued instance-type requirements: the os requirement of fake t
 }
 
 // ---------------------------------------------------------------------------------------------
-// Preferences (semantics §1.9, §5.7)
+// Preferences (docs/design.md §1.9, §5.7)
 
 TEST_CASE("under Respect the heaviest preferred node-affinity term is a requirement",
           "[scheduler]") {
@@ -878,7 +878,7 @@ TEST_CASE("required node-affinity terms are tried in order", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Topology spread (semantics §5.12)
+// Topology spread (docs/design.md §5.12)
 
 namespace {
 
@@ -1027,7 +1027,7 @@ TEST_CASE("nodeTaintsPolicy Honor leaves domains of untolerated NodePools out", 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pod affinity and anti-affinity (semantics §5.12)
+// Pod affinity and anti-affinity (docs/design.md §5.12)
 
 TEST_CASE("hostname pod affinity colocates, even when the follower is queued first",
           "[scheduler]") {
@@ -1155,7 +1155,7 @@ TEST_CASE("zonal anti-affinity needs a zone without matching pods", "[scheduler]
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host ports (semantics §5.14)
+// Host ports (docs/design.md §5.14)
 
 TEST_CASE("host ports conflict on the same port and protocol", "[scheduler]") {
   SECTION("TCP conflicts, UDP on the same port does not") {
@@ -1203,7 +1203,7 @@ TEST_CASE("host ports conflict on the same port and protocol", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DaemonSet overhead (semantics §2.4, §5.10, §5.16)
+// DaemonSet overhead (docs/design.md §2.4, §5.10, §5.16)
 
 TEST_CASE("DaemonSet overhead is counted per claim and in its requests", "[scheduler]") {
   ClusterSnapshot snap = Snap({MakeNodePool("default")}, {MakePod("app", "1", "1Gi")});
@@ -1287,7 +1287,7 @@ TEST_CASE("DaemonSet host ports conflict with pod host ports", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// minValues (semantics §1.10, §5.10, §5.16)
+// minValues (docs/design.md §1.10, §5.10, §5.16)
 
 TEST_CASE("minValues: Strict fails a claim that cannot span it, BestEffort relaxes",
           "[scheduler]") {
@@ -1344,7 +1344,7 @@ TEST_CASE("max_instance_types keeps the cheapest types", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Launch offering and price order (formats.md §3, semantics §5.16)
+// Launch offering and price order (docs/formats.md §3, docs/design.md §5.16)
 
 namespace {
 
@@ -1449,7 +1449,7 @@ TEST_CASE("launch ties break by capacity type, then type name, then zone", "[sch
 }
 
 // ---------------------------------------------------------------------------------------------
-// Error messages (semantics §5.8, §5.10, §5.17; formats.md §3)
+// Error messages (docs/design.md §5.8, §5.10, §5.17; docs/formats.md §3)
 
 TEST_CASE("instance-type filter errors name the failing dimension", "[scheduler]") {
   auto run = [](Pod pod) {
@@ -1619,7 +1619,7 @@ TEST_CASE("Scheduler::Create and Solve reject invalid input", "[scheduler]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Determinism (semantics §10, scheduler.h)
+// Determinism (docs/design.md §10, scheduler.h)
 
 namespace {
 
@@ -1737,7 +1737,7 @@ TEST_CASE("an unregistered managed node is judged by its NodeClaim's taints",
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reserved capacity (semantics §5.15; scheduler.h ReservedCapacityMode)
+// Reserved capacity (docs/design.md §5.15; scheduler.h ReservedCapacityMode)
 
 namespace {
 

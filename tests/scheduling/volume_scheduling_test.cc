@@ -1,8 +1,8 @@
-// Scheduler::Solve with stateful pods (semantics §5.3, §5.13): volume topology constrains the
+// Scheduler::Solve with stateful pods (docs/design.md §5.3, §5.13): volume topology constrains the
 // node or NodeClaim that takes a pod, invalid claims become pod errors, and existing nodes
 // respect their CSI attach limits. Expectations are derived from the spec.
 //
-// The fake catalog of semantics §4.5 (FakeCatalog(n)) offers on-demand capacity in
+// The fake catalog of docs/design.md §4.5 (FakeCatalog(n)) offers on-demand capacity in
 // test-zone-1, 2 and 3; every zone costs the same, so without volumes a claim launches in
 // test-zone-1 (ties by zone name).
 
@@ -361,7 +361,7 @@ TEST_CASE("pods of deleting nodes are not validated but keep their volume zone",
 }
 
 // ---------------------------------------------------------------------------------------------
-// Attach limits of existing nodes (semantics §5.13)
+// Attach limits of existing nodes (docs/design.md §5.13)
 
 // `node-z1` (16 cpu, zone 1) whose CSINode allows `limit` EBS volumes, running pods that use
 // `in_use` claims of zone 1.

@@ -7,7 +7,7 @@
 //   karp::ClusterSnapshot snap;
 //   snap.node_pools.push_back(MakeNodePool("default"));
 //   snap.pods.push_back(MakePod("web-0", "500m", "1Gi").Label("app", "web"));
-//   auto catalog = FakeCatalog(10);  // semantics §4.5 InstanceTypes(10)
+//   auto catalog = FakeCatalog(10);  // docs/design.md §4.5 InstanceTypes(10)
 //
 // Defaults are chosen so that a test states only what matters to it: pods are in namespace
 // "default" with uid = name and creation time = Unix epoch (so queue ties fall to the uid),
@@ -349,10 +349,10 @@ inline InstanceType MakeInstanceType(
                             Overhead{}, MakeOfferings(zones, capacity_types, price));
 }
 
-// The label keys the fake provider registers as well-known (semantics §4.5).
+// The label keys the fake provider registers as well-known (docs/design.md §4.5).
 inline LabelSet FakeWellKnownLabels() { return LabelSet{"size", "special", "integer"}; }
 
-// karpenter fake `InstanceTypes(n)` (semantics §4.5): fake-it-<i> with cpu i+1, memory
+// karpenter fake `InstanceTypes(n)` (docs/design.md §4.5): fake-it-<i> with cpu i+1, memory
 // 2(i+1)Gi, pods 10(i+1), price (i+1)*0.3147483648 on spot/test-zone-1, spot/test-zone-2,
 // on-demand/test-zone-1,2,3; kube-reserved cpu 100m memory 10Mi; arch amd64, os {darwin, linux,
 // windows}; size small (cpu <= 4) or large with special=optional (cpu > 4, memory > 8Gi);

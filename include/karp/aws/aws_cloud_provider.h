@@ -13,7 +13,7 @@
 //   Create            CreateFleet, Type=instant, one instance: spot (price-capacity-optimized)
 //                     when the request has a spot option, else on-demand (lowest-price); the
 //                     overrides are the request's options of that capacity type, cheapest
-//                     first, for at most 60 instance types; tagged as aws-provider.md §3.8.
+//                     first, for at most 60 instance types; tagged as docs/aws.md §3.8.
 //                     Capacity errors of the fleet (§4.1 codes) are reported in `failed`;
 //                     none launched -> ResourceExhausted, which karp::Launcher turns into the
 //                     unavailable-offerings cache and a retry with the remaining offerings.
@@ -106,7 +106,7 @@ namespace karp::aws {
 class Ec2Client;              // internal (src/aws/ec2_client.h)
 class LaunchTemplateManager;  // internal (src/aws/launch_template_manager.h)
 
-// The tag keys the adapter writes and reads (aws-provider.md §3.8) are kTagKey* of
+// The tag keys the adapter writes and reads (docs/aws.md §3.8) are kTagKey* of
 // karp/aws/ec2nodeclass.h.
 
 // Static mode only (no node classes): one launch template of a CreateFleet request, as the

@@ -1,13 +1,13 @@
 // File: karp/aws/ec2nodeclass.h
 //
 // EC2NodeClass (karpenter.k8s.aws/v1): the cloud-specific half of a launch that a NodePool
-// names through `spec.template.spec.nodeClassRef` (aws-provider.md §3). This header holds the
+// names through `spec.template.spec.nodeClassRef` (docs/aws.md §3). This header holds the
 // value type, its parser (the same JSON/YAML input rules and `<source>: <json path>: <what>`
 // errors as karp::json), its validation, and what the rest of karp derives from it without
 // talking to AWS:
 //   - catalog options: kubelet maxPods / podsPerCore / kubeReserved / systemReserved /
 //     evictionHard, the AMI family and the ephemeral volume feed the same overhead code as the
-//     embedded catalog (karp::AwsCatalogOptions, aws-provider.md §1.4-1.5);
+//     embedded catalog (karp::AwsCatalogOptions, docs/aws.md §1.4-1.5);
 //   - the static hash recorded on NodeClaims at launch (annotation
 //     karpenter.k8s.aws/ec2nodeclass-hash) that NodeClass drift compares;
 //   - the tags every instance, volume and launch template carries (§3.8).
@@ -56,7 +56,7 @@ inline constexpr std::string_view kAnnotationEc2NodeClassHashVersion =
 // version: a NodeClaim annotated by another controller (version "v6") is never compared.
 inline constexpr std::string_view kEc2NodeClassHashVersion = "karp-v1";
 
-// Tag keys (aws-provider.md §3.8).
+// Tag keys (docs/aws.md §3.8).
 inline constexpr std::string_view kTagKeyNodePool = "karpenter.sh/nodepool";
 inline constexpr std::string_view kTagKeyNodeClaim = "karpenter.sh/nodeclaim";
 inline constexpr std::string_view kTagKeyEc2NodeClass = "karpenter.k8s.aws/ec2nodeclass";

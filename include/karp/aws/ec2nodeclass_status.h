@@ -2,7 +2,7 @@
 //
 // What an EC2NodeClass resolves to in EC2 (the reference's NodeClass status): the subnets,
 // security groups and AMIs its selector terms match, and the decisions karp takes from them
-// without calling AWS (aws-provider.md §3.2-3.4, §6):
+// without calling AWS (docs/aws.md §3.2-3.4, §6):
 //   - one subnet per zone, the one with the most available IPs (ties: smaller id); zones
 //     without a subnet cannot be launched into;
 //   - per instance type, the newest AMI whose requirements it meets (architecture, and for
@@ -118,7 +118,7 @@ struct InstanceNetwork {
   std::vector<std::string> security_group_ids;
 };
 
-// The NodeClass drift reason of `claim`, "" when not drifted (aws-provider.md §6, first hit
+// The NodeClass drift reason of `claim`, "" when not drifted (docs/aws.md §6, first hit
 // wins):
 //   NodeClassDrift      the claim's kAnnotationEc2NodeClassHash differs from
 //                       Ec2NodeClassHash(node_class) and its hash version is

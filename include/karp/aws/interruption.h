@@ -1,6 +1,6 @@
 // File: karp/aws/interruption.h
 //
-// EventBridge messages of the interruption queue (aws-provider.md §5) parsed into the core's
+// EventBridge messages of the interruption queue (docs/aws.md §5) parsed into the core's
 // generic InterruptionEvent (karp/consolidator.h), which ConsolidationOptions::interruptions
 // consumes.
 //

@@ -1,6 +1,6 @@
 // File: karp/aws/launch_template.h
 //
-// EC2 launch templates for a NodeClass (aws-provider.md §3.5, §3.7): one template per distinct
+// EC2 launch templates for a NodeClass (docs/aws.md §3.5, §3.7): one template per distinct
 // (AMI, security groups, user data, block devices, metadata options, instance profile,
 // networking, monitoring, tags) set, named deterministically from a hash of that set
 // ("karpenter.k8s.aws/<decimal 64-bit FNV-1a>"), so identical inputs reuse one template; and

@@ -1,6 +1,6 @@
 // File: karp/aws/userdata.h
 //
-// EC2 user data that bootstraps a node into the cluster, per AMI family (aws-provider.md §3.6):
+// EC2 user data that bootstraps a node into the cluster, per AMI family (docs/aws.md §3.6):
 //   AL2           MIME multi-part: the user's parts first, then a shell script running
 //                 /etc/eks/bootstrap.sh with --kubelet-extra-args '--node-labels=...
 //                 --register-with-taints=... --max-pods=N ...';

@@ -1,8 +1,8 @@
 // File: karp/json/codec.h
 //
-// karp::json — the JSON/YAML codec of the wire formats in formats.md: cluster snapshots as
+// karp::json — the JSON/YAML codec of the wire formats in docs/formats.md: cluster snapshots as
 // `kubectl get ... -o json` prints them (a List or single objects; YAML with several
-// documents too), and instance-type catalogs (formats.md §2). This target (karp::json) is the
+// documents too), and instance-type catalogs (docs/formats.md §2). This target (karp::json) is the
 // only user of nlohmann/json and yaml-cpp; the core library never sees them.
 //
 // Errors name the source and the JSON path of the offending value:
@@ -70,7 +70,7 @@ struct ReadOptions {
 // reproduces `s` (round trip).
 std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 
-// Parses a catalog document (formats.md §2) into instance types. Errors: InvalidArgument
+// Parses a catalog document (docs/formats.md §2) into instance types. Errors: InvalidArgument
 // `<source>: instanceTypes[i].<field>: <what>`.
 [[nodiscard]] absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(
     std::string_view text, std::string_view source);
@@ -82,12 +82,12 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 [[nodiscard]] absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
                                                               const ReadOptions& options = {});
 
-// Writes a catalog in the format of formats.md §2, types in name order, canonical quantities,
+// Writes a catalog in the format of docs/formats.md §2, types in name order, canonical quantities,
 // prices as JSON numbers in the shortest form that reads back exactly. Deterministic.
 // `indent` < 0 writes one line; otherwise pretty-prints with that indent.
 std::string WriteCatalog(const InstanceCatalog& catalog, int indent = 1);
 
-// Writes a solve result as `karp solve -o json` prints it (formats.md §3): nodeClaims,
+// Writes a solve result as `karp solve -o json` prints it (docs/formats.md §3): nodeClaims,
 // existingNodes, podErrors and summary (`skipped_objects` from the snapshot). Deterministic.
 std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent = 1);
 
@@ -97,7 +97,7 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
 std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& snapshot,
                             int indent = 1);
 
-// Writes a consolidation plan as `karp consolidate -o json` prints it (formats.md §4):
+// Writes a consolidation plan as `karp consolidate -o json` prints it (docs/formats.md §4):
 // commands (replacements in the node-claim shape of §3), kept and summary. Deterministic.
 std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent = 1);
 

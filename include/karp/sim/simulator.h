@@ -73,7 +73,7 @@ std::vector<Policy> StandardPolicies();
 struct SimOptions {
   // Time from a successful launch to a ready node. Default: 45 s.
   absl::Duration launch_latency = absl::Seconds(45);
-  // Provisioning batch windows (semantics §5.2). Defaults: 1 s idle, 10 s max.
+  // Provisioning batch windows (docs/design.md §5.2). Defaults: 1 s idle, 10 s max.
   absl::Duration batch_idle = absl::Seconds(1);
   absl::Duration batch_max = absl::Seconds(10);
   // Pods still pending are re-triggered this long after a provisioning run. Default: 10 s.
