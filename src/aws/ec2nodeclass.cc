@@ -30,6 +30,8 @@ using internal::Message;
 using internal::StrAppend;
 using internal::StrCat;
 using json::codec_internal::FieldReader;
+using json::codec_internal::ForEachObject;
+using json::codec_internal::KubernetesObject;
 using json::codec_internal::IndexPath;
 using json::codec_internal::JoinPath;
 using json::codec_internal::PathError;
@@ -590,38 +592,18 @@ absl::Status ReadSpec(const FieldReader& spec, Ec2NodeClass* nc) {
 class Decoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
-    if (v.is_null()) return absl::OkStatus();
-    if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i) {
-        KARP_RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
-      }
-      return absl::OkStatus();
-    }
-    if (!v.is_object()) return WrongType(path, "an object or a List", v);
-    return Item(v, path, 0);
+    return ForEachObject(v, path, [&](const KubernetesObject& o) {
+      return Item(o.item, o.kind, o.api_version);
+    });
   }
 
   std::vector<Ec2NodeClass> Take() { return std::move(out_); }
 
  private:
-  absl::Status Item(const Json& v, const std::string& path, int depth) {
-    if (!v.is_object()) return WrongType(path, "an object", v);
-    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
-    std::string kind, api_version;
-    if (item.Get("kind") == nullptr) return PathError(item.At("kind"), "required");
-    KARP_RETURN_IF_ERROR(item.String("kind", &kind));
-    KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
-    const Json* items = item.Get("items");
-    if (kind == "List" ||
-        (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
-      if (depth >= 4) return PathError(path, "Lists nested too deeply");
-      if (items == nullptr) return absl::OkStatus();
-      if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
-      for (size_t i = 0; i < items->size(); ++i) {
-        KARP_RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), depth + 1));
-      }
-      return absl::OkStatus();
-    }
+  // One object that is not a List.
+  absl::Status Item(const FieldReader& item, const std::string& kind,
+                    const std::string& api_version) {
+    const std::string& path = item.path();
     if (kind != kEc2NodeClassKind) return absl::OkStatus();  // another kind: not ours
     if (!api_version.empty() && api_version != kEc2NodeClassApiVersion) {
       return PathError(item.At("apiVersion"),

@@ -39,6 +39,8 @@ namespace {
 using codec_internal::AsInt64;
 using codec_internal::Document;
 using codec_internal::FieldReader;
+using codec_internal::ForEachObject;
+using codec_internal::KubernetesObject;
 using codec_internal::IndexPath;
 using codec_internal::JoinPath;
 using codec_internal::Json;
@@ -615,15 +617,9 @@ constexpr KindInfo kKinds[] = {
 class SnapshotDecoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
-    if (v.is_null()) return absl::OkStatus();
-    if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i) {
-        KARP_RETURN_IF_ERROR(Item(v[i], IndexPath(path, i), 0));
-      }
-      return absl::OkStatus();
-    }
-    if (!v.is_object()) return WrongType(path, "an object or a List", v);
-    return Item(v, path, 0);
+    return ForEachObject(
+        v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
+        &objects_seen_);
   }
 
   // The input the next documents come from (named in duplicate-object errors).
@@ -633,25 +629,9 @@ class SnapshotDecoder {
   int64_t objects_seen() const { return objects_seen_; }
 
  private:
-  absl::Status Item(const Json& v, const std::string& path, int list_depth) {
-    ++objects_seen_;
-    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
-    if (!item.present()) return WrongType(path, "an object", v);
-    std::string kind;
-    KARP_RETURN_IF_ERROR(item.RequiredString("kind", &kind));
-    std::string api_version;
-    KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
-    const Json* items = item.Get("items");
-    if (kind == "List" ||
-        (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
-      if (list_depth >= 4) return PathError(path, "Lists nested too deeply");
-      if (items == nullptr) return absl::OkStatus();
-      if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
-      for (size_t i = 0; i < items->size(); ++i) {
-        KARP_RETURN_IF_ERROR(Item((*items)[i], IndexPath(item.At("items"), i), list_depth + 1));
-      }
-      return absl::OkStatus();
-    }
+  // One object that is not a List.
+  absl::Status Item(const FieldReader& item, const std::string& kind,
+                    const std::string& api_version) {
     const KindInfo* info = nullptr;
     for (const KindInfo& k : kKinds) {
       if (k.kind == kind) info = &k;

@@ -303,4 +303,47 @@ absl::Status FieldReader::Duration(std::string_view key, std::optional<absl::Dur
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status VisitItem(const Json& v, const std::string& path, int list_depth,
+                       const std::function<absl::Status(const KubernetesObject&)>& visit,
+                       int64_t* objects_seen) {
+  if (objects_seen != nullptr) ++*objects_seen;
+  KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(v, path));
+  if (!item.present()) return WrongType(path, "an object", v);
+  std::string kind;
+  KARP_RETURN_IF_ERROR(item.RequiredString("kind", &kind));
+  std::string api_version;
+  KARP_RETURN_IF_ERROR(item.String("apiVersion", &api_version));
+  const Json* items = item.Get("items");
+  if (kind == "List" ||
+      (items != nullptr && kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)) {
+    if (list_depth >= 4) return PathError(path, "Lists nested too deeply");
+    if (items == nullptr) return absl::OkStatus();
+    if (!items->is_array()) return WrongType(item.At("items"), "an array", *items);
+    for (size_t i = 0; i < items->size(); ++i) {
+      KARP_RETURN_IF_ERROR(VisitItem((*items)[i], IndexPath(item.At("items"), i), list_depth + 1,
+                                     visit, objects_seen));
+    }
+    return absl::OkStatus();
+  }
+  return visit(KubernetesObject{item, kind, api_version});
+}
+
+}  // namespace
+
+absl::Status ForEachObject(const Json& doc, const std::string& path,
+                           const std::function<absl::Status(const KubernetesObject&)>& visit,
+                           int64_t* objects_seen) {
+  if (doc.is_null()) return absl::OkStatus();
+  if (doc.is_array()) {
+    for (size_t i = 0; i < doc.size(); ++i) {
+      KARP_RETURN_IF_ERROR(VisitItem(doc[i], IndexPath(path, i), 0, visit, objects_seen));
+    }
+    return absl::OkStatus();
+  }
+  if (!doc.is_object()) return WrongType(path, "an object or a List", doc);
+  return VisitItem(doc, path, 0, visit, objects_seen);
+}
+
 }  // namespace karp::json::codec_internal

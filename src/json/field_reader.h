@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,6 +131,22 @@ class FieldReader {
   const Json* v_;
   std::string path_;
 };
+
+// One Kubernetes object of a document, as ForEachObject hands it out.
+struct KubernetesObject {
+  const FieldReader& item;
+  const std::string& kind;
+  const std::string& api_version;
+};
+
+// Walks a document of Kubernetes objects as kubectl writes them: one object, a JSON array of
+// objects, or Lists (`kind: List`, or `<Kind>List` with `items`), nested at most 4 deep, and
+// calls `visit` for every object that is not a List. `*objects_seen` (when not null) counts
+// every object met, Lists included. Errors: `<path>: expected an object ...`, `<path>.kind:
+// required`, `<path>: Lists nested too deeply`, or visit's own.
+absl::Status ForEachObject(const Json& doc, const std::string& path,
+                           const std::function<absl::Status(const KubernetesObject&)>& visit,
+                           int64_t* objects_seen = nullptr);
 
 }  // namespace karp::json::codec_internal
 
