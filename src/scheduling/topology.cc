@@ -329,20 +329,37 @@ void Topology::InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_ta
   }
 }
 
+const Requirements& Topology::RequirementsOf(const Node& node) const {
+  auto it = node_requirements_.find(&node);
+  if (it == node_requirements_.end()) {
+    it = node_requirements_.emplace(&node, NodeRequirements(node)).first;
+  }
+  return it->second;
+}
+
+const std::optional<std::string>& Topology::DomainOf(const Node& node,
+                                                    const std::string& key) const {
+  absl::node_hash_map<const Node*, std::optional<std::string>>& by_node = node_domains_[key];
+  auto it = by_node.find(&node);
+  if (it == by_node.end()) it = by_node.emplace(&node, NodeDomain(node, key)).first;
+  return it->second;
+}
+
 void Topology::CountDomains(TopologyGroup& g) const {
   for (const Node& node : snapshot_->nodes) {
-    std::optional<std::string> d = NodeDomain(node, g.key);
-    if (d && g.filter.Matches(NodeRequirements(node), node.taints)) g.Register(*d);
+    const std::optional<std::string>& d = DomainOf(node, g.key);
+    if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
   }
   for (const Pod& p : snapshot_->pods) {
+    // Cheapest filters first (all are pure): the pod key is built only for selected pods.
     if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
-    if (scheduling_->count(p.Key()) > 0) continue;
     if (!g.Selects(p)) continue;
+    if (scheduling_->count(p.Key()) > 0) continue;
     auto node = nodes_by_name_.find(p.node_name);
     if (node == nodes_by_name_.end()) continue;
-    std::optional<std::string> d = NodeDomain(*node->second, g.key);
+    const std::optional<std::string>& d = DomainOf(*node->second, g.key);
     if (!d) continue;
-    if (!g.filter.Matches(NodeRequirements(*node->second), node->second->taints)) continue;
+    if (!g.filter.Matches(RequirementsOf(*node->second), node->second->taints)) continue;
     g.Record(*d);
   }
 }

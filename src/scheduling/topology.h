@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
@@ -179,8 +180,20 @@ class Topology {
   void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
   std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
 
+  // A node's labels as requirements (plus its hostname), built once per node and Solve: every
+  // new topology group counts domains over all nodes.
+  const Requirements& RequirementsOf(const Node& node) const;
+  // The node's domain for a topology key (its label, or its name for the hostname key), built
+  // once per node, key and Solve.
+  const std::optional<std::string>& DomainOf(const Node& node, const std::string& key) const;
+
   const ClusterSnapshot* snapshot_;
   const DomainUniverse* universe_;
+  // node_hash_map: references handed out stay valid while the caches grow.
+  mutable absl::node_hash_map<const Node*, Requirements> node_requirements_;
+  mutable absl::node_hash_map<std::string,
+                              absl::node_hash_map<const Node*, std::optional<std::string>>>
+      node_domains_;
   PreferencePolicy policy_;
   const std::set<std::string>* scheduling_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
