@@ -453,6 +453,12 @@ bool Solver::PlaceOnExisting(PodCtx& pod) {
   const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
   for (ExistingNodeState& node : existing_) {
     if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
+    // Most nodes of a running cluster are full: reject them on resources and taints, two of
+    // CanAddExisting's own checks, without building an error status per node.
+    if (!Fits(pod.requests, node.remaining) ||
+        !ToleratesAll(node.init->taints, pod.working.tolerations)) {
+      continue;
+    }
     Requirements reqs;
     if (!CanAddExisting(node, pod, &reqs).ok()) continue;
     CommitExisting(node, pod, std::move(reqs));
