@@ -193,13 +193,20 @@ void PrintTable(const std::vector<const InstanceType*>& types, std::string_view 
   }
 }
 
-int RunCatalog(const std::vector<std::string>& args) {
-  CatalogFlags catalog_flags;
-  std::string output = "table";
+// What `karp catalog` filters on.
+struct CatalogFilters {
   std::optional<Range> vcpus, memory, gpus;
   std::optional<std::string> arch, capacity_type, zone;
   std::optional<double> max_price;
-  Requirements reqs;
+  Requirements reqs;  // --requirement, then --arch, --capacity-type and --zone
+
+  bool any() const { return !reqs.empty() || vcpus || memory || gpus || max_price; }
+};
+
+// Parses `args`. Returns the exit status when the command ends here (help, usage errors),
+// nullopt to go on.
+std::optional<int> ParseCatalogArgs(const std::vector<std::string>& args, CatalogFlags* flags,
+                                    std::string* output, CatalogFilters* f) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -208,9 +215,15 @@ int RunCatalog(const std::vector<std::string>& args) {
     }
     std::string value;
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value) > 0; };
-    absl::Status bad;
+    auto range = [&](std::string_view flag, std::string_view unit,
+                     std::optional<Range>* out) -> std::optional<int> {
+      absl::StatusOr<Range> r = ParseRange(flag, value, unit);
+      if (!r.ok()) return UsageError(kCatalogUsage, std::string(r.status().message()));
+      *out = *r;
+      return std::nullopt;
+    };
     std::string flag_error;
-    if (int r = catalog_flags.Take(args, i, &flag_error); r > 0) {
+    if (int r = flags->Take(args, i, &flag_error); r > 0) {
       continue;
     } else if (r < 0) {
       return UsageError(kCatalogUsage, flag_error);
@@ -218,81 +231,90 @@ int RunCatalog(const std::vector<std::string>& args) {
       if (value != "json" && value != "table") {
         return UsageError(kCatalogUsage, "-o must be json or table");
       }
-      output = value;
+      *output = value;
     } else if (take("--vcpus")) {
-      absl::StatusOr<Range> r2 = ParseRange("--vcpus", value, kResourcePods);
-      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
-      vcpus = *r2;
+      if (auto rc = range("--vcpus", kResourcePods, &f->vcpus)) return rc;
     } else if (take("--memory")) {
-      absl::StatusOr<Range> r2 = ParseRange("--memory", value, kResourceMemory);
-      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
-      memory = *r2;
+      if (auto rc = range("--memory", kResourceMemory, &f->memory)) return rc;
     } else if (take("--gpus")) {
-      absl::StatusOr<Range> r2 = ParseRange("--gpus", value, kResourcePods);
-      if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
-      gpus = *r2;
+      if (auto rc = range("--gpus", kResourcePods, &f->gpus)) return rc;
     } else if (take("--arch")) {
-      arch = value;
+      f->arch = value;
     } else if (take("--capacity-type")) {
-      capacity_type = value;
+      f->capacity_type = value;
     } else if (take("--zone")) {
-      zone = value;
+      f->zone = value;
     } else if (take("--max-price")) {
       char* end = nullptr;
       double p = std::strtod(value.c_str(), &end);
       if (end == value.c_str() || *end != '\0' || !(p >= 0)) {
         return UsageError(kCatalogUsage, "--max-price must be a non-negative number");
       }
-      max_price = p;
+      f->max_price = p;
     } else if (take("--requirement")) {
       absl::StatusOr<Requirement> r2 = ParseRequirementFlag(value);
       if (!r2.ok()) return UsageError(kCatalogUsage, std::string(r2.status().message()));
-      reqs.Add(*r2);
+      f->reqs.Add(*r2);
     } else {
       return UsageError(kCatalogUsage, internal::StrCat("unknown argument \"", a, "\""));
     }
   }
-  absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
-  if (!catalog.ok()) return InputError(catalog.status());
+  if (f->arch) f->reqs.Add(Requirement::In(kLabelArch, {*f->arch}));
+  if (f->capacity_type) f->reqs.Add(Requirement::In(kLabelCapacityType, {*f->capacity_type}));
+  if (f->zone) f->reqs.Add(Requirement::In(kLabelZone, {*f->zone}));
+  return std::nullopt;
+}
 
-  if (arch) reqs.Add(Requirement::In(kLabelArch, {*arch}));
-  if (capacity_type) reqs.Add(Requirement::In(kLabelCapacityType, {*capacity_type}));
-  if (zone) reqs.Add(Requirement::In(kLabelZone, {*zone}));
-
+// The types of `catalog` that pass every filter, in catalog order.
+std::vector<const InstanceType*> SelectTypes(const InstanceCatalog& catalog,
+                                             const CatalogFilters& f) {
   std::vector<const InstanceType*> selected;
-  const bool filtered = !reqs.empty() || vcpus || memory || gpus || max_price;
-  for (const InstanceType& it : catalog->instance_types()) {
-    if (!reqs.empty() &&
-        (!it.requirements.IsCompatible(reqs, &catalog->well_known_labels()) ||
-         !it.HasCompatibleOffering(reqs))) {
+  for (const InstanceType& it : catalog.instance_types()) {
+    if (!f.reqs.empty() && (!it.requirements.IsCompatible(f.reqs, &catalog.well_known_labels()) ||
+                            !it.HasCompatibleOffering(f.reqs))) {
       continue;
     }
     const int64_t cpu_count = LabelInt(it, "karpenter.k8s.aws/instance-cpu", it.capacity.cpu() / 1000);
-    if (vcpus && !vcpus->Contains(cpu_count)) continue;
+    if (f.vcpus && !f.vcpus->Contains(cpu_count)) continue;
     const int64_t mem = LabelInt(it, "karpenter.k8s.aws/instance-memory", -1);
-    if (memory && !memory->Contains(mem >= 0 ? mem * 1024 * 1024 : it.capacity.memory())) continue;
-    if (gpus && !gpus->Contains(it.capacity.Get("nvidia.com/gpu") + it.capacity.Get("amd.com/gpu"))) {
+    if (f.memory && !f.memory->Contains(mem >= 0 ? mem * 1024 * 1024 : it.capacity.memory())) {
       continue;
     }
-    if (max_price) {
-      const Offering* o = it.CheapestOffering(reqs);
-      if (o == nullptr || o->price > *max_price) continue;
+    if (f.gpus &&
+        !f.gpus->Contains(it.capacity.Get("nvidia.com/gpu") + it.capacity.Get("amd.com/gpu"))) {
+      continue;
+    }
+    if (f.max_price) {
+      const Offering* o = it.CheapestOffering(f.reqs);
+      if (o == nullptr || o->price > *f.max_price) continue;
     }
     selected.push_back(&it);
   }
+  return selected;
+}
 
+int RunCatalog(const std::vector<std::string>& args) {
+  CatalogFlags catalog_flags;
+  std::string output = "table";
+  CatalogFilters filters;
+  if (std::optional<int> rc = ParseCatalogArgs(args, &catalog_flags, &output, &filters)) {
+    return *rc;
+  }
+  absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
+  if (!catalog.ok()) return InputError(catalog.status());
+  std::vector<const InstanceType*> selected = SelectTypes(*catalog, filters);
   if (output == "json") {
     std::vector<InstanceType> copy;
     copy.reserve(selected.size());
     for (const InstanceType* it : selected) copy.push_back(*it);
     absl::StatusOr<InstanceCatalog> out =
-        filtered ? InstanceCatalog::Create(std::move(copy), catalog->well_known_labels())
-                 : std::move(catalog);
+        filters.any() ? InstanceCatalog::Create(std::move(copy), catalog->well_known_labels())
+                      : std::move(catalog);
     if (!out.ok()) return InputError(out.status());
     std::cout << json::WriteCatalog(*out) << "\n";
     return 0;
   }
-  OrderByPrice(selected, reqs);
+  OrderByPrice(selected, filters.reqs);
   PrintTable(selected, catalog_flags.Currency());
   return 0;
 }

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -104,15 +106,19 @@ bool ParseDurationFlag(const std::string& text, absl::Duration* out) {
   return true;
 }
 
-}  // namespace
-
-int RunSimulate(const std::vector<std::string>& args) {
+// What the command line asks for.
+struct SimulateFlags {
   std::string trace_path, openb_path, csv_path, svg_path, catalog = "sim";
   std::vector<std::string> policy_names;
   absl::Duration from = absl::ZeroDuration(), until = absl::InfiniteDuration();
   bool window = false;  // --from or --until given
   bool events = false;
   sim::SimOptions options;
+};
+
+// Parses `args` into `*f`. Returns the exit status when the command ends here (help, usage
+// errors), nullopt to go on.
+std::optional<int> ParseSimulateArgs(const std::vector<std::string>& args, SimulateFlags* f) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -125,150 +131,130 @@ int RunSimulate(const std::vector<std::string>& args) {
       r = TakeFlag(args, i, name, &value);
       return r != 0;
     };
+    auto missing = [&](std::string_view flag) {
+      return UsageError(kSimulateUsage, internal::StrCat("missing value for ", flag));
+    };
     // Periods below a second would only multiply events and samples (and `--sample 1ns`
     // exhausts memory): the simulated clock has a resolution of one second.
-    auto duration = [&](std::string_view flag, absl::Duration* out) {
+    auto duration = [&](std::string_view flag, absl::Duration* out) -> std::optional<int> {
       if (r < 0 || !ParseDurationFlag(value, out) || *out < absl::Seconds(1)) {
         return UsageError(kSimulateUsage, internal::StrCat(flag, " must be a duration of at "
                                                            "least 1s such as 30s or 1h, got \"",
                                                            value, "\""));
       }
-      return kExitOk;
+      return std::nullopt;
     };
-    if (take("--trace")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --trace");
-      trace_path = value;
-    } else if (take("--openb")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --openb");
-      openb_path = value;
-    } else if (take("--from")) {
-      window = true;
-      if (r < 0 || !ParseDurationFlag(value, &from)) {
-        return UsageError(kSimulateUsage, "--from must be a duration such as 2760h");
-      }
-    } else if (take("--until")) {
-      window = true;
-      if (r < 0 || !ParseDurationFlag(value, &until)) {
-        return UsageError(kSimulateUsage, "--until must be a duration such as 2784h");
+    // Flags whose value is stored as given.
+    const std::pair<std::string_view, std::string*> kPlain[] = {
+        {"--trace", &f->trace_path}, {"--openb", &f->openb_path}, {"--catalog", &f->catalog},
+        {"--csv", &f->csv_path},     {"--svg", &f->svg_path}};
+    bool plain = false;
+    for (const auto& [flag, out] : kPlain) {
+      if (!take(flag)) continue;
+      if (r < 0) return missing(flag);
+      *out = value;
+      plain = true;
+      break;
+    }
+    if (plain) continue;
+    if (take("--from") || take("--until")) {
+      const bool is_from = a.rfind("--from", 0) == 0;
+      f->window = true;
+      if (r < 0 || !ParseDurationFlag(value, is_from ? &f->from : &f->until)) {
+        return UsageError(kSimulateUsage, is_from ? "--from must be a duration such as 2760h"
+                                                  : "--until must be a duration such as 2784h");
       }
     } else if (take("--policy")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --policy");
+      if (r < 0) return missing("--policy");
       for (absl::string_view p : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-        policy_names.emplace_back(p);
+        f->policy_names.emplace_back(p);
       }
-      if (policy_names.empty()) {
+      if (f->policy_names.empty()) {
         return UsageError(kSimulateUsage, "--policy needs at least one policy name");
       }
-    } else if (take("--catalog")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --catalog");
-      catalog = value;
-    } else if (take("--csv")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --csv");
-      csv_path = value;
-    } else if (take("--svg")) {
-      if (r < 0) return UsageError(kSimulateUsage, "missing value for --svg");
-      svg_path = value;
     } else if (a == "--events") {
-      events = true;
+      f->events = true;
     } else if (take("--sample")) {
-      if (int rc = duration("--sample", &options.sample_interval); rc != kExitOk) return rc;
+      if (auto rc = duration("--sample", &f->options.sample_interval)) return rc;
     } else if (take("--disruption-interval")) {
-      if (int rc = duration("--disruption-interval", &options.disruption_interval); rc != kExitOk) {
-        return rc;
-      }
+      if (auto rc = duration("--disruption-interval", &f->options.disruption_interval)) return rc;
     } else if (take("--launch-latency")) {
-      if (int rc = duration("--launch-latency", &options.launch_latency); rc != kExitOk) return rc;
+      if (auto rc = duration("--launch-latency", &f->options.launch_latency)) return rc;
     } else {
       return UsageError(kSimulateUsage, internal::StrCat("unknown argument \"", a, "\""));
     }
   }
-  if (trace_path.empty() == openb_path.empty()) {
+  if (f->trace_path.empty() == f->openb_path.empty()) {
     return UsageError(kSimulateUsage, "give exactly one of --trace FILE and --openb FILE");
   }
-  if (!trace_path.empty() && window) {
+  if (!f->trace_path.empty() && f->window) {
     return UsageError(kSimulateUsage, "--from and --until select a window of --openb only");
   }
-  if (until <= from) return UsageError(kSimulateUsage, "--until must be after --from");
-  std::vector<sim::Policy> policies;
-  for (const sim::Policy& p : sim::StandardPolicies()) {
-    if (policy_names.empty()) policies.push_back(p);
+  if (f->until <= f->from) return UsageError(kSimulateUsage, "--until must be after --from");
+  return std::nullopt;
+}
+
+// The standard policies named (all of them when none is), in the order given.
+std::optional<int> SelectPolicies(const std::vector<std::string>& names,
+                                  std::vector<sim::Policy>* out) {
+  if (names.empty()) {
+    *out = sim::StandardPolicies();
+    return std::nullopt;
   }
-  for (const std::string& name : policy_names) {
+  for (const std::string& name : names) {
     bool found = false;
     for (const sim::Policy& p : sim::StandardPolicies()) {
       if (p.name == name) {
-        policies.push_back(p);
+        out->push_back(p);
         found = true;
       }
     }
     if (!found) return UsageError(kSimulateUsage, internal::StrCat("unknown policy \"", name, "\""));
   }
+  return std::nullopt;
+}
 
-  absl::StatusOr<sim::Trace> trace = trace_path.empty()
-                                         ? sim::LoadOpenbTrace(openb_path, from, until)
-                                         : json::ReadSimTraceFile(trace_path);
-  if (!trace.ok()) return InputError(trace.status());
-  // Bound what a run may record: one sample per period over the whole trace.
-  constexpr int64_t kMaxSamples = 1000000;
-  if (trace->duration / options.sample_interval > kMaxSamples) {
-    return UsageError(kSimulateUsage,
-                      internal::StrCat("--sample ", absl::FormatDuration(options.sample_interval),
-                                       " over ", absl::FormatDuration(trace->duration),
-                                       " would record more than ", kMaxSamples,
-                                       " samples per policy; use a longer period"));
-  }
+absl::StatusOr<InstanceCatalog> LoadSimulationCatalog(const std::string& catalog) {
+  if (catalog == "sim") return sim::SimulationCatalog();
+  CatalogFlags flags;
+  flags.catalog = catalog;
+  return flags.Load();
+}
 
-  absl::StatusOr<InstanceCatalog> types;
-  if (catalog == "sim") {
-    types = sim::SimulationCatalog();
-  } else {
-    CatalogFlags flags;
-    flags.catalog = catalog;
-    types = flags.Load();
-  }
-  if (!types.ok()) return InputError(types.status());
-  auto shared = std::make_shared<const InstanceCatalog>(std::move(*types));
-
-  // Policies run in parallel (each run is independent and deterministic); output is in
-  // policy order.
-  std::vector<absl::StatusOr<sim::SimResult>> runs(policies.size(),
-                                                   absl::UnknownError("not run"));
-  std::vector<absl::Duration> took(policies.size());
-  {
-    std::atomic<size_t> next{0};
-    auto worker = [&]() {
-      for (size_t i = next++; i < policies.size(); i = next++) {
-        const absl::Time started = absl::Now();  // timing for stderr only
-        runs[i] = sim::Simulate(*trace, shared, policies[i], options);
-        took[i] = absl::Now() - started;
-      }
-    };
-    const size_t threads =
-        std::max<size_t>(1, std::min<size_t>(policies.size(), std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool) t.join();
-  }
-  std::vector<sim::SimResult> results;
-  for (size_t i = 0; i < policies.size(); ++i) {
-    if (!runs[i].ok()) return InputError(runs[i].status());
-    sim::SimResult& r = *runs[i];
-    std::cerr << "karp: simulated " << absl::FormatDuration(trace->duration) << " of "
-              << trace->name << " under " << r.policy << " in "
-              << absl::FormatDuration(absl::Trunc(took[i], absl::Milliseconds(1))) << " ("
-              << r.summary.solves << " solves, " << r.summary.plans << " plans)\n";
-    if (events) {
-      for (const sim::SimEvent& e : r.events) {
-        std::cout << r.policy << " +" << absl::FormatDuration(e.at) << " " << e.kind << " "
-                  << e.detail << "\n";
-      }
+// One run per policy, in parallel (each run is independent and deterministic); results in
+// policy order, with each run's wall time (for stderr only).
+struct PolicyRun {
+  absl::StatusOr<sim::SimResult> result = absl::UnknownError("not run");
+  absl::Duration took;
+};
+std::vector<PolicyRun> RunPolicies(const sim::Trace& trace,
+                                   const std::shared_ptr<const InstanceCatalog>& catalog,
+                                   const std::vector<sim::Policy>& policies,
+                                   const sim::SimOptions& options) {
+  std::vector<PolicyRun> runs(policies.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i = next++; i < policies.size(); i = next++) {
+      const absl::Time started = absl::Now();
+      runs[i].result = sim::Simulate(trace, catalog, policies[i], options);
+      runs[i].took = absl::Now() - started;
     }
-    results.push_back(std::move(r));
-  }
+  };
+  const size_t threads =
+      std::max<size_t>(1, std::min<size_t>(policies.size(), std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  return runs;
+}
 
+// The CSV (to a file or stdout), the summary table and the chart.
+int WriteSimulationOutputs(const SimulateFlags& f, const sim::Trace& trace,
+                           const std::vector<sim::SimResult>& results) {
   const std::string csv = sim::WriteSamplesCsv(results);
-  if (csv_path.empty() && !svg_path.empty()) csv_path = svg_path + ".csv";
+  std::string csv_path = f.csv_path;
+  if (csv_path.empty() && !f.svg_path.empty()) csv_path = f.svg_path + ".csv";
   if (csv_path == "-") {
     std::cout << csv;
   } else if (!csv_path.empty()) {
@@ -280,12 +266,55 @@ int RunSimulate(const std::vector<std::string>& args) {
     }
   }
   if (csv_path != "-") std::cout << sim::WriteSummaryTable(results);
-  if (!svg_path.empty()) {
-    std::vector<std::string> names;
-    for (const sim::SimResult& r : results) names.push_back(r.policy);
-    return DrawChart(csv_path, svg_path, internal::StrCat("karp simulate: ", trace->name), names);
+  if (f.svg_path.empty()) return kExitOk;
+  std::vector<std::string> names;
+  for (const sim::SimResult& r : results) names.push_back(r.policy);
+  return DrawChart(csv_path, f.svg_path, internal::StrCat("karp simulate: ", trace.name), names);
+}
+
+}  // namespace
+
+int RunSimulate(const std::vector<std::string>& args) {
+  SimulateFlags f;
+  if (std::optional<int> rc = ParseSimulateArgs(args, &f)) return *rc;
+  std::vector<sim::Policy> policies;
+  if (std::optional<int> rc = SelectPolicies(f.policy_names, &policies)) return *rc;
+
+  absl::StatusOr<sim::Trace> trace = f.trace_path.empty()
+                                         ? sim::LoadOpenbTrace(f.openb_path, f.from, f.until)
+                                         : json::ReadSimTraceFile(f.trace_path);
+  if (!trace.ok()) return InputError(trace.status());
+  // Bound what a run may record: one sample per period over the whole trace.
+  constexpr int64_t kMaxSamples = 1000000;
+  if (trace->duration / f.options.sample_interval > kMaxSamples) {
+    return UsageError(kSimulateUsage,
+                      internal::StrCat("--sample ", absl::FormatDuration(f.options.sample_interval),
+                                       " over ", absl::FormatDuration(trace->duration),
+                                       " would record more than ", kMaxSamples,
+                                       " samples per policy; use a longer period"));
   }
-  return kExitOk;
+  absl::StatusOr<InstanceCatalog> types = LoadSimulationCatalog(f.catalog);
+  if (!types.ok()) return InputError(types.status());
+  auto shared = std::make_shared<const InstanceCatalog>(std::move(*types));
+
+  std::vector<PolicyRun> runs = RunPolicies(*trace, shared, policies, f.options);
+  std::vector<sim::SimResult> results;
+  for (PolicyRun& run : runs) {
+    if (!run.result.ok()) return InputError(run.result.status());
+    sim::SimResult& r = *run.result;
+    std::cerr << "karp: simulated " << absl::FormatDuration(trace->duration) << " of "
+              << trace->name << " under " << r.policy << " in "
+              << absl::FormatDuration(absl::Trunc(run.took, absl::Milliseconds(1))) << " ("
+              << r.summary.solves << " solves, " << r.summary.plans << " plans)\n";
+    if (f.events) {
+      for (const sim::SimEvent& e : r.events) {
+        std::cout << r.policy << " +" << absl::FormatDuration(e.at) << " " << e.kind << " "
+                  << e.detail << "\n";
+      }
+    }
+    results.push_back(std::move(r));
+  }
+  return WriteSimulationOutputs(f, *trace, results);
 }
 
 }  // namespace karp::cli
