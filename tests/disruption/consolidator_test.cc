@@ -32,6 +32,7 @@
 #include "karp/objects.h"
 #include "support/builders.h"
 #include "support/disruption_builders.h"
+#include "support/plan_checks.h"
 
 namespace {
 
@@ -63,7 +64,9 @@ using karp::testing::Expr;
 using karp::testing::FindClaimMutable;
 using karp::testing::FindNodeMutable;
 using karp::testing::FindPoolMutable;
+using karp::testing::KeptOr;
 using karp::testing::KeptReason;
+using karp::testing::MustPlan;
 using karp::testing::MakeBudget;
 using karp::testing::MakeCatalog;
 using karp::testing::MakeOffering;
@@ -117,18 +120,9 @@ ConsolidationPlan PlanOf(const ClusterSnapshot& snap,
                          std::shared_ptr<const InstanceCatalog> catalog,
                          const ConsolidationOptions& options = {},
                          absl::Time now = DisruptionNow()) {
-  absl::StatusOr<Consolidator> c = Consolidator::Create(snap, std::move(catalog), now, options);
-  INFO(std::string(c.status().message()));
-  REQUIRE(c.ok());
-  absl::StatusOr<ConsolidationPlan> plan = c->Plan();
-  INFO(std::string(plan.status().message()));
-  REQUIRE(plan.ok());
-  CheckPlanShape(snap, *plan);
-  return *plan;
-}
-
-std::string KeptOr(const ConsolidationPlan& plan, const std::string& node) {
-  return KeptReason(plan, node).value_or("<not kept>");
+  ConsolidationPlan plan = MustPlan(snap, std::move(catalog), options, now);
+  CheckPlanShape(snap, plan);
+  return plan;
 }
 
 // A snapshot with one NodePool "default" (100% budget).

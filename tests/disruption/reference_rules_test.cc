@@ -17,6 +17,7 @@
 #include "karp/labels.h"
 #include "support/builders.h"
 #include "support/disruption_builders.h"
+#include "support/plan_checks.h"
 
 namespace {
 
@@ -32,7 +33,8 @@ using karp::testing::Describe;
 using karp::testing::DisruptionNow;
 using karp::testing::DisruptionPool;
 using karp::testing::FindClaimMutable;
-using karp::testing::KeptReason;
+using karp::testing::KeptOr;
+using karp::testing::MustPlan;
 using karp::testing::MakeCatalog;
 using karp::testing::MakePod;
 using karp::testing::SetClaimCondition;
@@ -41,17 +43,7 @@ using karp::testing::SmallMediumLarge;
 std::shared_ptr<const InstanceCatalog> Sml() { return MakeCatalog(SmallMediumLarge()); }
 
 ConsolidationPlan PlanOf(const ClusterSnapshot& snap, std::shared_ptr<const InstanceCatalog> catalog) {
-  absl::StatusOr<Consolidator> c = Consolidator::Create(snap, std::move(catalog), DisruptionNow());
-  INFO(std::string(c.status().message()));
-  REQUIRE(c.ok());
-  absl::StatusOr<ConsolidationPlan> plan = c->Plan();
-  INFO(std::string(plan.status().message()));
-  REQUIRE(plan.ok());
-  return *plan;
-}
-
-std::string KeptOr(const ConsolidationPlan& plan, const std::string& node) {
-  return KeptReason(plan, node).value_or("<not kept>");
+  return MustPlan(snap, std::move(catalog));
 }
 
 ClusterSnapshot OnePool() {

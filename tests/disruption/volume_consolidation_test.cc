@@ -16,6 +16,7 @@
 #include "karp/labels.h"
 #include "support/builders.h"
 #include "support/disruption_builders.h"
+#include "support/plan_checks.h"
 #include "support/storage_builders.h"
 
 namespace {
@@ -44,14 +45,7 @@ const std::string kZ2(karp::testing::kZone2);
 const std::string kZ3(karp::testing::kZone3);
 
 ConsolidationPlan PlanOf(const ClusterSnapshot& snap) {
-  absl::StatusOr<Consolidator> c =
-      Consolidator::Create(snap, MakeCatalog(SmallMediumLarge()), DisruptionNow());
-  INFO(std::string(c.status().message()));
-  REQUIRE(c.ok());
-  absl::StatusOr<ConsolidationPlan> plan = c->Plan();
-  INFO(std::string(plan.status().message()));
-  REQUIRE(plan.ok());
-  return *plan;
+  return karp::testing::MustPlan(snap, MakeCatalog(SmallMediumLarge()));
 }
 
 // Two medium nodes, `db-a` in zone 1 and `db-b` in zone 2, each running one 500m replica of

@@ -13,6 +13,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
+#include "support/snapshot_checks.h"
 #include "karp/scheduler.h"
 #include "karp/storage.h"
 
@@ -24,17 +25,10 @@ using karp::json::ParseSnapshot;
 using karp::json::WriteSnapshot;
 
 std::string ParseError(const std::string& text) {
-  absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(text, "storage.json");
-  REQUIRE_FALSE(snap.ok());
-  CHECK(snap.status().code() == absl::StatusCode::kInvalidArgument);
-  return std::string(snap.status().message());
+  return karp::testing::ParseError(text, "storage.json");
 }
-
 ClusterSnapshot MustParse(const std::string& text) {
-  absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(text, "storage.json");
-  INFO(snap.status().message());
-  REQUIRE(snap.ok());
-  return *std::move(snap);
+  return karp::testing::MustParse(text, "storage.json");
 }
 
 // What `kubectl get pvc,pv,storageclass,csinode -A -o json` prints (trimmed), plus a pod.

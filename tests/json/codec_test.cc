@@ -3,6 +3,7 @@
 // Self-contained: every input is written inline (nothing is read from ../shared).
 
 #include "karp/json/codec.h"
+#include "support/snapshot_checks.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -27,19 +28,8 @@ using karp::json::WriteSnapshot;
 std::string Message(const absl::Status& s) { return std::string(s.message()); }
 
 // The error of parsing `text`, which must fail with InvalidArgument.
-std::string ParseError(const std::string& text, const std::string& source = "objects.json") {
-  absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(text, source);
-  REQUIRE_FALSE(snap.ok());
-  CHECK(snap.status().code() == absl::StatusCode::kInvalidArgument);
-  return Message(snap.status());
-}
-
-ClusterSnapshot MustParse(const std::string& text, const std::string& source = "objects.json") {
-  absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(text, source);
-  INFO(snap.status().message());
-  REQUIRE(snap.ok());
-  return *std::move(snap);
-}
+using karp::testing::MustParse;
+using karp::testing::ParseError;
 
 void RequireSameObjects(const ClusterSnapshot& a, const ClusterSnapshot& b) {
   REQUIRE(a.node_pools.size() == b.node_pools.size());

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "karp/json/codec.h"
+#include "support/snapshot_checks.h"
 
 namespace {
 
@@ -24,12 +25,7 @@ using karp::json::ReadSnapshotFiles;
 
 std::string Message(const absl::Status& s) { return std::string(s.message()); }
 
-std::string ParseError(const std::string& text, const std::string& source = "objects.json") {
-  absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(text, source);
-  REQUIRE_FALSE(snap.ok());
-  CHECK(snap.status().code() == absl::StatusCode::kInvalidArgument);
-  return Message(snap.status());
-}
+using karp::testing::ParseError;
 
 // A file in a fresh temporary directory, removed with the object.
 class TempFile {
