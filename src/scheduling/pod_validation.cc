@@ -27,10 +27,12 @@ void CheckTerm(const NodeSelectorTerm& term, const LabelSet& well_known,
 
 }  // namespace
 
-std::string PodValidationError(const Pod& pod, const LabelSet& well_known) {
+std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields) {
   std::vector<std::string> errors;
   // Fields a host could have set that no API server would accept (negative requests, ...).
-  if (absl::Status s = ValidatePod(pod); !s.ok()) errors.emplace_back(internal::Message(s));
+  if (check_fields) {
+    if (absl::Status s = ValidatePod(pod); !s.ok()) errors.emplace_back(internal::Message(s));
+  }
   // In the reference's order: the nodepool DoesNotExist requirement, nodeSelector entries
   // (sorted by key here; Go's map order is random), required node-affinity terms. Preferred
   // terms are not validated.

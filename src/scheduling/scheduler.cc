@@ -56,7 +56,11 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
 // reference, karp reports them so a person can act. Sets the context's volumes.
 std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
                         const scheduling::Simulation* simulation) {
-  std::string invalid = scheduling::PodValidationError(p, state.pools->well_known);
+  // Pods of the snapshot passed ValidatePod in Create; pods a host hands to Solve may not.
+  const std::vector<Pod>& own = state.snapshot->pods;
+  const bool from_snapshot = !own.empty() && &p >= own.data() && &p < own.data() + own.size();
+  std::string invalid =
+      scheduling::PodValidationError(p, state.pools->well_known, /*check_fields=*/!from_snapshot);
   if (p.volumes.empty()) return invalid;
   // Volumes (docs/design.md §5.3, §5.13); only pending pods are validated, as the reference.
   // The reference joins every reason of Validate, volume ones last.

@@ -31,7 +31,8 @@ inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
 // error `ignoring pod, <reason>[; <reason>...]` (the nodepool DoesNotExist requirement,
 // restricted or invalid nodeSelector / required node-affinity keys and values, matchFields,
 // and fields no API server would accept). Such a pod stays pending; the others are scheduled.
-std::string PodValidationError(const Pod& pod, const LabelSet& well_known);
+// `check_fields` also runs ValidatePod (off for pods of a validated snapshot).
+std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields);
 
 // DaemonSet pods that would run on a node of a (template, instance type) pair.
 struct DaemonGroup {
