@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "internal/duration.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
 #include "karp/scheduler.h"
@@ -33,6 +35,14 @@ constexpr char kSolveUsage[] =
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
     "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
+    "  --packing faithful|cost      faithful: the reference's first-fit packing (default);\n"
+    "                               cost: a cheaper packing under the same constraints, never\n"
+    "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
+    "  --cost-attempts N            cost packing: candidate packings tried (default 6)\n"
+    "  --cost-threads N             cost packing: threads (default 0: one per CPU; the\n"
+    "                               result does not depend on it)\n"
+    "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"
+    "                               return the best found so far (default: no deadline)\n"
     "  --now RFC3339                checked, for symmetry with consolidate; solve ignores it\n"
     "  --timings                    print the solve time to stderr\n"
     "  -h, --help                   this help\n";
@@ -74,8 +84,27 @@ void PrintText(const SolveResult& r, std::string_view currency) {
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
   std::cout << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
             << r.node_claims.size() << " new nodeclaim(s), "
-            << PerHour(r.LaunchPricePerHour(), currency)
-            << (estimated ? " (spot prices estimated)" : "") << "\n";
+            << PerHour(r.LaunchPricePerHour(), currency);
+  if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
+    const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
+    std::cout << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
+              << absl::StrFormat("%.1f", gap) << "%";
+  }
+  std::cout << (estimated ? " (spot prices estimated)" : "") << "\n";
+  if (r.packing.mode == PackingMode::kCost) {
+    std::cout << "Cost packing: ";
+    if (r.packing.faithful_kept) {
+      std::cout << "the faithful packing (" << PerHour(r.packing.faithful_price_per_hour, currency)
+                << ") was not beaten in " << r.packing.attempts << " attempt(s)";
+    } else {
+      const double saved = r.packing.faithful_price_per_hour - r.LaunchPricePerHour();
+      std::cout << "saves " << PerHour(saved, currency) << " ("
+                << absl::StrFormat("%.1f", 100 * saved / r.packing.faithful_price_per_hour)
+                << "%) against the faithful packing's "
+                << PerHour(r.packing.faithful_price_per_hour, currency);
+    }
+    std::cout << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
+  }
 }
 
 }  // namespace
@@ -138,6 +167,35 @@ int RunSolve(const std::vector<std::string>& args) {
         return UsageError(kSolveUsage, "--max-instance-types must be a positive integer");
       }
       options.max_instance_types = static_cast<int>(n);
+    } else if ((r = take("--packing")) != 0) {
+      if (value == "faithful") {
+        options.packing = PackingMode::kFaithful;
+      } else if (value == "cost") {
+        options.packing = PackingMode::kCost;
+      } else {
+        return UsageError(kSolveUsage, "--packing must be faithful or cost");
+      }
+    } else if ((r = take("--cost-attempts")) != 0) {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || n < 1 || n > 10) {
+        return UsageError(kSolveUsage, "--cost-attempts must be an integer from 1 to 10");
+      }
+      options.cost_attempts = static_cast<int>(n);
+    } else if ((r = take("--cost-threads")) != 0) {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || n < 0 || n > 1024) {
+        return UsageError(kSolveUsage, "--cost-threads must be an integer from 0 to 1024");
+      }
+      options.cost_threads = static_cast<int>(n);
+    } else if ((r = take("--cost-deadline")) != 0) {
+      absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
+      if (!d.ok() || *d <= absl::ZeroDuration()) {
+        return UsageError(kSolveUsage, internal::StrCat("--cost-deadline must be a positive "
+                                                        "duration such as 2s, got \"", value, "\""));
+      }
+      options.cost_time_limit = *d;
     } else if ((r = take("--now")) != 0) {
       absl::Time now;
       std::string err;
@@ -152,6 +210,7 @@ int RunSolve(const std::vector<std::string>& args) {
     }
   }
   if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
+  options.compute_lower_bound = true;
 
   absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
