@@ -276,12 +276,15 @@ size_t Workers(const SchedulerOptions& options, size_t budget) {
 }  // namespace
 
 SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
-  Solver faithful_solver(state, pods);
-  SolveResult faithful = faithful_solver.Run();
+  SolveResult faithful;
   Baseline baseline;
+  {
+    Solver faithful_solver(state, pods);  // freed before the candidates run
+    faithful = faithful_solver.Run();
+    baseline.relaxed = faithful_solver.RelaxedPods();
+  }
   baseline.scheduled = static_cast<int>(pods.size()) - static_cast<int>(faithful.pod_errors.size());
   baseline.price = faithful.LaunchPricePerHour();
-  baseline.relaxed = faithful_solver.RelaxedPods();
   const absl::Duration limit = state.options.cost_time_limit;
   const absl::Time deadline =
       limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;

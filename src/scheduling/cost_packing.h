@@ -2,19 +2,20 @@
 // SchedulerOptions::packing is kCost, and the driver that builds several such packings beside
 // the faithful one and keeps the cheapest that gives up nothing the faithful one achieves.
 //
-// A cost-mode Solver differs from the faithful one in two places only; every check of a pod
-// against a node or claim (taints, requirements, resources with daemon overhead, limits,
-// topology, affinity, host ports, minValues, volumes, reservations) is the same code:
-//  - a new claim is packed toward a target instance type: the type of the claim's candidates
-//    that buys the pod's demand class (below) most cheaply per unit, so a claim stops taking
-//    pods once its target is full instead of growing to the largest type and launching a
-//    half-empty one;
-//  - a pod joins one of this solve's claims only if the claim launches the same capacity
-//    type the pod would launch alone (spot-tolerant pods never ride on on-demand claims, and an
-//    on-demand pod never turns a spot claim into an on-demand one) and its target still holds
-//    the pod; among such claims it takes the one with the least room left in cpu that fits
-//    (best fit decreasing), not the one with the fewest pods.
-// Finalization then launches each claim as its cheapest fitting type (the target or smaller).
+// A cost-mode Solver differs from the faithful one only in which claims a pod is offered and
+// in the queue order; every check of a pod against a node or claim (taints, requirements,
+// resources with daemon overhead, limits, topology, affinity, host ports, minValues, volumes,
+// reservations) is the same code, and finalization launches each claim as its cheapest
+// fitting type:
+//  - a new claim is packed toward a target instance type: of the claim's candidate types, the
+//    one that buys the strategy's demand (the pod's demand class, below, or the pod itself)
+//    most cheaply per unit; a pod joins a claim only while the target still holds it;
+//  - a pod is offered only the claims launching the capacity type it would launch alone
+//    (spot-tolerant pods never ride on on-demand claims, and an on-demand pod never turns a
+//    spot claim into an on-demand one), by target room left (best fit decreasing), and of the
+//    first few that take it the one whose launch price rises least;
+//  - some strategies place pods that need a node of their own (hostname anti-affinity) first,
+//    and one plans small groups exactly (exact_packing.h).
 //
 // Demand classes: pods whose first eligible NodePool, capacity type and requirements are the
 // same. The class's summed requests are the mix a target is chosen for: a class of

@@ -1,4 +1,4 @@
-// Exact packing of small groups of pods for the cost mode (docs/design.md §13.3).
+// Exact packing of small groups of pods for the cost mode (docs/design.md §13.2).
 //
 // Pods that would open claims of the same NodePool template form a group. For a group of at
 // most ExactLimits::max_pods pods whose constraints the abstract model below captures, a

@@ -411,6 +411,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   if (claim.target >= 0) IndexOpenClaim(claim, /*insert=*/false);
+  const bool requirements_changed = fit.requirements.has_value();
   // Reserve new reservations, release dropped ones (idempotent per claim and reservation).
   std::set<std::string>& to_reserve = fit.reservations;
   for (const std::string& id : to_reserve) {
@@ -443,8 +444,12 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
   if (claim.target >= 0) {
-    claim.current_price = cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements,
-                                             &claim.current_type);
+    // The launch price changes only if the current launch type left or the offerings did.
+    if (requirements_changed || claim.current_type < 0 ||
+        std::find(claim.its.begin(), claim.its.end(), claim.current_type) == claim.its.end()) {
+      claim.current_price = cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements,
+                                               &claim.current_type);
+    }
     IndexOpenClaim(claim, /*insert=*/true);
   }
 }
@@ -573,8 +578,8 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
   // target has at least the pod's cpu left, least room first (best fit decreasing). Of the
   // first kMaxFits claims that take the pod, the one whose launch price rises least; a claim
   // that takes it for free ends the search.
-  constexpr int kMaxFits = 8;
-  constexpr int kMaxChecks = 64;
+  constexpr int kMaxFits = 4;
+  constexpr int kMaxChecks = 16;
   ClaimState* best = nullptr;
   std::optional<ClaimFit> best_fit;
   double best_delta = 0;
