@@ -32,6 +32,11 @@ class JsonWriter {
   void Key(std::string_view key);
 
   void String(std::string_view s);
+  // Key(key) then String(value).
+  void Member(std::string_view key, std::string_view value) {
+    Key(key);
+    String(value);
+  }
   void Int(int64_t v);
   void Double(double v);  // shortest round-trip form, as nlohmann ("5.0", "0.1376"); NaN: null
   void Bool(bool b);

@@ -27,8 +27,7 @@ double RoundPrice(double p) { return std::round(p * 1e9) / 1e9; }
 void WriteResources(JsonWriter& w, const ResourceList& r) {
   w.BeginObject();
   r.ForEach([&](std::string_view name, int64_t value) {
-    w.Key(name);
-    w.String(FormatQuantity(value, name));
+    w.Member(name, FormatQuantity(value, name));
   });
   w.EndObject();
 }
@@ -38,14 +37,9 @@ void WriteTaints(JsonWriter& w, const std::vector<Taint>& taints) {
   w.BeginArray();
   for (const Taint& t : taints) {
     w.BeginObject();
-    w.Key("key");
-    w.String(t.key);
-    if (!t.value.empty()) {
-      w.Key("value");
-      w.String(t.value);
-    }
-    w.Key("effect");
-    w.String(TaintEffectName(t.effect));
+    w.Member("key", t.key);
+    if (!t.value.empty()) w.Member("value", t.value);
+    w.Member("effect", TaintEffectName(t.effect));
     w.EndObject();
   }
   w.EndArray();
@@ -56,10 +50,8 @@ void WriteRequirements(JsonWriter& w, const std::vector<NodeSelectorRequirement>
   w.BeginArray();
   for (const NodeSelectorRequirement& r : reqs) {
     w.BeginObject();
-    w.Key("key");
-    w.String(r.key);
-    w.Key("operator");
-    w.String(OperatorName(r.op));
+    w.Member("key", r.key);
+    w.Member("operator", OperatorName(r.op));
     if (!r.values.empty()) {
       w.Key("values");
       w.StringList(r.values);
@@ -75,12 +67,9 @@ void WriteRequirements(JsonWriter& w, const std::vector<NodeSelectorRequirement>
 
 void WriteLaunch(JsonWriter& w, const Launch& launch) {
   w.BeginObject();
-  w.Key("instanceType");
-  w.String(launch.instance_type);
-  w.Key("zone");
-  w.String(launch.zone);
-  w.Key("capacityType");
-  w.String(launch.capacity_type);
+  w.Member("instanceType", launch.instance_type);
+  w.Member("zone", launch.zone);
+  w.Member("capacityType", launch.capacity_type);
   w.Key("price");
   w.Double(RoundPrice(launch.price));
   if (launch.price_estimated) {
@@ -92,10 +81,8 @@ void WriteLaunch(JsonWriter& w, const Launch& launch) {
 
 void WriteClaim(JsonWriter& w, const NewNodeClaim& nc) {
   w.BeginObject();
-  w.Key("name");
-  w.String(nc.name);
-  w.Key("nodePool");
-  w.String(nc.node_pool);
+  w.Member("name", nc.name);
+  w.Member("nodePool", nc.node_pool);
   w.Key("instanceTypes");
   w.StringList(nc.instance_types);
   w.Key("requirements");
@@ -113,10 +100,8 @@ void WriteClaim(JsonWriter& w, const NewNodeClaim& nc) {
 
 void WriteCommand(JsonWriter& w, const DisruptionCommand& cmd) {
   w.BeginObject();
-  w.Key("decision");
-  w.String(DisruptionDecisionName(cmd.decision));
-  w.Key("reason");
-  w.String(DisruptionReasonName(cmd.reason));
+  w.Member("decision", DisruptionDecisionName(cmd.decision));
+  w.Member("reason", DisruptionReasonName(cmd.reason));
   w.Key("candidates");
   w.StringList(cmd.candidates);
   w.Key("replacements");
@@ -130,8 +115,7 @@ void WriteCommand(JsonWriter& w, const DisruptionCommand& cmd) {
 
 void WriteExisting(JsonWriter& w, const ExistingPlacement& e) {
   w.BeginObject();
-  w.Key("name");
-  w.String(e.name);
+  w.Member("name", e.name);
   if (e.in_flight) {
     w.Key("inFlight");
     w.Bool(true);
@@ -143,10 +127,8 @@ void WriteExisting(JsonWriter& w, const ExistingPlacement& e) {
 
 void WritePodError(JsonWriter& w, const PodError& e) {
   w.BeginObject();
-  w.Key("pod");
-  w.String(e.pod);
-  w.Key("message");
-  w.String(e.message);
+  w.Member("pod", e.pod);
+  w.Member("message", e.message);
   w.EndObject();
 }
 
@@ -171,18 +153,13 @@ void WriteNodeClaimSpec(JsonWriter& w, const NewNodeClaim& nc, const NodePool* p
   if (pool != nullptr) {
     w.Key("nodeClassRef");
     w.BeginObject();
-    w.Key("group");
-    w.String(pool->node_class_ref.group);
-    w.Key("kind");
-    w.String(pool->node_class_ref.kind);
-    w.Key("name");
-    w.String(pool->node_class_ref.name);
+    w.Member("group", pool->node_class_ref.group);
+    w.Member("kind", pool->node_class_ref.kind);
+    w.Member("name", pool->node_class_ref.name);
     w.EndObject();
-    w.Key("expireAfter");
-    w.String(FormatGoDurationOrNever(pool->expire_after));
+    w.Member("expireAfter", FormatGoDurationOrNever(pool->expire_after));
     if (pool->termination_grace_period) {
-      w.Key("terminationGracePeriod");
-      w.String(FormatGoDuration(*pool->termination_grace_period));
+      w.Member("terminationGracePeriod", FormatGoDuration(*pool->termination_grace_period));
     }
   }
   w.EndObject();
@@ -214,10 +191,8 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
   w.BeginArray();
   for (const KeptNode& k : plan.kept) {
     w.BeginObject();
-    w.Key("node");
-    w.String(k.node);
-    w.Key("reason");
-    w.String(k.reason);
+    w.Member("node", k.node);
+    w.Member("reason", k.reason);
     w.EndObject();
   }
   w.EndArray();
@@ -287,22 +262,17 @@ std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& sn
                             int indent) {
   JsonWriter w(indent);
   w.BeginObject();
-  w.Key("apiVersion");
-  w.String("v1");
-  w.Key("kind");
-  w.String("List");
+  w.Member("apiVersion", "v1");
+  w.Member("kind", "List");
   w.Key("items");
   w.BeginArray();
   for (const NewNodeClaim& nc : result.node_claims) {
     w.BeginObject();
-    w.Key("apiVersion");
-    w.String("karpenter.sh/v1");
-    w.Key("kind");
-    w.String("NodeClaim");
+    w.Member("apiVersion", "karpenter.sh/v1");
+    w.Member("kind", "NodeClaim");
     w.Key("metadata");
     w.BeginObject();
-    w.Key("name");
-    w.String(nc.name);
+    w.Member("name", nc.name);
     w.Key("labels");
     w.StringMap(nc.labels);
     w.Key("annotations");
