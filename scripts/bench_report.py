@@ -491,7 +491,8 @@ def markdown(report):
                      f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("bound") + [""]
     lines += ["### Codec", "",
-              "| workload | document | time | CPU time | MB/s | objects/s or pods/s | peak RSS |",
+              "| workload | document | time | CPU time | MB per CPU second | objects/s or pods/s | "
+              "peak RSS |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["family"] != "codec" or "error" in r:
@@ -500,7 +501,8 @@ def markdown(report):
         rate = r.get("objects_per_s", r.get("pods_per_s"))
         lines.append(f"| {r['workload']} | {size:.1f} MB | {fmt_time(r['time_ms'])} | "
                      + (fmt_time(r["cpu_time_ms"]) if "cpu_time_ms" in r else "—") + " | "
-                     + (f"{r['mb_per_s']:,.0f}" if "mb_per_s" in r else "—") + " | "
+                     + (f"{r['MB'] / (r['cpu_time_ms'] / 1e3):,.0f}"
+                        if "MB" in r and r.get("cpu_time_ms") else "—") + " | "
                      + (fmt_rate(rate) + (" pods/s" if "objects_per_s" not in r else "")
                         if rate else "—")
                      + f" | {r['peak_rss_mb']:.0f} MB |")
