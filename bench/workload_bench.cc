@@ -142,22 +142,23 @@ void BM_Workload_Realistic100kSolve(benchmark::State& state) { RunSolve(state, k
 BENCHMARK(BM_Workload_Realistic100kSolve)->Arg(10000)->Arg(20000)->Arg(50000)->Arg(100000)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// One pass per iteration, Create included (the consolidator prepares the cluster per pass).
+// A whole consolidation pass: Create (the consolidator prepares the cluster) then Plan.
+absl::StatusOr<karp::ConsolidationPlan> ConsolidationPass(const Workload& w, absl::Time now) {
+  absl::StatusOr<karp::Consolidator> c = karp::Consolidator::Create(w.snapshot, w.catalog, now);
+  if (!c.ok()) return c.status();
+  return c->Plan();
+}
+
 void BM_Workload_RunningClusterConsolidate(benchmark::State& state) {
   Workload w;
   if (!Load(state, kRunningCluster, -1, &w)) return;
   const absl::Time now = absl::FromUnixSeconds(kConsolidateNow);
   double commands = 0, savings = 0;
   for (auto _ : state) {
-    absl::StatusOr<karp::Consolidator> c = karp::Consolidator::Create(w.snapshot, w.catalog, now);
-    if (!c.ok()) {
-      state.SkipWithError(std::string(c.status().message()).c_str());
-      return;
-    }
-    absl::StatusOr<karp::ConsolidationPlan> plan = c->Plan();
+    absl::StatusOr<karp::ConsolidationPlan> plan = ConsolidationPass(w, now);
     if (!plan.ok()) {
       state.SkipWithError(std::string(plan.status().message()).c_str());
-      return;
+      break;
     }
     commands = static_cast<double>(plan->commands.size());
     savings = plan->savings_per_hour;
