@@ -1,17 +1,40 @@
-// Codec benchmark: parse a `kubectl get -o json` List of 20,000 pods and
-// 1,000 nodes. The document is generated (seeded) outside the timed region.
+// Codec benchmarks. Documents are generated (seeded) outside the timed region.
+//
+//   BM_Codec_ParseKubectlList/20000/1000  parse a `kubectl get -o json` List of 20,000 pods and
+//                                         1,000 nodes into a snapshot (reader + decoders)
+//   BM_Codec_ReadJson/20000/1000          the same text through the JSON reader alone (the
+//                                         RapidJSON fast path of src/json/fast_json.h): MB/s
+//   BM_Codec_WriteSolveResult/20000       `karp solve -o json` text of the parity diverse
+//                                         20,000 result (the streaming writer): MB/s
+//   BM_Codec_EndToEndDiverse/20000        what `karp solve` does after reading the file: parse
+//                                         the parity diverse 20,000 snapshot, Create, Solve,
+//                                         write the JSON result (pods/s end to end)
 //
 //   build/bench/codec_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
+//
+// `codec_bench --write-parity=DIR` writes the parity inputs for the CLI instead
+// (DIR/diverse-20000.json and DIR/fake-400.catalog.json), e.g. to time
+// `karp solve -f DIR/diverse-20000.json --catalog DIR/fake-400.catalog.json`.
 
 #include <benchmark/benchmark.h>
 
+#include <fstream>
+#include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "json/document.h"
 #include "karp/json/codec.h"
+#include "karp/scheduler.h"
+#include "bench_main.h"
 #include "workloads.h"
 
 namespace {
+
+constexpr int kParityPods = 20000;
+
+std::string g_write_parity_dir;
 
 std::string MakeDocument(int pods, int nodes) {
   karp::ClusterSnapshot snap = karp::bench::BenchmarkSnapshot(karp::bench::DiversePods(pods));
@@ -37,6 +60,11 @@ std::string MakeDocument(int pods, int nodes) {
   return karp::json::WriteSnapshot(snap);
 }
 
+void SetBytes(benchmark::State& state, size_t bytes) {
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+  state.counters["MB"] = static_cast<double>(bytes) / 1e6;
+}
+
 void BM_Codec_ParseKubectlList(benchmark::State& state) {
   const int pods = static_cast<int>(state.range(0));
   const int nodes = static_cast<int>(state.range(1));
@@ -52,14 +80,110 @@ void BM_Codec_ParseKubectlList(benchmark::State& state) {
     absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(doc, "bench.json");
     benchmark::DoNotOptimize(snap);
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(doc.size()));
+  SetBytes(state, doc.size());
   state.counters["objects/s"] = benchmark::Counter(
       static_cast<double>(pods + nodes) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
-  state.counters["MB"] = static_cast<double>(doc.size()) / 1e6;
 }
-BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_Codec_ReadJson(benchmark::State& state) {
+  const std::string doc =
+      MakeDocument(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    auto docs = karp::json::codec_internal::LoadDocuments(doc, "bench.json");
+    if (!docs.ok()) {
+      state.SkipWithError(std::string(docs.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(docs);
+  }
+  SetBytes(state, doc.size());
+}
+BENCHMARK(BM_Codec_ReadJson)->Args({20000, 1000})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The parity diverse snapshot and its solved result (checked: every pod placed).
+struct Parity {
+  karp::ClusterSnapshot snapshot;
+  std::shared_ptr<const karp::InstanceCatalog> catalog;
+};
+
+Parity MakeParity(int pods) {
+  return {karp::bench::BenchmarkSnapshot(karp::bench::DiversePods(pods)),
+          karp::bench::FakeCatalog(400)};
+}
+
+void BM_Codec_WriteSolveResult(benchmark::State& state) {
+  const Parity p = MakeParity(static_cast<int>(state.range(0)));
+  absl::StatusOr<karp::Scheduler> scheduler = karp::Scheduler::Create(p.snapshot, p.catalog);
+  absl::StatusOr<karp::SolveResult> result =
+      scheduler.ok() ? scheduler->Solve() : absl::StatusOr<karp::SolveResult>(scheduler.status());
+  if (!result.ok() || !result->pod_errors.empty()) {
+    state.SkipWithError(result.ok() ? "pod errors"
+                                    : std::string(result.status().message()).c_str());
+    return;
+  }
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = karp::json::WriteSolveResult(*result, 0);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  SetBytes(state, bytes);
+}
+BENCHMARK(BM_Codec_WriteSolveResult)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Parse + Create + Solve + write, as `karp solve` after reading its file (the embedded AWS
+// catalog that the CLI loads by default is not involved: the parity catalog is generated).
+void BM_Codec_EndToEndDiverse(benchmark::State& state) {
+  const int pods = static_cast<int>(state.range(0));
+  const Parity p = MakeParity(pods);
+  const std::string doc = karp::json::WriteSnapshot(p.snapshot);
+  size_t out_bytes = 0;
+  for (auto _ : state) {
+    absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(doc, "diverse.json");
+    absl::StatusOr<karp::Scheduler> scheduler =
+        snap.ok() ? karp::Scheduler::Create(*snap, p.catalog)
+                  : absl::StatusOr<karp::Scheduler>(snap.status());
+    absl::StatusOr<karp::SolveResult> result =
+        scheduler.ok() ? scheduler->Solve()
+                       : absl::StatusOr<karp::SolveResult>(scheduler.status());
+    if (!result.ok() || static_cast<int>(result->node_claims.size()) != pods / 5) {
+      state.SkipWithError(result.ok() ? "unexpected node count"
+                                      : std::string(result.status().message()).c_str());
+      return;
+    }
+    out_bytes = karp::json::WriteSolveResult(*result, snap->skipped_objects).size();
+  }
+  state.counters["MB in"] = static_cast<double>(doc.size()) / 1e6;
+  state.counters["MB out"] = static_cast<double>(out_bytes) / 1e6;
+  state.counters["pods/s"] = benchmark::Counter(
+      static_cast<double>(pods) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Codec_EndToEndDiverse)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+int WriteParity(const std::string& dir) {
+  const Parity p = MakeParity(kParityPods);
+  const std::string snapshot_path = dir + "/diverse-" + std::to_string(kParityPods) + ".json";
+  const std::string catalog_path = dir + "/fake-400.catalog.json";
+  std::ofstream(snapshot_path) << karp::json::WriteSnapshot(p.snapshot);
+  std::ofstream(catalog_path) << karp::json::WriteCatalog(*p.catalog);
+  if (!std::ifstream(snapshot_path) || !std::ifstream(catalog_path)) {
+    std::cerr << "codec_bench: cannot write to " << dir << "\n";
+    return 1;
+  }
+  std::cout << snapshot_path << "\n" << catalog_path << "\n";
+  return 0;
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  karp::bench::TakeFlag(&argc, argv, "write-parity", &g_write_parity_dir);
+  if (!g_write_parity_dir.empty()) return WriteParity(g_write_parity_dir);
+  return karp::bench::RunBenchmarks(argc, argv);
+}

@@ -26,7 +26,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -34,6 +33,7 @@
 
 #include "karp/lower_bound.h"
 #include "karp/scheduler.h"
+#include "bench_main.h"
 #include "workloads.h"
 
 namespace {
@@ -249,19 +249,6 @@ BENCHMARK(BM_LowerBound_Aws)->Arg(50000)->Unit(benchmark::kMillisecond)->UseReal
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Our own flag first (Google Benchmark rejects flags it does not know).
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--trace=", 8) == 0) {
-      g_trace_path = argv[i] + 8;
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  karp::bench::TakeFlag(&argc, argv, "trace", &g_trace_path);
+  return karp::bench::RunBenchmarks(argc, argv);
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs karp's benchmark suite and writes the report.
 
-Usage: scripts/bench_report.py [--quick] [--build-dir DIR] [--trace PATH] [--no-build]
+Usage: scripts/bench_report.py [--quick] [--build-dir DIR] [--trace PATH] [--workloads DIR]
+                               [--timeout SECONDS] [--no-build]
        scripts/bench_report.py --render-only   (re-render the markdown and chart from the JSON)
 
 Builds the Release benchmark binaries (scheduler_bench, consolidator_bench, codec_bench,
-catalog_bench) in DIR (default: build-bench), runs every workload in its own process (so each
+catalog_bench, workload_bench) and the karp CLI in DIR (default: build-bench), runs every workload in its own process (so each
 row has its own peak resident memory, read from the kernel's rusage of that process), and
 writes
 
@@ -14,6 +15,16 @@ writes
   bench/results/latest.md           the human report: one table per workload family
   docs/bench-pods-per-second.svg    pods/s against pod count, karp beside the reference's
                                     published points (needs gnuplot: scripts/deps.sh --report)
+  docs/bench-time-vs-pods.svg       log-log time against pod count per workload, each with the
+                                    slope fitted by least squares (time ~ pods^slope)
+
+When the project's shared workloads are checked out beside the repository
+(../shared/data/workloads/, or --workloads DIR), they are unpacked into a scratch folder and
+run too (bench/workload_bench.cc): the running cluster (20,000 pending pods + 1,000 nodes) at
+2,500..20,000 pending pods with a consolidation pass, and realistic 100k pending at
+10,000..100,000. The `karp` CLI is also timed end to end (read, solve, write JSON) on the
+parity diverse 20,000 input and on those workloads; each run is one process, so each row has
+its peak RSS.
 
 Times are medians of the repetitions; every benchmark checks its result once before timing
 (see bench/*.cc) and a failed check shows as an error row. --quick runs a subset with one
@@ -23,7 +34,9 @@ Only the Python standard library is used.
 
 import argparse
 import datetime
+import gzip
 import json
+import math
 import os
 import platform
 import shutil
@@ -31,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,12 +64,51 @@ class Run:
     """One benchmark (one size) run in its own process."""
 
     def __init__(self, family, workload, binary, name, size, reps):
-        self.family = family      # parity | aws | trace | consolidation | codec | catalog
+        self.family = family      # parity | aws | trace | consolidation | codec | catalog |
+        #                           workloads | cli
         self.workload = workload  # label in the tables
         self.binary = binary
         self.name = name          # Google Benchmark name, e.g. BM_Scheduling_Diverse/1000
         self.size = size          # pods (scheduling), nodes (consolidation), pods (codec)
         self.reps = reps
+
+
+# The shared workloads (file names as in ../shared/data/workloads/README.md).
+WORKLOAD_FILES = ["running-cluster-20k-pending-1000-nodes.objects.json",
+                  "realistic-100k-pending.objects.json", "aws-us-east-1.catalog.json"]
+RUNNING = "running cluster (1,000 nodes, 6,000 bound pods)"
+REALISTIC = "realistic 100k pending"
+
+
+class CliRun:
+    """One `karp` CLI invocation timed end to end (wall and peak RSS of its process)."""
+
+    def __init__(self, workload, size, args, reps):
+        self.family = "cli"
+        self.workload = workload
+        self.size = size          # pending pods
+        self.args = args          # arguments after `karp`; {dir} is the data folder
+        self.reps = reps
+
+
+def workload_plan(quick):
+    """Runs on the shared workloads (only when they are available)."""
+    runs = []
+    for n in [2500] if quick else [2500, 5000, 10000, 20000]:
+        runs.append(Run("workloads", f"{RUNNING}: Solve", "workload_bench",
+                        f"BM_Workload_RunningClusterSolve/{n}", n, 1 if quick or n > 5000 else 3))
+    if not quick:
+        runs.append(Run("workloads", f"{RUNNING}: consolidation pass", "workload_bench",
+                        "BM_Workload_RunningClusterConsolidate/iterations:1", 20000, 1))
+        for n in [10000, 20000, 50000, 100000]:
+            runs.append(Run("workloads", f"{REALISTIC}: Solve", "workload_bench",
+                            f"BM_Workload_Realistic100kSolve/{n}", n, 1 if n > 20000 else 3))
+        catalog = "{dir}/" + WORKLOAD_FILES[2]
+        runs.append(CliRun(f"{RUNNING}: karp solve", 20000,
+                           ["solve", "-f", "{dir}/" + WORKLOAD_FILES[0], "--catalog", catalog], 1))
+        runs.append(CliRun(f"{REALISTIC}: karp solve", 100000,
+                           ["solve", "-f", "{dir}/" + WORKLOAD_FILES[1], "--catalog", catalog], 1))
+    return runs
 
 
 def plan(quick):
@@ -88,6 +141,15 @@ def plan(quick):
                         50000, 3))
     runs.append(Run("codec", "parse kubectl List (20,000 pods, 1,000 nodes)", "codec_bench",
                     "BM_Codec_ParseKubectlList/20000/1000", 20000, 1 if quick else 3))
+    runs.append(Run("codec", "JSON reader alone, same document", "codec_bench",
+                    "BM_Codec_ReadJson/20000/1000", 20000, 1 if quick else 3))
+    runs.append(Run("codec", "write `karp solve` JSON of parity diverse 20,000", "codec_bench",
+                    "BM_Codec_WriteSolveResult/20000", 20000, 1 if quick else 3))
+    runs.append(Run("codec", "parse + Solve + write JSON, parity diverse 20,000 (in process)",
+                    "codec_bench", "BM_Codec_EndToEndDiverse/20000", 20000, 1 if quick else 3))
+    runs.append(CliRun("parity diverse 20,000: karp solve", 20000,
+                       ["solve", "-f", "{parity}/diverse-20000.json", "--catalog",
+                        "{parity}/fake-400.catalog.json"], 1 if quick else 3))
     runs.append(Run("catalog", "EmbeddedAwsCatalog() (us-east-1, default options)",
                     "catalog_bench", "BM_Catalog_EmbeddedAws", None, 1 if quick else 10))
     return runs
@@ -106,14 +168,63 @@ def build(build_dir):
         if "CMAKE_BUILD_TYPE:STRING=Release" not in f.read():
             sys.exit(f"{build_dir} is not a Release build; pass another --build-dir")
     sh(["cmake", "--build", build_dir, "-j2", "--target", "scheduler_bench",
-        "consolidator_bench", "codec_bench", "catalog_bench"])
+        "consolidator_bench", "codec_bench", "catalog_bench", "workload_bench", "karp_cli"])
 
 
 def to_ms(value, unit):
     return value * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
 
 
-def execute(run, build_dir, trace, quick, tmp):
+def wait(proc, timeout):
+    """Waits for `proc` (killed after `timeout` seconds when not None); returns
+    (exit code, rusage, timed out)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
+        if pid != 0:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage, False
+        if time.monotonic() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage, True
+        time.sleep(0.2)
+
+
+def execute_cli(run, build_dir, dirs, tmp):
+    """Times `karp` on one input, each repetition its own process; returns a result row."""
+    args = [a.format(**dirs) for a in run.args]
+    cmd = [os.path.join(build_dir, "tools", "karp")] + args
+    row = {"family": run.family, "workload": run.workload, "benchmark": "karp " + args[0],
+           "size": run.size, "pods": run.size, "repetitions": run.reps}
+    times, cpu, rss = [], [], []
+    for _ in range(run.reps):
+        print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+        out = os.path.join(tmp, "cli.out")
+        with open(out, "wb") as stdout, open(os.path.join(tmp, "cli.err"), "wb") as stderr:
+            start = time.monotonic()
+            proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr)
+            code, usage, _ = wait(proc, None)
+            times.append((time.monotonic() - start) * 1e3)
+        rss.append(usage.ru_maxrss / 1024.0)
+        cpu.append((usage.ru_utime + usage.ru_stime) * 1e3)
+        if code != 0:
+            with open(os.path.join(tmp, "cli.err"), encoding="utf-8", errors="replace") as f:
+                row["error"] = f"karp exited with {code}: {f.readline().strip()}"
+            return row
+        row["output_mb"] = os.path.getsize(out) / 1e6
+    row["time_ms"] = statistics.median(times)
+    row["time_ms_min"], row["time_ms_max"] = min(times), max(times)
+    row["cpu_time_ms"] = statistics.median(cpu)
+    row["peak_rss_mb"] = round(max(rss), 1)
+    input_mb = sum(os.path.getsize(a) for a in args if os.path.isfile(a) and "catalog" not in a)
+    row["input_mb"] = input_mb / 1e6
+    row["pods_per_s"] = run.size / (row["time_ms"] / 1e3)
+    return row
+
+
+def execute(run, build_dir, trace, quick, tmp, dirs, timeout=None):
     """Runs one benchmark process; returns a result row."""
     out = os.path.join(tmp, "out.json")
     if os.path.exists(out):
@@ -127,19 +238,27 @@ def execute(run, build_dir, trace, quick, tmp):
            "--benchmark_out_format=json"]
     if trace and run.binary == "scheduler_bench":
         cmd.append(f"--trace={trace}")
+    if run.binary == "workload_bench":
+        cmd.append(f"--workloads={dirs['dir']}")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     with open(os.path.join(tmp, "console.txt"), "w", encoding="utf-8") as console:
         proc = subprocess.Popen(cmd, stdout=console, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        _, usage, timed_out = wait(proc, timeout)
     row = {"family": run.family, "workload": run.workload, "benchmark": base,
            "size": run.size, "repetitions": run.reps,
            "peak_rss_mb": round(usage.ru_maxrss / 1024.0, 1)}  # ru_maxrss is in KiB on Linux
+    if timed_out:
+        row["error"] = f"stopped after {timeout:.0f} s (--timeout), no result"
+        return row
     if proc.returncode != 0 or not os.path.exists(out):
         row["error"] = f"benchmark process exited with {proc.returncode}"
         return row
-    with open(out, encoding="utf-8") as f:
-        data = json.load(f)
+    try:
+        with open(out, encoding="utf-8") as f:
+            data = json.load(f)
+    except ValueError:
+        row["error"] = "no result (no benchmark of that name?)"
+        return row
     iterations = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
     if not iterations:
         row["error"] = "no result"
@@ -156,13 +275,19 @@ def execute(run, build_dir, trace, quick, tmp):
     row["iterations"] = sum(int(b["iterations"]) for b in iterations)
     for key in ("pods", "nodes", "price", "bound", "price/bound", "unplaceable", "commands",
                 "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components",
-                "types", "table_ms", "free_ms"):
+                "types", "table_ms", "free_ms", "existing", "errors", "create_ms", "MB in",
+                "MB out"):
         if key in first:
-            row[key.replace("/", "_per_")] = first[key]
+            row[key.replace("/", "_per_").replace(" ", "_")] = first[key]
     if "pods" in first and run.family != "bound":
         row["pods_per_s"] = first["pods"] / (row["time_ms"] / 1e3)
     if run.family == "codec":
-        row["objects_per_s"] = 21000 / (row["time_ms"] / 1e3)
+        if "MB" in first:
+            row["mb_per_s"] = first["MB"] / (row["time_ms"] / 1e3)
+        if run.name.startswith("BM_Codec_Parse"):
+            row["objects_per_s"] = 21000 / (row["time_ms"] / 1e3)
+        if "MB in" in first:
+            row["pods_per_s"] = run.size / (row["time_ms"] / 1e3)
     refs = REFERENCE.get((run.workload, run.size))
     if refs:
         row["reference"] = [{"seconds": s, "pods_per_s": p, "source": src,
@@ -190,6 +315,98 @@ def fmt_rate(v):
     return fmt_int(v)
 
 
+def fit_slope(points):
+    """Least-squares fit of log10(time) = slope * log10(pods) + b; (slope, b) or None."""
+    pts = [(math.log10(x), math.log10(y)) for x, y in points if x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return None
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sxx
+    return slope, my - slope * mx
+
+
+def time_series(rows):
+    """Time (ms) against pending pods per workload, for the log-log chart and its slopes:
+    {label: [(pods, ms)]} (sizes of at least 100 pods: below, fixed costs dominate)."""
+    series = {}
+    for r in rows:
+        if "error" in r or "time_ms" not in r or not r.get("pods"):
+            continue
+        label = None
+        if r["family"] == "parity" and r["workload"] == "diverse":
+            label = "parity diverse (fake 400 types)"
+        elif r["family"] == "aws":
+            label = "realistic AWS (embedded catalog)"
+        elif r["family"] == "workloads" and r["workload"].endswith(": Solve"):
+            label = r["workload"][:-len(": Solve")]
+        if label and r["pods"] >= 100:
+            series.setdefault(label, []).append((r["pods"], r["time_ms"]))
+    return series
+
+
+def cli_table(rows):
+    out = ["### End to end through the `karp` CLI (read the files, Solve, write the JSON result)",
+           "", "| input | pods | wall | pods/s | CPU (user + sys) | input | output | peak RSS |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "cli" or "error" in r:
+            continue
+        out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {fmt_time(r['time_ms'])} | "
+                   f"{fmt_rate(r['pods_per_s'])} | "
+                   + (fmt_time(r["cpu_time_ms"]) if "cpu_time_ms" in r else "—")
+                   + f" | {r['input_mb']:.1f} MB | "
+                   f"{r['output_mb']:.1f} MB | {r['peak_rss_mb']:.0f} MB |")
+    return out + [f"- `{r['workload']}`: {r['error']}" for r in rows
+                  if r["family"] == "cli" and "error" in r]
+
+
+def workload_tables(rows):
+    mine = [r for r in rows if r["family"] == "workloads"]
+    if not mine:
+        return ["### Workloads at the shape of a real cluster", "",
+                "Not run: the shared workloads (../shared/data/workloads/) were not available."]
+    out = ["### Workloads at the shape of a real cluster (../shared/data/workloads/, "
+           "AWS us-east-1 catalog file)", "",
+           "| workload | pending pods | existing nodes | time | CPU time | pods/s | new nodes | "
+           "price $/h | pod errors | Scheduler::Create | peak RSS |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in mine:
+        if "error" in r or "commands" in r:
+            continue
+        out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {fmt_int(r['existing'])} | "
+                   f"{fmt_time(r['time_ms'])} | {fmt_time(r['cpu_time_ms'])} | "
+                   f"{fmt_rate(r['pods_per_s'])} | "
+                   f"{fmt_int(r['nodes'])} | {r['price']:,.2f} | {fmt_int(r['errors'])} | "
+                   f"{fmt_time(r['create_ms'])} | {r['peak_rss_mb']:.0f} MB |")
+    for r in mine:
+        if "error" in r or "commands" not in r:
+            continue
+        out += ["", "| workload | pods | nodes | time (Create + Plan) | CPU time | commands | "
+                "savings found | peak RSS |", "|---|---|---|---|---|---|---|---|",
+                f"| {r['workload']} | {fmt_int(r['pods'])} | {fmt_int(r['existing'])} | "
+                f"{fmt_time(r['time_ms'])} | {fmt_time(r['cpu_time_ms'])} | "
+                f"{fmt_int(r['commands'])} | "
+                f"${r['savings_per_h']:,.2f}/h | {r['peak_rss_mb']:.0f} MB |"]
+    out += [f"- `{r['benchmark']}`: {r['error']}" for r in mine if "error" in r]
+    out += ["", "Time against pending pods, slope of the least-squares fit of log(time) on "
+            "log(pods) (1 = linear, 2 = quadratic):", ""]
+    for label, points in time_series(rows).items():
+        fit = fit_slope(points)
+        if fit:
+            out.append(f"- {label}: slope {fit[0]:.2f} over {fmt_int(min(points)[0])}.."
+                       f"{fmt_int(max(points)[0])} pods")
+    by_size = {r["pods"]: r["time_ms"] for r in mine
+               if "error" not in r and r["workload"] == f"{REALISTIC}: Solve"}
+    if 100000 in by_size and 20000 in by_size:
+        out.append(f"- {REALISTIC}: time(100,000) / time(20,000) = "
+                   f"{by_size[100000] / by_size[20000]:.1f}")
+    return out
+
+
 def markdown(report):
     rows = report["rows"]
     lines = [f"Measured {report['generated']} on {report['machine']['cpu']} "
@@ -205,6 +422,13 @@ def markdown(report):
                 "inflated)." if max(report["load_average_start"] or 0,
                                     report.get("load_average_end") or 0)
                 > report["machine"]["cores"] else "."), ""]
+    for p in report.get("partial_runs", []):
+        lines[-1:-1] = [f"Rows of {', '.join(p['families'])} re-measured {p['generated']}, commit "
+                        f"{p['commit']}, 1-minute load average {p['load_average_start']} at the "
+                        f"start and {p['load_average_end']} at the end"
+                        + (" (a busy machine: times are inflated)." if max(
+                            p["load_average_start"] or 0, p["load_average_end"] or 0)
+                           > report["machine"]["cores"] else ".")]
 
     def errors(family):
         return [f"- `{r['benchmark']}`: {r['error']}" for r in rows
@@ -267,13 +491,24 @@ def markdown(report):
                      f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("bound") + [""]
     lines += ["### Codec", "",
-              "| workload | document | time | objects/s | peak RSS |", "|---|---|---|---|---|"]
+              "| workload | document | time | CPU time | MB per CPU second | objects/s or pods/s | "
+              "peak RSS |",
+              "|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["family"] != "codec" or "error" in r:
             continue
-        lines.append(f"| {r['workload']} | {r['MB']:.1f} MB | {fmt_time(r['time_ms'])} | "
-                     f"{fmt_rate(r['objects_per_s'])} | {r['peak_rss_mb']:.0f} MB |")
+        size = r.get("MB", r.get("MB_in", 0))
+        rate = r.get("objects_per_s", r.get("pods_per_s"))
+        lines.append(f"| {r['workload']} | {size:.1f} MB | {fmt_time(r['time_ms'])} | "
+                     + (fmt_time(r["cpu_time_ms"]) if "cpu_time_ms" in r else "—") + " | "
+                     + (f"{r['MB'] / (r['cpu_time_ms'] / 1e3):,.0f}"
+                        if "MB" in r and r.get("cpu_time_ms") else "—") + " | "
+                     + (fmt_rate(rate) + (" pods/s" if "objects_per_s" not in r else "")
+                        if rate else "—")
+                     + f" | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("codec") + [""]
+    lines += cli_table(rows) + [""]
+    lines += workload_tables(rows) + [""]
     lines += ["### Loading the embedded AWS catalog (every CLI call and every "
               "`EmbeddedAwsCatalog()`; target ≤ 20 ms and ≤ 20 MB)", "",
               "| what | types | time | min – max | heap held | decode rows (once per process) | "
@@ -341,6 +576,88 @@ plot '{files['diverse']}' using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' 
     return True
 
 
+def chart_scaling(report, path, tmp):
+    """Log-log chart of time against pending pods per workload, with each fitted line."""
+    gnuplot = shutil.which("gnuplot")
+    series = time_series(report["rows"])
+    if gnuplot is None or not series:
+        return False
+    colors = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e"]
+    plots = []
+    for i, (label, points) in enumerate(sorted(series.items())):
+        data = os.path.join(tmp, f"scaling{i}.dat")
+        with open(data, "w", encoding="utf-8") as f:
+            for x, y in sorted(points):
+                f.write(f"{x} {y / 1e3}\n")
+        fit = fit_slope(points)
+        title = label.replace("_", " ") + (f", slope {fit[0]:.2f}" if fit else "")
+        color = colors[i % len(colors)]
+        plots.append(f"'{data}' using 1:2 with points pt 7 ps 0.8 lc rgb '{color}' "
+                     f"title '{title}'")
+        if fit:
+            lo, hi = min(points)[0], max(points)[0]
+            # The fit is in milliseconds; the chart in seconds.
+            plots.append(f"[{lo}:{hi}] 10**({fit[1]:.6f} - 3) * x**{fit[0]:.6f} with lines lw 2 "
+                         f"dt 2 lc rgb '{color}' notitle")
+    script = f"""
+set terminal svg size 760,440 dynamic enhanced font 'sans,12' background rgb 'white'
+set output '{path}'
+set title 'Time of one cold Solve against pending pods (dashed: least-squares fit)'
+set xlabel 'pending pods'
+set ylabel 'seconds'
+set logscale xy
+set format x '%.0s%c'
+set grid xtics ytics mxtics mytics lc rgb '#dddddd'
+set key top left box opaque noenhanced
+set xrange [70:150000]
+plot {", ".join(plots)}
+"""
+    script_path = os.path.join(tmp, "scaling.gp")
+    with open(script_path, "w", encoding="utf-8") as f:
+        f.write(script)
+    sh([gnuplot, script_path])
+    return True
+
+
+def workloads_dir(arg, tmp):
+    """Unpacks the shared workloads into `tmp`; returns that folder, or None (with a note)."""
+    src = arg or os.path.join(ROOT, "..", "shared", "data", "workloads")
+    if not os.path.isdir(src):
+        print(f"note: the shared workloads are not available ({src}); their rows are not run. "
+              "Pass --workloads DIR to include them.", file=sys.stderr)
+        return None
+    dest = os.path.join(tmp, "workloads")
+    os.makedirs(dest, exist_ok=True)
+    for name in WORKLOAD_FILES:
+        plain, packed = os.path.join(src, name), os.path.join(src, name + ".gz")
+        if os.path.exists(plain):
+            shutil.copyfile(plain, os.path.join(dest, name))
+        elif os.path.exists(packed):
+            with gzip.open(packed, "rb") as fin, open(os.path.join(dest, name), "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+        else:
+            print(f"note: {name}(.gz) is missing from {src}; the shared workloads are not run.",
+                  file=sys.stderr)
+            return None
+    return dest
+
+
+def merge_partial(report, path, families):
+    """The rows of `report` (a run of `families` only) in place of those families' rows of the
+    report at `path`; the other rows, and the header of that report, are kept, and the partial
+    run is recorded in "partial_runs"."""
+    if not os.path.exists(path):
+        return report
+    with open(path, encoding="utf-8") as f:
+        old = json.load(f)
+    old["rows"] = [r for r in old["rows"] if r["family"] not in families] + report["rows"]
+    old.setdefault("partial_runs", []).append(
+        {"families": sorted(families), "generated": report["generated"],
+         "commit": report["commit"], "load_average_start": report["load_average_start"],
+         "load_average_end": report["load_average_end"]})
+    return old
+
+
 def machine():
     cpu = platform.processor() or platform.machine()
     try:
@@ -379,6 +696,16 @@ def main():
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     parser.add_argument("--trace", default=None,
                         help="openb_pod_list_default.csv (default: ../shared/data/traces/)")
+    parser.add_argument("--workloads", default=None,
+                        help="folder of the shared workloads, .json or .json.gz "
+                             "(default: ../shared/data/workloads/ when it exists)")
+    parser.add_argument("--timeout", type=float, default=1200,
+                        help="seconds after which a shared-workload benchmark is stopped and "
+                             "reported as such (default 1200)")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated families to run (parity, aws, trace, "
+                             "consolidation, bound, codec, catalog, cli, workloads); their rows "
+                             "replace those of bench/results/latest.json, the others are kept")
     parser.add_argument("--no-build", action="store_true", help="use the binaries as they are")
     parser.add_argument("--render-only", action="store_true",
                         help="re-render latest.md and the chart from latest.json, run nothing")
@@ -391,6 +718,7 @@ def main():
             f.write(markdown(report) + "\n")
         with tempfile.TemporaryDirectory() as tmp:
             chart(report, os.path.join(ROOT, "docs", "bench-pods-per-second.svg"), tmp)
+            chart_scaling(report, os.path.join(ROOT, "docs", "bench-time-vs-pods.svg"), tmp)
         return 0
     build_dir = os.path.abspath(args.build_dir)
     if not args.no_build:
@@ -409,13 +737,27 @@ def main():
               "machine": machine(), "commit": commit(), "quick": args.quick,
               "load_average_start": loadavg(), "rows": []}
     with tempfile.TemporaryDirectory() as tmp:
-        for run in plan(args.quick):
-            row = execute(run, build_dir, trace, args.quick, tmp)
+        dirs = {"dir": workloads_dir(args.workloads, tmp), "parity": os.path.join(tmp, "parity")}
+        os.makedirs(dirs["parity"])
+        sh([os.path.join(build_dir, "bench", "codec_bench"), f"--write-parity={dirs['parity']}"],
+           stdout=subprocess.DEVNULL)
+        runs = plan(args.quick) + (workload_plan(args.quick) if dirs["dir"] else [])
+        only = set(args.only.split(",")) if args.only else None
+        if only:
+            runs = [r for r in runs if r.family in only]
+        for run in runs:
+            if isinstance(run, CliRun):
+                row = execute_cli(run, build_dir, dirs, tmp)
+            else:
+                row = execute(run, build_dir, trace, args.quick, tmp, dirs,
+                              args.timeout if run.family == "workloads" else None)
             report["rows"].append(row)
             status = row.get("error") or f"{fmt_time(row['time_ms'])}, peak RSS {row['peak_rss_mb']:.0f} MB"
             print(f"  {row['benchmark']}: {status}", file=sys.stderr, flush=True)
         report["load_average_end"] = loadavg()
         results = os.path.join(ROOT, "bench", "results")
+        if only and not args.quick:
+            report = merge_partial(report, os.path.join(results, "latest.json"), only)
         os.makedirs(results, exist_ok=True)
         stem = "quick" if args.quick else "latest"
         with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
@@ -428,9 +770,11 @@ def main():
         if not args.quick:
             os.makedirs(os.path.dirname(svg), exist_ok=True)
             chart(report, svg, tmp)
+            chart_scaling(report, os.path.join(ROOT, "docs", "bench-time-vs-pods.svg"), tmp)
         print(md)
         print(f"\nwrote bench/results/{stem}.json, bench/results/{stem}.md"
-              + ("" if args.quick else ", docs/bench-pods-per-second.svg"), file=sys.stderr)
+              + ("" if args.quick else ", docs/bench-pods-per-second.svg, "
+                 "docs/bench-time-vs-pods.svg"), file=sys.stderr)
     failed = [r for r in report["rows"] if "error" in r and r["family"] != "trace"]
     return 1 if failed else 0
 

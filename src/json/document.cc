@@ -1,5 +1,8 @@
 // Text -> nlohmann::json documents for karp::json (see document.h).
 //
+// Valid JSON is read by the RapidJSON fast path (fast_json.h); anything it declines is parsed
+// again by nlohmann, whose messages name the JSON path.
+//
 // Hostile input is handled here, at the seam with the third-party parsers:
 //  - nesting is measured by a linear scan before nlohmann or yaml-cpp see the text (both
 //    recurse or build recursive values); yaml-cpp's own depth guard (DeepRecursion) covers
@@ -28,6 +31,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -37,6 +41,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "json/fast_json.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
 
@@ -485,6 +490,11 @@ class JsonPathTracker {
 absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::string_view source) {
   if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   std::vector<Document> docs(1);
+  // The fast reader handles valid input; nlohmann parses the rest and names what is wrong.
+  if (std::optional<Json> fast = FastParseJson(text)) {
+    docs[0].value = std::move(*fast);
+    return docs;
+  }
   JsonPathTracker tracker;
   try {
     docs[0].value = Json::parse(text.begin(), text.end(), std::ref(tracker));

@@ -1,7 +1,6 @@
-// Internal to karp::json: the encoders of karp's value types that both the snapshot writer
-// (writer.cc, nlohmann::json: keys sorted) and the `karp solve` outputs (solve_output.cc,
-// nlohmann::ordered_json: keys in insertion order) use. Each is a template over the JSON type
-// (nlohmann::json by default); the keys are inserted in the order the ordered outputs show.
+// Internal to karp::json: the encoders of karp's value types for the snapshot writer
+// (writer.cc, nlohmann::json: keys sorted). Each is a template over the JSON type (nlohmann::json
+// by default). The `karp solve` outputs stream the same shapes (solve_output.cc, JsonWriter).
 
 #ifndef KARP_SRC_JSON_ENCODERS_H_
 #define KARP_SRC_JSON_ENCODERS_H_

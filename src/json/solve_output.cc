@@ -1,169 +1,313 @@
-// `karp solve` JSON outputs (docs/formats.md §3): WriteSolveResult and WriteNodeClaims.
+// `karp solve` and `karp consolidate` JSON outputs (docs/formats.md §3): WriteSolveResult,
+// WriteNodeClaims and WriteConsolidationPlan, streamed by JsonWriter (no document is built;
+// the text is the one nlohmann's ordered_json gave, keys in the order written here).
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "json/codec_util.h"
-#include "json/encoders.h"
+#include "json/json_writer.h"
 #include "karp/json/codec.h"
 #include "karp/labels.h"
 
 namespace karp::json {
 namespace {
 
-using ordered = nlohmann::ordered_json;
-using codec_internal::Dump;
 using codec_internal::FormatGoDuration;
 using codec_internal::FormatGoDurationOrNever;
-using codec_internal::RequirementsJson;
-using codec_internal::ResourcesJson;
-using codec_internal::TaintsJson;
+using codec_internal::JsonWriter;
 
 // Prices are sums of float64 list prices; round away representation noise.
 double RoundPrice(double p) { return std::round(p * 1e9) / 1e9; }
 
-}  // namespace
-
-ordered ClaimJson(const NewNodeClaim& nc) {
-  ordered c = ordered::object();
-  c["name"] = nc.name;
-  c["nodePool"] = nc.node_pool;
-  c["instanceTypes"] = nc.instance_types;
-  c["requirements"] = RequirementsJson<ordered>(nc.requirements.ToApi());
-  c["requests"] = ResourcesJson<ordered>(nc.requests);
-  c["pods"] = nc.pods;
-  if (nc.launch) {
-    ordered l = ordered::object();
-    l["instanceType"] = nc.launch->instance_type;
-    l["zone"] = nc.launch->zone;
-    l["capacityType"] = nc.launch->capacity_type;
-    l["price"] = RoundPrice(nc.launch->price);
-    if (nc.launch->price_estimated) l["priceEstimated"] = true;
-    c["launch"] = std::move(l);
-  }
-  return c;
+// {name: quantity text} (karp::FormatQuantity).
+void WriteResources(JsonWriter& w, const ResourceList& r) {
+  w.BeginObject();
+  r.ForEach([&](std::string_view name, int64_t value) {
+    w.Member(name, FormatQuantity(value, name));
+  });
+  w.EndObject();
 }
 
+// [{key, value (when not empty), effect}].
+void WriteTaints(JsonWriter& w, const std::vector<Taint>& taints) {
+  w.BeginArray();
+  for (const Taint& t : taints) {
+    w.BeginObject();
+    w.Member("key", t.key);
+    if (!t.value.empty()) w.Member("value", t.value);
+    w.Member("effect", TaintEffectName(t.effect));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// [{key, operator, values (when not empty), minValues (when set)}].
+void WriteRequirements(JsonWriter& w, const std::vector<NodeSelectorRequirement>& reqs) {
+  w.BeginArray();
+  for (const NodeSelectorRequirement& r : reqs) {
+    w.BeginObject();
+    w.Member("key", r.key);
+    w.Member("operator", OperatorName(r.op));
+    if (!r.values.empty()) {
+      w.Key("values");
+      w.StringList(r.values);
+    }
+    if (r.min_values) {
+      w.Key("minValues");
+      w.Int(*r.min_values);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteLaunch(JsonWriter& w, const Launch& launch) {
+  w.BeginObject();
+  w.Member("instanceType", launch.instance_type);
+  w.Member("zone", launch.zone);
+  w.Member("capacityType", launch.capacity_type);
+  w.Key("price");
+  w.Double(RoundPrice(launch.price));
+  if (launch.price_estimated) {
+    w.Key("priceEstimated");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+void WriteClaim(JsonWriter& w, const NewNodeClaim& nc) {
+  w.BeginObject();
+  w.Member("name", nc.name);
+  w.Member("nodePool", nc.node_pool);
+  w.Key("instanceTypes");
+  w.StringList(nc.instance_types);
+  w.Key("requirements");
+  WriteRequirements(w, nc.requirements.ToApi());
+  w.Key("requests");
+  WriteResources(w, nc.requests);
+  w.Key("pods");
+  w.StringList(nc.pods);
+  if (nc.launch) {
+    w.Key("launch");
+    WriteLaunch(w, *nc.launch);
+  }
+  w.EndObject();
+}
+
+void WriteCommand(JsonWriter& w, const DisruptionCommand& cmd) {
+  w.BeginObject();
+  w.Member("decision", DisruptionDecisionName(cmd.decision));
+  w.Member("reason", DisruptionReasonName(cmd.reason));
+  w.Key("candidates");
+  w.StringList(cmd.candidates);
+  w.Key("replacements");
+  w.BeginArray();
+  for (const NewNodeClaim& nc : cmd.replacements) WriteClaim(w, nc);
+  w.EndArray();
+  w.Key("savingsPerHour");
+  w.Double(RoundPrice(cmd.savings_per_hour));
+  w.EndObject();
+}
+
+void WriteExisting(JsonWriter& w, const ExistingPlacement& e) {
+  w.BeginObject();
+  w.Member("name", e.name);
+  if (e.in_flight) {
+    w.Key("inFlight");
+    w.Bool(true);
+  }
+  w.Key("pods");
+  w.StringList(e.pods);
+  w.EndObject();
+}
+
+void WritePodError(JsonWriter& w, const PodError& e) {
+  w.BeginObject();
+  w.Member("pod", e.pod);
+  w.Member("message", e.message);
+  w.EndObject();
+}
+
+// The spec of a NodeClaim to create (WriteNodeClaims); `pool` may be null.
+void WriteNodeClaimSpec(JsonWriter& w, const NewNodeClaim& nc, const NodePool* pool) {
+  w.BeginObject();
+  w.Key("requirements");
+  WriteRequirements(w, nc.requirements.ToApi());
+  w.Key("resources");
+  w.BeginObject();
+  w.Key("requests");
+  WriteResources(w, nc.requests);
+  w.EndObject();
+  if (!nc.taints.empty()) {
+    w.Key("taints");
+    WriteTaints(w, nc.taints);
+  }
+  if (!nc.startup_taints.empty()) {
+    w.Key("startupTaints");
+    WriteTaints(w, nc.startup_taints);
+  }
+  if (pool != nullptr) {
+    w.Key("nodeClassRef");
+    w.BeginObject();
+    w.Member("group", pool->node_class_ref.group);
+    w.Member("kind", pool->node_class_ref.kind);
+    w.Member("name", pool->node_class_ref.name);
+    w.EndObject();
+    w.Member("expireAfter", FormatGoDurationOrNever(pool->expire_after));
+    if (pool->termination_grace_period) {
+      w.Member("terminationGracePeriod", FormatGoDuration(*pool->termination_grace_period));
+    }
+  }
+  w.EndObject();
+}
+
+// The cost packing's report (summary.packing).
+void WritePacking(JsonWriter& w, const PackingReport& p) {
+  w.Key("packing");
+  w.BeginObject();
+  w.Member("mode", "cost");
+  w.Key("faithfulPricePerHour");
+  w.Double(RoundPrice(p.faithful_price_per_hour));
+  w.Key("attempts");
+  w.Int(p.attempts);
+  w.Key("faithfulKept");
+  w.Bool(p.faithful_kept);
+  if (p.stopped_early) {
+    w.Key("stoppedEarly");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+// About the size of the text of `names` as an indented array at depth 3 (what claims list),
+// to reserve the output once.
+size_t ListBytes(const std::vector<std::string>& names, int indent) {
+  const size_t per_line = 4 + 4 * static_cast<size_t>(std::max(indent, 0));
+  size_t n = 0;
+  for (const std::string& s : names) n += s.size() + per_line;
+  return n;
+}
+
+size_t ClaimBytes(const NewNodeClaim& nc, int indent) {
+  return ListBytes(nc.instance_types, indent) + ListBytes(nc.pods, indent) + 1024;
+}
+
+}  // namespace
+
 std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
-  ordered root = ordered::object();
-  ordered commands = ordered::array();
-  for (const DisruptionCommand& cmd : plan.commands) {
-    ordered c = ordered::object();
-    c["decision"] = std::string(DisruptionDecisionName(cmd.decision));
-    c["reason"] = std::string(DisruptionReasonName(cmd.reason));
-    c["candidates"] = cmd.candidates;
-    ordered replacements = ordered::array();
-    for (const NewNodeClaim& nc : cmd.replacements) replacements.push_back(ClaimJson(nc));
-    c["replacements"] = std::move(replacements);
-    c["savingsPerHour"] = RoundPrice(cmd.savings_per_hour);
-    commands.push_back(std::move(c));
-  }
-  root["commands"] = std::move(commands);
-  ordered kept = ordered::array();
+  JsonWriter w(indent);
+  w.BeginObject();
+  w.Key("commands");
+  w.BeginArray();
+  for (const DisruptionCommand& cmd : plan.commands) WriteCommand(w, cmd);
+  w.EndArray();
+  w.Key("kept");
+  w.BeginArray();
   for (const KeptNode& k : plan.kept) {
-    ordered o = ordered::object();
-    o["node"] = k.node;
-    o["reason"] = k.reason;
-    kept.push_back(std::move(o));
+    w.BeginObject();
+    w.Member("node", k.node);
+    w.Member("reason", k.reason);
+    w.EndObject();
   }
-  root["kept"] = std::move(kept);
-  ordered summary = ordered::object();
-  summary["nodes"] = plan.nodes;
-  summary["candidates"] = plan.candidates;
-  summary["commands"] = plan.commands.size();
-  summary["savingsPerHour"] = RoundPrice(plan.savings_per_hour);
-  root["summary"] = std::move(summary);
-  return Dump(root, indent);
+  w.EndArray();
+  w.Key("summary");
+  w.BeginObject();
+  w.Key("nodes");
+  w.Int(plan.nodes);
+  w.Key("candidates");
+  w.Int(plan.candidates);
+  w.Key("commands");
+  w.Int(static_cast<int64_t>(plan.commands.size()));
+  w.Key("savingsPerHour");
+  w.Double(RoundPrice(plan.savings_per_hour));
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
 }
 
 std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent) {
-  ordered root = ordered::object();
-  ordered claims = ordered::array();
+  size_t expected = 1024;
+  for (const NewNodeClaim& nc : result.node_claims) expected += ClaimBytes(nc, indent);
+  for (const ExistingPlacement& e : result.existing_nodes) expected += ListBytes(e.pods, indent);
+  for (const PodError& e : result.pod_errors) expected += e.pod.size() + e.message.size() + 64;
+  JsonWriter w(indent, expected);
   int scheduled = 0;
+  w.BeginObject();
+  w.Key("nodeClaims");
+  w.BeginArray();
   for (const NewNodeClaim& nc : result.node_claims) {
     scheduled += static_cast<int>(nc.pods.size());
-    claims.push_back(ClaimJson(nc));
+    WriteClaim(w, nc);
   }
-  root["nodeClaims"] = std::move(claims);
-  ordered existing = ordered::array();
+  w.EndArray();
+  w.Key("existingNodes");
+  w.BeginArray();
   for (const ExistingPlacement& e : result.existing_nodes) {
-    ordered n = ordered::object();
-    n["name"] = e.name;
-    if (e.in_flight) n["inFlight"] = true;
-    n["pods"] = e.pods;
     scheduled += static_cast<int>(e.pods.size());
-    existing.push_back(std::move(n));
+    WriteExisting(w, e);
   }
-  root["existingNodes"] = std::move(existing);
-  ordered errors = ordered::array();
-  for (const PodError& e : result.pod_errors) {
-    ordered o = ordered::object();
-    o["pod"] = e.pod;
-    o["message"] = e.message;
-    errors.push_back(std::move(o));
-  }
-  root["podErrors"] = std::move(errors);
-  ordered summary = ordered::object();
-  summary["pods"] = result.pods;
-  summary["scheduled"] = scheduled;
-  summary["nodeClaims"] = result.node_claims.size();
-  summary["launchPricePerHour"] = RoundPrice(result.LaunchPricePerHour());
+  w.EndArray();
+  w.Key("podErrors");
+  w.BeginArray();
+  for (const PodError& e : result.pod_errors) WritePodError(w, e);
+  w.EndArray();
+  w.Key("summary");
+  w.BeginObject();
+  w.Key("pods");
+  w.Int(result.pods);
+  w.Key("scheduled");
+  w.Int(scheduled);
+  w.Key("nodeClaims");
+  w.Int(static_cast<int64_t>(result.node_claims.size()));
+  w.Key("launchPricePerHour");
+  w.Double(RoundPrice(result.LaunchPricePerHour()));
   if (result.lower_bound_per_hour) {
-    summary["lowerBoundPerHour"] = RoundPrice(*result.lower_bound_per_hour);
+    w.Key("lowerBoundPerHour");
+    w.Double(RoundPrice(*result.lower_bound_per_hour));
   }
-  summary["skippedObjects"] = skipped_objects;
-  if (result.timed_out) summary["timedOut"] = true;
-  if (result.packing.mode == PackingMode::kCost) {
-    ordered packing = ordered::object();
-    packing["mode"] = "cost";
-    packing["faithfulPricePerHour"] = RoundPrice(result.packing.faithful_price_per_hour);
-    packing["attempts"] = result.packing.attempts;
-    packing["faithfulKept"] = result.packing.faithful_kept;
-    if (result.packing.stopped_early) packing["stoppedEarly"] = true;
-    summary["packing"] = std::move(packing);
+  w.Key("skippedObjects");
+  w.Int(skipped_objects);
+  if (result.timed_out) {
+    w.Key("timedOut");
+    w.Bool(true);
   }
-  root["summary"] = std::move(summary);
-  return Dump(root, indent);
+  if (result.packing.mode == PackingMode::kCost) WritePacking(w, result.packing);
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
 }
 
 std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& snapshot,
                             int indent) {
-  ordered items = ordered::array();
+  JsonWriter w(indent);
+  w.BeginObject();
+  w.Member("apiVersion", "v1");
+  w.Member("kind", "List");
+  w.Key("items");
+  w.BeginArray();
   for (const NewNodeClaim& nc : result.node_claims) {
-    const NodePool* pool = snapshot.FindNodePool(nc.node_pool);
-    ordered o = ordered::object();
-    o["apiVersion"] = "karpenter.sh/v1";
-    o["kind"] = "NodeClaim";
-    ordered meta = ordered::object();
-    meta["name"] = nc.name;
-    meta["labels"] = nc.labels;
-    meta["annotations"] = nc.annotations;
-    o["metadata"] = std::move(meta);
-    ordered spec = ordered::object();
-    spec["requirements"] = RequirementsJson<ordered>(nc.requirements.ToApi());
-    spec["resources"] = ordered{{"requests", ResourcesJson<ordered>(nc.requests)}};
-    if (!nc.taints.empty()) spec["taints"] = TaintsJson<ordered>(nc.taints);
-    if (!nc.startup_taints.empty()) spec["startupTaints"] = TaintsJson<ordered>(nc.startup_taints);
-    if (pool != nullptr) {
-      spec["nodeClassRef"] = ordered{{"group", pool->node_class_ref.group},
-                                     {"kind", pool->node_class_ref.kind},
-                                     {"name", pool->node_class_ref.name}};
-      spec["expireAfter"] = FormatGoDurationOrNever(pool->expire_after);
-      if (pool->termination_grace_period) {
-        spec["terminationGracePeriod"] = FormatGoDuration(*pool->termination_grace_period);
-      }
-    }
-    o["spec"] = std::move(spec);
-    items.push_back(std::move(o));
+    w.BeginObject();
+    w.Member("apiVersion", "karpenter.sh/v1");
+    w.Member("kind", "NodeClaim");
+    w.Key("metadata");
+    w.BeginObject();
+    w.Member("name", nc.name);
+    w.Key("labels");
+    w.StringMap(nc.labels);
+    w.Key("annotations");
+    w.StringMap(nc.annotations);
+    w.EndObject();
+    w.Key("spec");
+    WriteNodeClaimSpec(w, nc, snapshot.FindNodePool(nc.node_pool));
+    w.EndObject();
   }
-  ordered root = ordered::object();
-  root["apiVersion"] = "v1";
-  root["kind"] = "List";
-  root["items"] = std::move(items);
-  return Dump(root, indent);
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
 }
 
 }  // namespace karp::json

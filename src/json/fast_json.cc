@@ -1,0 +1,141 @@
+// RapidJSON SAX -> nlohmann::json (see fast_json.h). Whatever nlohmann would type, reject or
+// report differently is left to nlohmann: the handler stops (returns false) and the caller falls
+// back, so the fast path changes speed, never results or messages.
+
+#include "json/fast_json.h"
+
+#include <rapidjson/error/error.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace karp::json::codec_internal {
+namespace {
+
+bool ValidString(const char* s, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) {
+      return IsValidUtf8(std::string_view(s + i, n - i));
+    }
+  }
+  return true;
+}
+
+// A number token as nlohmann's lexer types it: without '.', 'e' or 'E' an unsigned (no sign) or
+// signed (leading '-') integer when it fits, a double otherwise; doubles must be finite.
+bool NumberValue(const char* s, size_t n, Json* out) {
+  const char* end = s + n;
+  const bool integral = std::memchr(s, '.', n) == nullptr && std::memchr(s, 'e', n) == nullptr &&
+                        std::memchr(s, 'E', n) == nullptr;
+  if (integral) {
+    if (s[0] == '-') {
+      int64_t v = 0;
+      auto [p, ec] = std::from_chars(s, end, v);
+      if (ec == std::errc() && p == end) {
+        *out = v;
+        return true;
+      }
+    } else {
+      uint64_t v = 0;
+      auto [p, ec] = std::from_chars(s, end, v);
+      if (ec == std::errc() && p == end) {
+        *out = v;
+        return true;
+      }
+    }
+  }
+  double d = 0;
+  auto [p, ec] = std::from_chars(s, end, d);
+  if (ec != std::errc() || p != end || !std::isfinite(d)) return false;
+  *out = d;
+  return true;
+}
+
+// Builds the value from RapidJSON's events. The open containers are kept as pointers: an
+// open container is the last element of its parent array or a node of its parent's map, which
+// do not move while it is open.
+class DomBuilder {
+ public:
+  Json TakeRoot() { return std::move(root_); }
+
+  bool Null() { return Add(Json(nullptr)) != nullptr; }
+  bool Bool(bool b) { return Add(Json(b)) != nullptr; }
+  // Unused: numbers arrive as text (kParseNumbersAsStringsFlag).
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(int64_t) { return false; }
+  bool Uint64(uint64_t) { return false; }
+  bool Double(double) { return false; }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    Json v;
+    return n > 0 && NumberValue(s, n, &v) && Add(std::move(v)) != nullptr;
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    return ValidString(s, n) && Add(Json(std::string(s, n))) != nullptr;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    if (!ValidString(s, n)) return false;
+    key_.assign(s, n);
+    return true;
+  }
+  bool StartObject() { return Open(Json::value_t::object); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool StartArray() { return Open(Json::value_t::array); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+
+ private:
+  bool Open(Json::value_t type) {
+    Json* slot = Add(Json(type));
+    if (slot == nullptr) return false;
+    open_.push_back(slot);
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  // Places `v` in the open container (under the pending key of an object); nullptr on a
+  // repeated key.
+  Json* Add(Json&& v) {
+    if (open_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Json& parent = *open_.back();
+    if (Json::array_t* a = parent.get_ptr<Json::array_t*>()) {
+      a->push_back(std::move(v));
+      return &a->back();
+    }
+    auto [it, inserted] = parent.get_ptr<Json::object_t*>()->emplace(std::move(key_), std::move(v));
+    return inserted ? &it->second : nullptr;
+  }
+
+  Json root_;
+  std::vector<Json*> open_;
+  std::string key_;
+};
+
+}  // namespace
+
+std::optional<Json> FastParseJson(std::string_view text) {
+  // RapidJSON's memory stream reads a NUL as the end of the text; nlohmann rejects it.
+  if (std::memchr(text.data(), '\0', text.size()) != nullptr) return std::nullopt;
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  rapidjson::Reader reader;
+  DomBuilder builder;
+  if (reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(stream, builder).IsError()) {
+    return std::nullopt;
+  }
+  return builder.TakeRoot();
+}
+
+}  // namespace karp::json::codec_internal

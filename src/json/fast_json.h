@@ -1,0 +1,27 @@
+// Internal to karp::json: the fast path of JSON input. RapidJSON's SAX reader builds the same
+// nlohmann::json value that nlohmann's own parser would, several times faster, and gives up on
+// anything it cannot reproduce exactly; document.cc then parses the text with nlohmann, whose
+// error messages (with the JSON path) are the ones karp reports. RapidJSON is used only here.
+
+#ifndef KARP_SRC_JSON_FAST_JSON_H_
+#define KARP_SRC_JSON_FAST_JSON_H_
+
+#include <optional>
+#include <string_view>
+
+#include "json/document.h"
+
+namespace karp::json::codec_internal {
+
+// The value of the JSON text `text`, equal to nlohmann::json::parse(text) (numbers typed as
+// nlohmann types them: unsigned for non-negative integers, integer for negative ones, float
+// otherwise), or nullopt when the text is not valid JSON or holds what the fast path leaves to
+// nlohmann: a duplicate key, a string that is not valid UTF-8, a NUL byte, a number that does
+// not convert exactly (out of range). Nesting must already be bounded (CheckJsonDepth): the
+// reader recurses once per level. Never throws (allocation failure aside).
+// Complexity: linear in the size of the text.
+std::optional<Json> FastParseJson(std::string_view text);
+
+}  // namespace karp::json::codec_internal
+
+#endif  // KARP_SRC_JSON_FAST_JSON_H_

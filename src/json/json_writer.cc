@@ -1,0 +1,155 @@
+// The streaming JSON writer (json_writer.h). The layout rules are nlohmann's serializer's:
+//  - a non-empty object or array opens with its bracket, puts each member on its own line
+//    indented one level deeper (members separated by ","), and closes on a line of its own at
+//    its own level; an empty one is "{}" or "[]";
+//  - keys are followed by ": " (":" on one line);
+//  - strings escape '"', '\\' and the control characters (\b \t \n \f \r, others \u00xx),
+//    and keep every other UTF-8 character as it is;
+//  - doubles use nlohmann's shortest round-trip formatting (so the numbers are the same text).
+
+#include "json/json_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "json/document.h"
+
+namespace karp::json::codec_internal {
+namespace {
+
+bool IsAscii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void JsonWriter::NewLine(size_t depth) {
+  out_ += '\n';
+  out_.append(depth * static_cast<size_t>(indent_), ' ');
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (open_.empty()) return;
+  Level& top = open_.back();  // an array: the value is its next element
+  if (!top.empty) out_ += ',';
+  top.empty = false;
+  if (indent_ >= 0) NewLine(open_.size());
+}
+
+void JsonWriter::Open(char bracket, bool object) {
+  BeforeValue();
+  out_ += bracket;
+  open_.push_back(Level{object, true});
+}
+
+void JsonWriter::Close(char bracket) {
+  const bool empty = open_.back().empty;
+  open_.pop_back();
+  if (!empty && indent_ >= 0) NewLine(open_.size());
+  out_ += bracket;
+}
+
+void JsonWriter::BeginObject() { Open('{', true); }
+void JsonWriter::EndObject() { Close('}'); }
+void JsonWriter::BeginArray() { Open('[', false); }
+void JsonWriter::EndArray() { Close(']'); }
+
+void JsonWriter::Key(std::string_view key) {
+  Level& top = open_.back();
+  if (!top.empty) out_ += ',';
+  top.empty = false;
+  if (indent_ >= 0) NewLine(open_.size());
+  Escaped(key);
+  out_ += indent_ >= 0 ? ": " : ":";
+  after_key_ = true;
+}
+
+void JsonWriter::Escaped(std::string_view s) {
+  if (!IsAscii(s) && !IsValidUtf8(s)) {
+    // Rare: let nlohmann replace the invalid bytes exactly as it always has.
+    out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false,
+                                                nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  out_ += '"';
+  size_t run = 0;  // start of the pending run of characters copied as they are
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out_.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out_ += "\\\""; break;
+      case '\\': out_ += "\\\\"; break;
+      case '\b': out_ += "\\b"; break;
+      case '\t': out_ += "\\t"; break;
+      case '\n': out_ += "\\n"; break;
+      case '\f': out_ += "\\f"; break;
+      case '\r': out_ += "\\r"; break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out_ += "\\u00";
+        out_ += kHex[c >> 4];
+        out_ += kHex[c & 0xF];
+      }
+    }
+  }
+  out_.append(s.data() + run, s.size() - run);
+  out_ += '"';
+}
+
+void JsonWriter::String(std::string_view s) {
+  BeforeValue();
+  Escaped(s);
+}
+
+void JsonWriter::Int(int64_t v) {
+  BeforeValue();
+  std::array<char, 24> buf;
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  (void)ec;  // 24 characters hold any int64_t
+  out_.append(buf.data(), end);
+}
+
+void JsonWriter::Double(double v) {
+  BeforeValue();
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return;
+  }
+  std::array<char, 64> buf;
+  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out_.append(buf.data(), end);
+}
+
+void JsonWriter::Bool(bool b) {
+  BeforeValue();
+  out_ += b ? "true" : "false";
+}
+
+void JsonWriter::StringList(const std::vector<std::string>& v) {
+  BeginArray();
+  for (const std::string& s : v) String(s);
+  EndArray();
+}
+
+void JsonWriter::StringMap(const std::map<std::string, std::string>& m) {
+  BeginObject();
+  for (const auto& [k, v] : m) {
+    Key(k);
+    String(v);
+  }
+  EndObject();
+}
+
+}  // namespace karp::json::codec_internal

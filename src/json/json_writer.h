@@ -1,0 +1,70 @@
+// Internal to karp::json: a streaming JSON writer for the large outputs (karp solve and karp
+// consolidate). It appends text as values are given, without building a document, in exactly
+// the layout of nlohmann::json::dump(indent, ' ', false, replace) for the same values inserted
+// in the same order, so outputs stay byte-identical to the DOM writer it replaces.
+
+#ifndef KARP_SRC_JSON_JSON_WRITER_H_
+#define KARP_SRC_JSON_JSON_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace karp::json::codec_internal {
+
+// Usage: w.BeginObject(); w.Key("a"); w.Int(1); w.EndObject(); std::string s = w.Take();
+// Calls must form one well-nested value (a key before every value in an object); misuse is a
+// programming error and is not diagnosed. Strings that are not valid UTF-8 have their invalid
+// bytes replaced by U+FFFD, as nlohmann does. Not thread-safe; linear in the output size.
+class JsonWriter {
+ public:
+  // `indent` spaces per level with a line per value; negative: one line without spaces.
+  // `reserve`: the expected size of the text, to allocate once.
+  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) { out_.reserve(reserve); }
+
+  void BeginObject();
+  void EndObject();
+  void BeginArray();
+  void EndArray();
+  void Key(std::string_view key);
+
+  void String(std::string_view s);
+  // Key(key) then String(value).
+  void Member(std::string_view key, std::string_view value) {
+    Key(key);
+    String(value);
+  }
+  void Int(int64_t v);
+  void Double(double v);  // shortest round-trip form, as nlohmann ("5.0", "0.1376"); NaN: null
+  void Bool(bool b);
+
+  // Conveniences: an array of strings; an object of strings (in map order).
+  void StringList(const std::vector<std::string>& v);
+  void StringMap(const std::map<std::string, std::string>& m);
+
+  // The text written so far (the value must be complete).
+  std::string Take() { return std::move(out_); }
+
+ private:
+  struct Level {
+    bool object = false;
+    bool empty = true;
+  };
+  void BeforeValue();
+  void Open(char bracket, bool object);
+  void Close(char bracket);
+  void NewLine(size_t depth);
+  void Escaped(std::string_view s);
+
+  int indent_;
+  std::string out_;
+  std::vector<Level> open_;
+  bool after_key_ = false;
+};
+
+}  // namespace karp::json::codec_internal
+
+#endif  // KARP_SRC_JSON_JSON_WRITER_H_

@@ -1,0 +1,192 @@
+// Tests of the fast JSON reader (src/json/fast_json.h) and the streaming writer
+// (src/json/json_writer.h) against nlohmann/json, whose values and text they must reproduce
+// exactly: the reader gives the same value (numbers typed alike) or declines so that nlohmann
+// reports the error; the writer gives the same bytes as nlohmann's dump for the same value.
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "json/document.h"
+#include "json/fast_json.h"
+#include "json/json_writer.h"
+
+namespace {
+
+using karp::json::codec_internal::FastParseJson;
+using karp::json::codec_internal::Json;
+using karp::json::codec_internal::JsonWriter;
+using karp::json::codec_internal::LoadDocuments;
+using ordered = nlohmann::ordered_json;
+
+// Same value, same JSON types all the way down (nlohmann's == equates 1 and 1u and 1.0).
+bool SameTyped(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt) {
+      if (it.key() != jt.key() || !SameTyped(*it, *jt)) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!SameTyped(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_number_float()) {
+    return std::signbit(a.get<double>()) == std::signbit(b.get<double>()) && a == b;
+  }
+  return a == b;
+}
+
+TEST_CASE("The fast reader builds the value nlohmann builds", "[json][fast-json]") {
+  const std::vector<std::string> texts = {
+      R"({})",
+      R"([])",
+      R"( {"a": 1, "b": [true, false, null], "c": {"d": "e"}} )",
+      R"([0, -0, 1, -1, 9223372036854775807, -9223372036854775808, 18446744073709551615])",
+      R"([18446744073709551616, -9223372036854775809, 1.5, -0.0, 1e2, 1E-2, 2.5e+3, 0.1376])",
+      R"([1e-320, 123456789012345678901234567890])",
+      R"(["", "plain", "quote \" backslash \\ slash \/", "\b\f\n\r\t", "\u0000\u001f\u007f"])",
+      R"(["é ü 漢字 😀", "\u00e9\u6f22\ud83d\ude00", {"ключ": "значение"}])",
+      "[\n\t1 ,\r\n 2 ]",
+      R"({"metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {"containers": []}})",
+  };
+  for (const std::string& text : texts) {
+    INFO(text);
+    std::optional<Json> fast = FastParseJson(text);
+    REQUIRE(fast.has_value());
+    CHECK(SameTyped(*fast, Json::parse(text)));
+  }
+  // Number types as nlohmann gives them: unsigned without a sign, integer with one.
+  std::optional<Json> numbers = FastParseJson("[5, -5, 5.0]");
+  REQUIRE(numbers.has_value());
+  CHECK((*numbers)[0].is_number_unsigned());
+  CHECK((*numbers)[1].is_number_integer());
+  CHECK_FALSE((*numbers)[1].is_number_unsigned());
+  CHECK((*numbers)[2].is_number_float());
+}
+
+TEST_CASE("The fast reader declines what it leaves to nlohmann", "[json][fast-json]") {
+  const std::vector<std::string> texts = {
+      R"({"a": 1, "a": 2})",            // duplicate key (nlohmann's path names it)
+      R"({"a": {"b": 1, "b": 1}})",     // nested duplicate
+      "[\"\xff\"]",                     // invalid UTF-8
+      "[\"\xc0\xaf\"]",                 // overlong
+      R"(["\udc00"])",                  // lone low surrogate
+      R"(["\ud800"])",                  // lone high surrogate
+      R"([1e400])",                     // out of the double range
+      R"([-1e400])",
+      R"([1, ])",                       // trailing comma
+      R"({"a": 1} x)",                  // trailing text
+      R"([01])",
+      R"([1.])",
+      R"([NaN])",
+      R"({"a" 1})",
+      R"([1)",
+      std::string("[1]\0", 4),          // NUL after the value
+      std::string("[\"a\0b\"]", 7),     // raw NUL in a string
+      "[\"tab\there\"]",                // raw control character in a string
+  };
+  for (const std::string& text : texts) {
+    INFO(text);
+    CHECK_FALSE(FastParseJson(text).has_value());
+  }
+}
+
+TEST_CASE("Errors keep naming the file and the JSON path after the fast reader declines",
+          "[json][fast-json]") {
+  auto error = [](const std::string& text) {
+    auto docs = LoadDocuments(text, "f.json");
+    REQUIRE_FALSE(docs.ok());
+    return std::string(docs.status().message());
+  };
+  CHECK(error(R"({"items": [{"metadata": {"name": "a", "name": "b"}}]})") ==
+        "f.json: items[0].metadata.name: duplicate key \"name\"");
+  CHECK(error(R"({"spec": {"cpu": 1e400}})").rfind("f.json: spec.cpu: ", 0) == 0);
+  CHECK(error(R"({"a": [1, 2,]})").rfind("f.json: ", 0) == 0);
+  // Valid input of the slow path's exotic kind still parses (underflow to a denormal).
+  auto docs = LoadDocuments(R"({"tiny": 1e-400})", "f.json");
+  REQUIRE(docs.ok());
+  CHECK((*docs)[0].value["tiny"].get<double>() == 0.0);
+}
+
+// Writes `v` through JsonWriter, in the key order of the ordered value.
+void WriteValue(JsonWriter& w, const ordered& v) {
+  switch (v.type()) {
+    case ordered::value_t::object:
+      w.BeginObject();
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        w.Key(it.key());
+        WriteValue(w, *it);
+      }
+      w.EndObject();
+      break;
+    case ordered::value_t::array:
+      w.BeginArray();
+      for (const ordered& e : v) WriteValue(w, e);
+      w.EndArray();
+      break;
+    case ordered::value_t::string: w.String(v.get_ref<const std::string&>()); break;
+    case ordered::value_t::boolean: w.Bool(v.get<bool>()); break;
+    case ordered::value_t::number_integer: w.Int(v.get<int64_t>()); break;
+    case ordered::value_t::number_unsigned: w.Int(static_cast<int64_t>(v.get<uint64_t>())); break;
+    case ordered::value_t::number_float: w.Double(v.get<double>()); break;
+    default: FAIL("unsupported type"); break;
+  }
+}
+
+TEST_CASE("The streaming writer writes nlohmann's text byte for byte", "[json][json-writer]") {
+  ordered v = ordered::object();
+  v["empty object"] = ordered::object();
+  v["empty array"] = ordered::array();
+  v["nested empties"] = ordered::array({ordered::object(), ordered::array(), ordered::array({1})});
+  v["strings"] = {"", "plain", "quote \" and \\", "\b\f\n\r\t", std::string("\x01\x1f\x7f", 3),
+                  std::string("nul \0 inside", 12), "é 漢字 😀", "\xff invalid \xc3", "\xe2\x82"};
+  v["ints"] = {0, -1, 42, std::numeric_limits<int64_t>::min(),
+               std::numeric_limits<int64_t>::max()};
+  v["unsigned"] = static_cast<uint64_t>(7);
+  v["doubles"] = {0.1376, 5.0, -0.0, 0.0, 1e-7, 1e21, 123456.789, 1.0 / 3, 2.5e-5, 1e15, 1e16};
+  v["not finite"] = {std::nan(""), HUGE_VAL};
+  v["bools"] = {true, false};
+  v["deep"] = {{"a", {{"b", {{"c", ordered::array({"d"})}}}}}};
+  v["\"key\" with\nescapes"] = "x";
+  for (int indent : {-1, 0, 1, 2, 4}) {
+    INFO("indent " << indent);
+    JsonWriter w(indent);
+    WriteValue(w, v);
+    CHECK(w.Take() == v.dump(indent, ' ', false, ordered::error_handler_t::replace));
+  }
+  for (const ordered& scalar : {ordered("top"), ordered(1), ordered(2.5), ordered(true)}) {
+    JsonWriter w(1);
+    WriteValue(w, scalar);
+    CHECK(w.Take() == scalar.dump(1));
+  }
+}
+
+TEST_CASE("The streaming writer's conveniences write arrays and objects of strings",
+          "[json][json-writer]") {
+  JsonWriter w(1);
+  w.BeginObject();
+  w.Key("list");
+  w.StringList({"a", "b"});
+  w.Key("map");
+  w.StringMap({{"k1", "v1"}, {"k2", "v2"}});
+  w.Key("none");
+  w.StringList({});
+  w.EndObject();
+  CHECK(w.Take() ==
+        "{\n \"list\": [\n  \"a\",\n  \"b\"\n ],\n \"map\": {\n  \"k1\": \"v1\",\n  \"k2\": "
+        "\"v2\"\n },\n \"none\": []\n}");
+}
+
+}  // namespace
