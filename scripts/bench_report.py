@@ -130,6 +130,16 @@ def plan(quick):
     if not quick:
         runs.append(Run("trace", "openb, all pods at once", "scheduler_bench",
                         "BM_Scheduling_Trace/busiest:0", None, 3))
+    # The cost packing mode beside the faithful rows above (same workloads and counters).
+    for n in [1000] if quick else [100, 1000, 5000, 20000]:
+        runs.append(Run("cost", "diverse", "scheduler_bench", f"BM_Scheduling_DiverseCost/{n}",
+                        n, 1 if quick else (3 if n <= 5000 else 1)))
+    for n in [1000] if quick else [1000, 10000, 50000]:
+        runs.append(Run("cost", "realistic AWS", "scheduler_bench", f"BM_Scheduling_AwsCost/{n}",
+                        n, 1 if quick else (3 if n <= 1000 else 1)))
+    if not quick:
+        runs.append(Run("cost", "openb, pods alive at the busiest instant", "scheduler_bench",
+                        "BM_Scheduling_TraceCost/busiest:1", None, 3))
     for n in [100] if quick else [100, 1000, 5000]:
         reps = 1 if quick else (5 if n <= 100 else (3 if n <= 1000 else 1))
         runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
@@ -273,7 +283,8 @@ def execute(run, build_dir, trace, quick, tmp, dirs, timeout=None):
     row["time_ms_min"] = min(times)
     row["time_ms_max"] = max(times)
     row["iterations"] = sum(int(b["iterations"]) for b in iterations)
-    for key in ("pods", "nodes", "price", "bound", "price/bound", "unplaceable", "commands",
+    for key in ("pods", "nodes", "price", "bound", "price/bound", "faithful/bound", "unplaceable",
+                "commands",
                 "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components",
                 "types", "table_ms", "free_ms", "existing", "errors", "create_ms", "MB in",
                 "MB out"):
@@ -407,6 +418,29 @@ def workload_tables(rows):
     return out
 
 
+def cost_table(rows):
+    """The cost packing mode (--packing cost) beside the faithful mode on the same workloads."""
+    faithful = {(r["workload"], r["pods"]): r for r in rows
+                if r["family"] in ("parity", "aws", "trace") and "error" not in r and "pods" in r}
+    out = ["### Cost packing (`--packing cost`, docs/design.md §13) beside the faithful mode", "",
+           "| workload | pods | faithful $/h | cost $/h | bound $/h | faithful/bound | cost/bound "
+           "| saved | nodes | time faithful | time cost | peak RSS cost |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "cost" or "error" in r:
+            continue
+        f = faithful.get((r["workload"], r["pods"]))
+        faithful_price = r["faithful_per_bound"] * r["bound"]
+        out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {faithful_price:,.2f} | "
+                   f"{r['price']:,.2f} | {r['bound']:,.2f} | {r['faithful_per_bound']:.3f} | "
+                   f"{r['price_per_bound']:.3f} | {100 * (1 - r['price'] / faithful_price):.0f} % | "
+                   f"{fmt_int(r['nodes'])} | {fmt_time(f['time_ms']) if f else '—'} | "
+                   f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
+    errs = [f"- `{r['benchmark']}`: {r['error']}" for r in rows
+            if r["family"] == "cost" and "error" in r]
+    return out + errs
+
+
 def markdown(report):
     rows = report["rows"]
     lines = [f"Measured {report['generated']} on {report['machine']['cpu']} "
@@ -470,6 +504,7 @@ def markdown(report):
                          "type of the embedded catalog (karp reports exactly those as pod "
                          "errors); nodes, price and bound are for the others.")
     lines += [""]
+    lines += cost_table(rows) + [""]
     lines += ["### Consolidation (full pass, every method, default budgets)",
               "", "| nodes | pods | time | commands | savings found | cluster price | peak RSS |",
               "|---|---|---|---|---|---|---|"]

@@ -107,6 +107,61 @@ void PrintText(const SolveResult& r, std::string_view currency) {
   }
 }
 
+void PrintResult(const SolveResult& result, const std::string& output,
+                 const ClusterSnapshot& snapshot, std::string_view currency) {
+  if (output == "json") {
+    std::cout << json::WriteSolveResult(result, snapshot.skipped_objects) << "\n";
+  } else if (output == "nodeclaims") {
+    std::cout << json::WriteNodeClaims(result, snapshot) << "\n";
+  } else {
+    PrintText(result, currency);
+  }
+}
+
+// The cost packing flags (--packing, --cost-attempts, --cost-threads, --cost-deadline) into
+// `options`: 1 when args[i] was one (i moves past its value), 0 when not, -1 with `error` set
+// for a bad value.
+int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
+                    std::string* error) {
+  std::string value;
+  auto bad = [&](std::string message) {
+    *error = std::move(message);
+    return -1;
+  };
+  auto integer = [&](long lo, long hi, long* out) {
+    char* end = nullptr;
+    *out = std::strtol(value.c_str(), &end, 10);
+    return end != value.c_str() && *end == '\0' && *out >= lo && *out <= hi;
+  };
+  long n = 0;
+  int r = 0;
+  if ((r = TakeFlag(args, i, "--packing", &value)) != 0) {
+    if (r > 0 && value == "faithful") {
+      options->packing = PackingMode::kFaithful;
+    } else if (r > 0 && value == "cost") {
+      options->packing = PackingMode::kCost;
+    } else {
+      return bad("--packing must be faithful or cost");
+    }
+  } else if ((r = TakeFlag(args, i, "--cost-attempts", &value)) != 0) {
+    if (r < 0 || !integer(1, 10, &n)) return bad("--cost-attempts must be an integer from 1 to 10");
+    options->cost_attempts = static_cast<int>(n);
+  } else if ((r = TakeFlag(args, i, "--cost-threads", &value)) != 0) {
+    if (r < 0 || !integer(0, 1024, &n)) {
+      return bad("--cost-threads must be an integer from 0 to 1024");
+    }
+    options->cost_threads = static_cast<int>(n);
+  } else if ((r = TakeFlag(args, i, "--cost-deadline", &value)) != 0) {
+    absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
+    if (r < 0 || !d.ok() || *d <= absl::ZeroDuration()) {
+      return bad(internal::StrCat("--cost-deadline must be a positive duration such as 2s, got \"",
+                                  value, "\""));
+    }
+    options->cost_time_limit = *d;
+  }
+  return r;
+}
+
 }  // namespace
 
 int RunSolve(const std::vector<std::string>& args) {
@@ -167,35 +222,8 @@ int RunSolve(const std::vector<std::string>& args) {
         return UsageError(kSolveUsage, "--max-instance-types must be a positive integer");
       }
       options.max_instance_types = static_cast<int>(n);
-    } else if ((r = take("--packing")) != 0) {
-      if (value == "faithful") {
-        options.packing = PackingMode::kFaithful;
-      } else if (value == "cost") {
-        options.packing = PackingMode::kCost;
-      } else {
-        return UsageError(kSolveUsage, "--packing must be faithful or cost");
-      }
-    } else if ((r = take("--cost-attempts")) != 0) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end != '\0' || n < 1 || n > 10) {
-        return UsageError(kSolveUsage, "--cost-attempts must be an integer from 1 to 10");
-      }
-      options.cost_attempts = static_cast<int>(n);
-    } else if ((r = take("--cost-threads")) != 0) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end != '\0' || n < 0 || n > 1024) {
-        return UsageError(kSolveUsage, "--cost-threads must be an integer from 0 to 1024");
-      }
-      options.cost_threads = static_cast<int>(n);
-    } else if ((r = take("--cost-deadline")) != 0) {
-      absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
-      if (!d.ok() || *d <= absl::ZeroDuration()) {
-        return UsageError(kSolveUsage, internal::StrCat("--cost-deadline must be a positive "
-                                                        "duration such as 2s, got \"", value, "\""));
-      }
-      options.cost_time_limit = *d;
+    } else if ((r = TakePackingFlag(args, i, &options, &flag_error)) != 0) {
+      if (r < 0) return UsageError(kSolveUsage, flag_error);
     } else if ((r = take("--now")) != 0) {
       absl::Time now;
       std::string err;
@@ -228,13 +256,7 @@ int RunSolve(const std::vector<std::string>& args) {
     std::cerr << "prepare " << absl::FormatDuration(prepared - start) << ", solve "
               << absl::FormatDuration(absl::Now() - prepared) << "\n";
   }
-  if (output == "json") {
-    std::cout << json::WriteSolveResult(*result, snapshot->skipped_objects) << "\n";
-  } else if (output == "nodeclaims") {
-    std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
-  } else {
-    PrintText(*result, catalog_flags.Currency());
-  }
+  PrintResult(*result, output, *snapshot, catalog_flags.Currency());
   return kExitOk;
 }
 
