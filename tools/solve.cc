@@ -38,7 +38,7 @@ constexpr char kSolveUsage[] =
     "  --packing faithful|cost      faithful: the reference's first-fit packing (default);\n"
     "                               cost: a cheaper packing under the same constraints, never\n"
     "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
-    "  --cost-attempts N            cost packing: candidate packings tried (default 6)\n"
+    "  --cost-attempts N            cost packing: candidate packings tried (default 4, at most 10)\n"
     "  --cost-threads N             cost packing: threads (default 0: one per CPU; the\n"
     "                               result does not depend on it)\n"
     "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"

@@ -78,8 +78,8 @@ struct SchedulerOptions {
   // Default: Faithful. Consolidation simulations always pack faithfully.
   PackingMode packing = PackingMode::kFaithful;
   // Cost mode: how many candidate packings are built beside the faithful one (a deterministic
-  // budget, never wall-clock). Must be from 1 to 10 (the strategies defined). Default: 6.
-  int cost_attempts = 6;
+  // budget, never wall-clock). Must be from 1 to 10 (the strategies defined). Default: 4.
+  int cost_attempts = 4;
   // Cost mode: threads building candidates (the result does not depend on it); 0 means one
   // per hardware thread. Must be >= 0. Default: 0.
   int cost_threads = 0;

@@ -214,11 +214,11 @@ namespace {
 const std::vector<CostStrategy>& Strategies() {
   using D = TargetDemand;
   static const std::vector<CostStrategy> kStrategies = {
-      {D::kPod, 0.02, false, false, true},        {D::kClass, 0.02, true, true, false},
-      {D::kPod, 0.02, true, false, false},        {D::kClassNoSlots, 0.05, false, false, true},
-      {D::kPod, 0.05, false, false, true},        {D::kPod, 0.0, false, false, true},
-      {D::kClassNoSlots, 0.02, true, false, true}, {D::kPod, 0.10, false, false, true},
-      {D::kClass, 0.02, false, false, false},     {D::kClassNoSlots, 0.0, true, false, false},
+      {D::kPod, 0.02, false, false, true},         {D::kPod, 0.0, false, false, true},
+      {D::kClass, 0.02, true, true, false},        {D::kPod, 0.02, true, false, false},
+      {D::kClassNoSlots, 0.05, false, false, true}, {D::kPod, 0.05, false, false, true},
+      {D::kClassNoSlots, 0.02, true, false, true},  {D::kPod, 0.10, false, false, true},
+      {D::kClass, 0.02, false, false, false},      {D::kClassNoSlots, 0.0, true, false, false},
   };
   return kStrategies;
 }
