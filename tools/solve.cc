@@ -155,6 +155,7 @@ int RunSolve(const std::vector<std::string>& args) {
 
   absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
+  ReportReadNotes(snapshot->skipped, snapshot->warnings);
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
@@ -175,6 +176,7 @@ int RunSolve(const std::vector<std::string>& args) {
     std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
   } else {
     PrintText(*result, catalog_flags.Currency());
+    PrintSkippedSummary(snapshot->skipped);
   }
   return kExitOk;
 }
