@@ -25,6 +25,8 @@ namespace {
 constexpr std::string_view kRolePlaceholder = "$KARPENTER_NODE_ROLE";
 constexpr std::string_view kUbuntuAnnotation = "compatibility.karpenter.sh/v1beta1-ubuntu";
 constexpr std::string_view kAliasVersionAnnotation = "compatibility.karpenter.sh/v1-alias-version";
+// Comma-delimited values multiply the terms of a selector; hostile input stops here.
+constexpr size_t kMaxSelectorTerms = 1000;
 
 // A comma-delimited selector value, each part trimmed of spaces.
 std::vector<std::string> SplitList(std::string_view v) {
@@ -65,6 +67,10 @@ absl::StatusOr<Json> SelectorTerms(const std::map<std::string, std::string>& sel
         }
       }
       tag_sets = std::move(next);
+    }
+    if (tag_sets.size() * ids.size() * names.size() * owners.size() > kMaxSelectorTerms) {
+      return PathError(path, internal::StrCat("expands to more than ", kMaxSelectorTerms,
+                                              " selector terms"));
     }
   }
   const bool with_id = !ids.front().empty();

@@ -17,6 +17,7 @@
 #include "internal/strings.h"
 #include "json/codec_util.h"
 #include "json/convert_old_api.h"
+#include "json/encoders.h"
 #include "json/field_reader.h"
 #include "karp/labels.h"
 
@@ -355,7 +356,7 @@ absl::Status ConvertBetaNodeClaim(const ConversionContext& ctx) {
   KARP_ASSIGN_OR_RETURN(std::optional<Json> kubelet, KubeletField(spec, path, "kubelet", ctx));
   if (kubelet) {
     KARP_RETURN_IF_ERROR(
-        SetAnnotation(&meta, kKubeletAnnotation, kubelet->dump(), ctx.item.At("metadata")));
+        SetAnnotation(&meta, kKubeletAnnotation, Dump(*kubelet, -1), ctx.item.At("metadata")));
   }
   Json claim = NewObject(kApiV1, "NodeClaim", std::move(meta));
   claim["spec"] = std::move(out_spec);

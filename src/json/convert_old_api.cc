@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "json/encoders.h"
 #include "json/field_reader.h"
 #include "karp/labels.h"
 
@@ -207,7 +208,7 @@ absl::Status OldApiConverter::PlaceKubelet(PendingConversion& pool,
         " (the reference's webhook does so): EC2NodeClass \"", name,
         "\" is not converted with it; move them to its spec.kubelet"));
   }
-  return SetAnnotation(&object["metadata"], kKubeletAnnotation, pool.kubelet->dump(),
+  return SetAnnotation(&object["metadata"], kKubeletAnnotation, Dump(*pool.kubelet, -1),
                        JoinPath(pool.converted.path, "metadata"));
 }
 

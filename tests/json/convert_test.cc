@@ -235,6 +235,10 @@ spec:
                    "old.yaml: spec.subnetSelector: aws::ids cannot be combined with other keys"));
     CHECK(Contains(ConvertError(tmpl + "  amiFamily: Ubuntu\n"),
                    "old.yaml: spec.amiFamily: Ubuntu without AMI selectors has no v1 equivalent"));
+    // Comma lists multiply the terms; hostile input is stopped, not expanded.
+    CHECK(ConvertError(tmpl + "  subnetSelector: {a: \"0,1,2,3,4,5,6,7,8,9\", b: \"0,1,2,3,4,5,6,7,8,9\", "
+                              "c: \"0,1,2,3,4,5,6,7,8,9\", d: \"0,1\"}\n") ==
+          "old.yaml: spec.subnetSelector: expands to more than 1000 selector terms");
     CHECK(ConvertError(tmpl + "  amiFamily: Debian\n") ==
           "old.yaml: spec.amiFamily: unsupported amiFamily \"Debian\"");
   }
