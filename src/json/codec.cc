@@ -30,7 +30,6 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_fields.h"
-#include "json/codec_util.h"
 #include "json/convert_old_api.h"
 #include "json/document.h"
 #include "json/field_reader.h"
@@ -616,8 +615,6 @@ constexpr KindInfo kKinds[] = {
     {"CSINode", "storage.k8s.io/v1"},
 };
 
-absl::Status WithSource(std::string_view source, const absl::Status& s);
-
 class SnapshotDecoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
@@ -629,36 +626,15 @@ class SnapshotDecoder {
   // The input the next documents come from (named in duplicate-object errors).
   void SetSource(std::string_view source) { source_ = std::string(source); }
 
-  // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h), after
-  // the cross-object steps; a converted node class is skipped as the v1 one would be.
-  // Errors: `<source>: <path>: as converted to <apiVersion> <Kind>: <v1 path>: <what>`.
+  // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h).
   absl::Status FinishConversions() {
-    KARP_ASSIGN_OR_RETURN(
-        std::vector<codec_internal::ConvertedObject> converted,
-        old_api_.Finish([&](const std::string& pool) -> std::optional<std::string> {
-          const NodePool* np = snap_.FindNodePool(pool);
-          if (np == nullptr) return std::nullopt;
-          return codec_internal::FormatGoDurationOrNever(np->expire_after);
-        }));
-    snap_.warnings.insert(snap_.warnings.end(), old_api_.warnings().begin(),
-                          old_api_.warnings().end());
-    for (const codec_internal::ConvertedObject& c : converted) {
-      const std::string kind = c.object.value("kind", "");
-      const std::string api_version = c.object.value("apiVersion", "");
-      if (kind == "EC2NodeClass") {
-        Skip(internal::StrCat(c.from, " (converted to ", api_version, " ", kind,
-                              ", not a kind karp reads)"));
-        continue;
-      }
-      SetSource(c.source);
-      KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(c.object, ""));
-      if (absl::Status s = Item(item, kind, api_version); !s.ok()) {
-        return WithSource(c.source, PathError(c.path, internal::StrCat("as converted to ",
-                                                                       api_version, " ", kind,
-                                                                       ": ", Message(s))));
-      }
-    }
-    return absl::OkStatus();
+    return codec_internal::DecodeConverted(
+        old_api_, &snap_,
+        [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
+          SetSource(c.source);
+          return Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
+        },
+        [&](std::string what) { Skip(std::move(what)); });
   }
   ClusterSnapshot Take() { return std::move(snap_); }
   // How many objects (of any kind, Lists included) the documents so far held.

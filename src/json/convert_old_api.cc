@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "json/codec_util.h"
 #include "json/encoders.h"
 #include "json/field_reader.h"
 #include "karp/labels.h"
@@ -249,6 +250,39 @@ absl::StatusOr<std::vector<ConvertedObject>> OldApiConverter::Finish(
   for (PendingConversion& p : pending_) out.push_back(std::move(p.converted));
   pending_.clear();
   return out;
+}
+
+absl::Status DecodeConverted(
+    OldApiConverter& converter, ClusterSnapshot* snap,
+    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode,
+    const std::function<void(std::string)>& skip) {
+  KARP_ASSIGN_OR_RETURN(
+      std::vector<ConvertedObject> converted,
+      converter.Finish([&](const std::string& pool) -> std::optional<std::string> {
+        const NodePool* np = snap->FindNodePool(pool);
+        if (np == nullptr) return std::nullopt;
+        return FormatGoDurationOrNever(np->expire_after);
+      }));
+  snap->warnings.insert(snap->warnings.end(), converter.warnings().begin(),
+                        converter.warnings().end());
+  for (const ConvertedObject& c : converted) {
+    const std::string kind = c.object.value("kind", "");
+    const std::string api_version = c.object.value("apiVersion", "");
+    if (kind == "EC2NodeClass") {
+      skip(internal::StrCat(c.from, " (converted to ", api_version, " ", kind,
+                            ", not a kind karp reads)"));
+      continue;
+    }
+    KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(c.object, ""));
+    if (absl::Status s = decode(c, item); !s.ok()) {
+      const std::string what = internal::StrCat("as converted to ", api_version, " ", kind, ": ",
+                                                internal::Message(s));
+      return absl::InvalidArgumentError(
+          c.path.empty() ? internal::StrCat(c.source, ": ", what)
+                         : internal::StrCat(c.source, ": ", c.path, ": ", what));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace karp::json::codec_internal

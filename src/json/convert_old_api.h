@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "json/document.h"
 #include "json/field_reader.h"
+#include "karp/cluster.h"
 
 namespace karp::json::codec_internal {
 
@@ -133,6 +134,16 @@ class OldApiConverter {
   std::vector<PendingConversion> pending_;
   std::vector<std::string> warnings_;
 };
+
+// The end of a snapshot decode (codec.cc): Finish with the expireAfter of the v1 NodePools of
+// `snap`, the warnings appended to snap->warnings, then `decode(c, reader over c.object)` for
+// each converted NodePool and NodeClaim and `skip(description)` for each converted node class
+// (not a kind the snapshot holds). Errors: decode's, as `<source>: <path>: as converted to
+// <apiVersion> <Kind>: <what>`.
+absl::Status DecodeConverted(
+    OldApiConverter& converter, ClusterSnapshot* snap,
+    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode,
+    const std::function<void(std::string)>& skip);
 
 }  // namespace karp::json::codec_internal
 
