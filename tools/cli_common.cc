@@ -43,6 +43,13 @@ void ReportReadNotes(const std::vector<std::string>& skipped,
   if (!skipped.empty()) std::cerr << "karp: " << internal::EscapeForMessage(SkippedText(skipped)) << "\n";
 }
 
+absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
+                                             const json::ReadOptions& options) {
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, options);
+  if (snapshot.ok()) ReportReadNotes(snapshot->skipped, snapshot->warnings);
+  return snapshot;
+}
+
 void PrintSkippedSummary(const std::vector<std::string>& skipped) {
   if (skipped.empty()) return;
   std::string text = SkippedText(skipped);

@@ -38,6 +38,9 @@ std::string SkippedText(const std::vector<std::string>& skipped);
 // in every output format: nothing is dropped silently.
 void ReportReadNotes(const std::vector<std::string>& skipped,
                      const std::vector<std::string>& warnings);
+// json::ReadSnapshotFiles, then ReportReadNotes of what it skipped and warned about.
+absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
+                                             const json::ReadOptions& options);
 // The `-o text` line beside the summary: "Skipped 1 object: ..." on stdout (nothing when none).
 void PrintSkippedSummary(const std::vector<std::string>& skipped);
 

@@ -84,9 +84,8 @@ int RunConsolidate(const std::vector<std::string>& args) {
     }
   }
   if (files.empty()) return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
-  ReportReadNotes(snapshot->skipped, snapshot->warnings);
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));

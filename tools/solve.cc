@@ -44,7 +44,9 @@ std::string TypesText(const std::vector<std::string>& types) {
   return out;
 }
 
-void PrintText(const SolveResult& r, std::string_view currency) {
+// The result in words, then what reading skipped.
+void PrintText(const SolveResult& r, std::string_view currency,
+               const std::vector<std::string>& skipped) {
   for (const ExistingPlacement& e : r.existing_nodes) {
     std::cout << "Scheduling " << e.pods.size() << " pod(s) on "
               << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
@@ -76,6 +78,7 @@ void PrintText(const SolveResult& r, std::string_view currency) {
             << r.node_claims.size() << " new nodeclaim(s), "
             << PerHour(r.LaunchPricePerHour(), currency)
             << (estimated ? " (spot prices estimated)" : "") << "\n";
+  PrintSkippedSummary(skipped);
 }
 
 }  // namespace
@@ -153,9 +156,8 @@ int RunSolve(const std::vector<std::string>& args) {
   }
   if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
 
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
-  ReportReadNotes(snapshot->skipped, snapshot->warnings);
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
@@ -175,8 +177,7 @@ int RunSolve(const std::vector<std::string>& args) {
   } else if (output == "nodeclaims") {
     std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
   } else {
-    PrintText(*result, catalog_flags.Currency());
-    PrintSkippedSummary(snapshot->skipped);
+    PrintText(*result, catalog_flags.Currency(), snapshot->skipped);
   }
   return kExitOk;
 }
