@@ -25,7 +25,8 @@ namespace {
 }
 
 void CheckError(const absl::Status& s) {
-  if (s.code() != absl::StatusCode::kInvalidArgument) Fail("error is not InvalidArgument", s.ToString());
+  if (s.code() != absl::StatusCode::kInvalidArgument)
+    Fail("error is not InvalidArgument", s.ToString());
 }
 
 void CheckFormat(std::string_view text, karp::json::ConvertFormat format) {
@@ -34,11 +35,14 @@ void CheckFormat(std::string_view text, karp::json::ConvertFormat format) {
   if (c->output.empty()) return;
   absl::StatusOr<karp::json::Conversion> again =
       karp::json::ConvertText(c->output, "out.yaml", format);
-  if (!again.ok()) Fail("output does not convert", std::string(again.status().message()) + "\n" + c->output);
-  if (again->output != c->output) Fail("output is not a fixed point", c->output + "\n" + again->output);
+  if (!again.ok())
+    Fail("output does not convert", std::string(again.status().message()) + "\n" + c->output);
+  if (again->output != c->output)
+    Fail("output is not a fixed point", c->output + "\n" + again->output);
   if (again->converted != 0) Fail("output still holds older-API objects", c->output);
   absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(c->output, "out.yaml");
-  if (!snap.ok()) Fail("output does not parse", std::string(snap.status().message()) + "\n" + c->output);
+  if (!snap.ok())
+    Fail("output does not parse", std::string(snap.status().message()) + "\n" + c->output);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ void ReportReadNotes(const std::vector<std::string>& skipped,
   for (const std::string& w : warnings) {
     std::cerr << "karp: warning: " << internal::EscapeForMessage(w) << "\n";
   }
-  if (!skipped.empty()) std::cerr << "karp: " << internal::EscapeForMessage(SkippedText(skipped)) << "\n";
+  if (skipped.empty()) return;
+  std::cerr << "karp: " << internal::EscapeForMessage(SkippedText(skipped)) << "\n";
 }
 
 absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,

@@ -1,13 +1,14 @@
 // `karp convert`: print the v1 form of v1alpha5/v1alpha1 and v1beta1 Karpenter objects
 // (karp/json/convert.h, docs/older-apis.md), as the reference's karpenter-convert tool did.
 
+#include "karp/json/convert.h"
+
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
 #include "internal/strings.h"
-#include "karp/json/convert.h"
 #include "tools/cli_common.h"
 
 namespace karp::cli {

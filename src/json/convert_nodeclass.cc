@@ -34,7 +34,8 @@ std::vector<std::string> SplitList(std::string_view v) {
   size_t start = 0;
   while (true) {
     const size_t comma = v.find(',', start);
-    std::string_view part = v.substr(start, comma == std::string_view::npos ? v.npos : comma - start);
+    std::string_view part =
+        v.substr(start, comma == std::string_view::npos ? v.npos : comma - start);
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     out.emplace_back(part);
@@ -69,14 +70,15 @@ absl::StatusOr<Json> SelectorTerms(const std::map<std::string, std::string>& sel
       tag_sets = std::move(next);
     }
     if (tag_sets.size() * ids.size() * names.size() * owners.size() > kMaxSelectorTerms) {
-      return PathError(path, internal::StrCat("expands to more than ", kMaxSelectorTerms,
-                                              " selector terms"));
+      return PathError(
+          path, internal::StrCat("expands to more than ", kMaxSelectorTerms, " selector terms"));
     }
   }
   const bool with_id = !ids.front().empty();
   if (with_id && (selector.size() > 1)) {
-    return PathError(path, "aws::ids cannot be combined with other keys: a v1 selector term with "
-                           "an id takes no other field; split it into separate terms");
+    return PathError(path,
+                     "aws::ids cannot be combined with other keys: a v1 selector term with "
+                     "an id takes no other field; split it into separate terms");
   }
   Json terms = Json::array();
   for (const std::string& owner : owners) {
@@ -120,8 +122,8 @@ std::string Lower(std::string s) {
 // term `<family>@<version>`; Ubuntu becomes AL2 (with Ubuntu's root volume unless mappings are
 // given) and needs AMI terms; anything else is Custom.
 absl::Status AmiFamilyV1(const std::string& family, const std::string& alias_version,
-                         const std::string& path, std::vector<std::string>* warnings,
-                         Json* spec, Json* meta) {
+                         const std::string& path, std::vector<std::string>* warnings, Json* spec,
+                         Json* meta) {
   const bool has_terms = spec->contains("amiSelectorTerms");
   if (family == "AL2" || family == "AL2023" || family == "Bottlerocket" ||
       family == "Windows2019" || family == "Windows2022") {
@@ -135,8 +137,9 @@ absl::Status AmiFamilyV1(const std::string& family, const std::string& alias_ver
   }
   if (family == "Ubuntu") {
     if (!has_terms) {
-      return PathError(path, "Ubuntu without AMI selectors has no v1 equivalent (v1 has no "
-                             "Ubuntu family); select the AMIs explicitly");
+      return PathError(path,
+                       "Ubuntu without AMI selectors has no v1 equivalent (v1 has no "
+                       "Ubuntu family); select the AMIs explicitly");
     }
     std::string compat = "amiFamily";
     (*spec)["amiFamily"] = "AL2";
@@ -169,28 +172,31 @@ absl::StatusOr<Json> AwsProviderSpec(const Json& from, const std::string& path, 
   KARP_ASSIGN_OR_RETURN(FieldReader r, FieldReader::Make(from, path));
   std::string family = "AL2";  // karpenter-convert's default
   KARP_RETURN_IF_ERROR(r.String("amiFamily", &family));
-  static constexpr std::string_view kFamilies[] = {"AL2",         "AL2023",      "Bottlerocket",
-                                                   "Ubuntu",      "Windows2019", "Windows2022",
-                                                   "Custom"};
+  static constexpr std::string_view kFamilies[] = {
+      "AL2", "AL2023", "Bottlerocket", "Ubuntu", "Windows2019", "Windows2022", "Custom"};
   if (std::find(std::begin(kFamilies), std::end(kFamilies), family) == std::end(kFamilies)) {
     return PathError(r.At("amiFamily"), internal::StrCat("unsupported amiFamily \"", family, "\""));
   }
   Json spec = Json::object();
   KARP_RETURN_IF_ERROR(Selector(from, path, "subnetSelector", false, "subnetSelectorTerms", &spec));
-  KARP_RETURN_IF_ERROR(Selector(from, path, "securityGroupSelector", false,
-                                "securityGroupSelectorTerms", &spec));
+  KARP_RETURN_IF_ERROR(
+      Selector(from, path, "securityGroupSelector", false, "securityGroupSelectorTerms", &spec));
   KARP_RETURN_IF_ERROR(Selector(from, path, "amiSelector", true, "amiSelectorTerms", &spec));
-  static constexpr std::string_view kCopied[][2] = {
-      {"context", "string"},        {"instanceProfile", "string"},     {"tags", "string map"},
-      {"userData", "string"},       {"detailedMonitoring", "boolean"}, {"metadataOptions", "object"},
-      {"blockDeviceMappings", "array"}};
+  static constexpr std::string_view kCopied[][2] = {{"context", "string"},
+                                                    {"instanceProfile", "string"},
+                                                    {"tags", "string map"},
+                                                    {"userData", "string"},
+                                                    {"detailedMonitoring", "boolean"},
+                                                    {"metadataOptions", "object"},
+                                                    {"blockDeviceMappings", "array"}};
   for (const auto& [key, type] : kCopied) {
     KARP_RETURN_IF_ERROR(CopyField(from, path, key, type, &spec, key));
   }
   if (!spec.contains("instanceProfile")) {
     spec["role"] = kRolePlaceholder;
-    warnings->push_back(internal::StrCat(JoinPath(path, "instanceProfile"), ": not set: spec.role is ",
-                                         kRolePlaceholder, " (as the reference's tool wrote it); "
+    warnings->push_back(internal::StrCat(JoinPath(path, "instanceProfile"),
+                                         ": not set: spec.role is ", kRolePlaceholder,
+                                         " (as the reference's tool wrote it); "
                                          "substitute the node role"));
   }
   KARP_RETURN_IF_ERROR(
@@ -228,11 +234,11 @@ absl::StatusOr<Json> ConvertInlineProvider(const Json& provider, const std::stri
                                            const std::string& name,
                                            std::vector<std::string>* warnings) {
   if (!provider.is_object()) return WrongType(path, "an object", provider);
-  WarnUnknownFields(provider, path,
-                    {"apiVersion", "kind", "amiFamily", "context", "instanceProfile",
-                     "subnetSelector", "securityGroupSelector", "tags", "launchTemplate",
-                     "metadataOptions", "blockDeviceMappings"},
-                    "a v1alpha1 AWS provider", warnings);
+  WarnUnknownFields(
+      provider, path,
+      {"apiVersion", "kind", "amiFamily", "context", "instanceProfile", "subnetSelector",
+       "securityGroupSelector", "tags", "launchTemplate", "metadataOptions", "blockDeviceMappings"},
+      "a v1alpha1 AWS provider", warnings);
   Json meta = Json{{"name", name}};
   KARP_ASSIGN_OR_RETURN(Json spec, AwsProviderSpec(provider, path, &meta, warnings));
   return NodeClassObject(std::move(meta), std::move(spec));
@@ -247,14 +253,19 @@ absl::Status ConvertBetaNodeClass(const ConversionContext& ctx) {
   const Json* from = ctx.item.Get("spec");
   if (from == nullptr) from = &empty;
   if (!from->is_object()) return WrongType(path, "an object", *from);
-  static constexpr std::string_view kCopied[][2] = {
-      {"subnetSelectorTerms", "array"}, {"securityGroupSelectorTerms", "array"},
-      {"amiSelectorTerms", "array"},    {"associatePublicIPAddress", "boolean"},
-      {"userData", "string"},           {"role", "string"},
-      {"instanceProfile", "string"},    {"tags", "string map"},
-      {"blockDeviceMappings", "array"}, {"instanceStorePolicy", "string"},
-      {"detailedMonitoring", "boolean"}, {"metadataOptions", "object"},
-      {"context", "string"}};
+  static constexpr std::string_view kCopied[][2] = {{"subnetSelectorTerms", "array"},
+                                                    {"securityGroupSelectorTerms", "array"},
+                                                    {"amiSelectorTerms", "array"},
+                                                    {"associatePublicIPAddress", "boolean"},
+                                                    {"userData", "string"},
+                                                    {"role", "string"},
+                                                    {"instanceProfile", "string"},
+                                                    {"tags", "string map"},
+                                                    {"blockDeviceMappings", "array"},
+                                                    {"instanceStorePolicy", "string"},
+                                                    {"detailedMonitoring", "boolean"},
+                                                    {"metadataOptions", "object"},
+                                                    {"context", "string"}};
   Json spec = Json::object();
   for (const auto& [key, type] : kCopied) {
     KARP_RETURN_IF_ERROR(CopyField(*from, path, key, type, &spec, key));

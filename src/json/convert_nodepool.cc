@@ -87,8 +87,7 @@ absl::Status ProvisionerDisruption(const Json& spec, const std::string& path,
   std::optional<bool> enabled;
   if (consolidation != nullptr) {
     const std::string cpath = JoinPath(path, "consolidation");
-    WarnUnknownFields(*consolidation, cpath, {"enabled"}, "v1alpha5 consolidation",
-                      ctx.warnings);
+    WarnUnknownFields(*consolidation, cpath, {"enabled"}, "v1alpha5 consolidation", ctx.warnings);
     KARP_ASSIGN_OR_RETURN(FieldReader c, FieldReader::Make(*consolidation, cpath));
     KARP_RETURN_IF_ERROR(c.Bool("enabled", &enabled));
   }
@@ -161,13 +160,18 @@ absl::Status ProvisionerNodeClass(const Json& spec, const std::string& path, con
 // spec.kubelet: the same fields, containerRuntime dropped (as the reference did).
 absl::StatusOr<Json> KubeletSettings(const Json& kubelet, const std::string& path,
                                      const ConversionContext& ctx) {
-  static constexpr std::string_view kFields[][2] = {
-      {"clusterDNS", "array"},          {"maxPods", "number"},
-      {"podsPerCore", "number"},        {"systemReserved", "object"},
-      {"kubeReserved", "object"},       {"evictionHard", "object"},
-      {"evictionSoft", "object"},       {"evictionSoftGracePeriod", "object"},
-      {"evictionMaxPodGracePeriod", "number"}, {"imageGCHighThresholdPercent", "number"},
-      {"imageGCLowThresholdPercent", "number"}, {"cpuCFSQuota", "boolean"}};
+  static constexpr std::string_view kFields[][2] = {{"clusterDNS", "array"},
+                                                    {"maxPods", "number"},
+                                                    {"podsPerCore", "number"},
+                                                    {"systemReserved", "object"},
+                                                    {"kubeReserved", "object"},
+                                                    {"evictionHard", "object"},
+                                                    {"evictionSoft", "object"},
+                                                    {"evictionSoftGracePeriod", "object"},
+                                                    {"evictionMaxPodGracePeriod", "number"},
+                                                    {"imageGCHighThresholdPercent", "number"},
+                                                    {"imageGCLowThresholdPercent", "number"},
+                                                    {"cpuCFSQuota", "boolean"}};
   Json out = Json::object();
   for (const auto& [key, type] : kFields) {
     KARP_RETURN_IF_ERROR(CopyField(kubelet, path, key, type, &out, key));
@@ -207,13 +211,14 @@ Json NewObject(std::string_view api_version, std::string_view kind, Json meta) {
 
 // v1beta1 disruption -> v1 disruption (+ template expireAfter): WhenUnderutilized becomes
 // WhenEmptyOrUnderutilized with consolidateAfter 0s; budgets keep nodes, schedule, duration.
-absl::Status BetaDisruption(const Json& spec, const std::string& path,
-                            const ConversionContext& ctx, Json* disruption, Json* tspec) {
+absl::Status BetaDisruption(const Json& spec, const std::string& path, const ConversionContext& ctx,
+                            Json* disruption, Json* tspec) {
   KARP_ASSIGN_OR_RETURN(const Json* d, ObjectField(spec, path, "disruption"));
   const Json empty = Json::object();
   const std::string dpath = JoinPath(path, "disruption");
   if (d == nullptr) d = &empty;
-  WarnUnknownFields(*d, dpath, {"consolidationPolicy", "consolidateAfter", "expireAfter", "budgets"},
+  WarnUnknownFields(*d, dpath,
+                    {"consolidationPolicy", "consolidateAfter", "expireAfter", "budgets"},
                     "v1beta1 disruption", ctx.warnings);
   KARP_ASSIGN_OR_RETURN(FieldReader r, FieldReader::Make(*d, dpath));
   std::string policy = "WhenUnderutilized", expire = "720h";
@@ -233,8 +238,8 @@ absl::Status BetaDisruption(const Json& spec, const std::string& path,
       return PathError(r.At("consolidateAfter"), "required with consolidationPolicy WhenEmpty");
     }
     (*disruption)["consolidationPolicy"] = kWhenEmpty;
-    KARP_RETURN_IF_ERROR(CopyField(*d, dpath, "consolidateAfter", "string", disruption,
-                                   "consolidateAfter"));
+    KARP_RETURN_IF_ERROR(
+        CopyField(*d, dpath, "consolidateAfter", "string", disruption, "consolidateAfter"));
   } else {
     return PathError(r.At("consolidationPolicy"),
                      internal::StrCat("unsupported v1beta1 consolidationPolicy \"", policy,
@@ -333,7 +338,8 @@ absl::Status ConvertBetaNodePool(const ConversionContext& ctx) {
   KARP_RETURN_IF_ERROR(BetaDisruption(spec, path, ctx, &pool_spec["disruption"], &tspec));
   KARP_RETURN_IF_ERROR(CopyField(spec, path, "limits", "object", &pool_spec, "limits"));
   KARP_RETURN_IF_ERROR(CopyField(spec, path, "weight", "number", &pool_spec, "weight"));
-  KARP_ASSIGN_OR_RETURN(std::optional<Json> kubelet, KubeletField(*from_spec, spath, "kubelet", ctx));
+  KARP_ASSIGN_OR_RETURN(std::optional<Json> kubelet,
+                        KubeletField(*from_spec, spath, "kubelet", ctx));
   pool_spec["template"] = Json{{"metadata", std::move(tmeta)}, {"spec", std::move(tspec)}};
   Json pool = NewObject(kApiV1, "NodePool", std::move(meta));
   pool["spec"] = std::move(pool_spec);
@@ -345,10 +351,10 @@ absl::Status ConvertBetaNodeClaim(const ConversionContext& ctx) {
   KARP_ASSIGN_OR_RETURN(Json meta, ItemObject(ctx.item, "metadata"));
   KARP_ASSIGN_OR_RETURN(Json spec, ItemObject(ctx.item, "spec"));
   const std::string path = ctx.item.At("spec");
-  WarnUnknownFields(spec, path,
-                    {"requirements", "taints", "startupTaints", "kubelet", "nodeClassRef",
-                     "resources"},
-                    "a v1beta1 NodeClaim", ctx.warnings);
+  WarnUnknownFields(
+      spec, path,
+      {"requirements", "taints", "startupTaints", "kubelet", "nodeClassRef", "resources"},
+      "a v1beta1 NodeClaim", ctx.warnings);
   Json out_spec = Json::object();
   KARP_RETURN_IF_ERROR(CopyClaimSpec(spec, path, &out_spec));
   KARP_RETURN_IF_ERROR(CopyField(spec, path, "resources", "object", &out_spec, "resources"));

@@ -36,6 +36,10 @@ void ConversionContext::Emit(Json object, std::optional<Json> kubelet,
   out->push_back(std::move(p));
 }
 
+std::string SourcePath(std::string_view source, std::string_view path) {
+  return path.empty() ? std::string(source) : internal::StrCat(source, ": ", path);
+}
+
 bool IsOldApiObject(std::string_view kind, std::string_view api_version) {
   if (api_version == "karpenter.sh/v1alpha5") return kind == "Provisioner";
   if (api_version == "karpenter.k8s.aws/v1alpha1") return kind == "AWSNodeTemplate";
@@ -102,9 +106,8 @@ absl::Status CopyField(const Json& from, const std::string& path, std::string_vi
   if (!HasType(*it, type)) {
     const std::string expected =
         type == "string map" ? "an object of strings" : internal::StrCat("a ", type);
-    return WrongType(JoinPath(path, key), type == "object" || type == "array"
-                                              ? internal::StrCat("an ", type)
-                                              : expected,
+    return WrongType(JoinPath(path, key),
+                     type == "object" || type == "array" ? internal::StrCat("an ", type) : expected,
                      *it);
   }
   if (to_key.empty()) {
@@ -190,11 +193,12 @@ std::string StringAt(const Json& o, std::initializer_list<std::string_view> keys
 absl::Status OldApiConverter::PlaceKubelet(PendingConversion& pool,
                                            std::map<std::string, Json*>& classes) {
   Json& object = pool.converted.object;
-  const std::string where = internal::StrCat(pool.converted.source, ": ", pool.converted.path);
+  const std::string where = SourcePath(pool.converted.source, pool.converted.path);
   const Json& ref = object["spec"]["template"]["spec"].value("nodeClassRef", Json::object());
   const std::string name = StringAt(ref, {"name"});
   const auto it = classes.find(name);
-  const bool ec2 = StringAt(ref, {"group"}) == kGroupAws && StringAt(ref, {"kind"}) == "EC2NodeClass";
+  const bool ec2 =
+      StringAt(ref, {"group"}) == kGroupAws && StringAt(ref, {"kind"}) == "EC2NodeClass";
   if (ec2 && it != classes.end()) {
     Json& spec = (*it->second)["spec"];
     if (!spec.contains("kubelet")) spec["kubelet"] = *pool.kubelet;
@@ -204,10 +208,14 @@ absl::Status OldApiConverter::PlaceKubelet(PendingConversion& pool,
         " by another NodePool: kept in annotation ", kKubeletAnnotation,
         "; give this NodePool its own EC2NodeClass"));
   } else {
-    warnings_.push_back(internal::StrCat(
-        where, ": kubelet settings kept in annotation ", kKubeletAnnotation,
-        " (the reference's webhook does so): EC2NodeClass \"", name,
-        "\" is not converted with it; move them to its spec.kubelet"));
+    const std::string why =
+        name.empty() ? "the NodePool refers to no EC2NodeClass"
+                     : internal::StrCat("EC2NodeClass \"", name, "\" is not in the input");
+    warnings_.push_back(internal::StrCat(where, ": kubelet settings kept in annotation ",
+                                         kKubeletAnnotation,
+                                         " (as the reference's webhook "
+                                         "does): ",
+                                         why, "; move them to its spec.kubelet"));
   }
   return SetAnnotation(&object["metadata"], kKubeletAnnotation, Dump(*pool.kubelet, -1),
                        JoinPath(pool.converted.path, "metadata"));
@@ -215,7 +223,7 @@ absl::Status OldApiConverter::PlaceKubelet(PendingConversion& pool,
 
 absl::StatusOr<std::vector<ConvertedObject>> OldApiConverter::Finish(
     const std::function<std::optional<std::string>(const std::string&)>& native_expire_after) {
-  std::map<std::string, Json*> classes;           // converted EC2NodeClasses by name
+  std::map<std::string, Json*> classes;            // converted EC2NodeClasses by name
   std::map<std::string, std::string> pool_expiry;  // converted NodePools' expireAfter
   for (PendingConversion& p : pending_) {
     Json& o = p.converted.object;
@@ -240,8 +248,9 @@ absl::StatusOr<std::vector<ConvertedObject>> OldApiConverter::Finish(
     if (expire) {
       o["spec"]["expireAfter"] = *expire;
     } else {
-      warnings_.push_back(internal::StrCat(p.converted.source, ": ", p.converted.path,
-                                           ": NodePool \"", pool, "\" is not in the input: "
+      warnings_.push_back(internal::StrCat(SourcePath(p.converted.source, p.converted.path),
+                                           ": NodePool \"", pool,
+                                           "\" is not in the input: "
                                            "expireAfter left to the v1 default 720h"));
     }
   }
@@ -275,11 +284,9 @@ absl::Status DecodeConverted(
     }
     KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(c.object, ""));
     if (absl::Status s = decode(c, item); !s.ok()) {
-      const std::string what = internal::StrCat("as converted to ", api_version, " ", kind, ": ",
-                                                internal::Message(s));
-      return absl::InvalidArgumentError(
-          c.path.empty() ? internal::StrCat(c.source, ": ", what)
-                         : internal::StrCat(c.source, ": ", c.path, ": ", what));
+      const std::string what =
+          internal::StrCat("as converted to ", api_version, " ", kind, ": ", internal::Message(s));
+      return absl::InvalidArgumentError(internal::StrCat(SourcePath(c.source, c.path), ": ", what));
     }
   }
   return absl::OkStatus();

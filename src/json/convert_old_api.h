@@ -43,6 +43,9 @@ inline constexpr std::string_view kKubeletAnnotation =
 // Whether (kind, apiVersion) is an older-API object the converter reads.
 bool IsOldApiObject(std::string_view kind, std::string_view api_version);
 
+// `<source>: <path>`, or `<source>` for the empty path (a single-object document).
+std::string SourcePath(std::string_view source, std::string_view path);
+
 // `<apiVersion> <Kind> <name>` of an object, as skipped-object and conversion messages name it.
 std::string DescribeObject(const FieldReader& item, std::string_view kind,
                            std::string_view api_version);
@@ -58,8 +61,8 @@ struct ConvertedObject {
 // What the conversion of one object produced before the cross-object steps.
 struct PendingConversion {
   ConvertedObject converted;
-  std::optional<Json> kubelet;            // kubelet settings still to place (NodePools)
-  bool take_pool_expire_after = false;    // a v1beta1 NodeClaim: expireAfter from its NodePool
+  std::optional<Json> kubelet;          // kubelet settings still to place (NodePools)
+  bool take_pool_expire_after = false;  // a v1beta1 NodeClaim: expireAfter from its NodePool
 };
 
 // Per-kind conversions (convert_nodepool.cc, convert_nodeclass.cc). `item` is the old object,
@@ -109,8 +112,8 @@ absl::StatusOr<Json> NameLabelsAnnotations(const FieldReader& item);
 class OldApiConverter {
  public:
   // Converts one object (IsOldApiObject(kind, api_version)) read from `source`.
-  absl::Status Add(const FieldReader& item, const std::string& kind,
-                   const std::string& api_version, const std::string& source);
+  absl::Status Add(const FieldReader& item, const std::string& kind, const std::string& api_version,
+                   const std::string& source);
 
   // Takes a v1 object (NodePool, NodeClaim, EC2NodeClass) as it is, so that Finish keeps the
   // input order, can move kubelet settings into it (an EC2NodeClass) and read its expireAfter

@@ -2,8 +2,6 @@
 // older-API objects (json/convert_old_api.h), checks the converted NodePools and NodeClaims with
 // the v1 decoder, and writes the v1 objects as YAML documents or a JSON List.
 
-#include "karp/json/convert.h"
-
 #include <yaml-cpp/yaml.h>
 
 #include <exception>
@@ -22,12 +20,14 @@
 #include "json/document.h"
 #include "json/encoders.h"
 #include "json/field_reader.h"
+#include "karp/json/convert.h"
 
 namespace karp::json {
 namespace {
 
 using codec_internal::ConvertedObject;
 using codec_internal::Json;
+using codec_internal::SourcePath;
 
 // Whether a plain YAML scalar `s` would read back as something else than this string: empty,
 // null, a boolean (YAML 1.1 words too, for kubectl's reader) or a number.
@@ -104,10 +104,6 @@ std::string WriteObjects(const std::vector<ConvertedObject>& objects, ConvertFor
   return text;
 }
 
-std::string Where(std::string_view source, std::string_view path) {
-  return path.empty() ? std::string(source) : internal::StrCat(source, ": ", path);
-}
-
 bool IsV1Object(std::string_view kind, std::string_view api_version) {
   if (api_version == codec_internal::kApiV1) return kind == "NodePool" || kind == "NodeClaim";
   return api_version == codec_internal::kApiAwsV1 && kind == "EC2NodeClass";
@@ -131,7 +127,9 @@ class ConvertRun {
       absl::Status s = codec_internal::ForEachObject(
           doc.value, doc.path,
           [&](const codec_internal::KubernetesObject& o) { return Object(o, src); }, &seen);
-      if (!s.ok()) return Escaped(absl::InvalidArgumentError(Where(src, internal::Message(s))));
+      if (!s.ok()) {
+        return Escaped(absl::InvalidArgumentError(SourcePath(src, internal::Message(s))));
+      }
     }
     if (seen == 0) {
       return Escaped(absl::InvalidArgumentError(internal::StrCat("no objects in ", source)));
@@ -164,9 +162,9 @@ class ConvertRun {
       converter_.AddAsIs(object, source, o.item.path());
       return absl::OkStatus();
     }
-    result_.skipped.push_back(internal::StrCat(
-        codec_internal::DescribeObject(o.item, o.kind, o.api_version),
-        " (not a kind karp converts)"));
+    result_.skipped.push_back(
+        internal::StrCat(codec_internal::DescribeObject(o.item, o.kind, o.api_version),
+                         " (not a kind karp converts)"));
     return absl::OkStatus();
   }
 
@@ -175,8 +173,8 @@ class ConvertRun {
     const std::string kind = c.object.value("kind", "");
     if (kind != "NodePool" && kind != "NodeClaim") return absl::OkStatus();
     const std::string where =
-        c.from.empty() ? Where(c.source, c.path)
-                       : internal::StrCat(Where(c.source, c.path), ": as converted to ",
+        c.from.empty() ? SourcePath(c.source, c.path)
+                       : internal::StrCat(SourcePath(c.source, c.path), ": as converted to ",
                                           c.object.value("apiVersion", ""), " ", kind);
     absl::StatusOr<ClusterSnapshot> snap = ParseSnapshot(codec_internal::Dump(c.object, -1), where);
     return snap.status();
@@ -205,8 +203,8 @@ absl::StatusOr<Conversion> ConvertText(std::string_view text, std::string_view s
   });
 }
 
-absl::StatusOr<Conversion> ConvertFiles(const std::vector<std::string>& paths,
-                                        ConvertFormat format, const ReadOptions& options) {
+absl::StatusOr<Conversion> ConvertFiles(const std::vector<std::string>& paths, ConvertFormat format,
+                                        const ReadOptions& options) {
   return Guarded([&]() -> absl::StatusOr<Conversion> {
     ConvertRun run;
     for (const std::string& path : paths) {

@@ -77,8 +77,8 @@ spec:
 
 TEST_CASE("older API: the walkthrough Provisioner and AWSNodeTemplate solve as their v1 pair",
           "[convert]") {
-  absl::StatusOr<ClusterSnapshot> old_snap = karp::json::ReadSnapshotFiles(
-      {kExamples + "provisioner.yaml", kExamples + "pods.yaml"});
+  absl::StatusOr<ClusterSnapshot> old_snap =
+      karp::json::ReadSnapshotFiles({kExamples + "provisioner.yaml", kExamples + "pods.yaml"});
   INFO(old_snap.status().message());
   REQUIRE(old_snap.ok());
   absl::StatusOr<ClusterSnapshot> v1_snap =
@@ -98,15 +98,19 @@ TEST_CASE("older API: the walkthrough Provisioner and AWSNodeTemplate solve as t
         "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate default (converted to "
         "karpenter.k8s.aws/v1 EC2NodeClass, not a kind karp reads)");
   CHECK(v1_snap->skipped ==
-        std::vector<std::string>{"karpenter.k8s.aws/v1 EC2NodeClass default (not a kind karp reads)"});
+        std::vector<std::string>{
+            "karpenter.k8s.aws/v1 EC2NodeClass default (not a kind karp reads)"});
 }
 
-TEST_CASE("older API: karp convert writes the hand-converted v1 objects, and its output round trips",
-          "[convert]") {
+TEST_CASE(
+    "older API: karp convert writes the hand-converted v1 objects, and its output round trips",
+    "[convert]") {
   for (ConvertFormat format : {ConvertFormat::kJson, ConvertFormat::kYaml}) {
-    absl::StatusOr<Conversion> old = karp::json::ConvertFiles({kExamples + "provisioner.yaml"}, format);
+    absl::StatusOr<Conversion> old =
+        karp::json::ConvertFiles({kExamples + "provisioner.yaml"}, format);
     REQUIRE(old.ok());
-    absl::StatusOr<Conversion> hand = karp::json::ConvertFiles({kExamples + "nodepool.yaml"}, format);
+    absl::StatusOr<Conversion> hand =
+        karp::json::ConvertFiles({kExamples + "nodepool.yaml"}, format);
     REQUIRE(hand.ok());
     CHECK(old->converted == 2);
     CHECK(hand->passed_through == 2);
@@ -124,9 +128,11 @@ TEST_CASE("older API: karp convert writes the hand-converted v1 objects, and its
 }
 
 TEST_CASE("older API: Provisioner disruption fields", "[convert]") {
-  SECTION("ttlSecondsAfterEmpty is WhenEmpty with consolidateAfter; no ttlSecondsUntilExpired "
-          "is Never") {
-    ClusterSnapshot snap = MustParse(std::string(kProvisionerHead) + "  ttlSecondsAfterEmpty: 90\n");
+  SECTION(
+      "ttlSecondsAfterEmpty is WhenEmpty with consolidateAfter; no ttlSecondsUntilExpired "
+      "is Never") {
+    ClusterSnapshot snap =
+        MustParse(std::string(kProvisionerHead) + "  ttlSecondsAfterEmpty: 90\n");
     REQUIRE(snap.node_pools.size() == 1);
     const karp::NodePool& np = snap.node_pools[0];
     CHECK(np.consolidation_policy == karp::ConsolidationPolicy::kWhenEmpty);
@@ -138,7 +144,8 @@ TEST_CASE("older API: Provisioner disruption fields", "[convert]") {
     Conversion c = MustConvert(std::string(kProvisionerHead) +
                                "  consolidation: {enabled: true}\n  ttlSecondsUntilExpired: 3600\n"
                                "  ttlSecondsAfterEmpty: 30\n");
-    CHECK(Contains(c.output, "consolidateAfter: 0s\n    consolidationPolicy: WhenEmptyOrUnderutilized"));
+    CHECK(Contains(c.output,
+                   "consolidateAfter: 0s\n    consolidationPolicy: WhenEmptyOrUnderutilized"));
     CHECK(Contains(c.output, "      expireAfter: 1h\n"));
     CHECK(AnyContains(c.warnings, "old.yaml: spec.ttlSecondsAfterEmpty: dropped"));
   }
@@ -146,7 +153,8 @@ TEST_CASE("older API: Provisioner disruption fields", "[convert]") {
     ClusterSnapshot snap = MustParse(kProvisionerHead);
     CHECK(snap.node_pools[0].consolidation_policy ==
           karp::ConsolidationPolicy::kWhenEmptyOrUnderutilized);
-    CHECK(AnyContains(snap.warnings, "spec: neither consolidation.enabled nor ttlSecondsAfterEmpty"));
+    CHECK(
+        AnyContains(snap.warnings, "spec: neither consolidation.enabled nor ttlSecondsAfterEmpty"));
   }
   SECTION("wrong types and ranges name the field") {
     CHECK(ParseError(std::string(kProvisionerHead) + "  ttlSecondsAfterEmpty: 30s\n") ==
@@ -218,16 +226,19 @@ spec:
     CHECK(Contains(c.output, "kind: EC2NodeClass\nmetadata:\n  name: gpu\n"));
     CHECK(Contains(c.output, "  amiSelectorTerms:\n    - alias: bottlerocket@latest\n"));
     CHECK(Contains(c.output, "  subnetSelectorTerms:\n    - id: subnet-1\n    - id: subnet-2\n"));
-    CHECK(Contains(c.output, "  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: c1\n"
-                             "        team: x\n    - tags:\n        karpenter.sh/discovery: c2\n"));
+    CHECK(
+        Contains(c.output,
+                 "  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: c1\n"
+                 "        team: x\n    - tags:\n        karpenter.sh/discovery: c2\n"));
     CHECK(Contains(c.output, "  role: $KARPENTER_NODE_ROLE\n"));
     CHECK(AnyContains(c.warnings, "spec.provider.instanceProfile: not set"));
   }
   SECTION("what has no v1 equivalent is an error naming the field") {
     CHECK(ConvertError(std::string(kProvisionerHead) + "  provider: {amiFamily: AL2}\n") ==
           "old.yaml: spec.provider: cannot be combined with spec.providerRef");
-    const std::string tmpl = "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
-                             "metadata: {name: t}\nspec:\n";
+    const std::string tmpl =
+        "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
+        "metadata: {name: t}\nspec:\n";
     CHECK(ConvertError(tmpl + "  launchTemplate: my-template\n") ==
           "old.yaml: spec.launchTemplate: has no v1 equivalent: v1 launches from launch templates "
           "it generates");
@@ -236,8 +247,9 @@ spec:
     CHECK(Contains(ConvertError(tmpl + "  amiFamily: Ubuntu\n"),
                    "old.yaml: spec.amiFamily: Ubuntu without AMI selectors has no v1 equivalent"));
     // Comma lists multiply the terms; hostile input is stopped, not expanded.
-    CHECK(ConvertError(tmpl + "  subnetSelector: {a: \"0,1,2,3,4,5,6,7,8,9\", b: \"0,1,2,3,4,5,6,7,8,9\", "
-                              "c: \"0,1,2,3,4,5,6,7,8,9\", d: \"0,1\"}\n") ==
+    CHECK(ConvertError(tmpl +
+                       "  subnetSelector: {a: \"0,1,2,3,4,5,6,7,8,9\", b: \"0,1,2,3,4,5,6,7,8,9\", "
+                       "c: \"0,1,2,3,4,5,6,7,8,9\", d: \"0,1\"}\n") ==
           "old.yaml: spec.subnetSelector: expands to more than 1000 selector terms");
     CHECK(ConvertError(tmpl + "  amiFamily: Debian\n") ==
           "old.yaml: spec.amiFamily: unsupported amiFamily \"Debian\"");
@@ -252,25 +264,31 @@ spec:
   amiSelector: {aws::name: "a,b", aws::owners: "self,amazon"}
 )");
     CHECK(Contains(c.output, "  amiFamily: AL2\n"));
-    CHECK(Contains(c.output, "  amiSelectorTerms:\n    - name: a\n      owner: self\n    - name: b\n"
-                             "      owner: self\n    - name: a\n      owner: amazon\n"));
-    CHECK(Contains(c.output, "compatibility.karpenter.sh/v1beta1-ubuntu: amiFamily,blockDeviceMappings"));
+    CHECK(Contains(c.output,
+                   "  amiSelectorTerms:\n    - name: a\n      owner: self\n    - name: b\n"
+                   "      owner: self\n    - name: a\n      owner: amazon\n"));
+    CHECK(Contains(c.output,
+                   "compatibility.karpenter.sh/v1beta1-ubuntu: amiFamily,blockDeviceMappings"));
     CHECK(Contains(c.output, "deviceName: /dev/sda1"));
   }
   SECTION("kubelet settings move to the converted EC2NodeClass; containerRuntime is dropped") {
-    Conversion c = MustConvert(std::string(kProvisionerHead) +
-                               "  kubeletConfiguration: {maxPods: 20, containerRuntime: dockerd}\n"
-                               "---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
-                               "metadata: {name: default}\nspec: {instanceProfile: p}\n");
+    Conversion c =
+        MustConvert(std::string(kProvisionerHead) +
+                    "  kubeletConfiguration: {maxPods: 20, containerRuntime: dockerd}\n"
+                    "---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
+                    "metadata: {name: default}\nspec: {instanceProfile: p}\n");
     CHECK(Contains(c.output, "  kubelet:\n    maxPods: 20\n"));
     CHECK_FALSE(Contains(c.output, "v1beta1-kubelet-conversion"));
     CHECK(AnyContains(c.warnings, "spec.kubeletConfiguration.containerRuntime: dropped"));
   }
   SECTION("without the EC2NodeClass, or with other settings there, they stay in the annotation") {
-    Conversion c = MustConvert(std::string(kProvisionerHead) + "  kubeletConfiguration: {maxPods: 20}\n");
-    CHECK(Contains(c.output, R"(compatibility.karpenter.sh/v1beta1-kubelet-conversion: "{\"maxPods\":20}")"));
+    Conversion c =
+        MustConvert(std::string(kProvisionerHead) + "  kubeletConfiguration: {maxPods: 20}\n");
+    CHECK(Contains(c.output,
+                   R"(compatibility.karpenter.sh/v1beta1-kubelet-conversion: "{\"maxPods\":20}")"));
     CHECK(AnyContains(c.warnings, "kubelet settings kept in annotation"));
-    Conversion two = MustConvert(std::string(kProvisionerHead) + R"(  kubeletConfiguration: {maxPods: 20}
+    Conversion two =
+        MustConvert(std::string(kProvisionerHead) + R"(  kubeletConfiguration: {maxPods: 20}
 ---
 apiVersion: karpenter.sh/v1alpha5
 kind: Provisioner
@@ -323,12 +341,14 @@ spec:
     CHECK(np.node_class_ref.group == "karpenter.k8s.aws");
     CHECK(np.node_class_ref.kind == "EC2NodeClass");
     CHECK(np.weight == 3);
-    CHECK(np.metadata.annotations.count("compatibility.karpenter.sh/v1beta1-kubelet-conversion") == 1);
+    CHECK(np.metadata.annotations.count("compatibility.karpenter.sh/v1beta1-kubelet-conversion") ==
+          1);
   }
   SECTION("WhenUnderutilized is WhenEmptyOrUnderutilized after 0s; expireAfter defaults to 720h") {
-    ClusterSnapshot snap = MustParse("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\n"
-                                     "metadata: {name: u}\nspec:\n  template:\n    spec:\n"
-                                     "      nodeClassRef: {name: nc}\n");
+    ClusterSnapshot snap = MustParse(
+        "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\n"
+        "metadata: {name: u}\nspec:\n  template:\n    spec:\n"
+        "      nodeClassRef: {name: nc}\n");
     const karp::NodePool& np = snap.node_pools[0];
     CHECK(np.consolidation_policy == karp::ConsolidationPolicy::kWhenEmptyOrUnderutilized);
     CHECK(np.consolidate_after == absl::ZeroDuration());
@@ -337,8 +357,9 @@ spec:
     CHECK(np.budgets[0].nodes == "10%");
   }
   SECTION("WhenEmpty needs consolidateAfter; unknown policies are errors") {
-    const std::string head = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: e}\n"
-                             "spec:\n  disruption:\n";
+    const std::string head =
+        "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: e}\n"
+        "spec:\n  disruption:\n";
     CHECK(ParseError(head + "    consolidationPolicy: WhenEmpty\n") ==
           "objects.json: spec.disruption.consolidateAfter: required with consolidationPolicy "
           "WhenEmpty");
@@ -365,8 +386,10 @@ status: {nodeName: ip-1, providerID: "aws:///us-east-1a/i-1"}
     CHECK(snap.node_claims[0].node_name == "ip-1");
     CHECK(snap.node_claims[0].metadata.annotations.count(
               "compatibility.karpenter.sh/v1beta1-kubelet-conversion") == 1);
-    std::string native = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: v1pool}\n"
-                         "spec:\n  template:\n    spec:\n      expireAfter: Never\n" + claim;
+    std::string native =
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: v1pool}\n"
+        "spec:\n  template:\n    spec:\n      expireAfter: Never\n" +
+        claim;
     native.replace(native.find("POOL"), 4, "v1pool");
     CHECK_FALSE(MustParse(native).node_claims[0].expire_after.has_value());
     std::string missing = claim.substr(4);
@@ -389,9 +412,10 @@ spec:
     CHECK(Contains(c.output, "  amiSelectorTerms:\n    - alias: al2023@v20240807\n"));
     CHECK_FALSE(Contains(c.output, "v1-alias-version"));
     CHECK_FALSE(Contains(c.output, "amiFamily"));
-    Conversion custom = MustConvert("apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\n"
-                                    "metadata: {name: c}\nspec:\n  amiFamily: Custom\n"
-                                    "  amiSelectorTerms: [{id: ami-1}]\n");
+    Conversion custom = MustConvert(
+        "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\n"
+        "metadata: {name: c}\nspec:\n  amiFamily: Custom\n"
+        "  amiSelectorTerms: [{id: ami-1}]\n");
     CHECK(Contains(custom.output, "  amiFamily: Custom\n  amiSelectorTerms:\n    - id: ami-1\n"));
   }
 }
@@ -441,7 +465,9 @@ spec:
   instanceProfile: p
   tags: {"on": "yes", n: "1e3", empty: "", hex: "0x1F"}
   userData: "line one\n  line two\n"
-)", ConvertFormat::kJson).output);
+)",
+                    ConvertFormat::kJson)
+            .output);
 }
 
 }  // namespace

@@ -56,8 +56,7 @@ struct Conversion {
 
 // Converts the objects of one input text (JSON, or YAML with several documents); `source`
 // names it in messages. Errors: as above; `no objects in <source>` for an empty input.
-[[nodiscard]] absl::StatusOr<Conversion> ConvertText(std::string_view text,
-                                                     std::string_view source,
+[[nodiscard]] absl::StatusOr<Conversion> ConvertText(std::string_view text, std::string_view source,
                                                      ConvertFormat format);
 
 // Reads and converts several files ("-" is standard input) as one input set (a Provisioner
