@@ -155,8 +155,10 @@ absl::Status AmiFamilyV1(const std::string& family, const std::string& alias_ver
     return absl::OkStatus();
   }
   if (family != "Custom") {
-    warnings->push_back(internal::StrCat(path, ": \"", family, "\" is not a v1 AMI family; ",
-                                         "Custom, as the reference's webhook converts it"));
+    const std::string what =
+        family.empty() ? "not set" : internal::StrCat("\"", family, "\" is not a v1 AMI family");
+    warnings->push_back(
+        internal::StrCat(path, ": ", what, "; Custom, as the reference's webhook converts it"));
   }
   (*spec)["amiFamily"] = "Custom";
   return absl::OkStatus();

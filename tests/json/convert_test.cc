@@ -417,6 +417,13 @@ spec:
         "metadata: {name: c}\nspec:\n  amiFamily: Custom\n"
         "  amiSelectorTerms: [{id: ami-1}]\n");
     CHECK(Contains(custom.output, "  amiFamily: Custom\n  amiSelectorTerms:\n    - id: ami-1\n"));
+    CHECK(custom.warnings.empty());
+    Conversion unset = MustConvert(
+        "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: u}\nspec: {}\n");
+    CHECK(Contains(unset.output, "  amiFamily: Custom\n"));
+    CHECK(unset.warnings ==
+          std::vector<std::string>{
+              "old.yaml: spec.amiFamily: not set; Custom, as the reference's webhook converts it"});
   }
 }
 
