@@ -22,6 +22,42 @@ int InputError(const absl::Status& status) {
   return status.code() == absl::StatusCode::kNotFound ? kExitUsage : kExitInvalidInput;
 }
 
+std::string SkippedText(const std::vector<std::string>& skipped) {
+  if (skipped.empty()) return "";
+  constexpr size_t kNamed = 10;
+  std::string text = internal::StrCat("skipped ", skipped.size(),
+                                      skipped.size() == 1 ? " object: " : " objects: ");
+  for (size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
+    if (i > 0) text += ", ";
+    text += skipped[i];
+  }
+  if (skipped.size() > kNamed) text += internal::StrCat(" and ", skipped.size() - kNamed, " more");
+  return text;
+}
+
+void ReportReadNotes(const std::vector<std::string>& skipped,
+                     const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    std::cerr << "karp: warning: " << internal::EscapeForMessage(w) << "\n";
+  }
+  if (skipped.empty()) return;
+  std::cerr << "karp: " << internal::EscapeForMessage(SkippedText(skipped)) << "\n";
+}
+
+absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
+                                             const json::ReadOptions& options) {
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, options);
+  if (snapshot.ok()) ReportReadNotes(snapshot->skipped, snapshot->warnings);
+  return snapshot;
+}
+
+void PrintSkippedSummary(const std::vector<std::string>& skipped) {
+  if (skipped.empty()) return;
+  std::string text = SkippedText(skipped);
+  text[0] = 'S';
+  std::cout << internal::EscapeForMessage(text) << "\n";
+}
+
 int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view name,
              std::string* value) {
   const std::string& a = args[i];

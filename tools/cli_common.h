@@ -28,6 +28,21 @@ int InputError(const absl::Status& status);
 int RunSolve(const std::vector<std::string>& args);
 // `karp consolidate`.
 int RunConsolidate(const std::vector<std::string>& args);
+// `karp convert` (tools/convert.cc).
+int RunConvert(const std::vector<std::string>& args);
+
+// "skipped 1 object: A" or "skipped 3 objects: A, B, C" (at most 10 named, then "and N more");
+// "" when nothing was skipped.
+std::string SkippedText(const std::vector<std::string>& skipped);
+// Writes what reading skipped (SkippedText) and the codec's warnings to stderr, one line each,
+// in every output format: nothing is dropped silently.
+void ReportReadNotes(const std::vector<std::string>& skipped,
+                     const std::vector<std::string>& warnings);
+// json::ReadSnapshotFiles, then ReportReadNotes of what it skipped and warned about.
+absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
+                                             const json::ReadOptions& options);
+// The `-o text` line beside the summary: "Skipped 1 object: ..." on stdout (nothing when none).
+void PrintSkippedSummary(const std::vector<std::string>& skipped);
 
 // If args[i] is `name VALUE` or `name=VALUE`, stores VALUE (advancing i past it) and returns 1;
 // returns -1 when the value is missing, 0 when args[i] is another argument.

@@ -84,7 +84,7 @@ int RunConsolidate(const std::vector<std::string>& args) {
     }
   }
   if (files.empty()) return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
@@ -134,6 +134,7 @@ int RunConsolidate(const std::vector<std::string>& args) {
   std::cout << plan->commands.size() << " command(s), " << PerHour(plan->savings_per_hour, currency)
             << " saved over " << plan->nodes << " node(s)"
             << (any_estimated ? " (spot prices estimated)" : "") << "\n";
+  PrintSkippedSummary(snapshot->skipped);
   return kExitOk;
 }
 

@@ -45,6 +45,7 @@ constexpr char kMainUsage[] =
     "  consolidate  decide which nodes to delete or replace to cut cost\n"
     "  catalog      print or filter an instance-type catalog\n"
     "  simulate     replay a workload trace through a simulated cluster, comparing policies\n"
+    "  convert      convert v1alpha5/v1beta1 Karpenter objects to their v1 form\n"
     "  version      print karp's version\n"
     "\n"
     "Run 'karp <command> --help' for a command's options.\n";
@@ -335,6 +336,7 @@ int Main(int argc, char** argv) {
   if (command == "catalog") return RunCatalog(rest);
   if (command == "solve") return RunSolve(rest);
   if (command == "consolidate") return RunConsolidate(rest);
+  if (command == "convert") return RunConvert(rest);
   if (command == "simulate") return RunSimulate(rest);
   return UsageError(kMainUsage, internal::StrCat("unknown command \"", command, "\""));
 }

@@ -54,7 +54,9 @@ std::string TypesText(const std::vector<std::string>& types) {
   return out;
 }
 
-void PrintText(const SolveResult& r, std::string_view currency) {
+// The result in words, then what reading skipped.
+void PrintText(const SolveResult& r, std::string_view currency,
+               const std::vector<std::string>& skipped) {
   for (const ExistingPlacement& e : r.existing_nodes) {
     std::cout << "Scheduling " << e.pods.size() << " pod(s) on "
               << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
@@ -105,6 +107,7 @@ void PrintText(const SolveResult& r, std::string_view currency) {
     }
     std::cout << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
   }
+  PrintSkippedSummary(skipped);
 }
 
 void PrintResult(const SolveResult& result, const std::string& output,
@@ -114,7 +117,7 @@ void PrintResult(const SolveResult& result, const std::string& output,
   } else if (output == "nodeclaims") {
     std::cout << json::WriteNodeClaims(result, snapshot) << "\n";
   } else {
-    PrintText(result, currency);
+    PrintText(result, currency, snapshot.skipped);
   }
 }
 
@@ -240,7 +243,7 @@ int RunSolve(const std::vector<std::string>& args) {
   if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
   options.compute_lower_bound = true;
 
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());

@@ -48,6 +48,11 @@ struct ClusterSnapshot {
   std::vector<CSINode> csi_nodes;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
+  // What each skipped object was, e.g. `karpenter.k8s.aws/v1 EC2NodeClass default (not a kind
+  // karp reads)`, and warnings of the codec (older-API fields the conversion to v1 dropped,
+  // karp/json/convert.h), for hosts to show. Codec bookkeeping, in input order.
+  std::vector<std::string> skipped;
+  std::vector<std::string> warnings;
 
   // Checks every object with the field validators of karp/objects.h (ValidatePod,
   // ValidateNodePool, ...; the same rules the JSON codec applies to files), well-formed

@@ -30,6 +30,7 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_fields.h"
+#include "json/convert_old_api.h"
 #include "json/document.h"
 #include "json/field_reader.h"
 
@@ -624,6 +625,17 @@ class SnapshotDecoder {
 
   // The input the next documents come from (named in duplicate-object errors).
   void SetSource(std::string_view source) { source_ = std::string(source); }
+
+  // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h).
+  absl::Status FinishConversions() {
+    return codec_internal::DecodeConverted(
+        old_api_, &snap_,
+        [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
+          SetSource(c.source);
+          return Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
+        },
+        [&](std::string what) { Skip(std::move(what)); });
+  }
   ClusterSnapshot Take() { return std::move(snap_); }
   // How many objects (of any kind, Lists included) the documents so far held.
   int64_t objects_seen() const { return objects_seen_; }
@@ -632,12 +644,16 @@ class SnapshotDecoder {
   // One object that is not a List.
   absl::Status Item(const FieldReader& item, const std::string& kind,
                     const std::string& api_version) {
+    if (codec_internal::IsOldApiObject(kind, api_version)) {
+      return old_api_.Add(item, kind, api_version, source_);
+    }
     const KindInfo* info = nullptr;
     for (const KindInfo& k : kKinds) {
       if (k.kind == kind) info = &k;
     }
     if (info == nullptr) {
-      ++snap_.skipped_objects;
+      Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
+                            " (not a kind karp reads)"));
       return absl::OkStatus();
     }
     if (!api_version.empty() && api_version != info->api_version) {
@@ -650,7 +666,8 @@ class SnapshotDecoder {
       bool skip = false;
       KARP_RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
       if (skip) {
-        ++snap_.skipped_objects;
+        Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
+                              " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
         return absl::OkStatus();
       }
       KARP_RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
@@ -712,6 +729,11 @@ class SnapshotDecoder {
     return absl::OkStatus();
   }
 
+  void Skip(std::string what) {
+    ++snap_.skipped_objects;
+    snap_.skipped.push_back(std::move(what));
+  }
+
   struct Origin {
     std::string source;
     std::string path;
@@ -719,6 +741,7 @@ class SnapshotDecoder {
   std::string source_;
   int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
+  codec_internal::OldApiConverter old_api_;
   std::map<std::string, Origin> seen_;  // "<kind> <key>" -> where it was first defined
 };
 
@@ -844,11 +867,22 @@ absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::st
   }
 }
 
+// The converted older-API objects of `decoder`; errors escaped.
+absl::Status FinishConversions(SnapshotDecoder& decoder) {
+  try {
+    if (absl::Status s = decoder.FinishConversions(); !s.ok()) return Escaped(s);
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return Escaped(absl::InvalidArgumentError(e.what()));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
   SnapshotDecoder decoder;
   if (absl::Status s = DecodeInto(decoder, text, source); !s.ok()) return s;
+  KARP_RETURN_IF_ERROR(FinishConversions(decoder));
   return decoder.Take();
 }
 
@@ -861,6 +895,7 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
     KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, text, path));
   }
+  KARP_RETURN_IF_ERROR(FinishConversions(decoder));
   return decoder.Take();
 }
 

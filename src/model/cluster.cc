@@ -182,6 +182,8 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(storage_classes, other.storage_classes);
   append(csi_nodes, other.csi_nodes);
   skipped_objects += other.skipped_objects;
+  skipped.insert(skipped.end(), other.skipped.begin(), other.skipped.end());
+  warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
 }
 
 }  // namespace karp

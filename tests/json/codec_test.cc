@@ -758,7 +758,7 @@ TEST_CASE("Strict enumerations: effects, operators, policies", "[json]") {
       "objects.json: spec.template.spec.expireAfter: invalid duration \"5 days\": unknown unit");
   CHECK(
       ParseError(
-          R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1beta1", "metadata": {"name": "n"}})")
+          R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v2", "metadata": {"name": "n"}})")
           .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
 }
 

@@ -48,7 +48,9 @@ struct ReadOptions {
 
 // Parses one input text (JSON, or YAML with one or more `---`-separated documents) holding
 // Kubernetes objects or Lists of them into a snapshot. `source` names the input in error
-// messages (usually the file name). Objects of unknown kinds are skipped and counted. Every
+// messages (usually the file name). Objects of unknown kinds are skipped, counted and named
+// (ClusterSnapshot::skipped); older Karpenter APIs (v1alpha5 Provisioner, v1beta1 NodePool and
+// NodeClaim; AWS node classes) are read as their v1 form (karp/json/convert.h). Every
 // object passes its field validator (ValidatePod, ValidateNodePool, ... of karp/objects.h);
 // repeated keys in a mapping are rejected as Kubernetes' strict decoding does. Pod scheduling
 // constraints that the reference ignores pods for are not errors here (Solve reports them).
