@@ -16,28 +16,13 @@ namespace {
 
 using internal::StrCat;
 
-std::string Tag(std::string_view name, std::string_view value) {
-  return StrCat("<", name, ">", value, "</", name, ">");
-}
+std::string Tag(std::string_view name, std::string_view value) { return XmlElement(name, value); }
+std::string Escape(std::string_view s) { return XmlEscape(s); }
 
 std::string Items(std::string_view set, const std::vector<std::string>& values) {
   std::string inner;
   for (const std::string& v : values) inner += Tag("item", v);
   return Tag(set, inner);
-}
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
 }
 
 std::string GroupSetXml(const std::vector<std::string>& ids) {
@@ -228,6 +213,12 @@ void FakeEc2::FailCapacity(const std::string& capacity_type, const std::string& 
   no_capacity_.insert({capacity_type, type, zone});
 }
 
+void FakeEc2::LimitCapacity(const std::string& capacity_type, const std::string& type,
+                            const std::string& zone, int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  limits_[{capacity_type, type, zone}] = n;
+}
+
 void FakeEc2::AddInstance(const FakeInstance& instance) {
   std::lock_guard<std::mutex> lock(mu_);
   instances_[instance.id] = instance;
@@ -327,6 +318,16 @@ FakeResponse FakeEc2::GetProducts(const FakeRequest& r) {
   return FakeResponse::Json(out.dump());
 }
 
+std::string FakeEc2::Launch(FakeInstance instance, const std::string& template_name) {
+  instance.id = absl::StrFormat("i-%017x", next_id_++);
+  if (auto t = launch_templates_.find(template_name); t != launch_templates_.end()) {
+    if (instance.image_id.empty()) instance.image_id = t->second.image_id;
+    instance.security_group_ids = t->second.security_group_ids;
+  }
+  instances_[instance.id] = instance;
+  return instance.id;
+}
+
 FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
   ++fleet_calls_;
@@ -383,33 +384,40 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
                    Tag("overrides", Tag("instanceType", o.type) + Tag("availabilityZone", o.zone) +
                                         (o.subnet.empty() ? "" : Tag("subnetId", o.subnet))));
   };
+  int remaining = std::atoi(r.Param("TargetCapacitySpecification.TotalTargetCapacity").c_str());
+  if (remaining < 1) {
+    return FakeResponse::Ec2Error("InvalidParameterValue",
+                                  "TargetCapacitySpecification.TotalTargetCapacity must be >= 1");
+  }
+  const std::string capacity_error = Tag("errorCode", "InsufficientInstanceCapacity") +
+                                     Tag("errorMessage", "We currently do not have sufficient "
+                                                         "capacity in the Availability Zone you "
+                                                         "requested.");
   std::string errors, launched;
   for (const Override& o : overrides) {
-    if (no_capacity_.count({capacity, o.type, o.zone}) > 0) {
-      errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
-                                Tag("errorCode", "InsufficientInstanceCapacity") +
-                                Tag("errorMessage", "We currently do not have sufficient "
-                                                    "capacity in the Availability Zone you "
-                                                    "requested."));
-      continue;
+    if (remaining == 0) break;
+    const auto pool = std::make_tuple(capacity, o.type, o.zone);
+    int room = no_capacity_.count(pool) > 0 ? 0 : remaining;
+    if (auto limit = limits_.find(pool); limit != limits_.end()) {
+      room = std::min(room, limit->second);
+      limit->second -= room;
     }
-    FakeInstance inst;
-    inst.id = absl::StrFormat("i-%017x", next_id_++);
-    inst.type = o.type;
-    inst.zone = o.zone;
-    inst.lifecycle = capacity == "spot" ? "spot" : "";
-    inst.tags = tags;
-    inst.subnet_id = o.subnet;
-    inst.image_id = o.image;
-    if (auto t = launch_templates_.find(o.template_name); t != launch_templates_.end()) {
-      if (inst.image_id.empty()) inst.image_id = t->second.image_id;
-      inst.security_group_ids = t->second.security_group_ids;
+    if (room < remaining) {
+      errors += Tag("item", lt(o) + Tag("lifecycle", capacity) + capacity_error);
     }
-    instances_[inst.id] = inst;
-    launched = Tag("item", lt(o) + Tag("lifecycle", capacity) +
-                               Items("instanceIds", {inst.id}) + Tag("instanceType", o.type) +
-                               Tag("platform", "Linux/UNIX"));
-    break;
+    if (room == 0) continue;
+    FakeInstance proto;
+    proto.type = o.type;
+    proto.zone = o.zone;
+    proto.lifecycle = capacity == "spot" ? "spot" : "";
+    proto.tags = tags;
+    proto.subnet_id = o.subnet;
+    proto.image_id = o.image;
+    std::vector<std::string> ids;
+    for (int n = 0; n < room; ++n) ids.push_back(Launch(proto, o.template_name));
+    remaining -= room;
+    launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
+                                Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
   }
   return FakeResponse::Xml(Ec2Xml("CreateFleet", Tag("fleetId", "fleet-fake") +
                                                      Tag("errorSet", errors) +

@@ -6,10 +6,12 @@
 // from a template of this fake carry its security groups and image (unless the override names
 // one) and the override's subnet.
 //
-// CreateFleet tries the request's overrides in Priority (price) order and launches the first
-// one that has capacity; every override tried before it whose offering was scripted with
-// FailCapacity() appears in errorSet with InsufficientInstanceCapacity, as a real instant fleet
-// reports the pools it could not use.
+// CreateFleet launches TotalTargetCapacity instances: it tries the request's overrides in
+// Priority (price) order and launches as many as each has room for (FailCapacity(): none,
+// LimitCapacity(): at most n in total, else all); every override tried that could not take
+// what was left appears in errorSet with InsufficientInstanceCapacity, as a real instant fleet
+// reports the pools it could not use. Each override used is one fleetInstanceSet item listing
+// its instance ids.
 //
 // Thread-safety: thread-safe (handlers run on the server thread; setters take the mutex).
 
@@ -65,6 +67,9 @@ class FakeEc2 {
   void SetPageSize(int n);
   void FailCapacity(const std::string& capacity_type, const std::string& type,
                     const std::string& zone);
+  // At most `n` more instances of this offering (across CreateFleet calls).
+  void LimitCapacity(const std::string& capacity_type, const std::string& type,
+                     const std::string& zone, int n);
   void AddInstance(const FakeInstance& instance);
 
   std::map<std::string, FakeInstance> instances() const;
@@ -77,6 +82,9 @@ class FakeEc2 {
   FakeResponse DescribeOfferings(const FakeRequest& r);
   FakeResponse DescribeSpotPrices(const FakeRequest& r);
   FakeResponse GetProducts(const FakeRequest& r);
+  // Records `instance` with a new id, the template's image (unless it has one) and security
+  // groups; returns the id. Requires mu_.
+  std::string Launch(FakeInstance instance, const std::string& template_name);
   FakeResponse CreateFleet(const FakeRequest& r);
   FakeResponse DescribeInstances(const FakeRequest& r);
   FakeResponse TerminateInstances(const FakeRequest& r);
@@ -90,6 +98,7 @@ class FakeEc2 {
   std::map<std::string, double> on_demand_;
   int page_size_ = 2;
   std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;
+  std::map<std::tuple<std::string, std::string, std::string>, int> limits_;
   std::map<std::string, FakeInstance> instances_;
   int next_id_ = 1;
   int fleet_calls_ = 0;
