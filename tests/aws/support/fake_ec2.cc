@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -133,6 +135,84 @@ FakeEc2::FakeEc2(FakeAwsServer* server) {
              [this](const FakeRequest& r) { return CreateLaunchTemplate(r); });
   server->On("DescribeLaunchTemplates",
              [this](const FakeRequest& r) { return DescribeLaunchTemplates(r); });
+  server->On("DescribeSubnets", [this](const FakeRequest& r) { return DescribeSubnets(r); });
+  server->On("DescribeSecurityGroups",
+             [this](const FakeRequest& r) { return DescribeSecurityGroups(r); });
+  server->On("DescribeImages", [this](const FakeRequest& r) { return DescribeImages(r); });
+}
+
+void FakeEc2::AddSubnet(const FakeSubnet& subnet) {
+  std::lock_guard<std::mutex> lock(mu_);
+  subnets_.push_back(subnet);
+}
+
+void FakeEc2::AddSecurityGroup(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  security_groups_.push_back(id);
+}
+
+void FakeEc2::AddImage(const FakeImage& image) {
+  std::lock_guard<std::mutex> lock(mu_);
+  images_.push_back(image);
+}
+
+namespace {
+
+// The values of filter `name` (and of `<list>.N` when `list` is set); nullopt when absent.
+std::optional<std::set<std::string>> IdFilter(const FakeRequest& r, const std::string& name,
+                                              const std::string& list = "") {
+  std::optional<std::set<std::string>> out;
+  for (int f = 1; !r.Param(StrCat("Filter.", f, ".Name")).empty(); ++f) {
+    if (r.Param(StrCat("Filter.", f, ".Name")) != name) continue;
+    if (!out) out.emplace();
+    for (int v = 1; !r.Param(StrCat("Filter.", f, ".Value.", v)).empty(); ++v) {
+      out->insert(r.Param(StrCat("Filter.", f, ".Value.", v)));
+    }
+  }
+  for (int i = 1; !list.empty() && !r.Param(StrCat(list, ".", i)).empty(); ++i) {
+    if (!out) out.emplace();
+    out->insert(r.Param(StrCat(list, ".", i)));
+  }
+  return out;
+}
+
+}  // namespace
+
+FakeResponse FakeEc2::DescribeSubnets(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "subnet-id");
+  std::string items;
+  for (const FakeSubnet& s : subnets_) {
+    if (ids && ids->count(s.id) == 0) continue;
+    items += Tag("item", Tag("subnetId", s.id) + Tag("availabilityZone", s.zone) +
+                             Tag("availabilityZoneId", s.zone + "-id") +
+                             Tag("availableIpAddressCount", std::to_string(s.free_ips)));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeSubnets", Tag("subnetSet", items)));
+}
+
+FakeResponse FakeEc2::DescribeSecurityGroups(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "group-id");
+  std::string items;
+  for (const std::string& id : security_groups_) {
+    if (ids && ids->count(id) == 0) continue;
+    items += Tag("item", Tag("groupId", id) + Tag("groupName", id));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeSecurityGroups", Tag("securityGroupInfo", items)));
+}
+
+FakeResponse FakeEc2::DescribeImages(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "image-id", "ImageId");
+  std::string items;
+  for (const FakeImage& im : images_) {
+    if (ids && ids->count(im.id) == 0) continue;
+    items += Tag("item", Tag("imageId", im.id) + Tag("name", im.id) +
+                             Tag("architecture", im.architecture) +
+                             Tag("creationDate", im.created) + Tag("imageState", "available"));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeImages", Tag("imagesSet", items)));
 }
 
 std::map<std::string, FakeLaunchTemplate> FakeEc2::launch_templates() const {

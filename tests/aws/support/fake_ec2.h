@@ -54,6 +54,19 @@ struct FakeLaunchTemplate {
   std::vector<std::string> security_group_ids;
 };
 
+// What DescribeSubnets / DescribeSecurityGroups / DescribeImages report (for EC2NodeClasses
+// that select by id).
+struct FakeSubnet {
+  std::string id;
+  std::string zone;
+  int free_ips = 100;
+};
+struct FakeImage {
+  std::string id;
+  std::string architecture;  // "x86_64", "arm64"
+  std::string created;       // RFC 3339
+};
+
 class FakeEc2 {
  public:
   // Installs the handlers on `server` (which must outlive this object's use).
@@ -71,6 +84,12 @@ class FakeEc2 {
   void LimitCapacity(const std::string& capacity_type, const std::string& type,
                      const std::string& zone, int n);
   void AddInstance(const FakeInstance& instance);
+
+  // Served by DescribeSubnets (filter subnet-id), DescribeSecurityGroups (filter group-id) and
+  // DescribeImages (filter image-id or ImageId.N); without that filter, every entry.
+  void AddSubnet(const FakeSubnet& subnet);
+  void AddSecurityGroup(const std::string& id);
+  void AddImage(const FakeImage& image);
 
   std::map<std::string, FakeInstance> instances() const;
   int fleet_calls() const;
@@ -91,6 +110,9 @@ class FakeEc2 {
   FakeResponse CreateTags(const FakeRequest& r);
   FakeResponse CreateLaunchTemplate(const FakeRequest& r);
   FakeResponse DescribeLaunchTemplates(const FakeRequest& r);
+  FakeResponse DescribeSubnets(const FakeRequest& r);
+  FakeResponse DescribeSecurityGroups(const FakeRequest& r);
+  FakeResponse DescribeImages(const FakeRequest& r);
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
@@ -103,6 +125,9 @@ class FakeEc2 {
   int next_id_ = 1;
   int fleet_calls_ = 0;
   std::map<std::string, FakeLaunchTemplate> launch_templates_;
+  std::vector<FakeSubnet> subnets_;
+  std::vector<std::string> security_groups_;
+  std::vector<FakeImage> images_;
 };
 
 }  // namespace karp::aws::testing
