@@ -198,29 +198,28 @@ void InterruptionQueue::Count(const InterruptionPollResult& r, bool failed) {
   if (failed) ++stats_.poll_errors;
 }
 
-absl::StatusOr<std::vector<ReceivedInterruption>> InterruptionQueue::Receive() {
+absl::StatusOr<std::vector<ReceivedInterruption>> InterruptionQueue::Poll(
+    InterruptionPollResult* result) {
   {
     absl::MutexLock lock(&mu_);
     ++stats_.polls;
   }
-  InterruptionPollResult result;
   absl::StatusOr<std::vector<Raw>> raw = ReceiveRaw();
-  absl::StatusOr<std::vector<ReceivedInterruption>> parsed =
-      raw.ok() ? ParseAll(std::move(*raw), &result) : raw.status();
+  if (!raw.ok()) return raw.status();
+  return ParseAll(std::move(*raw), result);
+}
+
+absl::StatusOr<std::vector<ReceivedInterruption>> InterruptionQueue::Receive() {
+  InterruptionPollResult result;
+  absl::StatusOr<std::vector<ReceivedInterruption>> parsed = Poll(&result);
   if (parsed.ok()) result.handled = static_cast<int>(parsed->size());
   Count(result, !parsed.ok());
   return parsed;
 }
 
 absl::StatusOr<InterruptionPollResult> InterruptionQueue::PollOnce(const Handler& handler) {
-  {
-    absl::MutexLock lock(&mu_);
-    ++stats_.polls;
-  }
   InterruptionPollResult result;
-  absl::StatusOr<std::vector<Raw>> raw = ReceiveRaw();
-  absl::StatusOr<std::vector<ReceivedInterruption>> parsed =
-      raw.ok() ? ParseAll(std::move(*raw), &result) : raw.status();
+  absl::StatusOr<std::vector<ReceivedInterruption>> parsed = Poll(&result);
   absl::Status first_error = parsed.status();
   if (parsed.ok()) {
     const std::string url = queue_url();

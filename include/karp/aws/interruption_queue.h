@@ -151,6 +151,8 @@ class InterruptionQueue {
   absl::StatusOr<std::vector<ReceivedInterruption>> ParseAll(std::vector<Raw> raw,
                                                             InterruptionPollResult* result);
   absl::Status DeleteAt(const std::string& url, const std::string& receipt_handle);
+  // One ReceiveMessage, parsed (counts the poll).
+  absl::StatusOr<std::vector<ReceivedInterruption>> Poll(InterruptionPollResult* result);
   void Count(const InterruptionPollResult& r, bool failed);
 
   InterruptionQueueOptions options_;
