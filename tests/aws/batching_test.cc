@@ -143,7 +143,7 @@ TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors
   CHECK(exhausted == 3);
 }
 
-TEST_CASE("Different launches are not merged; max_items closes a batch early",
+TEST_CASE("Different launches are not merged, and max_items closes a batch early",
           "[aws][batch]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(200), absl::Seconds(5), 3};

@@ -119,7 +119,7 @@ TEST_CASE("Ensure creates the profile, attaches the role and caches it", "[aws][
   CHECK(f.Actions() == std::vector<std::string>{"GetInstanceProfile"});
 }
 
-TEST_CASE("A changed role replaces the attached one; an existing profile is reused",
+TEST_CASE("A changed role replaces the attached one and an existing profile is reused",
           "[aws][iam]") {
   IamFixture f;
   const std::string name = InstanceProfileName("prod", "eu-west-1", "default");

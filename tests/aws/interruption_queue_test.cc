@@ -112,7 +112,7 @@ TEST_CASE("The interruption queue long-polls, hands events over and deletes them
   CHECK(stats.poll_errors == 0);
 }
 
-TEST_CASE("A failing handler leaves the message in the queue; pull mode deletes on request",
+TEST_CASE("A failing handler leaves the message in the queue, pull mode deletes on request",
           "[aws][sqs]") {
   SqsFixture f;
   f.sqs->Send(SpotWarning("i-1"));
@@ -143,7 +143,7 @@ TEST_CASE("A failing handler leaves the message in the queue; pull mode deletes 
   CHECK(AwsErrorCode((*q)->Delete("bogus")) == "ReceiptHandleIsInvalid");
 }
 
-TEST_CASE("Queue errors are statuses; Run backs off and goes on", "[aws][sqs]") {
+TEST_CASE("Queue errors are statuses, and Run backs off and goes on", "[aws][sqs]") {
   SqsFixture f;
   auto missing = InterruptionQueue::Create(f.Options("no-such-queue"));
   REQUIRE(missing.ok());
