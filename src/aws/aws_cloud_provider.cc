@@ -1332,6 +1332,11 @@ absl::Status AwsCloudProvider::TagInstance(const std::string& provider_id,
 }
 
 absl::StatusOr<std::vector<std::string>> AwsCloudProvider::DeleteUnusedInstanceProfiles() {
+  if (options_.node_classes.empty()) {
+    return absl::FailedPreconditionError(
+        "aws delete unused instance profiles: static mode (no node classes) manages no "
+        "instance profiles");
+  }
   std::set<std::string> keep;
   for (const Ec2NodeClass& nc : options_.node_classes) {
     if (!nc.role.empty()) {

@@ -418,6 +418,14 @@ TEST_CASE("AWS provider creates the instance profile of spec.role and deletes re
   REQUIRE(deleted.ok());
   CHECK(*deleted == std::vector<std::string>{profile});
   CHECK(iam.profiles().empty());
+
+  // Static mode manages no profiles, so it deletes none.
+  o.node_classes.clear();
+  o.launch_template_name = "karp-default";
+  created = AwsCloudProvider::Create(o);
+  REQUIRE(created.ok());
+  CHECK((*created)->DeleteUnusedInstanceProfiles().status().code() ==
+        absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // File: karp/aws/aws_cloud_provider.h
 //
 // AwsCloudProvider (target karp::aws): karp::CloudProvider for Amazon EC2, speaking the EC2
-// Query API (Version 2016-11-15) and the Price List API directly over libcurl with SigV4.
+// Query API (Version 2016-11-15), the Price List API, SSM and IAM directly over libcurl with
+// SigV4.
 //
 //   GetInstanceTypes  DescribeInstanceTypes + DescribeInstanceTypeOfferings (paginated) +
 //                     DescribeSpotPriceHistory + Pricing GetProducts (the region's embedded
@@ -17,9 +18,12 @@
 //                     Capacity errors of the fleet (§4.1 codes) are reported in `failed`;
 //                     none launched -> ResourceExhausted, which karp::Launcher turns into the
 //                     unavailable-offerings cache and a retry with the remaining offerings.
+//                     Concurrent Creates with identical requests share one CreateFleet
+//                     (AwsBatchingOptions below, docs/aws.md §3.10).
 //   Delete            DescribeInstances then TerminateInstances, only for an instance carrying
 //                     the karpenter.sh/nodepool tag (FailedPrecondition otherwise); NotFound once
 //                     the instance is gone; OK without a call while it is shutting down.
+//                     Both calls are batched with concurrent Deletes / Gets.
 //   Get / List        DescribeInstances (state pending|running|stopping|stopped|shutting-down);
 //                     List filters by the karp tags of this cluster.
 //   DriftReason       with node classes: NodeClassDriftReason (karp/aws/ec2nodeclass_status.h)
@@ -292,12 +296,14 @@ class AwsCloudProvider : public CloudProvider {
   [[nodiscard]] absl::Status TagInstance(const std::string& provider_id,
                                          const std::map<std::string, std::string>& tags);
 
-  // EC2NodeClass mode: deletes the IAM instance profiles karp created in this cluster and
-  // region (ListInstanceProfiles under InstanceProfileClusterPathPrefix) that belong to no
-  // current class with spec.role -- the profiles of removed NodeClasses. A profile whose class
-  // still has live instances (List(), by the karpenter.k8s.aws/ec2nodeclass tag) is kept until
-  // they are gone. Returns the deleted names in name order.
-  // Errors: those of List and of the IAM calls (nothing after the first failure is deleted).
+  // EC2NodeClass mode (FailedPrecondition in static mode, which manages no profiles): deletes
+  // the IAM instance profiles karp created in this cluster and region (ListInstanceProfiles
+  // under InstanceProfileClusterPathPrefix) that belong to no current class with spec.role --
+  // the profiles of removed NodeClasses. A profile whose class still has live instances
+  // (DescribeInstances by this cluster's and the karpenter.k8s.aws/ec2nodeclass tags) is kept
+  // until they are gone. Returns the deleted names in name order.
+  // Errors: those of DescribeInstances and of the IAM calls (nothing after the first failure
+  // is deleted).
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> DeleteUnusedInstanceProfiles();
 
   // What the CreateFleet / DescribeInstances / TerminateInstances batchers merged so far.
