@@ -95,7 +95,9 @@ TEST_CASE("The interruption queue long-polls, hands events over and deletes them
   CHECK(f.server->BadSignatures() == 0);
   for (const FakeRequest& r : f.server->Requests()) {
     CHECK(r.signing_service == "sqs");
+    CHECK(r.signing_region == "us-west-2");
     CHECK(r.Header("content-type") == "application/x-amz-json-1.0");
+    CHECK(r.Header("x-amz-target") == "AmazonSQS." + r.action);
     if (r.action != "ReceiveMessage") continue;
     const nlohmann::json body = nlohmann::json::parse(r.body);
     CHECK(body.at("MaxNumberOfMessages") == 10);
@@ -184,6 +186,38 @@ TEST_CASE("Queue errors are statuses, and Run backs off and goes on", "[aws][sqs
   bad.client.request_timeout = absl::Seconds(10);
   CHECK(std::string(InterruptionQueue::Create(bad).status().message()).find("request_timeout") !=
         std::string::npos);
+}
+
+TEST_CASE("The fake SQS rejects malformed requests", "[aws][sqs]") {
+  SqsFixture f;
+  auto client = Ec2Client::Create(f.Options("q").client);
+  REQUIRE(client.ok());
+  auto code = [&](const std::string& operation, const std::string& body,
+                  const std::string& content_type = "application/x-amz-json-1.0") {
+    JsonCall call;
+    call.target_prefix = "AmazonSQS";
+    call.operation = operation;
+    call.signing_service = "sqs";
+    call.endpoint = f.server->endpoint();
+    call.region = "us-west-2";
+    call.content_type = content_type;
+    call.label = "SQS";
+    return AwsErrorCode((*client)->CallJson(call, body).status());
+  };
+  const std::string url = "\"QueueUrl\":\"" + f.sqs->url() + "\"";
+  CHECK(code("ReceiveMessage", "{" + url + "}") == "");
+  CHECK(code("ReceiveMessage", "{}") == "MissingParameter");
+  CHECK(code("ReceiveMessage", "{" + url + ",\"MaxNumberOfMessages\":11}") ==
+        "InvalidParameterValue");
+  CHECK(code("ReceiveMessage", "{" + url + ",\"WaitTimeSeconds\":\"20\"}") ==
+        "InvalidParameterValue");
+  CHECK(code("ReceiveMessage", "{" + url + ",\"Bogus\":1}") == "InvalidParameterValue");
+  CHECK(code("ReceiveMessage", "[]") == "InvalidParameterValue");
+  CHECK(code("ReceiveMessage", "{" + url + "}", "application/x-amz-json-1.1") ==
+        "InvalidParameterValue");
+  CHECK(code("DeleteMessage", "{" + url + "}") == "MissingParameter");
+  CHECK(code("GetQueueUrl", "{\"QueueName\":\"other\"}") == "QueueDoesNotExist");
+  CHECK(f.server->BadSignatures() == 0);
 }
 
 }  // namespace
