@@ -1,5 +1,6 @@
 // Batched CreateFleet / DescribeInstances / TerminateInstances (AwsBatchingOptions) with
-// concurrent callers against the local fake EC2.
+// concurrent callers against the local fake EC2. The windows are wide (500 ms idle) so that
+// the callers meet in one batch even on a loaded machine.
 
 #include <catch2/catch.hpp>
 
@@ -76,7 +77,7 @@ void Concurrently(int n, Fn fn) {
 TEST_CASE("Concurrent identical launches become one CreateFleet with the summed capacity",
           "[aws][batch]") {
   AwsBatchingOptions batching;
-  batching.create_fleet = {absl::Milliseconds(200), absl::Seconds(5), 1000};
+  batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 1000};
   BatchFixture f(batching);
   constexpr int kCallers = 8;
   std::vector<absl::StatusOr<Instance>> got(kCallers, absl::UnknownError("not run"));
@@ -116,7 +117,7 @@ TEST_CASE("Concurrent identical launches become one CreateFleet with the summed 
 TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors",
           "[aws][batch]") {
   AwsBatchingOptions batching;
-  batching.create_fleet = {absl::Milliseconds(200), absl::Seconds(5), 1000};
+  batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 1000};
   BatchFixture f(batching);
   f.ec2->LimitCapacity("spot", "m5.large", "us-east-1a", 2);
   f.ec2->FailCapacity("spot", "m5.large", "us-east-1b");
@@ -146,7 +147,7 @@ TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors
 TEST_CASE("Different launches are not merged, and max_items closes a batch early",
           "[aws][batch]") {
   AwsBatchingOptions batching;
-  batching.create_fleet = {absl::Milliseconds(200), absl::Seconds(5), 3};
+  batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 3};
   BatchFixture f(batching);
   Concurrently(7, [&](int i) {
     LaunchRequest r = Request("claim-" + std::to_string(i));
@@ -181,8 +182,8 @@ TEST_CASE("Batching off: one call per launch, the claim tagged at launch", "[aws
 TEST_CASE("Concurrent Get and Delete share DescribeInstances and TerminateInstances calls",
           "[aws][batch]") {
   AwsBatchingOptions batching;
-  batching.describe_instances = {absl::Milliseconds(200), absl::Seconds(5), 500};
-  batching.terminate_instances = {absl::Milliseconds(200), absl::Seconds(5), 500};
+  batching.describe_instances = {absl::Milliseconds(500), absl::Seconds(10), 500};
+  batching.terminate_instances = {absl::Milliseconds(500), absl::Seconds(10), 500};
   BatchFixture f(batching);
   constexpr int kInstances = 6;
   for (int i = 0; i < kInstances; ++i) {
