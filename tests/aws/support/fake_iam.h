@@ -1,8 +1,8 @@
 // Test support of karp::aws: an in-memory IAM (instance profiles and roles) behind a
 // FakeAwsServer, speaking the IAM Query protocol (Version 2010-05-08, signed for "iam" in the
 // server's iam_region): GetInstanceProfile, CreateInstanceProfile, AddRoleToInstanceProfile,
-// RemoveRoleFromInstanceProfile, DeleteInstanceProfile, ListInstanceProfiles (PathPrefix,
-// MaxItems/Marker pages of `page_size`).
+// RemoveRoleFromInstanceProfile, DeleteInstanceProfile, ListInstanceProfiles (PathPrefix;
+// Marker pages of `page_size` profiles; MaxItems is accepted and not used).
 //
 // Every request's shape is checked as IAM's service model states it, and a violation answers
 // HTTP 400 ValidationError naming the parameter: the Version, no parameter outside the
