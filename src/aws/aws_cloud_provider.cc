@@ -865,6 +865,12 @@ struct FleetOutcome {
   std::vector<LaunchOption> failed;       // capacity errors among its options
 };
 
+std::vector<std::string> SortedUnique(std::vector<std::string> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 // Callers whose requests differ only in the nodeclaim tag share a key.
 std::string FleetKey(const FleetRequest& request) {
   FleetRequest shared = request;
@@ -924,9 +930,7 @@ struct AwsCloudProvider::FleetPlan {
 std::vector<AwsCloudProvider::Batchers::DescribeResult> AwsCloudProvider::Batchers::RunDescribe(
     const std::vector<std::string>& ids) {
   const Ec2Client& client = *provider->client_;
-  std::vector<std::string> unique = ids;
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::vector<std::string> unique = SortedUnique(ids);
   Count(&AwsBatchStats::describe_requests, &AwsBatchStats::describe_calls, ids.size());
   DescribeResult all = DescribeByIds(client, unique);
   std::map<std::string, DescribeResult> by_id;
@@ -950,9 +954,7 @@ std::vector<AwsCloudProvider::Batchers::DescribeResult> AwsCloudProvider::Batche
 std::vector<absl::Status> AwsCloudProvider::Batchers::RunTerminate(
     const std::vector<std::string>& ids) {
   const Ec2Client& client = *provider->client_;
-  std::vector<std::string> unique = ids;
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::vector<std::string> unique = SortedUnique(ids);
   Count(&AwsBatchStats::terminate_requests, &AwsBatchStats::terminate_calls, ids.size());
   std::map<std::string, absl::Status> by_id;
   if (unique.size() == 1) {

@@ -147,12 +147,18 @@ FakeResponse FakeSqs::GetQueueUrl(const FakeRequest& r) {
   return SqsJson({{"QueueUrl", url_}});
 }
 
-FakeResponse FakeSqs::Receive(const FakeRequest& r) {
-  auto [body, bad] = CheckShape(r);
-  if (bad) return *bad;
-  if (body["QueueUrl"] != url_) {
-    return SqsError("QueueDoesNotExist", "The specified queue does not exist.");
+std::pair<json, std::optional<FakeResponse>> FakeSqs::CheckQueueRequest(
+    const FakeRequest& r) const {
+  auto checked = CheckShape(r);
+  if (!checked.second && checked.first["QueueUrl"] != url_) {
+    checked.second = SqsError("QueueDoesNotExist", "The specified queue does not exist.");
   }
+  return checked;
+}
+
+FakeResponse FakeSqs::Receive(const FakeRequest& r) {
+  auto [body, bad] = CheckQueueRequest(r);
+  if (bad) return *bad;
   const int64_t max = body.value("MaxNumberOfMessages", int64_t{1});
   std::lock_guard<std::mutex> lock(mu_);
   json messages = json::array();
@@ -172,11 +178,8 @@ FakeResponse FakeSqs::Receive(const FakeRequest& r) {
 }
 
 FakeResponse FakeSqs::Delete(const FakeRequest& r) {
-  auto [body, bad] = CheckShape(r);
+  auto [body, bad] = CheckQueueRequest(r);
   if (bad) return *bad;
-  if (body["QueueUrl"] != url_) {
-    return SqsError("QueueDoesNotExist", "The specified queue does not exist.");
-  }
   std::lock_guard<std::mutex> lock(mu_);
   if (in_flight_.erase(body["ReceiptHandle"].get<std::string>()) == 0) {
     return SqsError("ReceiptHandleIsInvalid", "The input receipt handle is invalid.");

@@ -21,7 +21,11 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "aws/support/fake_aws_server.h"
 
@@ -42,6 +46,9 @@ class FakeSqs {
   void ReturnInFlight();
 
  private:
+  // The request's JSON body, or the error answering it (bad shape, another queue).
+  std::pair<nlohmann::json, std::optional<FakeResponse>> CheckQueueRequest(
+      const FakeRequest& r) const;
   FakeResponse GetQueueUrl(const FakeRequest& r);
   FakeResponse Receive(const FakeRequest& r);
   FakeResponse Delete(const FakeRequest& r);
