@@ -13,12 +13,15 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "aws/batcher.h"
 #include "aws/discovery.h"
 #include "aws/ec2_client.h"
+#include "aws/instance_profile_manager.h"
 #include "aws/launch_template_manager.h"
 #include "aws/nodeclass_discovery.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "karp/aws/instance_profile.h"
 #include "karp/labels.h"
 
 namespace karp::aws {
@@ -109,6 +112,8 @@ struct AwsCloudProvider::ClassState {
 namespace {
 
 constexpr int kMaxFleetInstanceTypes = 60;
+// How long an ensured instance profile is trusted (the reference's cache).
+constexpr absl::Duration kInstanceProfileCacheTtl = absl::Minutes(15);
 const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", "stopped",
                                               "shutting-down"};
 
@@ -187,6 +192,21 @@ absl::StatusOr<std::vector<Described>> ParseReservations(const XmlResponse& page
   return out;
 }
 
+// OK, or InvalidArgument naming the first bad window.
+absl::Status ValidateBatching(const AwsBatchingOptions& batching) {
+  for (const auto& [field, w] : {std::pair{"create_fleet", &batching.create_fleet},
+                                 std::pair{"describe_instances", &batching.describe_instances},
+                                 std::pair{"terminate_instances", &batching.terminate_instances}}) {
+    if (w->idle < absl::ZeroDuration() || w->max < w->idle || w->max_items < 1 ||
+        w->max_items > 1000) {
+      return absl::InvalidArgumentError(
+          StrCat("aws cloud provider options: batching.", field,
+                 ": want idle >= 0, max >= idle and max_items in [1, 1000]"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<AwsProviderId> ParseAwsProviderId(std::string_view provider_id) {
@@ -262,6 +282,7 @@ absl::Status AwsCloudProviderOptions::Validate() const {
           "aws cloud provider options: subnets has an empty zone or subnet id");
     }
   }
+  KARP_RETURN_IF_ERROR(ValidateBatching(batching));
   if (catalog_refresh_interval < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         "aws cloud provider options: catalog_refresh_interval is negative");
@@ -285,7 +306,11 @@ AwsCloudProvider::AwsCloudProvider(AwsCloudProviderOptions options,
                                    std::unique_ptr<Ec2Client> client)
     : options_(std::move(options)),
       client_(std::move(client)),
-      templates_(std::make_unique<LaunchTemplateManager>(client_.get(), options_.cluster_name)) {
+      templates_(std::make_unique<LaunchTemplateManager>(client_.get(), options_.cluster_name)),
+      profiles_(std::make_unique<InstanceProfileManager>(
+          client_.get(), options_.cluster_name, kInstanceProfileCacheTtl,
+          [this] { return Now(); })),
+      batchers_(std::make_unique<Batchers>(this)) {
   if (options_.cluster.name.empty()) options_.cluster.name = options_.cluster_name;
 }
 
@@ -444,6 +469,9 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
   discovery.ssm = MakeSsmGetter(client_.get(), options_.ssm_endpoint);
   discovery.now = Now();
   KARP_ASSIGN_OR_RETURN(state->status, ResolveEc2NodeClass(*client_, node_class, discovery));
+  if (!node_class.role.empty()) {
+    KARP_ASSIGN_OR_RETURN(state->status.instance_profile, profiles_->Ensure(node_class));
+  }
   state->subnets = SubnetPerZone(state->status);
   KARP_ASSIGN_OR_RETURN(AwsCatalogOptions catalog,
                         CatalogOptionsFor(node_class, options_.catalog));
@@ -581,12 +609,14 @@ struct FleetRequest {
   LaunchTemplateConfigs configs;
   std::map<std::string, std::string> tags;
 
-  // The EC2 Query API parameters, with `client_token` as the idempotency token.
-  QueryParams Encode(const std::string& client_token) const {
+  // The EC2 Query API parameters, with `client_token` as the idempotency token (omitted when
+  // empty) and `capacity` instances.
+  QueryParams Encode(const std::string& client_token, size_t capacity = 1) const {
     QueryParams params;
     params.emplace_back("Type", "instant");
-    params.emplace_back("ClientToken", client_token);
-    params.emplace_back("TargetCapacitySpecification.TotalTargetCapacity", "1");
+    if (!client_token.empty()) params.emplace_back("ClientToken", client_token);
+    params.emplace_back("TargetCapacitySpecification.TotalTargetCapacity",
+                        std::to_string(capacity));
     params.emplace_back("TargetCapacitySpecification.DefaultTargetCapacityType", capacity_type);
     if (capacity_type == "spot") {
       params.emplace_back("SpotOptions.AllocationStrategy", "price-capacity-optimized");
@@ -688,31 +718,34 @@ struct FleetInstance {
   std::string lifecycle;  // "spot" for spot instances
 };
 
-// The first instance of the fleetInstanceSet of `resp`, or nullopt when it lists none.
+// Every instance of the fleetInstanceSet of `resp` (one per instance id), in response order.
 // Errors: Internal for an empty id or a missing type or zone.
-absl::StatusOr<std::optional<FleetInstance>> ParseFleetInstance(const XmlResponse& resp) {
+absl::StatusOr<std::vector<FleetInstance>> ParseFleetInstances(const XmlResponse& resp) {
+  std::vector<FleetInstance> out;
   std::vector<pugi::xml_node> launched = XmlItems(resp.root(), "fleetInstanceSet");
   for (size_t i = 0; i < launched.size(); ++i) {
-    std::vector<pugi::xml_node> ids = XmlItems(launched[i], "instanceIds");
-    if (ids.empty()) continue;
     const std::string w = StrCat(kCreateFleet, ": fleetInstanceSet/item[", i + 1, "]");
-    FleetInstance out;
-    out.id = ids.front().text().get();
-    if (out.id.empty()) return absl::InternalError(StrCat(w, "/instanceIds/item[1]: empty"));
-    out.instance_type =
-        XmlText(launched[i], "launchTemplateAndOverrides/overrides/instanceType");
-    if (out.instance_type.empty()) out.instance_type = XmlText(launched[i], "instanceType");
-    out.zone = XmlText(launched[i], "launchTemplateAndOverrides/overrides/availabilityZone");
-    if (out.zone.empty()) out.zone = XmlText(launched[i], "availabilityZone");
-    if (out.instance_type.empty()) return absl::InternalError(StrCat(w, "/instanceType: missing"));
-    if (out.zone.empty()) {
-      return absl::InternalError(
-          StrCat(w, "/launchTemplateAndOverrides/overrides/availabilityZone: missing"));
+    FleetInstance x;
+    x.instance_type = XmlText(launched[i], "launchTemplateAndOverrides/overrides/instanceType");
+    if (x.instance_type.empty()) x.instance_type = XmlText(launched[i], "instanceType");
+    x.zone = XmlText(launched[i], "launchTemplateAndOverrides/overrides/availabilityZone");
+    if (x.zone.empty()) x.zone = XmlText(launched[i], "availabilityZone");
+    x.lifecycle = XmlText(launched[i], "lifecycle");
+    std::vector<pugi::xml_node> ids = XmlItems(launched[i], "instanceIds");
+    for (size_t j = 0; j < ids.size(); ++j) {
+      x.id = ids[j].text().get();
+      if (x.id.empty()) {
+        return absl::InternalError(StrCat(w, "/instanceIds/item[", j + 1, "]: empty"));
+      }
+      if (x.instance_type.empty()) return absl::InternalError(StrCat(w, "/instanceType: missing"));
+      if (x.zone.empty()) {
+        return absl::InternalError(
+            StrCat(w, "/launchTemplateAndOverrides/overrides/availabilityZone: missing"));
+      }
+      out.push_back(x);
     }
-    out.lifecycle = XmlText(launched[i], "lifecycle");
-    return std::optional<FleetInstance>(std::move(out));
   }
-  return std::optional<FleetInstance>();
+  return out;
 }
 
 // The launched instance `x` of `claim` as a karp Instance: priced as its chosen option,
@@ -782,7 +815,102 @@ absl::Status FleetFailure(const std::string& claim_name, const FleetErrors& erro
                                     ": the response has neither instances nor errors"));
 }
 
+// DescribeInstances with `params`, every page.
+absl::StatusOr<std::vector<Described>> DescribeInstances(const Ec2Client& client,
+                                                         const QueryParams& params) {
+  std::vector<Described> out;
+  int page_no = 0;
+  KARP_RETURN_IF_ERROR(client.CallPaginated(
+      "DescribeInstances", params, [&](const XmlResponse& page) -> absl::Status {
+        KARP_ASSIGN_OR_RETURN(auto got, ParseReservations(page, ++page_no));
+        out.insert(out.end(), got.begin(), got.end());
+        return absl::OkStatus();
+      }));
+  return out;
+}
+
+// The live instances among `ids`.
+absl::StatusOr<std::vector<Described>> DescribeByIds(const Ec2Client& client,
+                                                     const std::vector<std::string>& ids) {
+  QueryParams params;
+  AddList(&params, "InstanceId", ids);
+  AddFilter(&params, 1, "instance-state-name", kLiveStates);
+  return DescribeInstances(client, params);
+}
+
+// TerminateInstances of one instance; OK once EC2 lists it in instancesSet.
+absl::Status TerminateAlone(const Ec2Client& client, const std::string& id) {
+  QueryParams params;
+  AddList(&params, "InstanceId", {id});
+  KARP_ASSIGN_OR_RETURN(XmlResponse r, client.Call("TerminateInstances", params));
+  for (pugi::xml_node item : XmlItems(r.root(), "instancesSet")) {
+    if (XmlText(item, "instanceId") == id) return absl::OkStatus();
+  }
+  return absl::InternalError(StrCat("EC2 TerminateInstances: instancesSet does not list ", id));
+}
+
+// One caller of a batched CreateFleet: its request (with its own nodeclaim tag), claim and the
+// options it chose.
+struct FleetCall {
+  FleetRequest request;
+  std::string claim_name;
+  std::vector<LaunchOption> chosen;
+};
+
+// What a batched CreateFleet gave one caller.
+struct FleetOutcome {
+  absl::Status status;                   // the call failed or the response is malformed
+  std::optional<FleetInstance> instance;  // launched for this caller
+  FleetErrors errors;
+  std::vector<LaunchOption> failed;       // capacity errors among its options
+};
+
+std::vector<std::string> SortedUnique(std::vector<std::string> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+// Callers whose requests differ only in the nodeclaim tag share a key.
+std::string FleetKey(const FleetRequest& request) {
+  FleetRequest shared = request;
+  shared.tags.erase(std::string(kTagKeyNodeClaim));
+  return FormEncode(shared.Encode(""));
+}
+
 }  // namespace
+
+// The batchers of CreateFleet, DescribeInstances by id and TerminateInstances.
+struct AwsCloudProvider::Batchers {
+  using DescribeResult = absl::StatusOr<std::vector<Described>>;
+  explicit Batchers(AwsCloudProvider* p)
+      : provider(p),
+        fleet(p->options_.batching.create_fleet,
+              [this](const std::vector<FleetCall>& calls) { return RunFleet(calls); }),
+        describe(p->options_.batching.describe_instances,
+                 [this](const std::vector<std::string>& ids) { return RunDescribe(ids); }),
+        terminate(p->options_.batching.terminate_instances,
+                  [this](const std::vector<std::string>& ids) { return RunTerminate(ids); }) {}
+
+  // One CreateFleet for every call, TotalTargetCapacity = calls; instances in call order.
+  std::vector<FleetOutcome> RunFleet(const std::vector<FleetCall>& calls);
+  // One DescribeInstances for every id; ids it misses are described alone.
+  std::vector<DescribeResult> RunDescribe(const std::vector<std::string>& ids);
+  // One TerminateInstances for every id; ids it does not report terminating go alone.
+  std::vector<absl::Status> RunTerminate(const std::vector<std::string>& ids);
+  void Count(int64_t AwsBatchStats::*requests, int64_t AwsBatchStats::*calls, size_t n) {
+    absl::MutexLock lock(&mu);
+    stats.*requests += static_cast<int64_t>(n);
+    ++(stats.*calls);
+  }
+
+  AwsCloudProvider* const provider;
+  Batcher<FleetCall, FleetOutcome> fleet;
+  Batcher<std::string, DescribeResult> describe;
+  Batcher<std::string, absl::Status> terminate;
+  absl::Mutex mu;
+  AwsBatchStats stats ABSL_GUARDED_BY(mu);
+};
 
 // EC2NodeClass mode: the class a claim launches with, its current state and its pool (for the
 // user data).
@@ -798,6 +926,100 @@ struct AwsCloudProvider::FleetPlan {
   FleetRequest request;
   AwsLaunchDetails details;
 };
+
+std::vector<AwsCloudProvider::Batchers::DescribeResult> AwsCloudProvider::Batchers::RunDescribe(
+    const std::vector<std::string>& ids) {
+  const Ec2Client& client = *provider->client_;
+  const std::vector<std::string> unique = SortedUnique(ids);
+  Count(&AwsBatchStats::describe_requests, &AwsBatchStats::describe_calls, ids.size());
+  DescribeResult all = DescribeByIds(client, unique);
+  std::map<std::string, DescribeResult> by_id;
+  if (unique.size() == 1) by_id.emplace(unique.front(), all);
+  if (all.ok()) {
+    for (const Described& x : *all) by_id[x.id] = std::vector<Described>{x};
+  }
+  std::vector<DescribeResult> out;
+  for (const std::string& id : ids) {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      // Missing from the batch (gone, or the batch failed because of another id): alone.
+      Count(&AwsBatchStats::describe_requests, &AwsBatchStats::describe_calls, 0);
+      it = by_id.emplace(id, DescribeByIds(client, {id})).first;
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<absl::Status> AwsCloudProvider::Batchers::RunTerminate(
+    const std::vector<std::string>& ids) {
+  const Ec2Client& client = *provider->client_;
+  const std::vector<std::string> unique = SortedUnique(ids);
+  Count(&AwsBatchStats::terminate_requests, &AwsBatchStats::terminate_calls, ids.size());
+  std::map<std::string, absl::Status> by_id;
+  if (unique.size() == 1) {
+    by_id.emplace(unique.front(), TerminateAlone(client, unique.front()));
+  } else {
+    QueryParams params;
+    AddList(&params, "InstanceId", unique);
+    absl::StatusOr<XmlResponse> r = client.Call("TerminateInstances", params);
+    for (pugi::xml_node item : r.ok() ? XmlItems(r->root(), "instancesSet")
+                                      : std::vector<pugi::xml_node>()) {
+      const std::string state = XmlText(item, "currentState/name");
+      if (state == "shutting-down" || state == "terminated") {
+        by_id.emplace(XmlText(item, "instanceId"), absl::OkStatus());
+      }
+    }
+  }
+  std::vector<absl::Status> out;
+  for (const std::string& id : ids) {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      Count(&AwsBatchStats::terminate_requests, &AwsBatchStats::terminate_calls, 0);
+      it = by_id.emplace(id, TerminateAlone(client, id)).first;
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<FleetOutcome> AwsCloudProvider::Batchers::RunFleet(
+    const std::vector<FleetCall>& calls) {
+  Count(&AwsBatchStats::fleet_requests, &AwsBatchStats::fleet_calls, calls.size());
+  std::vector<FleetOutcome> out(calls.size());
+  FleetRequest request = calls.front().request;
+  // One tag set for the whole fleet: the claims' own tags are added after the launch.
+  if (calls.size() > 1) request.tags.erase(std::string(kTagKeyNodeClaim));
+  absl::StatusOr<XmlResponse> resp = provider->client_->Call(
+      "CreateFleet",
+      request.Encode(provider->NextClientToken(calls.front().claim_name), calls.size()));
+  absl::StatusOr<std::vector<FleetInstance>> launched =
+      resp.ok() ? ParseFleetInstances(*resp) : resp.status();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!launched.ok()) {
+      out[i].status = launched.status();
+      continue;
+    }
+    absl::StatusOr<FleetErrors> errors = ParseFleetErrors(*resp, calls[i].chosen, &out[i].failed);
+    if (!errors.ok()) {
+      out[i].status = errors.status();
+      continue;
+    }
+    out[i].errors = std::move(*errors);
+    if (i >= launched->size()) continue;
+    out[i].instance = (*launched)[i];
+    if (calls.size() == 1) continue;
+    const std::string provider_id = StrCat("aws:///", out[i].instance->zone, "/",
+                                           out[i].instance->id);
+    if (!provider->TagInstance(provider_id, {{std::string(kTagKeyNodeClaim),
+                                              calls[i].claim_name}})
+             .ok()) {
+      absl::MutexLock lock(&mu);
+      ++stats.tag_errors;
+    }
+  }
+  return out;
+}
 
 absl::StatusOr<AwsCloudProvider::ClaimClass> AwsCloudProvider::ClassForClaim(
     const NewNodeClaim& claim) const {
@@ -929,12 +1151,14 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
   }
   plan.request.capacity_type = capacity_type;
 
-  KARP_ASSIGN_OR_RETURN(XmlResponse resp,
-                        client_->Call("CreateFleet",
-                                      plan.request.Encode(NextClientToken(claim.name))));
-  KARP_ASSIGN_OR_RETURN(FleetErrors errors, ParseFleetErrors(resp, chosen, failed));
-  KARP_ASSIGN_OR_RETURN(std::optional<FleetInstance> launched, ParseFleetInstance(resp));
-  if (!launched.has_value()) return FleetFailure(claim.name, errors);
+  const std::string key = FleetKey(plan.request);
+  FleetOutcome outcome = batchers_->fleet.Add(key, {plan.request, claim.name, chosen});
+  if (failed != nullptr) {
+    failed->insert(failed->end(), outcome.failed.begin(), outcome.failed.end());
+  }
+  if (!outcome.status.ok()) return outcome.status;
+  const std::optional<FleetInstance>& launched = outcome.instance;
+  if (!launched.has_value()) return FleetFailure(claim.name, outcome.errors);
   Instance instance = LaunchedInstance(claim, *launched, capacity_type, chosen,
                                        options_.client.region, Now());
   RecordLaunchTemplate(plan.request.configs, *launched, &plan.details);
@@ -946,29 +1170,6 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
 }
 
 namespace {
-
-// DescribeInstances with `params`, every page.
-absl::StatusOr<std::vector<Described>> DescribeInstances(const Ec2Client& client,
-                                                         const QueryParams& params) {
-  std::vector<Described> out;
-  int page_no = 0;
-  KARP_RETURN_IF_ERROR(client.CallPaginated(
-      "DescribeInstances", params, [&](const XmlResponse& page) -> absl::Status {
-        KARP_ASSIGN_OR_RETURN(auto got, ParseReservations(page, ++page_no));
-        out.insert(out.end(), got.begin(), got.end());
-        return absl::OkStatus();
-      }));
-  return out;
-}
-
-// The live instances among `ids`.
-absl::StatusOr<std::vector<Described>> DescribeByIds(const Ec2Client& client,
-                                                     const std::vector<std::string>& ids) {
-  QueryParams params;
-  AddList(&params, "InstanceId", ids);
-  AddFilter(&params, 1, "instance-state-name", kLiveStates);
-  return DescribeInstances(client, params);
-}
 
 // `x` as a karp Instance, at its offering's price in `prices` (the discovery in use; null
 // before the first) or, for on-demand, the embedded price of `region`.
@@ -1007,7 +1208,8 @@ std::shared_ptr<const AwsCloudProvider::Discovery> AwsCloudProvider::DiscoveryIn
 
 absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) const {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
-  KARP_ASSIGN_OR_RETURN(std::vector<Described> found, DescribeByIds(*client_, {id.instance_id}));
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> found,
+                        batchers_->describe.Add("", id.instance_id));
   if (found.empty()) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
@@ -1055,7 +1257,7 @@ absl::StatusOr<std::string> AwsCloudProvider::DriftReason(const NodeClaim& claim
   }
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(claim.provider_id));
-  absl::StatusOr<std::vector<Described>> found = DescribeByIds(*client_, {id.instance_id});
+  absl::StatusOr<std::vector<Described>> found = batchers_->describe.Add("", id.instance_id);
   if (absl::IsNotFound(found.status()) || (found.ok() && found->empty())) {
     return std::string();  // gone: garbage collection's business, not drift
   }
@@ -1081,7 +1283,8 @@ absl::StatusOr<std::string> AwsCloudProvider::DriftReason(const NodeClaim& claim
 
 absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
-  KARP_ASSIGN_OR_RETURN(std::vector<Described> found, DescribeByIds(*client_, {id.instance_id}));
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> found,
+                        batchers_->describe.Add("", id.instance_id));
   if (found.empty()) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
@@ -1096,14 +1299,12 @@ absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
     launches_.erase(provider_id);
   }
   if (x.state == "shutting-down") return absl::OkStatus();  // already going away
-  QueryParams params;
-  AddList(&params, "InstanceId", {x.id});
-  absl::StatusOr<XmlResponse> r = client_->Call("TerminateInstances", params);
-  if (!r.ok()) return r.status();
-  for (pugi::xml_node item : XmlItems(r->root(), "instancesSet")) {
-    if (XmlText(item, "instanceId") == x.id) return absl::OkStatus();
-  }
-  return absl::InternalError(StrCat("EC2 TerminateInstances: instancesSet does not list ", x.id));
+  return batchers_->terminate.Add("", x.id);
+}
+
+AwsBatchStats AwsCloudProvider::BatchStats() const {
+  absl::MutexLock lock(&batchers_->mu);
+  return batchers_->stats;
 }
 
 absl::Status AwsCloudProvider::TagInstance(const std::string& provider_id,
@@ -1130,6 +1331,32 @@ absl::Status AwsCloudProvider::TagInstance(const std::string& provider_id,
         StrCat("EC2 CreateTags: return is \"", XmlText(r.root(), "return"), "\", want true"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> AwsCloudProvider::DeleteUnusedInstanceProfiles() {
+  if (options_.node_classes.empty()) {
+    return absl::FailedPreconditionError(
+        "aws delete unused instance profiles: static mode (no node classes) manages no "
+        "instance profiles");
+  }
+  std::set<std::string> keep;
+  for (const Ec2NodeClass& nc : options_.node_classes) {
+    if (!nc.role.empty()) {
+      keep.insert(InstanceProfileName(options_.cluster_name, options_.client.region, nc.name()));
+    }
+  }
+  // Classes whose instances still run keep their profile until the instances are gone.
+  QueryParams params;
+  AddFilter(&params, 1, "tag-key", {std::string(kTagKeyEc2NodeClass)});
+  AddFilter(&params, 2, StrCat("tag:", kTagKeyEksClusterName), {options_.cluster_name});
+  AddFilter(&params, 3, "instance-state-name", kLiveStates);
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> live, DescribeInstances(*client_, params));
+  for (const Described& x : live) {
+    auto tag = x.tags.find(std::string(kTagKeyEc2NodeClass));
+    if (tag == x.tags.end()) continue;
+    keep.insert(InstanceProfileName(options_.cluster_name, options_.client.region, tag->second));
+  }
+  return profiles_->DeleteExcept(keep);
 }
 
 absl::StatusOr<int> AwsCloudProvider::MarkInterruptedOfferings(

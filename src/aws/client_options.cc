@@ -15,7 +15,7 @@ bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 absl::Status AwsClientOptions::Validate() const {
   if (region.empty()) return absl::InvalidArgumentError("aws client options: region is empty");
-  for (const std::string* e : {&ec2_endpoint, &pricing_endpoint}) {
+  for (const std::string* e : {&ec2_endpoint, &pricing_endpoint, &iam_endpoint, &sqs_endpoint}) {
     if (!e->empty() && !StartsWith(*e, "http://") && !StartsWith(*e, "https://")) {
       return absl::InvalidArgumentError(StrCat(
           "aws client options: endpoint \"", *e, "\" must start with http:// or https://"));
@@ -65,6 +65,25 @@ std::string AwsClientOptions::ResolvedPricingEndpoint() const {
   if (!pricing_endpoint.empty()) return pricing_endpoint;
   const std::string r = ResolvedPricingRegion();
   return StrCat("https://api.pricing.", r, ".amazonaws.com", StartsWith(r, "cn-") ? ".cn" : "");
+}
+
+std::string AwsClientOptions::ResolvedIamRegion() const {
+  if (!iam_region.empty()) return iam_region;
+  if (StartsWith(region, "cn-")) return "cn-north-1";
+  if (StartsWith(region, "us-gov-")) return "us-gov-west-1";
+  return "us-east-1";
+}
+
+std::string AwsClientOptions::ResolvedIamEndpoint() const {
+  if (!iam_endpoint.empty()) return iam_endpoint;
+  if (StartsWith(region, "cn-")) return "https://iam.cn-north-1.amazonaws.com.cn";
+  if (StartsWith(region, "us-gov-")) return "https://iam.us-gov.amazonaws.com";
+  return "https://iam.amazonaws.com";
+}
+
+std::string AwsClientOptions::ResolvedSqsEndpoint() const {
+  if (!sqs_endpoint.empty()) return sqs_endpoint;
+  return StrCat("https://sqs.", region, ".amazonaws.com", StartsWith(region, "cn-") ? ".cn" : "");
 }
 
 }  // namespace karp::aws

@@ -241,20 +241,21 @@ QueryParams FormDecode(std::string_view body) {
 
 // ---- XML -------------------------------------------------------------------------------------
 
-absl::StatusOr<XmlResponse> XmlResponse::Parse(std::string_view action, std::string body) {
+absl::StatusOr<XmlResponse> XmlResponse::Parse(std::string_view action, std::string body,
+                                               std::string_view service) {
   XmlResponse r;
   r.action_ = std::string(action);
   r.body_ = std::make_shared<const std::string>(std::move(body));
   r.doc_ = std::make_shared<pugi::xml_document>();
   pugi::xml_parse_result parsed = r.doc_->load_buffer(r.body_->data(), r.body_->size());
   if (!parsed) {
-    return absl::InternalError(StrCat("EC2 ", action, ": malformed XML response (",
+    return absl::InternalError(StrCat(service, " ", action, ": malformed XML response (",
                                       parsed.description(), " at offset ", parsed.offset, ")"));
   }
   r.root_ = r.doc_->document_element();
   const std::string want = StrCat(action, "Response");
   if (want != r.root_.name()) {
-    return absl::InternalError(StrCat("EC2 ", action, ": unexpected root element <",
+    return absl::InternalError(StrCat(service, " ", action, ": unexpected root element <",
                                       r.root_.name(), ">, want <", want, ">"));
   }
   r.request_id_ = r.root_.child("requestId").text().get();
@@ -484,22 +485,29 @@ absl::StatusOr<Ec2Client::HttpResult> Ec2Client::SendWithRetries(
 
 absl::StatusOr<XmlResponse> Ec2Client::Call(std::string_view action,
                                             const QueryParams& params) const {
+  return CallQuery({"EC2", std::string(kEc2ApiVersion), "ec2", ec2_endpoint_, options_.region},
+                   action, params);
+}
+
+absl::StatusOr<XmlResponse> Ec2Client::CallQuery(const QueryService& service,
+                                                 std::string_view action,
+                                                 const QueryParams& params) const {
   if (!ValidAction(action)) {
-    return absl::InvalidArgumentError(
-        StrCat("EC2 call: action \"", Clip(action, 60), "\" must be non-empty ASCII letters"));
+    return absl::InvalidArgumentError(StrCat(service.label, " call: action \"", Clip(action, 60),
+                                             "\" must be non-empty ASCII letters"));
   }
   QueryParams all;
   all.reserve(params.size() + 2);
   all.emplace_back("Action", std::string(action));
-  all.emplace_back("Version", std::string(kEc2ApiVersion));
+  all.emplace_back("Version", service.version);
   all.insert(all.end(), params.begin(), params.end());
-  const std::string label = StrCat("EC2 ", action);
+  const std::string label = StrCat(service.label, " ", action);
   KARP_ASSIGN_OR_RETURN(
       HttpResult r,
-      SendWithRetries(label, ec2_endpoint_, options_.region, "ec2",
+      SendWithRetries(label, service.endpoint, service.region, service.signing_service,
                       {{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"}},
                       FormEncode(all), /*json_protocol=*/false));
-  return XmlResponse::Parse(action, std::move(r.body));
+  return XmlResponse::Parse(action, std::move(r.body), service.label);
 }
 
 absl::Status Ec2Client::CallPaginated(
@@ -533,11 +541,11 @@ absl::StatusOr<std::string> Ec2Client::CallJson(const JsonCall& call,
   const std::string endpoint =
       call.endpoint.empty() ? options_.ResolvedPricingEndpoint() : call.endpoint;
   const std::string region = call.region.empty() ? options_.ResolvedPricingRegion() : call.region;
-  const std::string label = StrCat("Pricing ", call.operation);
+  const std::string label = StrCat(call.label, " ", call.operation);
   KARP_ASSIGN_OR_RETURN(
       HttpResult r,
       SendWithRetries(label, endpoint, region, call.signing_service,
-                      {{"Content-Type", "application/x-amz-json-1.1"},
+                      {{"Content-Type", call.content_type},
                        {"X-Amz-Target", StrCat(call.target_prefix, ".", call.operation)}},
                       std::string(body), /*json_protocol=*/true));
   return std::move(r.body);

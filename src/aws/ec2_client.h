@@ -6,8 +6,9 @@
 //   body: Action=<action>&Version=2016-11-15&<params, form-encoded, in the given order>
 // signed with SigV4 (service "ec2", options.region), retries throttling / 5xx / transport
 // failures (RetryOptions), maps errors to absl::Status, and returns the parsed XML.
-// CallPaginated() follows <nextToken>. CallJson() does the same for the JSON 1.1 protocol
-// (the Price List API).
+// CallPaginated() follows <nextToken>. CallQuery() sends the same Query protocol to another
+// service (IAM: Version 2010-05-08, service "iam", the IAM region and endpoint). CallJson() does
+// the same for the JSON protocols (the Price List API and SSM: 1.1; SQS: 1.0).
 //
 // Error contract of Call / CallPaginated / CallJson (every message starts with
 // "EC2 <action>: " or "Pricing <target>: " and never contains a credential):
@@ -99,10 +100,11 @@ class XmlResponse {
  public:
   XmlResponse() = default;
   // Parses `body` and checks that the root element is `<action>Response`.
-  // Errors: Internal `EC2 <action>: malformed XML response (<parser error> at offset N)` or
-  // `EC2 <action>: unexpected root element <x>, want <action>Response`.
+  // Errors: Internal `<service> <action>: malformed XML response (<parser error> at offset
+  // N)` or `<service> <action>: unexpected root element <x>, want <action>Response`.
   [[nodiscard]] static absl::StatusOr<XmlResponse> Parse(std::string_view action,
-                                                         std::string body);
+                                                         std::string body,
+                                                         std::string_view service = "EC2");
 
   pugi::xml_node root() const { return root_; }
   const std::string& action() const { return action_; }
@@ -145,14 +147,26 @@ std::vector<pugi::xml_node> XmlItems(pugi::xml_node node, std::string_view set_p
 
 // ---- The client ------------------------------------------------------------------------------
 
-// A JSON 1.1 protocol call (Price List API): POST / with
-// `X-Amz-Target: <target_prefix>.<operation>`, `Content-Type: application/x-amz-json-1.1`.
+// A JSON protocol call (Price List API, SSM, SQS): POST / with
+// `X-Amz-Target: <target_prefix>.<operation>`, `Content-Type: <content_type>`.
 struct JsonCall {
   std::string target_prefix = "AWSPriceListService";
   std::string operation;         // "GetProducts"
   std::string signing_service = "pricing";
   std::string endpoint;          // empty: options.ResolvedPricingEndpoint()
   std::string region;            // empty: options.ResolvedPricingRegion()
+  std::string content_type = "application/x-amz-json-1.1";  // SQS: application/x-amz-json-1.0
+  std::string label = "Pricing";  // message prefix: "<label> <operation>: ..."
+};
+
+// Another AWS service spoken in the EC2 Query protocol (form body with Action and Version,
+// XML response `<Action>Response`), e.g. IAM.
+struct QueryService {
+  std::string label;            // message prefix: "IAM"
+  std::string version;          // "2010-05-08"
+  std::string signing_service;  // "iam"
+  std::string endpoint;         // required
+  std::string region;           // SigV4 region; required
 };
 
 class Ec2Client {
@@ -177,7 +191,12 @@ class Ec2Client {
       const std::function<absl::Status(const XmlResponse& page)>& on_page,
       int max_pages = 1000) const;
 
-  // A JSON 1.1 call; returns the response body (not parsed: the caller owns its JSON codec).
+  // Call() against `service` instead of EC2. Errors: as Call, prefixed "<label> <action>: ".
+  [[nodiscard]] absl::StatusOr<XmlResponse> CallQuery(const QueryService& service,
+                                                      std::string_view action,
+                                                      const QueryParams& params) const;
+
+  // A JSON call; returns the response body (not parsed: the caller owns its JSON codec).
   // Error bodies `{"__type": "...#Code", "message": "..."}` map like EC2 codes.
   [[nodiscard]] absl::StatusOr<std::string> CallJson(const JsonCall& call,
                                                      std::string_view body) const;

@@ -242,8 +242,10 @@ std::string ShellQuote(std::string_view s) {
   return out;
 }
 
-absl::StatusOr<std::string> RenderAl2(const BootstrapInput& in,
-                                      const std::map<std::string, std::string>& labels) {
+// The kubelet flags of AL2's --kubelet-extra-args and Windows' -KubeletExtraArgs: node labels,
+// taints, max pods and the kubelet settings of the NodeClass.
+std::string KubeletExtraArgs(const BootstrapInput& in,
+                             const std::map<std::string, std::string>& labels) {
   const KubeletConfiguration& k = in.kubelet;
   std::string extra = NodeLabelsFlag(labels);
   std::string taints;
@@ -281,14 +283,24 @@ absl::StatusOr<std::string> RenderAl2(const BootstrapInput& in,
   if (k.cpu_cfs_quota.has_value()) {
     StrAppend(&extra, " --cpu-cfs-quota=", *k.cpu_cfs_quota ? "true" : "false");
   }
+  return extra;
+}
 
+// The cluster DNS address: kubelet clusterDNS first, else the cluster's.
+std::string ClusterDns(const BootstrapInput& in) {
+  return in.kubelet.cluster_dns.empty() ? in.cluster.dns_ip : in.kubelet.cluster_dns.front();
+}
+
+absl::StatusOr<std::string> RenderAl2(const BootstrapInput& in,
+                                      const std::map<std::string, std::string>& labels) {
+  const std::string extra = KubeletExtraArgs(in, labels);
   std::string script =
       "#!/bin/bash -xe\n"
       "exec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n";
   StrAppend(&script, "/etc/eks/bootstrap.sh ", ShellQuote(in.cluster.name),
             " --apiserver-endpoint ", ShellQuote(in.cluster.endpoint), " --b64-cluster-ca ",
             ShellQuote(in.cluster.ca_bundle));
-  std::string dns = k.cluster_dns.empty() ? in.cluster.dns_ip : k.cluster_dns.front();
+  const std::string dns = ClusterDns(in);
   if (!dns.empty()) StrAppend(&script, " \\\n--dns-cluster-ip ", ShellQuote(dns));
   if (in.max_pods.has_value()) script += " \\\n--use-max-pods false";
   if (in.raid0) script += " \\\n--local-disks raid0";
@@ -297,6 +309,54 @@ absl::StatusOr<std::string> RenderAl2(const BootstrapInput& in,
   KARP_ASSIGN_OR_RETURN(std::vector<MimePart> parts, UserParts(in.user_data, false));
   parts.push_back({std::string(kShellContentType), script});
   return WriteMime(parts);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Windows: Start-EKSBootstrap.ps1
+
+// A PowerShell single-quoted string ('' stands for ').
+std::string PsQuote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  out += "'";
+  return out;
+}
+
+// The user's PowerShell without <powershell> tags of its own (it goes inside karp's block).
+std::string UserPowerShell(std::string_view data) {
+  auto strip = [](std::string_view t) {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    return t;
+  };
+  std::string_view t = strip(data);
+  constexpr std::string_view kOpen = "<powershell>", kClose = "</powershell>";
+  if (StartsWith(t, kOpen)) t.remove_prefix(kOpen.size());
+  if (t.size() >= kClose.size() && t.substr(t.size() - kClose.size()) == kClose) {
+    t.remove_suffix(kClose.size());
+  }
+  return std::string(strip(t));
+}
+
+std::string RenderWindows(const BootstrapInput& in,
+                          const std::map<std::string, std::string>& labels) {
+  std::string out = "<powershell>\n";
+  if (in.user_data.has_value() && !UserPowerShell(*in.user_data).empty()) {
+    StrAppend(&out, UserPowerShell(*in.user_data), "\n");
+  }
+  out +=
+      "[string]$EKSBootstrapScriptFile = "
+      "\"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"\n";
+  StrAppend(&out, "& $EKSBootstrapScriptFile -EKSClusterName ", PsQuote(in.cluster.name),
+            " -APIServerEndpoint ", PsQuote(in.cluster.endpoint), " -Base64ClusterCA ",
+            PsQuote(in.cluster.ca_bundle), " -KubeletExtraArgs ",
+            PsQuote(KubeletExtraArgs(in, labels)));
+  if (!ClusterDns(in).empty()) StrAppend(&out, " -DNSClusterIP ", PsQuote(ClusterDns(in)));
+  out += "\n</powershell>";
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -861,11 +921,6 @@ BootstrapInput MakeBootstrapInput(const Ec2NodeClass& node_class, const NodePool
 
 absl::StatusOr<std::string> RenderUserData(const BootstrapInput& input) {
   if (input.family == AwsAmiFamily::kCustom) return input.user_data.value_or("");
-  if (input.family == AwsAmiFamily::kWindows2019 || input.family == AwsAmiFamily::kWindows2022 ||
-      input.family == AwsAmiFamily::kWindows2025) {
-    return absl::UnimplementedError(StrCat("user data for ", AwsAmiFamilyName(input.family),
-                                           " (PowerShell bootstrap) is not supported by karp"));
-  }
   if (input.cluster.name.empty()) return absl::InvalidArgumentError("cluster.name: required");
   if (input.cluster.endpoint.empty()) {
     return absl::InvalidArgumentError("cluster.endpoint: required");
@@ -879,6 +934,10 @@ absl::StatusOr<std::string> RenderUserData(const BootstrapInput& input) {
       return RenderAl2(input, labels);
     case AwsAmiFamily::kBottlerocket:
       return RenderBottlerocket(input, labels);
+    case AwsAmiFamily::kWindows2019:
+    case AwsAmiFamily::kWindows2022:
+    case AwsAmiFamily::kWindows2025:
+      return RenderWindows(input, labels);
     default:
       return RenderAl2023(input, labels);
   }

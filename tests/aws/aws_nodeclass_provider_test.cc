@@ -16,8 +16,10 @@
 
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_ec2.h"
+#include "aws/support/fake_iam.h"
 #include "aws/nodeclass_test_util.h"
 #include "karp/aws/aws_cloud_provider.h"
+#include "karp/aws/instance_profile.h"
 #include "karp/cloud_provider.h"
 
 namespace karp::aws {
@@ -348,6 +350,82 @@ TEST_CASE("AWS provider EC2NodeClass options are validated", "[aws][provider][no
   absl::StatusOr<std::vector<InstanceType>> types = (*p)->GetInstanceTypes(pool);
   CHECK(types.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(std::string(types.status().message()).find("\"gpu\"") != std::string::npos);
+}
+
+TEST_CASE("AWS provider creates the instance profile of spec.role and deletes removed ones",
+          "[aws][provider][nodeclass][iam]") {
+  Fixture f;
+  testing::FakeIam iam(f.server.get());
+  iam.AddRole("KarpenterNodeRole");
+  AwsCloudProviderOptions o = f.Options();
+  o.client.iam_endpoint = f.server->endpoint();
+  o.node_classes.front().instance_profile.clear();
+  o.node_classes.front().role = "KarpenterNodeRole";
+  Ec2NodeClass gpu = o.node_classes.front();
+  gpu.metadata.name = "gpu";
+  o.node_classes.push_back(gpu);
+  absl::StatusOr<std::unique_ptr<AwsCloudProvider>> created = AwsCloudProvider::Create(o);
+  REQUIRE(created.ok());
+  AwsCloudProvider& provider = **created;
+  const std::string profile = InstanceProfileName("test-cluster", "us-east-1", "default");
+  const std::string gpu_profile = InstanceProfileName("test-cluster", "us-east-1", "gpu");
+
+  absl::StatusOr<InstanceCatalog> catalog = provider.Catalog(Pool());
+  INFO(catalog.status().ToString());
+  REQUIRE(catalog.ok());
+  absl::StatusOr<Ec2NodeClassStatus> status = provider.NodeClassStatus("default");
+  REQUIRE(status.ok());
+  CHECK(status->instance_profile == profile);
+  CHECK(iam.profiles().at(profile).role == "KarpenterNodeRole");
+  UnavailableOfferings cache;
+  Launcher launcher(&provider, &cache);
+  REQUIRE(launcher.Launch(Claim("default-1"), *catalog, absl::Now()).ok());
+  std::vector<FakeRequest> lt = f.Requests("CreateLaunchTemplate");
+  REQUIRE(lt.size() == 1);
+  CHECK(lt[0].Param("LaunchTemplateData.IamInstanceProfile.Name") == profile);
+  REQUIRE(provider.NodeClassStatus("gpu").ok());
+  CHECK(iam.profiles().count(gpu_profile) == 1);
+  CHECK(f.server->BadSignatures() == 0);
+
+  // Nothing to delete while both classes exist.
+  absl::StatusOr<std::vector<std::string>> deleted = provider.DeleteUnusedInstanceProfiles();
+  REQUIRE(deleted.ok());
+  CHECK(deleted->empty());
+
+  // A provider without "gpu": its profile goes; "default" keeps its profile.
+  o.node_classes.pop_back();
+  created = AwsCloudProvider::Create(o);
+  REQUIRE(created.ok());
+  deleted = (*created)->DeleteUnusedInstanceProfiles();
+  INFO(deleted.status().ToString());
+  REQUIRE(deleted.ok());
+  CHECK(*deleted == std::vector<std::string>{gpu_profile});
+  CHECK(iam.profiles().count(gpu_profile) == 0);
+  CHECK(iam.profiles().count(profile) == 1);
+
+  // A class that is gone but still has instances keeps its profile until they are gone.
+  o.node_classes.clear();
+  o.node_classes.push_back(Fixture::NodeClass());  // instanceProfile: manages nothing
+  created = AwsCloudProvider::Create(o);
+  REQUIRE(created.ok());
+  deleted = (*created)->DeleteUnusedInstanceProfiles();
+  REQUIRE(deleted.ok());
+  CHECK(deleted->empty());  // default-1 still runs
+  for (const auto& [id, inst] : f.ec2->instances()) {
+    REQUIRE((*created)->Delete("aws:///" + inst.zone + "/" + id).ok());
+  }
+  deleted = (*created)->DeleteUnusedInstanceProfiles();
+  REQUIRE(deleted.ok());
+  CHECK(*deleted == std::vector<std::string>{profile});
+  CHECK(iam.profiles().empty());
+
+  // Static mode manages no profiles, so it deletes none.
+  o.node_classes.clear();
+  o.launch_template_name = "karp-default";
+  created = AwsCloudProvider::Create(o);
+  REQUIRE(created.ok());
+  CHECK((*created)->DeleteUnusedInstanceProfiles().status().code() ==
+        absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -190,16 +190,43 @@ time-servers = ["169.254.169.123"]
   }
 }
 
-TEST_CASE("Custom passes user data through and Windows is refused clearly", "[userdata]") {
+TEST_CASE("Custom passes user data through", "[userdata]") {
   Ec2NodeClass custom = NodeClass("al2023@latest");
   custom.ami_selector_terms = {testing::AmiIdTerm("ami-1")};
   custom.ami_family = AwsAmiFamily::kCustom;
   custom.user_data = "#!/bin/bash\n/opt/my-bootstrap\n";
   CHECK(Render(custom) == "#!/bin/bash\n/opt/my-bootstrap\n");
+}
 
-  absl::StatusOr<std::string> win = RenderUserData(
-      MakeBootstrapInput(NodeClass("windows2022@latest"), Pool(), "spot", Cluster(), 110));
-  CHECK(win.status().code() == absl::StatusCode::kUnimplemented);
+TEST_CASE("Windows user data runs Start-EKSBootstrap.ps1 in PowerShell", "[userdata]") {
+  for (const char* alias : {"windows2019@latest", "windows2022@latest", "windows2025@latest"}) {
+    Ec2NodeClass nc = NodeClass(alias);
+    nc.user_data = "<powershell>\nWrite-Host 'it''s mine'\n</powershell>\n";
+    const std::string out = Render(nc);
+    INFO(alias);
+    CheckGolden("windows.golden", out);
+    // The facts the golden file must hold, checked independently of it.
+    CHECK_THAT(out, Catch::StartsWith("<powershell>\nWrite-Host 'it''s mine'\n[string]"));
+    CHECK_THAT(out, Catch::EndsWith("\n</powershell>"));
+    CHECK_THAT(out, Catch::Contains("& $EKSBootstrapScriptFile -EKSClusterName 'test-cluster' "
+                                    "-APIServerEndpoint 'https://test-cluster.example.com' "
+                                    "-Base64ClusterCA 'Y2EtYnVuZGxlCg==' -KubeletExtraArgs '"));
+    CHECK_THAT(out, Catch::Contains("--node-labels=\""));
+    CHECK_THAT(out, Catch::Contains("karpenter.sh/unregistered:NoExecute"));
+    CHECK_THAT(out, Catch::Contains("--max-pods=29"));
+    CHECK_THAT(out, Catch::Contains("-DNSClusterIP '10.100.0.10'"));
+    CHECK(out.find("kubernetes.io/os") == std::string::npos);
+    CHECK(out.find("<powershell>", 1) == std::string::npos);  // the user's tags are merged
+  }
+  // A quote in a value cannot end the PowerShell string.
+  ClusterInfo c = Cluster();
+  c.name = "o'brien";
+  BootstrapInput in = MakeBootstrapInput(NodeClass("windows2022@latest"), Pool(), "spot", c, 110);
+  absl::StatusOr<std::string> quoted = RenderUserData(in);
+  REQUIRE(quoted.ok());
+  CHECK_THAT(*quoted, Catch::Contains("-EKSClusterName 'o''brien'"));
+  in.cluster.endpoint.clear();
+  CHECK(RenderUserData(in).status().message() == "cluster.endpoint: required");
 }
 
 TEST_CASE("base64 follows RFC 4648", "[userdata]") {

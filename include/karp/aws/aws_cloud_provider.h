@@ -1,7 +1,8 @@
 // File: karp/aws/aws_cloud_provider.h
 //
 // AwsCloudProvider (target karp::aws): karp::CloudProvider for Amazon EC2, speaking the EC2
-// Query API (Version 2016-11-15) and the Price List API directly over libcurl with SigV4.
+// Query API (Version 2016-11-15), the Price List API, SSM and IAM directly over libcurl with
+// SigV4.
 //
 //   GetInstanceTypes  DescribeInstanceTypes + DescribeInstanceTypeOfferings (paginated) +
 //                     DescribeSpotPriceHistory + Pricing GetProducts (the region's embedded
@@ -17,9 +18,12 @@
 //                     Capacity errors of the fleet (§4.1 codes) are reported in `failed`;
 //                     none launched -> ResourceExhausted, which karp::Launcher turns into the
 //                     unavailable-offerings cache and a retry with the remaining offerings.
+//                     Concurrent Creates with identical requests share one CreateFleet
+//                     (AwsBatchingOptions below, docs/aws.md §3.10).
 //   Delete            DescribeInstances then TerminateInstances, only for an instance carrying
 //                     the karpenter.sh/nodepool tag (FailedPrecondition otherwise); NotFound once
 //                     the instance is gone; OK without a call while it is shutting down.
+//                     Both calls are batched with concurrent Deletes / Gets.
 //   Get / List        DescribeInstances (state pending|running|stopping|stopped|shutting-down);
 //                     List filters by the karp tags of this cluster.
 //   DriftReason       with node classes: NodeClassDriftReason (karp/aws/ec2nodeclass_status.h)
@@ -41,6 +45,11 @@
 //     reused afterwards by name (DescribeLaunchTemplates after a restart), then CreateFleet
 //     referencing them (version $Latest) with the overrides' SubnetId and ImageId; the
 //     instance, volume and fleet tags are Ec2Tags (spec.tags under the karp keys);
+//   - the instance profile: spec.instanceProfile as is; for spec.role the profile karp manages
+//     through IAM (karp/aws/instance_profile.h: GetInstanceProfile, CreateInstanceProfile,
+//     AddRoleToInstanceProfile, a changed role replaced; cached 15 minutes), in every launch
+//     template of the class; DeleteUnusedInstanceProfiles removes those of classes the
+//     provider no longer has;
 //   - LaunchDetails(provider_id): image, subnet, launch template and the NodeClaim annotations
 //     kAnnotationEc2NodeClassHash / kAnnotationEc2NodeClassHashVersion the host records on the
 //     NodeClaim (with image_id) so DriftReason can compare them later.
@@ -105,6 +114,7 @@ namespace karp::aws {
 
 class Ec2Client;              // internal (src/aws/ec2_client.h)
 class LaunchTemplateManager;  // internal (src/aws/launch_template_manager.h)
+class InstanceProfileManager;  // internal (src/aws/instance_profile_manager.h)
 
 // The tag keys the adapter writes and reads (docs/aws.md §3.8) are kTagKey* of
 // karp/aws/ec2nodeclass.h.
@@ -121,6 +131,45 @@ struct FleetLaunchTemplate {
   std::string name;
   std::vector<std::string> instance_types;  // empty: every type of the request
   std::string image_id;                     // "": omitted from the overrides
+};
+
+// A batching window (the reference's pkg/batcher): a batch runs when no request joined it for
+// `idle`, when `max` passed since its first request, or when it holds `max_items` requests.
+// max_items 1 turns batching off (every call goes out at once).
+struct AwsBatchWindow {
+  absl::Duration idle;
+  absl::Duration max;
+  int max_items = 1;
+};
+
+// Batching of concurrent calls (docs/aws.md §3.10); the defaults are the reference's.
+//   create_fleet        Create calls whose CreateFleet requests are identical apart from the
+//                       karpenter.sh/nodeclaim tag and ClientToken (same capacity type,
+//                       templates, overrides, tags) become one CreateFleet with
+//                       TotalTargetCapacity = the number of calls; the launched instances go
+//                       to the callers in arrival order, callers left without one get the
+//                       fleet's errors. A batch of more than one tags each instance with its
+//                       claim afterwards (CreateTags; a failure is counted in
+//                       AwsBatchStats::tag_errors, the launch still succeeds).
+//   describe_instances  single-instance DescribeInstances (Get, Delete, DriftReason) become one
+//                       call listing every id; ids it does not return are described alone.
+//   terminate_instances Delete's TerminateInstances become one call; instances it does not
+//                       report shutting-down/terminated are terminated alone.
+struct AwsBatchingOptions {
+  AwsBatchWindow create_fleet{absl::Milliseconds(35), absl::Seconds(1), 1000};
+  AwsBatchWindow describe_instances{absl::Milliseconds(100), absl::Seconds(1), 500};
+  AwsBatchWindow terminate_instances{absl::Milliseconds(100), absl::Seconds(1), 500};
+};
+
+// Calls made through the batchers so far: requests in, AWS calls out.
+struct AwsBatchStats {
+  int64_t fleet_requests = 0;
+  int64_t fleet_calls = 0;
+  int64_t describe_requests = 0;
+  int64_t describe_calls = 0;
+  int64_t terminate_requests = 0;
+  int64_t terminate_calls = 0;
+  int64_t tag_errors = 0;  // CreateTags of karpenter.sh/nodeclaim after a batched launch
 };
 
 struct AwsCloudProviderOptions {
@@ -175,6 +224,9 @@ struct AwsCloudProviderOptions {
   // How long one discovery is reused by GetInstanceTypes / Catalog. Default: 12h (the
   // reference's refresh period for types and prices).
   absl::Duration catalog_refresh_interval = absl::Hours(12);
+  // Batching of CreateFleet, DescribeInstances and TerminateInstances (windows: idle >= 0,
+  // max >= idle, max_items in [1, 1000]).
+  AwsBatchingOptions batching;
 
   // OK, or InvalidArgument naming the first bad field.
   [[nodiscard]] absl::Status Validate() const;
@@ -244,6 +296,19 @@ class AwsCloudProvider : public CloudProvider {
   [[nodiscard]] absl::Status TagInstance(const std::string& provider_id,
                                          const std::map<std::string, std::string>& tags);
 
+  // EC2NodeClass mode (FailedPrecondition in static mode, which manages no profiles): deletes
+  // the IAM instance profiles karp created in this cluster and region (ListInstanceProfiles
+  // under InstanceProfileClusterPathPrefix) that belong to no current class with spec.role --
+  // the profiles of removed NodeClasses. A profile whose class still has live instances
+  // (DescribeInstances by this cluster's and the karpenter.k8s.aws/ec2nodeclass tags) is kept
+  // until they are gone. Returns the deleted names in name order.
+  // Errors: those of DescribeInstances and of the IAM calls (nothing after the first failure
+  // is deleted).
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> DeleteUnusedInstanceProfiles();
+
+  // What the CreateFleet / DescribeInstances / TerminateInstances batchers merged so far.
+  AwsBatchStats BatchStats() const;
+
   // For a spot interruption message: marks (spot, type, zone) of each interrupted instance
   // unavailable in `cache` (the reference does this on every spot warning). Instances that are
   // gone are skipped. Returns how many offerings were marked.
@@ -287,6 +352,9 @@ class AwsCloudProvider : public CloudProvider {
   mutable absl::Time discovered_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   mutable std::atomic<int64_t> fleet_requests_{0};
   std::unique_ptr<LaunchTemplateManager> templates_;
+  std::unique_ptr<InstanceProfileManager> profiles_;
+  struct Batchers;
+  std::unique_ptr<Batchers> batchers_;  // last: its calls use the members above
   // Class name -> state; pool name -> the pool last seen; launches.
   mutable std::map<std::string, std::shared_ptr<const ClassState>> class_states_
       ABSL_GUARDED_BY(mu_);

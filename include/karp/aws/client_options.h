@@ -58,6 +58,16 @@ struct AwsClientOptions {
   // (us-east-1; ap-south-1 for ap-*; eu-central-1 for eu-*; cn-northwest-1 for cn-*).
   // Default: empty.
   std::string pricing_region;
+  // IAM endpoint (instance profiles). IAM is global: empty means https://iam.amazonaws.com
+  // (https://iam.cn-north-1.amazonaws.com.cn for cn-*, https://iam.us-gov.amazonaws.com for
+  // us-gov-*). Default: empty.
+  std::string iam_endpoint;
+  // SigV4 region of IAM calls. Empty: us-east-1 (cn-north-1 for cn-*, us-gov-west-1 for
+  // us-gov-*). Default: empty.
+  std::string iam_region;
+  // SQS endpoint (the interruption queue). Empty: https://sqs.<region>.amazonaws.com (.com.cn
+  // for cn-*). Default: empty.
+  std::string sqs_endpoint;
   // Must be valid (access key id and secret set).
   Credentials credentials;
   // Connection-establishment timeout of every request. Must be > 0. Default: 5s.
@@ -79,6 +89,9 @@ struct AwsClientOptions {
   std::string ResolvedEc2Endpoint() const;
   std::string ResolvedPricingEndpoint() const;
   std::string ResolvedPricingRegion() const;
+  std::string ResolvedIamEndpoint() const;
+  std::string ResolvedIamRegion() const;
+  std::string ResolvedSqsEndpoint() const;
 };
 
 }  // namespace karp::aws

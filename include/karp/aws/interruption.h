@@ -2,7 +2,8 @@
 //
 // EventBridge messages of the interruption queue (docs/aws.md §5) parsed into the core's
 // generic InterruptionEvent (karp/consolidator.h), which ConsolidationOptions::interruptions
-// consumes.
+// consumes. InterruptionQueue (karp/aws/interruption_queue.h) fetches the messages from SQS and
+// runs this parser; a host with its own SQS client calls it directly.
 //
 //   detail-type (source, version "0")               kind                 core event kind
 //   EC2 Spot Instance Interruption Warning (aws.ec2) kSpotInterruption    "spot-interruption",

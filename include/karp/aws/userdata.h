@@ -10,6 +10,10 @@
 //                 resources, eviction thresholds) and the --node-labels flag;
 //   Bottlerocket  TOML: the user's settings merged with karp's settings.kubernetes (cluster,
 //                 max-pods, node-labels, node-taints, reserved, eviction...), which win;
+//   Windows       (windows2019/2022/2025) PowerShell: `<powershell>`, the user's script (its own
+//                 <powershell> tags removed), then Start-EKSBootstrap.ps1 with -EKSClusterName,
+//                 -APIServerEndpoint, -Base64ClusterCA, -KubeletExtraArgs (the AL2 kubelet
+//                 flags) and -DNSClusterIP, `</powershell>`;
 //   Custom        the user's data unchanged.
 // Node labels are the NodePool's template labels, karpenter.sh/nodepool,
 // karpenter.k8s.aws/ec2nodeclass, karpenter.sh/capacity-type and (all families but Custom)
@@ -79,7 +83,7 @@ std::map<std::string, std::string> KubeletSettableLabels(
 // The user data (plain text, not base64).
 // Errors: InvalidArgument naming the field (missing cluster name, endpoint or CA bundle; no
 // service CIDR on AL2023; user data that is not valid for the family: a MIME document without
-// a boundary, unsupported TOML); Unimplemented for the Windows families.
+// a boundary, unsupported TOML).
 [[nodiscard]] absl::StatusOr<std::string> RenderUserData(const BootstrapInput& input);
 
 // Standard base64 with padding (RFC 4648 §4).

@@ -17,6 +17,7 @@
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "aws/ec2_client.h"
+#include "aws/instance_profile_manager.h"
 #include "internal/strings.h"
 #include "karp/aws/sigv4.h"
 
@@ -84,6 +85,7 @@ std::optional<FakeResponse> Verify(const FakeAwsServer::Options& options,
   // requests for the service their X-Amz-Target names (AmazonSSM -> ssm, AWSPriceListService
   // -> pricing). Pricing is signed in the pricing region, everything else in the region.
   std::string want_service = "ec2";
+  if (!json && r->Param("Version") == kIamApiVersion) want_service = "iam";
   if (json) {
     const std::string target = r->Header("x-amz-target");
     const std::string prefix = target.substr(0, target.find('.'));
@@ -91,12 +93,15 @@ std::optional<FakeResponse> Verify(const FakeAwsServer::Options& options,
       want_service = "ssm";
     } else if (prefix == "AWSPriceListService") {
       want_service = "pricing";
+    } else if (prefix == "AmazonSQS") {
+      want_service = "sqs";
     } else {
       return deny("UnknownOperationException",
                   StrCat("X-Amz-Target \"", target, "\" names no service this fake serves"));
     }
   }
   const std::string want_region = want_service == "pricing" ? options.pricing_region
+                                  : want_service == "iam"   ? options.iam_region
                                                             : options.region;
   if (a->service != want_service || a->region != want_region) {
     return deny("SignatureDoesNotMatch",
@@ -193,6 +198,24 @@ FakeResponse FakeResponse::Ec2Error(std::string_view code, std::string_view mess
                     code, "</Code><Message>", message,
                     "</Message></Error></Errors><RequestID>fake-request</RequestID></Response>"),
              status);
+}
+
+std::string XmlElement(std::string_view name, std::string_view inner) {
+  return StrCat("<", name, ">", inner, "</", name, ">");
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
 }
 
 std::string Ec2Xml(std::string_view action, std::string_view inner) {

@@ -5,9 +5,11 @@
 // sockets, one request per connection, `Connection: close`). For every request it
 //   1. parses the request (request line, headers, Content-Length body; 5 s socket timeouts),
 //   2. verifies the SigV4 signature with the test credentials: the access key id, the scope
-//      (region and service: "ec2" for Query requests; for JSON requests the service named by
-//      the X-Amz-Target prefix: AmazonSSM -> "ssm", AWSPriceListService -> "pricing"; the
-//      region is `pricing_region` for pricing, `region` otherwise), the x-amz-date / scope date agreement and the signature itself; a failure
+//      (region and service: "ec2" for Query requests, "iam" in `iam_region` for Query requests
+//      of Version 2010-05-08; for JSON requests the service named by the X-Amz-Target prefix:
+//      AmazonSSM -> "ssm", AWSPriceListService -> "pricing", AmazonSQS -> "sqs"; the region is
+//      `pricing_region` for pricing, `region` otherwise), the x-amz-date / scope date
+//      agreement and the signature itself; a failure
 //      answers HTTP 403 with an EC2 error `AuthFailure` / `SignatureDoesNotMatch`,
 //   3. finds the action: the form parameter `Action` (EC2 Query) or the operation after the
 //      '.' of `X-Amz-Target` (JSON, e.g. "GetProducts"),
@@ -86,6 +88,10 @@ struct FakeResponse {
 
 using FakeHandler = std::function<FakeResponse(const FakeRequest&)>;
 
+// `<name>inner</name>` (inner as is) and XML text escaping (& < > ").
+std::string XmlElement(std::string_view name, std::string_view inner);
+std::string XmlEscape(std::string_view text);
+
 // `<ActionResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>..</requestId>`
 // + inner + `</ActionResponse>`.
 std::string Ec2Xml(std::string_view action, std::string_view inner);
@@ -96,6 +102,7 @@ class FakeAwsServer {
     Credentials credentials = TestCredentials();
     std::string region = "us-east-1";          // expected scope region of EC2 requests
     std::string pricing_region = "us-east-1";  // expected scope region of pricing requests
+    std::string iam_region = "us-east-1";      // expected scope region of IAM requests
     bool verify_signatures = true;
   };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -16,28 +18,13 @@ namespace {
 
 using internal::StrCat;
 
-std::string Tag(std::string_view name, std::string_view value) {
-  return StrCat("<", name, ">", value, "</", name, ">");
-}
+std::string Tag(std::string_view name, std::string_view value) { return XmlElement(name, value); }
+std::string Escape(std::string_view s) { return XmlEscape(s); }
 
 std::string Items(std::string_view set, const std::vector<std::string>& values) {
   std::string inner;
   for (const std::string& v : values) inner += Tag("item", v);
   return Tag(set, inner);
-}
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
 }
 
 std::string GroupSetXml(const std::vector<std::string>& ids) {
@@ -148,6 +135,84 @@ FakeEc2::FakeEc2(FakeAwsServer* server) {
              [this](const FakeRequest& r) { return CreateLaunchTemplate(r); });
   server->On("DescribeLaunchTemplates",
              [this](const FakeRequest& r) { return DescribeLaunchTemplates(r); });
+  server->On("DescribeSubnets", [this](const FakeRequest& r) { return DescribeSubnets(r); });
+  server->On("DescribeSecurityGroups",
+             [this](const FakeRequest& r) { return DescribeSecurityGroups(r); });
+  server->On("DescribeImages", [this](const FakeRequest& r) { return DescribeImages(r); });
+}
+
+void FakeEc2::AddSubnet(const FakeSubnet& subnet) {
+  std::lock_guard<std::mutex> lock(mu_);
+  subnets_.push_back(subnet);
+}
+
+void FakeEc2::AddSecurityGroup(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  security_groups_.push_back(id);
+}
+
+void FakeEc2::AddImage(const FakeImage& image) {
+  std::lock_guard<std::mutex> lock(mu_);
+  images_.push_back(image);
+}
+
+namespace {
+
+// The values of filter `name` (and of `<list>.N` when `list` is set); nullopt when absent.
+std::optional<std::set<std::string>> IdFilter(const FakeRequest& r, const std::string& name,
+                                              const std::string& list = "") {
+  std::optional<std::set<std::string>> out;
+  for (int f = 1; !r.Param(StrCat("Filter.", f, ".Name")).empty(); ++f) {
+    if (r.Param(StrCat("Filter.", f, ".Name")) != name) continue;
+    if (!out) out.emplace();
+    for (int v = 1; !r.Param(StrCat("Filter.", f, ".Value.", v)).empty(); ++v) {
+      out->insert(r.Param(StrCat("Filter.", f, ".Value.", v)));
+    }
+  }
+  for (int i = 1; !list.empty() && !r.Param(StrCat(list, ".", i)).empty(); ++i) {
+    if (!out) out.emplace();
+    out->insert(r.Param(StrCat(list, ".", i)));
+  }
+  return out;
+}
+
+}  // namespace
+
+FakeResponse FakeEc2::DescribeSubnets(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "subnet-id");
+  std::string items;
+  for (const FakeSubnet& s : subnets_) {
+    if (ids && ids->count(s.id) == 0) continue;
+    items += Tag("item", Tag("subnetId", s.id) + Tag("availabilityZone", s.zone) +
+                             Tag("availabilityZoneId", s.zone + "-id") +
+                             Tag("availableIpAddressCount", std::to_string(s.free_ips)));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeSubnets", Tag("subnetSet", items)));
+}
+
+FakeResponse FakeEc2::DescribeSecurityGroups(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "group-id");
+  std::string items;
+  for (const std::string& id : security_groups_) {
+    if (ids && ids->count(id) == 0) continue;
+    items += Tag("item", Tag("groupId", id) + Tag("groupName", id));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeSecurityGroups", Tag("securityGroupInfo", items)));
+}
+
+FakeResponse FakeEc2::DescribeImages(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ids = IdFilter(r, "image-id", "ImageId");
+  std::string items;
+  for (const FakeImage& im : images_) {
+    if (ids && ids->count(im.id) == 0) continue;
+    items += Tag("item", Tag("imageId", im.id) + Tag("name", im.id) +
+                             Tag("architecture", im.architecture) +
+                             Tag("creationDate", im.created) + Tag("imageState", "available"));
+  }
+  return FakeResponse::Xml(Ec2Xml("DescribeImages", Tag("imagesSet", items)));
 }
 
 std::map<std::string, FakeLaunchTemplate> FakeEc2::launch_templates() const {
@@ -226,6 +291,12 @@ void FakeEc2::FailCapacity(const std::string& capacity_type, const std::string& 
                            const std::string& zone) {
   std::lock_guard<std::mutex> lock(mu_);
   no_capacity_.insert({capacity_type, type, zone});
+}
+
+void FakeEc2::LimitCapacity(const std::string& capacity_type, const std::string& type,
+                            const std::string& zone, int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  limits_[{capacity_type, type, zone}] = n;
 }
 
 void FakeEc2::AddInstance(const FakeInstance& instance) {
@@ -327,6 +398,16 @@ FakeResponse FakeEc2::GetProducts(const FakeRequest& r) {
   return FakeResponse::Json(out.dump());
 }
 
+std::string FakeEc2::Launch(FakeInstance instance, const std::string& template_name) {
+  instance.id = absl::StrFormat("i-%017x", next_id_++);
+  if (auto t = launch_templates_.find(template_name); t != launch_templates_.end()) {
+    if (instance.image_id.empty()) instance.image_id = t->second.image_id;
+    instance.security_group_ids = t->second.security_group_ids;
+  }
+  instances_[instance.id] = instance;
+  return instance.id;
+}
+
 FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
   ++fleet_calls_;
@@ -383,33 +464,40 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
                    Tag("overrides", Tag("instanceType", o.type) + Tag("availabilityZone", o.zone) +
                                         (o.subnet.empty() ? "" : Tag("subnetId", o.subnet))));
   };
+  int remaining = std::atoi(r.Param("TargetCapacitySpecification.TotalTargetCapacity").c_str());
+  if (remaining < 1) {
+    return FakeResponse::Ec2Error("InvalidParameterValue",
+                                  "TargetCapacitySpecification.TotalTargetCapacity must be >= 1");
+  }
+  const std::string capacity_error = Tag("errorCode", "InsufficientInstanceCapacity") +
+                                     Tag("errorMessage", "We currently do not have sufficient "
+                                                         "capacity in the Availability Zone you "
+                                                         "requested.");
   std::string errors, launched;
   for (const Override& o : overrides) {
-    if (no_capacity_.count({capacity, o.type, o.zone}) > 0) {
-      errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
-                                Tag("errorCode", "InsufficientInstanceCapacity") +
-                                Tag("errorMessage", "We currently do not have sufficient "
-                                                    "capacity in the Availability Zone you "
-                                                    "requested."));
-      continue;
+    if (remaining == 0) break;
+    const auto pool = std::make_tuple(capacity, o.type, o.zone);
+    int room = no_capacity_.count(pool) > 0 ? 0 : remaining;
+    if (auto limit = limits_.find(pool); limit != limits_.end()) {
+      room = std::min(room, limit->second);
+      limit->second -= room;
     }
-    FakeInstance inst;
-    inst.id = absl::StrFormat("i-%017x", next_id_++);
-    inst.type = o.type;
-    inst.zone = o.zone;
-    inst.lifecycle = capacity == "spot" ? "spot" : "";
-    inst.tags = tags;
-    inst.subnet_id = o.subnet;
-    inst.image_id = o.image;
-    if (auto t = launch_templates_.find(o.template_name); t != launch_templates_.end()) {
-      if (inst.image_id.empty()) inst.image_id = t->second.image_id;
-      inst.security_group_ids = t->second.security_group_ids;
+    if (room < remaining) {
+      errors += Tag("item", lt(o) + Tag("lifecycle", capacity) + capacity_error);
     }
-    instances_[inst.id] = inst;
-    launched = Tag("item", lt(o) + Tag("lifecycle", capacity) +
-                               Items("instanceIds", {inst.id}) + Tag("instanceType", o.type) +
-                               Tag("platform", "Linux/UNIX"));
-    break;
+    if (room == 0) continue;
+    FakeInstance proto;
+    proto.type = o.type;
+    proto.zone = o.zone;
+    proto.lifecycle = capacity == "spot" ? "spot" : "";
+    proto.tags = tags;
+    proto.subnet_id = o.subnet;
+    proto.image_id = o.image;
+    std::vector<std::string> ids;
+    for (int n = 0; n < room; ++n) ids.push_back(Launch(proto, o.template_name));
+    remaining -= room;
+    launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
+                                Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
   }
   return FakeResponse::Xml(Ec2Xml("CreateFleet", Tag("fleetId", "fleet-fake") +
                                                      Tag("errorSet", errors) +

@@ -6,10 +6,12 @@
 // from a template of this fake carry its security groups and image (unless the override names
 // one) and the override's subnet.
 //
-// CreateFleet tries the request's overrides in Priority (price) order and launches the first
-// one that has capacity; every override tried before it whose offering was scripted with
-// FailCapacity() appears in errorSet with InsufficientInstanceCapacity, as a real instant fleet
-// reports the pools it could not use.
+// CreateFleet launches TotalTargetCapacity instances: it tries the request's overrides in
+// Priority (price) order and launches as many as each has room for (FailCapacity(): none,
+// LimitCapacity(): at most n in total, else all); every override tried that could not take
+// what was left appears in errorSet with InsufficientInstanceCapacity, as a real instant fleet
+// reports the pools it could not use. Each override used is one fleetInstanceSet item listing
+// its instance ids.
 //
 // Thread-safety: thread-safe (handlers run on the server thread; setters take the mutex).
 
@@ -52,6 +54,19 @@ struct FakeLaunchTemplate {
   std::vector<std::string> security_group_ids;
 };
 
+// What DescribeSubnets / DescribeSecurityGroups / DescribeImages report (for EC2NodeClasses
+// that select by id).
+struct FakeSubnet {
+  std::string id;
+  std::string zone;
+  int free_ips = 100;
+};
+struct FakeImage {
+  std::string id;
+  std::string architecture;  // "x86_64", "arm64"
+  std::string created;       // RFC 3339
+};
+
 class FakeEc2 {
  public:
   // Installs the handlers on `server` (which must outlive this object's use).
@@ -65,7 +80,16 @@ class FakeEc2 {
   void SetPageSize(int n);
   void FailCapacity(const std::string& capacity_type, const std::string& type,
                     const std::string& zone);
+  // At most `n` more instances of this offering (across CreateFleet calls).
+  void LimitCapacity(const std::string& capacity_type, const std::string& type,
+                     const std::string& zone, int n);
   void AddInstance(const FakeInstance& instance);
+
+  // Served by DescribeSubnets (filter subnet-id), DescribeSecurityGroups (filter group-id) and
+  // DescribeImages (filter image-id or ImageId.N); without that filter, every entry.
+  void AddSubnet(const FakeSubnet& subnet);
+  void AddSecurityGroup(const std::string& id);
+  void AddImage(const FakeImage& image);
 
   std::map<std::string, FakeInstance> instances() const;
   int fleet_calls() const;
@@ -77,12 +101,18 @@ class FakeEc2 {
   FakeResponse DescribeOfferings(const FakeRequest& r);
   FakeResponse DescribeSpotPrices(const FakeRequest& r);
   FakeResponse GetProducts(const FakeRequest& r);
+  // Records `instance` with a new id, the template's image (unless it has one) and security
+  // groups; returns the id. Requires mu_.
+  std::string Launch(FakeInstance instance, const std::string& template_name);
   FakeResponse CreateFleet(const FakeRequest& r);
   FakeResponse DescribeInstances(const FakeRequest& r);
   FakeResponse TerminateInstances(const FakeRequest& r);
   FakeResponse CreateTags(const FakeRequest& r);
   FakeResponse CreateLaunchTemplate(const FakeRequest& r);
   FakeResponse DescribeLaunchTemplates(const FakeRequest& r);
+  FakeResponse DescribeSubnets(const FakeRequest& r);
+  FakeResponse DescribeSecurityGroups(const FakeRequest& r);
+  FakeResponse DescribeImages(const FakeRequest& r);
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
@@ -90,10 +120,14 @@ class FakeEc2 {
   std::map<std::string, double> on_demand_;
   int page_size_ = 2;
   std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;
+  std::map<std::tuple<std::string, std::string, std::string>, int> limits_;
   std::map<std::string, FakeInstance> instances_;
   int next_id_ = 1;
   int fleet_calls_ = 0;
   std::map<std::string, FakeLaunchTemplate> launch_templates_;
+  std::vector<FakeSubnet> subnets_;
+  std::vector<std::string> security_groups_;
+  std::vector<FakeImage> images_;
 };
 
 }  // namespace karp::aws::testing
