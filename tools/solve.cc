@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 #include "karp/scheduler.h"
 #include "tools/cli_common.h"
 
@@ -17,7 +18,8 @@ namespace karp::cli {
 namespace {
 
 constexpr char kSolveUsage[] =
-    "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [--catalog aws|FILE] [-o json|text|nodeclaims]\n"
+    "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
+    "                  [-o json|yaml|text|nodeclaims]\n"
     "\n"
     "Reads a cluster snapshot (what `kubectl get nodepools,nodeclaims,nodes,pods,daemonsets,pdb\n"
     "-A -o json` prints, plus pvc,pv,storageclasses,csinodes for stateful pods; JSON or YAML,\n"
@@ -25,11 +27,13 @@ constexpr char kSolveUsage[] =
     "nodes, in-flight NodeClaims, or new NodeClaims to launch.\n"
     "\n"
     "Options:\n"
-    "  -f, --filename FILE          snapshot file (repeatable; FILE1,FILE2 also accepted)\n"
+    "  -f, --filename FILE|DIR|-    snapshot file (repeatable; FILE1,FILE2 also accepted); a\n"
+    "                               directory: its .json, .yaml and .yml files; '-': stdin\n"
+    "  -R, --recursive              with -f DIR, the files below DIR too\n"
     "  --catalog aws|FILE           instance types: embedded AWS catalog (default) or a file\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
-    "  -o, --output json|text|nodeclaims   output format (default json)\n"
+    "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
     "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
@@ -82,7 +86,7 @@ void PrintText(const SolveResult& r, std::string_view currency) {
 
 int RunSolve(const std::vector<std::string>& args) {
   CatalogFlags catalog_flags;
-  std::vector<std::string> files;
+  FileFlags file_flags;
   std::string output = "json";
   bool timings = false;
   SchedulerOptions options;
@@ -96,23 +100,13 @@ int RunSolve(const std::vector<std::string>& args) {
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
     std::string flag_error;
     int r = catalog_flags.Take(args, i, &flag_error);
+    if (r == 0) r = file_flags.Take(args, i, &flag_error);
     if (r < 0) return UsageError(kSolveUsage, flag_error);
-    if (r == 0) r = take("-f");
-    if (r == 0) r = take("--filename");
-    if (r < 0) return UsageError(kSolveUsage, internal::StrCat("missing value for ", a));
-    if (r > 0) {
-      if (a == "-f" || a == "--filename" || a.rfind("-f=", 0) == 0 ||
-          a.rfind("--filename=", 0) == 0) {
-        for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-          files.emplace_back(f);
-        }
-      }
-      continue;
-    }
+    if (r > 0) continue;
     if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
       if (r < 0) return UsageError(kSolveUsage, "missing value for -o");
-      if (value != "json" && value != "text" && value != "nodeclaims") {
-        return UsageError(kSolveUsage, "-o must be json, text or nodeclaims");
+      if (value != "json" && value != "yaml" && value != "text" && value != "nodeclaims") {
+        return UsageError(kSolveUsage, "-o must be json, yaml, text or nodeclaims");
       }
       output = value;
     } else if ((r = take("--preference-policy")) != 0) {
@@ -151,9 +145,11 @@ int RunSolve(const std::vector<std::string>& args) {
       return UsageError(kSolveUsage, internal::StrCat("unknown argument \"", a, "\""));
     }
   }
-  if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
+  if (file_flags.paths.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
 
-  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, catalog_flags.read);
+  absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
+  if (!files.ok()) return InputError(files.status());
+  absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(*files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
@@ -169,13 +165,13 @@ int RunSolve(const std::vector<std::string>& args) {
     std::cerr << "prepare " << absl::FormatDuration(prepared - start) << ", solve "
               << absl::FormatDuration(absl::Now() - prepared) << "\n";
   }
-  if (output == "json") {
-    std::cout << json::WriteSolveResult(*result, snapshot->skipped_objects) << "\n";
-  } else if (output == "nodeclaims") {
-    std::cout << json::WriteNodeClaims(*result, *snapshot) << "\n";
-  } else {
+  if (output == "text") {
     PrintText(*result, catalog_flags.Currency());
+    return kExitOk;
   }
+  absl::StatusOr<std::string> text = json::SolveOutput(*result, *snapshot, output);
+  if (!text.ok()) return InputError(text.status());
+  std::cout << *text;
   return kExitOk;
 }
 
