@@ -82,6 +82,39 @@ void PrintText(const SolveResult& r, std::string_view currency) {
             << (estimated ? " (spot prices estimated)" : "") << "\n";
 }
 
+// --preference-policy, --min-values-policy and --max-instance-types, as CatalogFlags::Take.
+int TakeSchedulerFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
+                      std::string* error) {
+  std::string value;
+  if (TakeFlag(args, i, "--preference-policy", &value) != 0) {
+    if (value != "Respect" && value != "Ignore") {
+      *error = "--preference-policy must be Respect or Ignore";
+      return -1;
+    }
+    options->preference_policy =
+        value == "Ignore" ? PreferencePolicy::kIgnore : PreferencePolicy::kRespect;
+    return 1;
+  }
+  if (TakeFlag(args, i, "--min-values-policy", &value) != 0) {
+    if (value != "Strict" && value != "BestEffort") {
+      *error = "--min-values-policy must be Strict or BestEffort";
+      return -1;
+    }
+    options->min_values_policy =
+        value == "BestEffort" ? MinValuesPolicy::kBestEffort : MinValuesPolicy::kStrict;
+    return 1;
+  }
+  if (TakeFlag(args, i, "--max-instance-types", &value) == 0) return 0;
+  char* end = nullptr;
+  long n = std::strtol(value.c_str(), &end, 10);
+  if (end == value.c_str() || *end != '\0' || n < 1 || n > 100000) {
+    *error = "--max-instance-types must be a positive integer";
+    return -1;
+  }
+  options->max_instance_types = static_cast<int>(n);
+  return 1;
+}
+
 }  // namespace
 
 int RunSolve(const std::vector<std::string>& args) {
@@ -101,6 +134,7 @@ int RunSolve(const std::vector<std::string>& args) {
     std::string flag_error;
     int r = catalog_flags.Take(args, i, &flag_error);
     if (r == 0) r = file_flags.Take(args, i, &flag_error);
+    if (r == 0) r = TakeSchedulerFlag(args, i, &options, &flag_error);
     if (r < 0) return UsageError(kSolveUsage, flag_error);
     if (r > 0) continue;
     if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
@@ -109,29 +143,6 @@ int RunSolve(const std::vector<std::string>& args) {
         return UsageError(kSolveUsage, "-o must be json, yaml, text or nodeclaims");
       }
       output = value;
-    } else if ((r = take("--preference-policy")) != 0) {
-      if (value == "Respect") {
-        options.preference_policy = PreferencePolicy::kRespect;
-      } else if (value == "Ignore") {
-        options.preference_policy = PreferencePolicy::kIgnore;
-      } else {
-        return UsageError(kSolveUsage, "--preference-policy must be Respect or Ignore");
-      }
-    } else if ((r = take("--min-values-policy")) != 0) {
-      if (value == "Strict") {
-        options.min_values_policy = MinValuesPolicy::kStrict;
-      } else if (value == "BestEffort") {
-        options.min_values_policy = MinValuesPolicy::kBestEffort;
-      } else {
-        return UsageError(kSolveUsage, "--min-values-policy must be Strict or BestEffort");
-      }
-    } else if ((r = take("--max-instance-types")) != 0) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end != '\0' || n < 1 || n > 100000) {
-        return UsageError(kSolveUsage, "--max-instance-types must be a positive integer");
-      }
-      options.max_instance_types = static_cast<int>(n);
     } else if ((r = take("--now")) != 0) {
       absl::Time now;
       std::string err;

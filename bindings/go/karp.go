@@ -109,7 +109,7 @@ type cCall func(out **C.char, size *C.size_t, errMsg **C.char) C.karp_status
 // run calls the C function on a goroutine of its own and returns its output; when ctx ends
 // first, run returns ctx.Err() at once (the call finishes in the background, its result
 // discarded: the C API cannot be interrupted).
-func run(ctx context.Context, inputs []*cInputs, options any, call func(opts *C.char) cCall) ([]byte, error) {
+func run(ctx context.Context, inputs []*cInputs, options wireOptions, call func(opts *C.char) cCall) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -159,15 +159,31 @@ func catalogInputs(catalog []byte) *cInputs {
 	return newCInputs([]Input{{Source: "catalog", Data: catalog}})
 }
 
-// SolveRaw is Solve over several named inputs, returning exactly what
-// `karp solve -f ... -o <opts.Output>` prints (json, yaml or nodeclaims).
-func SolveRaw(ctx context.Context, snapshot []Input, catalog []byte, opts *SolveOptions) ([]byte, error) {
+// runSnapshot runs karp_solve, or karp_consolidate when consolidate is set.
+func runSnapshot(ctx context.Context, snapshot []Input, catalog []byte, options wireOptions, consolidate bool) ([]byte, error) {
 	snap, cat := newCInputs(snapshot), catalogInputs(catalog)
-	return run(ctx, []*cInputs{snap, cat}, opts.wire(), func(o *C.char) cCall {
+	return run(ctx, []*cInputs{snap, cat}, options, func(o *C.char) cCall {
 		return func(out **C.char, size *C.size_t, msg **C.char) C.karp_status {
+			if consolidate {
+				return C.karp_consolidate(snap.first(), snap.count, cat.first(), o, out, size, msg)
+			}
 			return C.karp_solve(snap.first(), snap.count, cat.first(), o, out, size, msg)
 		}
 	})
+}
+
+// decode fills v from a JSON result of karp.
+func decode(raw []byte, v any, what string) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return &Error{Code: Internal, Message: fmt.Sprintf("decoding the %s: %v", what, err)}
+	}
+	return nil
+}
+
+// SolveRaw is Solve over several named inputs, returning exactly what
+// `karp solve -f ... -o <opts.Output>` prints (json, yaml or nodeclaims).
+func SolveRaw(ctx context.Context, snapshot []Input, catalog []byte, opts *SolveOptions) ([]byte, error) {
+	return runSnapshot(ctx, snapshot, catalog, opts.wire(), false)
 }
 
 // Solve decides where the pending pods of snapshot (JSON or YAML, one or more documents) go:
@@ -176,18 +192,15 @@ func SolveRaw(ctx context.Context, snapshot []Input, catalog []byte, opts *Solve
 // opts.Region and opts.Zones. opts may be nil; its Output is ignored (use SolveRaw for yaml or
 // nodeclaims).
 func Solve(ctx context.Context, snapshot []byte, catalog []byte, opts *SolveOptions) (*SolveResult, error) {
-	o := SolveOptions{}
-	if opts != nil {
-		o = *opts
-	}
+	o := opts.wire()
 	o.Output = "json"
-	raw, err := SolveRaw(ctx, snapshotInputs(snapshot), catalog, &o)
+	raw, err := runSnapshot(ctx, snapshotInputs(snapshot), catalog, o, false)
 	if err != nil {
 		return nil, err
 	}
 	result := &SolveResult{Raw: raw}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return nil, &Error{Code: Internal, Message: fmt.Sprintf("decoding the result: %v", err)}
+	if err := decode(raw, result, "result"); err != nil {
+		return nil, err
 	}
 	return result, nil
 }
@@ -195,30 +208,22 @@ func Solve(ctx context.Context, snapshot []byte, catalog []byte, opts *SolveOpti
 // ConsolidateRaw is Consolidate over several named inputs, returning exactly what
 // `karp consolidate -f ... -o <opts.Output>` prints (json, yaml or nodeclaims).
 func ConsolidateRaw(ctx context.Context, snapshot []Input, catalog []byte, opts *ConsolidateOptions) ([]byte, error) {
-	snap, cat := newCInputs(snapshot), catalogInputs(catalog)
-	return run(ctx, []*cInputs{snap, cat}, opts.wire(), func(o *C.char) cCall {
-		return func(out **C.char, size *C.size_t, msg **C.char) C.karp_status {
-			return C.karp_consolidate(snap.first(), snap.count, cat.first(), o, out, size, msg)
-		}
-	})
+	return runSnapshot(ctx, snapshot, catalog, opts.wire(), true)
 }
 
 // Consolidate decides which nodes of snapshot to delete or replace to cut cost, and why the
 // others are kept: the commands successive disruption loops would run. catalog and opts as
 // for Solve; opts.Now is the clock (zero: the current time).
 func Consolidate(ctx context.Context, snapshot []byte, catalog []byte, opts *ConsolidateOptions) (*ConsolidationPlan, error) {
-	o := ConsolidateOptions{}
-	if opts != nil {
-		o = *opts
-	}
+	o := opts.wire()
 	o.Output = "json"
-	raw, err := ConsolidateRaw(ctx, snapshotInputs(snapshot), catalog, &o)
+	raw, err := runSnapshot(ctx, snapshotInputs(snapshot), catalog, o, true)
 	if err != nil {
 		return nil, err
 	}
 	plan := &ConsolidationPlan{Raw: raw}
-	if err := json.Unmarshal(raw, plan); err != nil {
-		return nil, &Error{Code: Internal, Message: fmt.Sprintf("decoding the plan: %v", err)}
+	if err := decode(raw, plan, "plan"); err != nil {
+		return nil, err
 	}
 	return plan, nil
 }
@@ -236,8 +241,8 @@ func Catalog(ctx context.Context, catalog []byte, opts *CatalogOptions) (*Instan
 		return nil, err
 	}
 	result := &InstanceCatalog{Raw: raw}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return nil, &Error{Code: Internal, Message: fmt.Sprintf("decoding the catalog: %v", err)}
+	if err := decode(raw, result, "catalog"); err != nil {
+		return nil, err
 	}
 	return result, nil
 }

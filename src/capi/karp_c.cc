@@ -128,40 +128,52 @@ absl::StatusOr<std::shared_ptr<const InstanceCatalog>> Catalog(const karp_input*
   return std::make_shared<const InstanceCatalog>(std::move(*loaded));
 }
 
-absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
-                                  const karp_input* catalog, const char* options) {
+// What solve and consolidate both read: options, snapshot and catalog.
+struct Prepared {
+  json::RunOptions options;
+  ClusterSnapshot snapshot;
+  std::shared_ptr<const InstanceCatalog> catalog;
+};
+
+absl::StatusOr<Prepared> Prepare(const karp_input* snapshot, size_t count,
+                                 const karp_input* catalog, const char* options) {
   absl::StatusOr<json::RunOptions> o = Options(options);
   if (!o.ok()) return o.status();
   absl::StatusOr<ClusterSnapshot> snap = Snapshot(snapshot, count);
   if (!snap.ok()) return snap.status();
   auto types = Catalog(catalog, *o, false);
   if (!types.ok()) return types.status();
-  absl::StatusOr<Scheduler> scheduler = Scheduler::Create(*snap, *types, o->scheduler);
+  return Prepared{std::move(*o), std::move(*snap), std::move(*types)};
+}
+
+absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
+                                  const karp_input* catalog, const char* options) {
+  absl::StatusOr<Prepared> in = Prepare(snapshot, count, catalog, options);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<Scheduler> scheduler =
+      Scheduler::Create(in->snapshot, in->catalog, in->options.scheduler);
   if (!scheduler.ok()) return scheduler.status();
   absl::StatusOr<SolveResult> result = scheduler->Solve();
   if (!result.ok()) return result.status();
-  return json::SolveOutput(*result, *snap, o->output);
+  return json::SolveOutput(*result, in->snapshot, in->options.output);
 }
 
 absl::StatusOr<std::string> Consolidate(const karp_input* snapshot, size_t count,
                                         const karp_input* catalog, const char* options) {
-  absl::StatusOr<json::RunOptions> o = Options(options);
-  if (!o.ok()) return o.status();
-  absl::StatusOr<ClusterSnapshot> snap = Snapshot(snapshot, count);
-  if (!snap.ok()) return snap.status();
-  auto types = Catalog(catalog, *o, false);
-  if (!types.ok()) return types.status();
+  absl::StatusOr<Prepared> in = Prepare(snapshot, count, catalog, options);
+  if (!in.ok()) return in.status();
+  const json::RunOptions& o = in->options;
   ConsolidationOptions co;
-  co.scheduler = o->scheduler;
-  co.once = o->once;
-  co.spot_to_spot = o->spot_to_spot;
-  if (o->legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
+  co.scheduler = o.scheduler;
+  co.once = o.once;
+  co.spot_to_spot = o.spot_to_spot;
+  if (o.legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
   absl::StatusOr<Consolidator> consolidator =
-      Consolidator::Create(*snap, *types, o->now.value_or(absl::Now()), co);
+      Consolidator::Create(in->snapshot, in->catalog, o.now.value_or(absl::Now()), co);
   if (!consolidator.ok()) return consolidator.status();
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return plan.status();
-  return json::ConsolidateOutput(*plan, *snap, o->output);
+  return json::ConsolidateOutput(*plan, in->snapshot, o.output);
 }
 
 absl::StatusOr<std::string> Catalog(const karp_input* catalog, const char* options) {
