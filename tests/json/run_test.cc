@@ -51,7 +51,7 @@ TEST_CASE("JsonToYaml quotes what would read back as another type", "[json][run]
         "k: \"-x\"\n"
         "l: plain/name-1.2\n"
         "m: 0.25\n"
-        "n:\n"
+        "\"n\":\n"  // a YAML 1.1 boolean as a key too
         "- - 1\n");
   CHECK(*JsonToYaml("\"text\"") == "text\n");
   CHECK(JsonToYaml("{").status().code() == absl::StatusCode::kInvalidArgument);
