@@ -168,3 +168,51 @@ def test_policy_comparison_example(tmp_path):
                          check=True, capture_output=True, text=True).stdout
     assert chart.stat().st_size > 10000
     assert "underutilized-spot" in out and "static-groups" in out
+
+
+# The project's conformance scenarios, when its shared data is checked out beside the
+# repository (as CI's conformance step expects): the module gives the CLI's bytes on each,
+# and the CLI's error line on the ones that are input errors.
+SHARED = os.environ.get("KARP_SHARED_DIR", os.path.join(SRC, "..", "shared"))
+SCENARIOS = sorted(
+    os.path.join(root, f) for root, _, files in os.walk(os.path.join(SHARED, "conformance"))
+    for f in files if f.endswith(".json") and os.path.basename(root) != "conformance")
+
+
+@pytest.mark.skipif(not SCENARIOS, reason=f"no conformance scenarios under {SHARED} "
+                    "(the project's shared data is not checked out beside the repository)")
+def test_conformance_scenarios_same_as_cli(tmp_path):
+    compared = 0
+    for path in SCENARIOS:
+        with open(path) as f:
+            s = json.load(f)
+        objects = tmp_path / "objects.json"
+        if "rawObjects" in s:
+            objects.write_text(s["rawObjects"])
+        else:
+            objects.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                           "items": s["objects"]}))
+        cli_args = [s["command"], "-f", str(objects), "-o", "json"]
+        catalog = None
+        if s.get("catalog", "aws") != "aws":
+            catalog = tmp_path / "catalog.json"
+            catalog.write_text(json.dumps(s["catalog"]))
+            cli_args += ["--catalog", str(catalog)]
+        args = s.get("args", [])
+        options = {}
+        if args:
+            assert args[0] == "--now" and len(args) == 2, f"{path}: unexpected args {args}"
+            options["now"] = args[1]
+        cli_args += args
+        run = subprocess.run([os.environ.get("KARP_CLI") or pytest.skip("KARP_CLI is not set"),
+                              *cli_args], capture_output=True, text=True)
+        call = karp.solve if s["command"] == "solve" else karp.consolidate
+        try:
+            got = call(str(objects), None if catalog is None else str(catalog), raw=True,
+                       **options)
+        except karp.Error as e:
+            assert run.returncode == 1 and run.stderr == f"{e}\n", path
+        else:
+            assert run.returncode == 0 and got == run.stdout, path
+        compared += 1
+    assert compared == len(SCENARIOS)
