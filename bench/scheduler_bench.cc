@@ -14,6 +14,10 @@
 //                      --trace=PATH or KARP_SOURCE_DIR/../shared/data/traces/; when absent
 //                      the benchmark is skipped with a message saying so.
 //
+//   Cost packing:      BM_Scheduling_{Diverse,Aws,Trace}Cost: the same workloads with
+//                      SchedulerOptions::packing = kCost (docs/design.md §13), beside the
+//                      faithful rows above.
+//
 // Counters: pods, nodes, price (launch price per hour), bound (lower bound per hour),
 // price/bound, pods/s. BM_LowerBound_* time karp::PriceLowerBound itself.
 //
@@ -98,6 +102,11 @@ void RunSolve(benchmark::State& state, const karp::ClusterSnapshot& snapshot,
                               .c_str());
       return;
     }
+    if (options.packing == karp::PackingMode::kCost) {
+      const double faithful = check->packing.faithful_price_per_hour;
+      state.counters["faithful/bound"] =
+          bound->price_per_hour > 0 ? faithful / bound->price_per_hour : 0.0;
+    }
     nodes = static_cast<double>(check->node_claims.size());
     price = check->LaunchPricePerHour();
     errors = static_cast<double>(check->pod_errors.size());
@@ -154,8 +163,29 @@ void BM_Scheduling_Aws(benchmark::State& state) {
 BENCHMARK(BM_Scheduling_Aws)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+karp::SchedulerOptions CostOptions() {
+  karp::SchedulerOptions options;
+  options.packing = karp::PackingMode::kCost;
+  return options;
+}
+
+void BM_Scheduling_DiverseCost(benchmark::State& state) {
+  RunSolve(state, BenchmarkSnapshot(karp::bench::DiversePods(static_cast<int>(state.range(0)))),
+           karp::bench::FakeCatalog(400), CostOptions(), {});
+}
+BENCHMARK(BM_Scheduling_DiverseCost)
+    ->Arg(50)->Arg(100)->Arg(500)->Arg(1000)->Arg(5000)->Arg(20000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Scheduling_AwsCost(benchmark::State& state) {
+  RunSolve(state, karp::bench::AwsRealisticSnapshot(static_cast<int>(state.range(0))),
+           karp::bench::AwsCatalog(), CostOptions(), {});
+}
+BENCHMARK(BM_Scheduling_AwsCost)->Arg(100)->Arg(1000)->Arg(5000)->Arg(10000)->Arg(50000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // range(0) = 1: the pods alive at the busiest instant; 0: every pod of the trace at once.
-void BM_Scheduling_Trace(benchmark::State& state) {
+void RunTrace(benchmark::State& state, const karp::SchedulerOptions& options) {
   if (g_trace_path.empty()) {
     state.SkipWithError("trace not available: pass --trace=PATH to openb_pod_list_default.csv");
     return;
@@ -170,10 +200,14 @@ void BM_Scheduling_Trace(benchmark::State& state) {
   }
   Expect expect;
   expect.allow_unplaceable = true;
-  RunSolve(state, *snap, karp::bench::AwsCatalog(), {}, expect);
+  RunSolve(state, *snap, karp::bench::AwsCatalog(), options, expect);
 }
+void BM_Scheduling_Trace(benchmark::State& state) { RunTrace(state, {}); }
 BENCHMARK(BM_Scheduling_Trace)->ArgName("busiest")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+void BM_Scheduling_TraceCost(benchmark::State& state) { RunTrace(state, CostOptions()); }
+BENCHMARK(BM_Scheduling_TraceCost)->ArgName("busiest")->Arg(1)->Arg(0)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The cost of the bound itself (what a host pays to judge a decision), untimed elsewhere.
 void RunBound(benchmark::State& state, const karp::ClusterSnapshot& snapshot,

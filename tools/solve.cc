@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "internal/duration.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
@@ -37,6 +39,14 @@ constexpr char kSolveUsage[] =
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
     "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
+    "  --packing faithful|cost      faithful: the reference's first-fit packing (default);\n"
+    "                               cost: a cheaper packing under the same constraints, never\n"
+    "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
+    "  --cost-attempts N            cost packing: candidate packings tried (default 6)\n"
+    "  --cost-threads N             cost packing: threads (default 0: one per CPU; the\n"
+    "                               result does not depend on it)\n"
+    "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"
+    "                               return the best found so far (default: no deadline)\n"
     "  --now RFC3339                checked, for symmetry with consolidate; solve ignores it\n"
     "  --timings                    print the solve time to stderr\n"
     "  -h, --help                   this help\n";
@@ -78,8 +88,27 @@ void PrintText(const SolveResult& r, std::string_view currency) {
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
   std::cout << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
             << r.node_claims.size() << " new nodeclaim(s), "
-            << PerHour(r.LaunchPricePerHour(), currency)
-            << (estimated ? " (spot prices estimated)" : "") << "\n";
+            << PerHour(r.LaunchPricePerHour(), currency);
+  if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
+    const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
+    std::cout << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
+              << absl::StrFormat("%.1f", gap) << "%";
+  }
+  std::cout << (estimated ? " (spot prices estimated)" : "") << "\n";
+  if (r.packing.mode == PackingMode::kCost) {
+    std::cout << "Cost packing: ";
+    if (r.packing.faithful_kept) {
+      std::cout << "the faithful packing (" << PerHour(r.packing.faithful_price_per_hour, currency)
+                << ") was not beaten in " << r.packing.attempts << " attempt(s)";
+    } else {
+      const double saved = r.packing.faithful_price_per_hour - r.LaunchPricePerHour();
+      std::cout << "saves " << PerHour(saved, currency) << " ("
+                << absl::StrFormat("%.1f", 100 * saved / r.packing.faithful_price_per_hour)
+                << "%) against the faithful packing's "
+                << PerHour(r.packing.faithful_price_per_hour, currency);
+    }
+    std::cout << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
+  }
 }
 
 // --preference-policy, --min-values-policy and --max-instance-types, as CatalogFlags::Take.
@@ -115,6 +144,43 @@ int TakeSchedulerFlag(const std::vector<std::string>& args, size_t& i, Scheduler
   return 1;
 }
 
+// --packing, --cost-attempts, --cost-threads and --cost-deadline, as CatalogFlags::Take.
+int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
+                    std::string* error) {
+  std::string value;
+  if (TakeFlag(args, i, "--packing", &value) != 0) {
+    if (value != "faithful" && value != "cost") {
+      *error = "--packing must be faithful or cost";
+      return -1;
+    }
+    options->packing = value == "cost" ? PackingMode::kCost : PackingMode::kFaithful;
+    return 1;
+  }
+  // An integer flag in [lo, hi].
+  auto integer = [&](std::string_view flag, long lo, long hi, int* out) {
+    if (TakeFlag(args, i, flag, &value) == 0) return 0;
+    char* end = nullptr;
+    long n = std::strtol(value.c_str(), &end, 10);
+    if (end == value.c_str() || *end != '\0' || n < lo || n > hi) {
+      *error = internal::StrCat(flag, " must be an integer from ", lo, " to ", hi);
+      return -1;
+    }
+    *out = static_cast<int>(n);
+    return 1;
+  };
+  if (int r = integer("--cost-attempts", 1, 10, &options->cost_attempts); r != 0) return r;
+  if (int r = integer("--cost-threads", 0, 1024, &options->cost_threads); r != 0) return r;
+  if (TakeFlag(args, i, "--cost-deadline", &value) == 0) return 0;
+  absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
+  if (!d.ok() || *d <= absl::ZeroDuration()) {
+    *error = internal::StrCat("--cost-deadline must be a positive duration such as 2s, got \"",
+                              value, "\"");
+    return -1;
+  }
+  options->cost_time_limit = *d;
+  return 1;
+}
+
 }  // namespace
 
 int RunSolve(const std::vector<std::string>& args) {
@@ -135,6 +201,7 @@ int RunSolve(const std::vector<std::string>& args) {
     int r = catalog_flags.Take(args, i, &flag_error);
     if (r == 0) r = file_flags.Take(args, i, &flag_error);
     if (r == 0) r = TakeSchedulerFlag(args, i, &options, &flag_error);
+    if (r == 0) r = TakePackingFlag(args, i, &options, &flag_error);
     if (r < 0) return UsageError(kSolveUsage, flag_error);
     if (r > 0) continue;
     if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
@@ -157,6 +224,7 @@ int RunSolve(const std::vector<std::string>& args) {
     }
   }
   if (file_flags.paths.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
+  options.compute_lower_bound = true;
 
   absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
   if (!files.ok()) return InputError(files.status());

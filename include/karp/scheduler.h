@@ -54,6 +54,12 @@ enum class MinValuesPolicy { kStrict, kBestEffort };
 // Reserved capacity: Strict (provisioning) errors when compatible reserved offerings cannot be
 // reserved; Fallback (consolidation simulations) never errors.
 enum class ReservedCapacityMode { kStrict, kFallback };
+// PACKING (docs/design.md §13): Faithful places pods as the reference does (first fit over
+// this solve's claims, fewest pods first). Cost searches for a cheaper placement under the
+// same hard constraints (docs/design.md §13.1) and keeps the faithful placement whenever it
+// cannot beat it: never fewer pods scheduled, never a higher launch price, never a preference
+// dropped for a pod whose preferences the faithful placement kept.
+enum class PackingMode { kFaithful, kCost };
 
 struct SchedulerOptions {
   // Default: Respect (the reference's default).
@@ -69,6 +75,22 @@ struct SchedulerOptions {
   // the result says timed_out (the reference uses one minute). Default: unlimited, so results
   // never depend on machine speed.
   absl::Duration time_limit = absl::InfiniteDuration();
+  // Default: Faithful. Consolidation simulations always pack faithfully.
+  PackingMode packing = PackingMode::kFaithful;
+  // Cost mode: how many candidate packings are built beside the faithful one (a deterministic
+  // budget, never wall-clock). Must be from 1 to 10 (the strategies defined). Default: 6.
+  int cost_attempts = 6;
+  // Cost mode: threads building candidates (the result does not depend on it); 0 means one
+  // per hardware thread. Must be >= 0. Default: 0.
+  int cost_threads = 0;
+  // Cost mode: an optional wall-clock budget for the candidates after the faithful packing;
+  // when it runs out the best placement found so far is returned and
+  // PackingReport::stopped_early says so (results then depend on machine speed). Default:
+  // unlimited.
+  absl::Duration cost_time_limit = absl::InfiniteDuration();
+  // Computes SolveResult::lower_bound_per_hour (karp/lower_bound.h) for schedulers built on one
+  // catalog. Default: off (it costs a pass over the pods).
+  bool compute_lower_bound = false;
 
   // OK, or InvalidArgument naming the bad field.
   [[nodiscard]] absl::Status Validate() const;
@@ -117,12 +139,30 @@ struct PodError {
   std::string message;  // the cause, in the reference's words
 };
 
+// How the cost packing mode arrived at a result (SolveResult::packing).
+struct PackingReport {
+  PackingMode mode = PackingMode::kFaithful;
+  // Cost mode: the launch price of the faithful packing and of the result (per hour).
+  double faithful_price_per_hour = 0;
+  // Cost mode: candidate packings built (the faithful one not counted).
+  int attempts = 0;
+  // Cost mode: the faithful packing is returned (no candidate beat it under the rules).
+  bool faithful_kept = true;
+  // Cost mode: cost_time_limit ran out before every candidate was built.
+  bool stopped_early = false;
+};
+
 struct SolveResult {
   std::vector<NewNodeClaim> node_claims;         // creation order
   std::vector<ExistingPlacement> existing_nodes; // by name
   std::vector<PodError> pod_errors;              // by pod
   int pods = 0;                                  // pods given to Solve
   bool timed_out = false;
+  PackingReport packing;
+  // With SchedulerOptions::compute_lower_bound on a one-catalog scheduler: karp::PriceLowerBound
+  // of the pods this result places on new NodeClaims, a bound on the price of any placement of
+  // them on new nodes (LaunchPricePerHour() >= it).
+  std::optional<double> lower_bound_per_hour;
 
   // Sum of the launch prices of the new claims (per hour).
   double LaunchPricePerHour() const;

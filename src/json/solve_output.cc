@@ -111,8 +111,20 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
   summary["scheduled"] = scheduled;
   summary["nodeClaims"] = result.node_claims.size();
   summary["launchPricePerHour"] = RoundPrice(result.LaunchPricePerHour());
+  if (result.lower_bound_per_hour) {
+    summary["lowerBoundPerHour"] = RoundPrice(*result.lower_bound_per_hour);
+  }
   summary["skippedObjects"] = skipped_objects;
   if (result.timed_out) summary["timedOut"] = true;
+  if (result.packing.mode == PackingMode::kCost) {
+    ordered packing = ordered::object();
+    packing["mode"] = "cost";
+    packing["faithfulPricePerHour"] = RoundPrice(result.packing.faithful_price_per_hour);
+    packing["attempts"] = result.packing.attempts;
+    packing["faithfulKept"] = result.packing.faithful_kept;
+    if (result.packing.stopped_early) packing["stoppedEarly"] = true;
+    summary["packing"] = std::move(packing);
+  }
   root["summary"] = std::move(summary);
   return Dump(root, indent);
 }

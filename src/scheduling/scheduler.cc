@@ -17,7 +17,9 @@
 #include "absl/status/status.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
+#include "karp/lower_bound.h"
 #include "scheduling/access.h"
+#include "scheduling/cost_packing.h"
 #include "scheduling/prepare.h"
 #include "scheduling/scheduler_internal.h"
 #include "scheduling/solver.h"
@@ -78,6 +80,35 @@ std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
   return invalid;
 }
 
+// The catalog every template draws from, or null when they draw from several (or none).
+const InstanceCatalog* SingleCatalog(const Scheduler::State& state) {
+  const InstanceCatalog* catalog = nullptr;
+  for (const scheduling::Template& t : state.pools->templates) {
+    if (catalog != nullptr && t.catalog.get() != catalog) return nullptr;
+    catalog = t.catalog.get();
+  }
+  return catalog;
+}
+
+// SolveResult::lower_bound_per_hour: the bound of the pods placed on new claims.
+void SetLowerBound(const Scheduler::State& state,
+                   const std::map<std::string, const Pod*>& by_key, SolveResult& result) {
+  const InstanceCatalog* catalog = SingleCatalog(state);
+  if (catalog == nullptr) {
+    if (result.node_claims.empty()) result.lower_bound_per_hour = 0;
+    return;
+  }
+  std::vector<const Pod*> placed;
+  for (const NewNodeClaim& nc : result.node_claims) {
+    for (const std::string& key : nc.pods) {
+      auto it = by_key.find(key);
+      if (it != by_key.end()) placed.push_back(it->second);
+    }
+  }
+  absl::StatusOr<CostLowerBound> bound = PriceLowerBound(*state.snapshot, *catalog, placed);
+  if (bound.ok()) result.lower_bound_per_hour = bound->price_per_hour;
+}
+
 absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
                                       const std::vector<const Pod*>& pods,
                                       const scheduling::Simulation* simulation) {
@@ -105,8 +136,19 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
     scheduling::Refresh(c, state.options.preference_policy);
     ctxs.push_back(std::move(c));
   }
-  scheduling::Solver solver(state, std::move(ctxs), simulation);
-  SolveResult result = solver.Run();
+  const bool bound = state.options.compute_lower_bound && simulation == nullptr;
+  std::map<std::string, const Pod*> by_key;
+  if (bound) {
+    for (const PodCtx& c : ctxs) by_key.emplace(c.key, c.original);
+  }
+  SolveResult result;
+  if (state.options.packing == PackingMode::kCost && simulation == nullptr) {
+    result = scheduling::SolveCostMode(state, ctxs);
+  } else {
+    scheduling::Solver solver(state, std::move(ctxs), simulation);
+    result = solver.Run();
+  }
+  if (bound) SetLowerBound(state, by_key, result);
   result.pods = static_cast<int>(pods.size());
   if (!rejected.empty()) {
     result.pod_errors.insert(result.pod_errors.end(), rejected.begin(), rejected.end());
@@ -124,6 +166,15 @@ absl::Status SchedulerOptions::Validate() const {
   }
   if (time_limit <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("scheduler options: time_limit must be positive");
+  }
+  if (cost_attempts < 1 || cost_attempts > 10) {
+    return absl::InvalidArgumentError("scheduler options: cost_attempts must be from 1 to 10");
+  }
+  if (cost_threads < 0) {
+    return absl::InvalidArgumentError("scheduler options: cost_threads must be >= 0");
+  }
+  if (cost_time_limit <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("scheduler options: cost_time_limit must be positive");
   }
   return absl::OkStatus();
 }

@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
+#include "scheduling/cost_packing.h"
 #include "scheduling/instance_filter.h"
 
 namespace karp::scheduling {
@@ -109,8 +110,8 @@ bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
 }
 
 Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
-               const Simulation* simulation)
-    : state_(state), pods_(std::move(pods)), simulation_(simulation) {
+               const Simulation* simulation, const CostPolicy* cost)
+    : state_(state), pods_(std::move(pods)), simulation_(simulation), cost_(cost) {
   size_t label_classes = 0;
   for (const PodCtx& p : pods_) {
     scheduling_.insert(p.key);
@@ -409,6 +410,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
 }
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
+  if (claim.target >= 0) IndexOpenClaim(claim, /*insert=*/false);
   // Reserve new reservations, release dropped ones (idempotent per claim and reservation).
   std::set<std::string>& to_reserve = fit.reservations;
   for (const std::string& id : to_reserve) {
@@ -440,6 +442,21 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   }
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
+  if (claim.target >= 0) {
+    claim.current_price = cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements,
+                                             &claim.current_type);
+    IndexOpenClaim(claim, /*insert=*/true);
+  }
+}
+
+void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
+  const int64_t room = claim.target_room.cpu() - claim.requests.cpu();
+  auto& bucket = open_claims_[{claim.tmpl, claim.capacity_rank}];
+  if (insert) {
+    bucket.insert({room, claim.seq});
+  } else {
+    bucket.erase({room, claim.seq});
+  }
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
@@ -505,25 +522,10 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
       if (id != zone_ids_.end()) zone_check_ids[i].push_back(id->second);
     }
   }
+  if (cost_ != nullptr) return PlaceOnClaimCost(pod, host_checks, zone_check_ids);
   for (auto order_it = claim_order_.begin(); order_it != claim_order_.end(); ++order_it) {
-    const int64_t seq = order_it->second;
-    ClaimState& claim = *claims_[static_cast<size_t>(seq)];
-    bool blocked = false;
-    for (const auto& check : host_checks) {
-      if (check.group->SlotCount(static_cast<int>(seq)) > check.limit) {
-        blocked = true;
-        break;
-      }
-    }
-    if (!blocked && claim.pinned_zone_id >= 0) {
-      for (const std::vector<int>& allowed : zone_check_ids) {
-        if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone_id) == allowed.end()) {
-          blocked = true;
-          break;
-        }
-      }
-    }
-    if (blocked || !MayFit(claim, pod)) continue;
+    ClaimState& claim = *claims_[static_cast<size_t>(order_it->second)];
+    if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) continue;
     absl::StatusOr<ClaimFit> fit =
         CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
     if (!fit.ok()) continue;
@@ -531,6 +533,95 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
     return true;
   }
   return false;
+}
+
+bool Solver::ClaimBlocked(const ClaimState& claim,
+                          const std::vector<Topology::HostnameCheck>& host_checks,
+                          const std::vector<std::vector<int>>& zone_check_ids) const {
+  for (const auto& check : host_checks) {
+    if (check.group->SlotCount(static_cast<int>(claim.seq)) > check.limit) return true;
+  }
+  if (claim.pinned_zone_id >= 0) {
+    for (const std::vector<int>& allowed : zone_check_ids) {
+      if (std::find(allowed.begin(), allowed.end(), claim.pinned_zone_id) == allowed.end()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool Solver::PlaceOnPlannedClaim(PodCtx& pod,
+                                 const std::vector<Topology::HostnameCheck>& host_checks,
+                                 const std::vector<std::vector<int>>& zone_check_ids) {
+  auto group = group_claims_.find(pod.plan_group);
+  if (group == group_claims_.end()) return false;  // the first pod of its node opens the claim
+  ClaimState& claim = *claims_[static_cast<size_t>(group->second)];
+  if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) return false;
+  absl::StatusOr<ClaimFit> fit =
+      CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
+  if (!fit.ok()) return false;
+  CommitClaim(claim, pod, *std::move(fit));
+  return true;
+}
+
+bool Solver::PlaceOnClaimCost(PodCtx& pod,
+                              const std::vector<Topology::HostnameCheck>& host_checks,
+                              const std::vector<std::vector<int>>& zone_check_ids) {
+  if (pod.plan_group >= 0) return PlaceOnPlannedClaim(pod, host_checks, zone_check_ids);
+  // Templates by weight; within one, the claims launching the pod's capacity type whose
+  // target has at least the pod's cpu left, least room first (best fit decreasing). Of the
+  // first kMaxFits claims that take the pod, the one whose launch price rises least; a claim
+  // that takes it for free ends the search.
+  constexpr int kMaxFits = 8;
+  constexpr int kMaxChecks = 64;
+  ClaimState* best = nullptr;
+  std::optional<ClaimFit> best_fit;
+  double best_delta = 0;
+  int fits = 0;
+  int checks = 0;
+  for (const Template& t : state_.pools->templates) {
+    auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
+    if (bucket == open_claims_.end()) continue;
+    const std::set<std::pair<int64_t, int64_t>>& open = bucket->second;
+    for (auto it = open.lower_bound({pod.requests.cpu(), -1});
+         it != open.end() && fits < kMaxFits && checks < kMaxChecks; ++it) {
+      ClaimState& claim = *claims_[static_cast<size_t>(it->second)];
+      if (!cost_->Admits(claim, pod) || ClaimBlocked(claim, host_checks, zone_check_ids) ||
+          !MayFit(claim, pod)) {
+        continue;
+      }
+      ++checks;
+      absl::StatusOr<ClaimFit> fit =
+          CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
+      if (!fit.ok() || std::find(fit->instance_types.begin(), fit->instance_types.end(),
+                                 claim.target) == fit->instance_types.end()) {
+        continue;
+      }
+      ++fits;
+      // Free when the claim's current launch type still takes it with the same offerings.
+      const bool same_type =
+          !fit->requirements &&
+          std::find(fit->instance_types.begin(), fit->instance_types.end(),
+                    claim.current_type) != fit->instance_types.end();
+      const double delta =
+          same_type ? 0.0
+                    : cost_->LaunchPrice(t, fit->instance_types,
+                                         fit->requirements ? *fit->requirements
+                                                           : claim.requirements) -
+                          claim.current_price;
+      if (best == nullptr || delta < best_delta - 1e-12) {
+        best = &claim;
+        best_fit = *std::move(fit);
+        best_delta = delta;
+      }
+      if (best_delta <= 1e-12) break;
+    }
+    if ((best != nullptr && best_delta <= 1e-12) || fits >= kMaxFits || checks >= kMaxChecks) break;
+  }
+  if (best == nullptr) return false;
+  CommitClaim(*best, pod, *std::move(best_fit));
+  return true;
 }
 
 std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_reason) const {
@@ -567,6 +658,10 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
   topology_->RegisterHostname(claim->hostname);
   claim_order_.insert({0, claim->seq});
+  const bool planned = cost_ != nullptr && pod.plan_group >= 0 &&
+                       group_claims_.emplace(pod.plan_group, claim->seq).second;
+  // Cost mode: the target is chosen on the fit, before the commit indexes the claim.
+  if (cost_ != nullptr && !planned) cost_->ChooseTarget(*claim, fit, pod);
   CommitClaim(*claim, pod, std::move(fit));
   auto limits = remaining_limits_.find(claim->tmpl->pool->name());
   if (limits != remaining_limits_.end()) {
@@ -641,6 +736,14 @@ SolveResult Solver::Run() {
     }
     return x.key < y.key;
   });
+  if (cost_ != nullptr && cost_->strategy().exclusive_first) {
+    std::stable_partition(order.begin(), order.end(), [&](size_t i) {
+      for (const PodAffinityTerm& t : pods_[i].working.pod_anti_affinity.required) {
+        if (t.topology_key == kLabelHostname) return true;
+      }
+      return false;
+    });
+  }
 
   topology_->InitExisting();
   for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
@@ -683,6 +786,24 @@ SolveResult Solver::Run() {
     last_len[idx] = queue.size();
   }
   return Finalize(std::move(errors), timed_out);
+}
+
+std::vector<std::string> Solver::RelaxedPods() const {
+  std::vector<std::string> relaxed;
+  for (const PodCtx& p : pods_) {
+    const Pod& w = p.working;
+    const Pod& o = *p.original;
+    if (w.node_affinity.required.size() != o.node_affinity.required.size() ||
+        w.node_affinity.preferred.size() != o.node_affinity.preferred.size() ||
+        w.pod_affinity.preferred.size() != o.pod_affinity.preferred.size() ||
+        w.pod_anti_affinity.preferred.size() != o.pod_anti_affinity.preferred.size() ||
+        w.topology_spread_constraints.size() != o.topology_spread_constraints.size() ||
+        w.tolerations.size() != o.tolerations.size()) {
+      relaxed.push_back(p.key);
+    }
+  }
+  std::sort(relaxed.begin(), relaxed.end());
+  return relaxed;
 }
 
 }  // namespace karp::scheduling

@@ -42,6 +42,10 @@ struct PodCtx {
   Topology::PodGroups groups;
   // Volume topology and claims (docs/design.md §5.13); null for pods whose volumes change nothing.
   std::shared_ptr<const scheduling::PodVolumes> volumes;
+  // Cost mode (cost_packing.h): the pod's demand class, and the node of the exact plan it
+  // belongs to (exact_packing.h); -1 for none.
+  int demand_class = -1;
+  int plan_group = -1;
 };
 
 // Recomputes the pod's requests, requirements and host ports from `working`.
@@ -85,6 +89,13 @@ struct ClaimState {
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
+  // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
+  // its allocatable less daemon overhead, and the capacity type (rank) the claim launches.
+  int target = -1;
+  ResourceList target_room;
+  int capacity_rank = -1;
+  double current_price = 0;  // what the claim would launch at now (claims with a target)
+  int current_type = -1;     // and as which type
 };
 
 // A pod fits a claim (Solver::CanAddClaim): what committing it changes.
@@ -97,14 +108,19 @@ struct ClaimFit {
 
 // Finalize's type lists shared by equivalent claims (finalize.cc).
 struct PlanCache;
+// The cost mode's rules (cost_packing.h).
+class CostPolicy;
 
 class Solver {
  public:
+  // `cost` selects the cost mode's placement rules (null: faithful).
   Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
-         const Simulation* simulation = nullptr);
+         const Simulation* simulation = nullptr, const CostPolicy* cost = nullptr);
 
   // Places the pods in queue order (docs/design.md §5.5) and finalizes the result.
   SolveResult Run();
+  // After Run: the pods placed with fewer preferences than they asked for (relaxed), by key.
+  std::vector<std::string> RelaxedPods() const;
 
  private:
   // Places one pod (no relaxation): existing nodes, this solve's claims, a new claim.
@@ -116,6 +132,18 @@ class Solver {
   // Step 3: a new claim from the first NodePool (by weight) that can take the pod; else the
   // joined reasons of every NodePool.
   absl::Status PlaceOnNewClaim(PodCtx& pod);
+  // Step 2 in the cost mode: the admitted claim with the least cpu room that takes the pod.
+  bool PlaceOnClaimCost(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
+                        const std::vector<std::vector<int>>& zone_check_ids);
+  // Step 2 in the cost mode for a pod of the exact plan: its node's claim, once opened.
+  bool PlaceOnPlannedClaim(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
+                           const std::vector<std::vector<int>>& zone_check_ids);
+  // Step 2's per-claim pre-check: a hostname or pinned-zone check rejects the claim.
+  bool ClaimBlocked(const ClaimState& claim,
+                    const std::vector<Topology::HostnameCheck>& host_checks,
+                    const std::vector<std::vector<int>>& zone_check_ids) const;
+  // Cost mode: files `claim` under its (template, rank) by the cpu room left in its target.
+  void IndexOpenClaim(const ClaimState& claim, bool insert);
   // Step 2's pre-checks: true if a hostname or pinned-zone check rejects every claim.
   bool AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_checks,
                         const std::vector<std::vector<std::string>>& zone_checks) const;
@@ -181,6 +209,11 @@ class Solver {
   }
   std::map<std::string, int64_t> reservation_capacity_;  // reservation id -> instances left
   int64_t next_seq_ = 0;
+  // Cost mode: the rules, and the claims with a target by (template, capacity rank) — looked
+  // up, never iterated — each set ordered by (cpu room left in the target, creation order).
+  const CostPolicy* cost_ = nullptr;
+  std::map<std::pair<const Template*, int>, std::set<std::pair<int64_t, int64_t>>> open_claims_;
+  std::map<int, int64_t> group_claims_;  // exact plan node -> the claim opened for it
 };
 
 }  // namespace karp::scheduling

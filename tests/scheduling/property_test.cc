@@ -596,6 +596,7 @@ struct Stats {
   int anti_placed = 0;
   int complete_lists_checked = 0;
   int truncated_claims = 0;
+  int cost_cheaper = 0;  // cost mode: cases where it beat the faithful packing
 };
 
 class Validator {
@@ -1176,20 +1177,46 @@ class Validator {
   std::vector<std::string> problems_;
 };
 
+// The cost mode's promise against the faithful packing of the same case.
+void CheckNoWorseThanFaithful(uint32_t seed, const Case& c, const SolveResult& cost,
+                              Stats& stats) {
+  Case faithful_case = c;
+  faithful_case.options.packing = karp::PackingMode::kFaithful;
+  absl::StatusOr<karp::Scheduler> f =
+      karp::Scheduler::Create(c.snap, c.catalog, faithful_case.options);
+  REQUIRE(f.ok());
+  absl::StatusOr<SolveResult> faithful = f->Solve();
+  REQUIRE(faithful.ok());
+  INFO("seed " << seed);
+  CHECK(cost.pod_errors.size() <= faithful->pod_errors.size());
+  CHECK(cost.LaunchPricePerHour() <= faithful->LaunchPricePerHour() * (1 + 1e-12));
+  CHECK(cost.packing.mode == karp::PackingMode::kCost);
+  CHECK(cost.packing.faithful_price_per_hour == faithful->LaunchPricePerHour());
+  if (cost.packing.faithful_kept) {
+    CHECK(karp::testing::SameResult(cost, *faithful));
+  } else {
+    CHECK(cost.LaunchPricePerHour() < faithful->LaunchPricePerHour());
+    ++stats.cost_cheaper;
+  }
+}
+
 int CaseCount() {
   const char* env = std::getenv("KARP_PROPERTY_CASES");
   if (env != nullptr && std::atoi(env) > 0) return std::atoi(env);
   return 500;
 }
 
-}  // namespace
 
-TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[property]") {
+// Runs the property over CaseCount() random cases with the given packing mode. In the cost
+// mode every result is also compared with the faithful one on the same case: never fewer pods
+// scheduled, never a higher launch price.
+void RunProperty(karp::PackingMode packing) {
   const int cases = CaseCount();
   Stats stats;
   const auto start = std::chrono::steady_clock::now();
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(cases); ++seed) {
     Case c = Generate(seed);
+    c.options.packing = packing;
     absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(c.snap, c.catalog, c.options);
     if (!s.ok()) {
       FAIL_CHECK("seed " << seed << ": Create failed: " << std::string(s.status().message()) << "\n"
@@ -1202,6 +1229,7 @@ TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[
       continue;
     }
     ++stats.cases;
+    if (packing == karp::PackingMode::kCost) CheckNoWorseThanFaithful(seed, c, *r, stats);
     std::vector<std::string> problems = Validator(c, *r, stats).Run();
     if (!problems.empty()) {
       std::string msg = "seed " + std::to_string(seed) + ":\n";
@@ -1237,6 +1265,22 @@ TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[
     CHECK(stats.complete_lists_checked > 100);
     CHECK(stats.truncated_claims > 10);
   }
+  if (packing == karp::PackingMode::kCost) {
+    WARN("cost packing: cheaper than faithful in " << stats.cost_cheaper << " of " << stats.cases
+                                                   << " cases");
+    if (cases >= 500) CHECK(stats.cost_cheaper > 20);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[property]") {
+  RunProperty(karp::PackingMode::kFaithful);
+}
+
+TEST_CASE("cost-packed results satisfy the provisioning rules and never lose to faithful",
+          "[property][cost]") {
+  RunProperty(karp::PackingMode::kCost);
 }
 
 TEST_CASE("the property validator rejects corrupted results", "[property]") {

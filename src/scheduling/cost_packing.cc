@@ -1,0 +1,323 @@
+// The cost packing mode (cost_packing.h, docs/design.md §13).
+
+#include "scheduling/cost_packing.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "karp/labels.h"
+#include "karp/resources.h"
+#include "scheduling/exact_packing.h"
+
+namespace karp::scheduling {
+namespace {
+
+constexpr double kNoPriceYet = std::numeric_limits<double>::infinity();
+
+int RankOf(std::string_view capacity_type) {
+  if (capacity_type == kCapacityTypeReserved) return kRankReserved;
+  if (capacity_type == kCapacityTypeSpot) return kRankSpot;
+  if (capacity_type == kCapacityTypeOnDemand) return kRankOnDemand;
+  return kNoRank;
+}
+
+constexpr std::string_view kRankNames[] = {kCapacityTypeReserved, kCapacityTypeSpot,
+                                           kCapacityTypeOnDemand};
+
+// The capacity types template `t` can launch: offered by some type and allowed by the
+// template's own requirements, as a bit per rank.
+uint8_t TemplateRanks(const Template& t) {
+  const Requirement* allowed = t.requirements.Find(kLabelCapacityType);
+  uint8_t bits = 0;
+  for (const auto& [zone, capacity_type] : t.offering_keys) {
+    const int rank = RankOf(capacity_type);
+    if (rank == kNoRank || (allowed != nullptr && !allowed->Has(capacity_type))) continue;
+    bits = static_cast<uint8_t>(bits | (1u << rank));
+  }
+  return bits;
+}
+
+// The cheapest available offering of type `i` of `t` allowed by `mask`.
+double CheapestOffering(const Template& t, size_t i, const std::vector<char>& mask) {
+  const InstanceType* it = t.instance_types[i];
+  const std::vector<int>& keys = t.offering_key_of[i];
+  double best = kNoPriceYet;
+  for (size_t o = 0; o < keys.size(); ++o) {
+    const Offering& off = it->offerings[o];
+    if (off.available && mask[static_cast<size_t>(keys[o])]) best = std::min(best, off.price);
+  }
+  return best;
+}
+
+// How many times `demand` fits in `room` (fractionally, over the resources `demand` uses);
+// 0 when `room` lacks one of them.
+double Units(const ResourceList& demand, const ResourceList& room) {
+  double units = std::numeric_limits<double>::infinity();
+  demand.ForEach([&](std::string_view name, int64_t want) {
+    if (want <= 0) return;
+    const int64_t have = room.Get(name);
+    units = std::min(units, have <= 0 ? 0.0 : static_cast<double>(have) / static_cast<double>(want));
+  });
+  return std::isinf(units) ? 0.0 : units;
+}
+
+// A candidate target: type index, price and room.
+struct Candidate {
+  int index = -1;
+  double price = kNoPriceYet;
+  double score = kNoPriceYet;  // price per unit of class demand
+  const ResourceList* room = nullptr;
+};
+
+// Among candidates within `tolerance` of the best score, the largest or smallest by cpu,
+// then memory, then index.
+const Candidate* PickTarget(const std::vector<Candidate>& candidates, const CostStrategy& s) {
+  double best = kNoPriceYet;
+  for (const Candidate& c : candidates) best = std::min(best, c.score);
+  const Candidate* pick = nullptr;
+  for (const Candidate& c : candidates) {
+    if (c.score > best * (1 + s.tolerance)) continue;
+    if (pick == nullptr) {
+      pick = &c;
+      continue;
+    }
+    const auto size = [](const Candidate& x) {
+      return std::make_pair(x.room->cpu(), x.room->memory());
+    };
+    if (s.prefer_large ? size(c) > size(*pick) : size(c) < size(*pick)) pick = &c;
+  }
+  return pick;
+}
+
+}  // namespace
+
+const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
+  for (const Template& t : pools.templates) {
+    if (!ToleratesAll(t.taints, pod.working.tolerations)) continue;
+    if (!t.requirements.IsCompatible(pod.requirements, &pools.well_known)) continue;
+    return &t;
+  }
+  return nullptr;
+}
+
+CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
+                       CostStrategy strategy)
+    : state_(state), strategy_(strategy) {
+  const PoolsState& pools = *state_.pools;
+  for (const Template& t : pools.templates) {
+    template_ranks_.push_back(TemplateRanks(t));
+    std::vector<ResourceList>& rooms = rooms_.emplace_back();
+    rooms.reserve(t.instance_types.size());
+    for (size_t i = 0; i < t.instance_types.size(); ++i) {
+      rooms.push_back(t.allocatable[i]);
+      rooms.back().Subtract(t.daemon_groups[static_cast<size_t>(t.daemon_group[i])].overhead);
+    }
+  }
+  std::map<std::string, int> class_ids;
+  for (PodCtx& pod : pods) {
+    const Template* t = FirstTemplate(pools, pod);
+    if (t == nullptr) continue;
+    std::string key = std::to_string(TemplateIndex(*t));
+    key += '/';
+    key += std::to_string(Rank(*t, pod.requirements));
+    key += '/';
+    key += pod.requirements.ToString();
+    auto [pos, inserted] = class_ids.emplace(std::move(key), static_cast<int>(class_ids.size()));
+    if (inserted) class_demand_.emplace_back();
+    pod.demand_class = pos->second;
+    class_demand_[static_cast<size_t>(pos->second)].Add(pod.requests);
+  }
+}
+
+size_t CostPolicy::TemplateIndex(const Template& t) const {
+  return static_cast<size_t>(&t - state_.pools->templates.data());
+}
+
+int CostPolicy::Rank(const Template& t, const Requirements& reqs) const {
+  const uint8_t bits = template_ranks_[TemplateIndex(t)];
+  const Requirement* allowed = reqs.Find(kLabelCapacityType);
+  for (int rank = kRankReserved; rank < kNoRank; ++rank) {
+    if ((bits & (1u << rank)) == 0) continue;
+    if (allowed == nullptr || allowed->Has(kRankNames[rank])) return rank;
+  }
+  return kNoRank;
+}
+
+void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodCtx& pod) const {
+  const Template& t = *claim.tmpl;
+  const Requirements& reqs = fit.requirements ? *fit.requirements : claim.requirements;
+  ResourceList demand = pod.requests;
+  if (strategy_.demand != TargetDemand::kPod && pod.demand_class >= 0) {
+    demand = class_demand_[static_cast<size_t>(pod.demand_class)];
+  }
+  if (strategy_.demand != TargetDemand::kClass) demand.Erase(kResourcePods);
+  const std::vector<char> mask = t.OfferingMask(reqs);
+  std::vector<Candidate> candidates;
+  candidates.reserve(fit.instance_types.size());
+  for (int i : fit.instance_types) {
+    Candidate c;
+    c.index = i;
+    c.price = CheapestOffering(t, static_cast<size_t>(i), mask);
+    c.room = &Room(t, i);
+    const double units = Units(demand, *c.room);
+    if (units <= 0 || c.price == kNoPriceYet) continue;
+    c.score = c.price / units;
+    candidates.push_back(c);
+  }
+  claim.capacity_rank = Rank(t, reqs);
+  const Candidate* pick = PickTarget(candidates, strategy_);
+  if (pick == nullptr) return;  // no priced candidate: the claim packs as the faithful mode
+  claim.target = pick->index;
+  claim.target_room = *pick->room;
+}
+
+double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& its,
+                               const Requirements& reqs, int* type) const {
+  const std::vector<char> mask = t.OfferingMask(reqs);
+  double best = kNoPriceYet;
+  for (int i : its) {
+    const double price = CheapestOffering(t, static_cast<size_t>(i), mask);
+    if (price < best) {
+      best = price;
+      if (type != nullptr) *type = i;
+    }
+  }
+  return best;
+}
+
+bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
+  if (claim.target < 0) return false;
+  bool fits = true;
+  pod.requests.ForEach([&](std::string_view name, int64_t value) {
+    if (fits && value > 0 &&
+        claim.requests.Get(name) + value > claim.target_room.Get(name)) {
+      fits = false;
+    }
+  });
+  return fits;
+}
+
+namespace {
+
+// The strategies tried in order; the budget takes a prefix. Ordered by how often each gave
+// the cheapest packing on the benchmark workloads (docs/design.md §13.2).
+const std::vector<CostStrategy>& Strategies() {
+  using D = TargetDemand;
+  static const std::vector<CostStrategy> kStrategies = {
+      {D::kPod, 0.02, false, false, true},        {D::kClass, 0.02, true, true, false},
+      {D::kPod, 0.02, true, false, false},        {D::kClassNoSlots, 0.05, false, false, true},
+      {D::kPod, 0.05, false, false, true},        {D::kPod, 0.0, false, false, true},
+      {D::kClassNoSlots, 0.02, true, false, true}, {D::kPod, 0.10, false, false, true},
+      {D::kClass, 0.02, false, false, false},     {D::kClassNoSlots, 0.0, true, false, false},
+  };
+  return kStrategies;
+}
+
+// What the faithful packing achieved: a candidate must match it.
+struct Baseline {
+  int scheduled = 0;
+  double price = 0;
+  std::vector<std::string> relaxed;  // sorted
+};
+
+// One candidate packing, if it is acceptable (never fewer pods, never dearer, no preference
+// dropped that the faithful packing kept).
+std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+                                   const CostStrategy& strategy, const Baseline& baseline) {
+  std::vector<PodCtx> copy = pods;
+  CostPolicy policy(state, copy, strategy);
+  if (strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
+  Solver solver(state, std::move(copy), nullptr, &policy);
+  SolveResult candidate = solver.Run();
+  const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
+  if (scheduled < baseline.scheduled) return std::nullopt;
+  if (candidate.LaunchPricePerHour() >= baseline.price * (1 - 1e-12)) return std::nullopt;
+  const std::vector<std::string> relaxed = solver.RelaxedPods();
+  if (!std::includes(baseline.relaxed.begin(), baseline.relaxed.end(), relaxed.begin(),
+                     relaxed.end())) {
+    return std::nullopt;
+  }
+  return candidate;
+}
+
+// The best accepted candidate: lowest price, then lowest attempt index (so the outcome does
+// not depend on which thread ran what).
+struct Best {
+  std::optional<SolveResult> result;
+  size_t index = 0;
+  void Offer(std::optional<SolveResult> r, size_t k) {
+    if (!r) return;
+    if (result) {
+      const double a = r->LaunchPricePerHour();
+      const double b = result->LaunchPricePerHour();
+      if (a > b || (a == b && k > index)) return;
+    }
+    result = std::move(r);
+    index = k;
+  }
+};
+
+size_t Workers(const SchedulerOptions& options, size_t budget) {
+  size_t n = options.cost_threads > 0 ? static_cast<size_t>(options.cost_threads)
+                                      : std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min(n, budget));
+}
+
+}  // namespace
+
+SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
+  Solver faithful_solver(state, pods);
+  SolveResult faithful = faithful_solver.Run();
+  Baseline baseline;
+  baseline.scheduled = static_cast<int>(pods.size()) - static_cast<int>(faithful.pod_errors.size());
+  baseline.price = faithful.LaunchPricePerHour();
+  baseline.relaxed = faithful_solver.RelaxedPods();
+  const absl::Duration limit = state.options.cost_time_limit;
+  const absl::Time deadline =
+      limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;
+  const size_t budget =
+      std::min(Strategies().size(), static_cast<size_t>(state.options.cost_attempts));
+  std::atomic<size_t> next{0};
+  std::atomic<int> done{0};
+  std::atomic<bool> stopped{false};
+  const size_t workers = Workers(state.options, budget);
+  std::vector<Best> bests(workers);
+  auto work = [&](size_t w) {
+    for (size_t k = next++; k < budget; k = next++) {
+      if (absl::Now() > deadline) {
+        stopped = true;
+        return;
+      }
+      bests[w].Offer(Attempt(state, pods, Strategies()[k], baseline), k);
+      ++done;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : threads) t.join();
+  Best best;
+  for (Best& b : bests) best.Offer(std::move(b.result), b.index);
+
+  PackingReport report;
+  report.mode = PackingMode::kCost;
+  report.faithful_price_per_hour = baseline.price;
+  report.attempts = done;
+  report.stopped_early = stopped;
+  report.faithful_kept = !best.result;
+  SolveResult out = best.result ? std::move(*best.result) : std::move(faithful);
+  out.packing = report;
+  return out;
+}
+
+}  // namespace karp::scheduling

@@ -1,0 +1,108 @@
+// The cost packing mode (docs/design.md §13): the rules a Solver follows when
+// SchedulerOptions::packing is kCost, and the driver that builds several such packings beside
+// the faithful one and keeps the cheapest that gives up nothing the faithful one achieves.
+//
+// A cost-mode Solver differs from the faithful one in two places only; every check of a pod
+// against a node or claim (taints, requirements, resources with daemon overhead, limits,
+// topology, affinity, host ports, minValues, volumes, reservations) is the same code:
+//  - a new claim is packed toward a target instance type: the type of the claim's candidates
+//    that buys the pod's demand class (below) most cheaply per unit, so a claim stops taking
+//    pods once its target is full instead of growing to the largest type and launching a
+//    half-empty one;
+//  - a pod joins one of this solve's claims only if the claim launches the same capacity
+//    type the pod would launch alone (spot-tolerant pods never ride on on-demand claims, and an
+//    on-demand pod never turns a spot claim into an on-demand one) and its target still holds
+//    the pod; among such claims it takes the one with the least room left in cpu that fits
+//    (best fit decreasing), not the one with the fewest pods.
+// Finalization then launches each claim as its cheapest fitting type (the target or smaller).
+//
+// Demand classes: pods whose first eligible NodePool, capacity type and requirements are the
+// same. The class's summed requests are the mix a target is chosen for: a class of
+// memory-heavy pods targets memory-optimised types, a class of 1-GPU pods a 1-GPU type.
+
+#ifndef KARP_SRC_SCHEDULING_COST_PACKING_H_
+#define KARP_SRC_SCHEDULING_COST_PACKING_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "karp/scheduler.h"
+#include "scheduling/solver.h"
+
+namespace karp::scheduling {
+
+// Capacity types in launch preference order: a claim allowing several launches the first.
+inline constexpr int kRankReserved = 0;
+inline constexpr int kRankSpot = 1;
+inline constexpr int kRankOnDemand = 2;
+inline constexpr int kNoRank = 3;
+
+// What a claim's target is chosen for.
+enum class TargetDemand {
+  kClass,         // the summed requests of the opening pod's demand class
+  kClassNoSlots,  // the same without the "pods" resource (slots rarely bind on large types)
+  kPod,           // the opening pod's own requests
+};
+
+// One candidate packing's parameters.
+struct CostStrategy {
+  TargetDemand demand = TargetDemand::kClass;
+  // Types whose cost per unit of demand is within this fraction of the best are equally
+  // good; among them the largest (prefer_large) or the smallest is the target.
+  double tolerance = 0.02;
+  bool prefer_large = true;
+  // Small groups are packed exactly first (exact_packing.h).
+  bool exact_small_groups = false;
+  // Pods with required hostname anti-affinity (each needs a node of its own) are placed
+  // first, so the claims they force exist before the other pods are packed into them.
+  bool exclusive_first = false;
+};
+
+// The cost mode's rules for one Solver. Immutable during a solve.
+class CostPolicy {
+ public:
+  // Assigns each pod's PodCtx::demand_class and sums the classes' demand.
+  CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods, CostStrategy strategy);
+
+  // The cheapest capacity type (rank) a claim of template `t` with requirements `reqs` can
+  // launch, kNoRank when none.
+  int Rank(const Template& t, const Requirements& reqs) const;
+  // For a claim about to be opened by `pod` with `fit`: chooses the claim's target type for
+  // the strategy's demand and sets the claim's capacity rank. The claim keeps every type of
+  // the fit (launch flexibility and NodePool limits as in the faithful mode); it never grows
+  // past the target, so it launches as the target or a cheaper type.
+  void ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodCtx& pod) const;
+  const CostStrategy& strategy() const { return strategy_; }
+  // The cheap admission checks of a pod into a claim (rank, and room left in the target).
+  bool Admits(const ClaimState& claim, const PodCtx& pod) const;
+  // The price a claim of template `t` with types `its` and requirements `reqs` launches at,
+  // and (when `type` is set) the type index that launch uses (the lowest index among ties).
+  double LaunchPrice(const Template& t, const std::vector<int>& its, const Requirements& reqs,
+                     int* type = nullptr) const;
+
+ private:
+  size_t TemplateIndex(const Template& t) const;
+  // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
+  const ResourceList& Room(const Template& t, int type) const {
+    return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];
+  }
+
+  const Scheduler::State& state_;
+  CostStrategy strategy_;
+  std::vector<ResourceList> class_demand_;
+  std::vector<uint8_t> template_ranks_;  // per template: bit r set if it offers rank r
+  std::vector<std::vector<ResourceList>> rooms_;
+};
+
+// The first template (by weight) whose taints the pod tolerates and whose requirements its
+// own are compatible with (where a new claim for it would most likely open); null when none.
+const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod);
+
+// Runs the faithful packing of `pods` and up to options.cost_attempts cost packings, and
+// returns the cheapest acceptable one (PackingReport says which).
+SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods);
+
+}  // namespace karp::scheduling
+
+#endif  // KARP_SRC_SCHEDULING_COST_PACKING_H_

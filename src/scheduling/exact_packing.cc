@@ -1,0 +1,313 @@
+// Exact packing of small groups (exact_packing.h, docs/design.md §13.3).
+
+#include "scheduling/exact_packing.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "karp/labels.h"
+#include "scheduling/cost_packing.h"
+#include "scheduling/instance_filter.h"
+
+namespace karp::scheduling {
+namespace {
+
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
+using Mask = std::vector<uint64_t>;
+
+bool Test(const Mask& m, size_t i) { return ((m[i / 64] >> (i % 64)) & 1u) != 0; }
+void SetBit(Mask& m, size_t i) { m[i / 64] |= uint64_t{1} << (i % 64); }
+
+// One way to build a node of the group: an instance type of the template at the group's
+// capacity type.
+struct Kind {
+  int type = -1;
+  int rank = kNoRank;
+  double price = kInfinite;
+  std::vector<int64_t> cap;  // per resource of the group
+};
+
+struct Item {
+  size_t pod = 0;            // index into the pods vector
+  std::vector<int64_t> need;  // per resource of the group
+  Mask kinds;                // the kinds the pod may use
+};
+
+// True when the abstract model captures every constraint of the pod (exact_packing.h).
+bool Modelled(const PodCtx& p) {
+  const Pod& w = p.working;
+  if (p.volumes != nullptr || p.requirements.HasMinValues()) return false;
+  if (!w.pod_affinity.required.empty() || !w.pod_affinity.preferred.empty()) return false;
+  for (const PodAffinityTerm& t : w.pod_anti_affinity.required) {
+    if (t.topology_key != kLabelHostname || t.namespace_selector) return false;
+  }
+  for (const WeightedPodAffinityTerm& t : w.pod_anti_affinity.preferred) {
+    if (t.term.topology_key != kLabelHostname || t.term.namespace_selector) return false;
+  }
+  for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
+    if (c.topology_key == kLabelHostname) return false;
+  }
+  return true;
+}
+
+// `term` of `owner` selects `other` (hostname anti-affinity terms only reach here).
+bool Selects(const Pod& owner, const PodAffinityTerm& term, const Pod& other) {
+  if (!term.label_selector || !term.label_selector->Matches(other.metadata.labels)) return false;
+  if (term.namespaces.empty()) return other.metadata.namespace_ == owner.metadata.namespace_;
+  return std::find(term.namespaces.begin(), term.namespaces.end(),
+                   other.metadata.namespace_) != term.namespaces.end();
+}
+
+bool Excludes(const PodCtx& a, const PodCtx& b) {
+  for (const PodAffinityTerm& t : a.working.pod_anti_affinity.required) {
+    if (Selects(a.working, t, b.working)) return true;
+  }
+  for (const WeightedPodAffinityTerm& t : a.working.pod_anti_affinity.preferred) {
+    if (Selects(a.working, t.term, b.working)) return true;
+  }
+  return false;
+}
+
+bool Conflict(const PodCtx& a, const PodCtx& b) {
+  return Excludes(a, b) || Excludes(b, a) || HostPortsConflict(a.ports, b.ports);
+}
+
+constexpr std::string_view kRankName[] = {kCapacityTypeReserved, kCapacityTypeSpot,
+                                          kCapacityTypeOnDemand};
+
+// The group's kinds, one per (type, capacity type) the template offers, cheapest first (ties
+// by type index, then capacity type), and each pod's item.
+void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
+                const std::vector<size_t>& members, std::vector<Kind>* kinds,
+                std::vector<Item>* items) {
+  std::vector<std::string> resources;
+  for (size_t m : members) {
+    pods[m].requests.ForEach([&](std::string_view name, int64_t) {
+      if (std::find(resources.begin(), resources.end(), name) == resources.end()) {
+        resources.emplace_back(name);
+      }
+    });
+  }
+  std::vector<std::tuple<double, int, int>> priced;  // price, type, rank
+  for (size_t i = 0; i < t.instance_types.size(); ++i) {
+    for (int rank = kRankSpot; rank < kNoRank; ++rank) {  // reservations: not modelled
+      double price = kInfinite;
+      for (const Offering& o : t.instance_types[i]->offerings) {
+        if (o.available && o.capacity_type == kRankName[rank] &&
+            OfferingCompatible(t.requirements, o)) {
+          price = std::min(price, o.price);
+        }
+      }
+      if (price < kInfinite) priced.emplace_back(price, static_cast<int>(i), rank);
+    }
+  }
+  std::sort(priced.begin(), priced.end());
+  for (const auto& [price, i, rank] : priced) {
+    Kind k;
+    k.type = i;
+    k.rank = rank;
+    k.price = price;
+    ResourceList room = t.allocatable[static_cast<size_t>(i)];
+    room.Subtract(t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)])].overhead);
+    for (const std::string& r : resources) k.cap.push_back(room.Get(r));
+    kinds->push_back(std::move(k));
+  }
+  const size_t words = (kinds->size() + 63) / 64;
+  for (size_t m : members) {
+    Item item;
+    item.pod = m;
+    for (const std::string& r : resources) item.need.push_back(pods[m].requests.Get(r));
+    item.kinds.assign(words, 0);
+    Requirements merged = t.requirements;
+    merged.Add(pods[m].requirements);
+    for (size_t k = 0; k < kinds->size(); ++k) {
+      const Kind& kind = (*kinds)[k];
+      const InstanceType* it = t.instance_types[static_cast<size_t>(kind.type)];
+      if (!it->requirements.DoesIntersect(merged)) continue;
+      bool offered = false;
+      for (const Offering& o : it->offerings) {
+        offered = offered || (o.available && o.capacity_type == kRankName[kind.rank] &&
+                              OfferingCompatible(merged, o));
+      }
+      if (offered) SetBit(item.kinds, k);
+    }
+    items->push_back(std::move(item));
+  }
+}
+
+// Branch and bound over set partitions (items in decreasing size, each into an existing node
+// or a new one), pruned by the price so far.
+class Search {
+ public:
+  Search(const std::vector<Kind>& kinds, const std::vector<Item>& items,
+         std::vector<std::vector<char>> conflicts, int64_t budget)
+      : kinds_(kinds), items_(items), conflicts_(std::move(conflicts)), budget_(budget),
+        assign_(items.size(), -1) {}
+
+  // The best partition found (node index per item), empty when none.
+  std::vector<int> Run() {
+    Go(0, 0.0);
+    return best_assign_;
+  }
+
+ private:
+  struct Node {
+    std::vector<int64_t> sum;
+    Mask kinds;
+    double price = 0;
+    std::vector<size_t> members;
+  };
+
+  double Cheapest(const Mask& allowed, const std::vector<int64_t>& sum) const {
+    for (size_t k = 0; k < kinds_.size(); ++k) {
+      if (!Test(allowed, k)) continue;
+      bool fits = true;
+      for (size_t r = 0; r < sum.size() && fits; ++r) fits = sum[r] <= kinds_[k].cap[r];
+      if (fits) return kinds_[k].price;
+    }
+    return kInfinite;
+  }
+
+  void TryNode(size_t j, double cost, size_t b) {
+    Node& node = nodes_[b];
+    for (size_t m : node.members) {
+      if (conflicts_[m][j]) return;
+    }
+    Mask allowed = node.kinds;
+    bool any = false;
+    for (size_t w = 0; w < allowed.size(); ++w) {
+      allowed[w] &= items_[j].kinds[w];
+      any = any || allowed[w] != 0;
+    }
+    if (!any) return;
+    std::vector<int64_t> sum = node.sum;
+    for (size_t r = 0; r < sum.size(); ++r) sum[r] += items_[j].need[r];
+    const double price = Cheapest(allowed, sum);
+    if (price == kInfinite) return;
+    Node saved = node;
+    node.sum = std::move(sum);
+    node.kinds = std::move(allowed);
+    node.members.push_back(j);
+    const double before = node.price;
+    node.price = price;
+    assign_[j] = static_cast<int>(b);
+    Go(j + 1, cost - before + price);
+    nodes_[b] = std::move(saved);
+  }
+
+  void Go(size_t j, double cost) {
+    if (++expansions_ > budget_ || cost >= best_ * (1 - 1e-12)) return;
+    if (j == items_.size()) {
+      best_ = cost;
+      best_assign_ = assign_;
+      return;
+    }
+    for (size_t b = 0; b < nodes_.size(); ++b) TryNode(j, cost, b);
+    const double price = Cheapest(items_[j].kinds, items_[j].need);
+    if (price == kInfinite) return;
+    nodes_.push_back(Node{items_[j].need, items_[j].kinds, price, {j}});
+    assign_[j] = static_cast<int>(nodes_.size() - 1);
+    Go(j + 1, cost + price);
+    nodes_.pop_back();
+  }
+
+  const std::vector<Kind>& kinds_;
+  const std::vector<Item>& items_;
+  std::vector<std::vector<char>> conflicts_;
+  int64_t budget_;
+  int64_t expansions_ = 0;
+  std::vector<Node> nodes_;
+  std::vector<int> assign_;
+  double best_ = kInfinite;
+  std::vector<int> best_assign_;
+};
+
+// Items in decreasing size: the largest share of the largest kind's capacity, then index.
+void SortItems(const std::vector<Kind>& kinds, std::vector<Item>& items) {
+  std::vector<int64_t> biggest(items.empty() ? 0 : items[0].need.size(), 1);
+  for (const Kind& k : kinds) {
+    for (size_t r = 0; r < biggest.size(); ++r) biggest[r] = std::max(biggest[r], k.cap[r]);
+  }
+  auto size = [&](const Item& it) {
+    double s = 0;
+    for (size_t r = 0; r < it.need.size(); ++r) {
+      s = std::max(s, static_cast<double>(it.need[r]) / static_cast<double>(biggest[r]));
+    }
+    return s;
+  };
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const Item& a, const Item& b) { return size(a) > size(b); });
+}
+
+// Plans one group; returns the pods planned (0 when no partition was found).
+int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& members,
+              const ExactLimits& limits, int* next_group) {
+  std::vector<Kind> kinds;
+  std::vector<Item> items;
+  BuildModel(t, pods, members, &kinds, &items);
+  if (kinds.empty()) return 0;
+  SortItems(kinds, items);
+  std::vector<std::vector<char>> conflicts(items.size(), std::vector<char>(items.size(), 0));
+  for (size_t a = 0; a < items.size(); ++a) {
+    for (size_t b = a + 1; b < items.size(); ++b) {
+      const bool c = Conflict(pods[items[a].pod], pods[items[b].pod]);
+      conflicts[a][b] = conflicts[b][a] = c;
+    }
+  }
+  Search search(kinds, items, std::move(conflicts), limits.max_expansions);
+  const std::vector<int> assign = search.Run();
+  if (assign.empty()) return 0;
+  // Groups numbered by their first pod in `pods` order.
+  std::map<int, size_t> first_pod;
+  for (size_t j = 0; j < items.size(); ++j) {
+    auto [pos, inserted] = first_pod.emplace(assign[j], items[j].pod);
+    if (!inserted) pos->second = std::min(pos->second, items[j].pod);
+  }
+  std::vector<std::pair<size_t, int>> order;
+  for (const auto& [node, pod] : first_pod) order.push_back({pod, node});
+  std::sort(order.begin(), order.end());
+  std::map<int, int> number;
+  for (const auto& [pod, node] : order) number[node] = (*next_group)++;
+  for (size_t j = 0; j < items.size(); ++j) pods[items[j].pod].plan_group = number[assign[j]];
+  return static_cast<int>(items.size());
+}
+
+}  // namespace
+
+int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
+                    const ExactLimits& limits) {
+  const PoolsState& pools = *state.pools;
+  // Groups by template in order of their first pod; a group with an unmodelled pod is left to
+  // the heuristic.
+  std::map<const Template*, size_t> group_of;
+  std::vector<std::pair<const Template*, std::vector<size_t>>> groups;
+  std::vector<char> spoiled;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Template* t = FirstTemplate(pools, pods[i]);
+    if (t == nullptr) continue;
+    auto [pos, inserted] = group_of.emplace(t, groups.size());
+    if (inserted) {
+      groups.push_back({t, {}});
+      spoiled.push_back(0);
+    }
+    groups[pos->second].second.push_back(i);
+    if (!Modelled(pods[i])) spoiled[pos->second] = 1;
+  }
+  int planned = 0;
+  int next_group = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& [t, members] = groups[g];
+    if (spoiled[g] || members.size() > limits.max_pods) continue;
+    planned += PlanGroup(*t, pods, members, limits, &next_group);
+  }
+  return planned;
+}
+
+}  // namespace karp::scheduling

@@ -1,0 +1,39 @@
+// Exact packing of small groups of pods for the cost mode (docs/design.md §13.3).
+//
+// Pods that would open claims of the same NodePool template form a group. For a group of at
+// most ExactLimits::max_pods pods whose constraints the abstract model below captures, a
+// branch-and-bound search finds the partition of the pods into nodes with the least total
+// price: each node is one instance type of the template at one capacity type (capacity less
+// the DaemonSet overhead, price of its cheapest offering of that capacity type) that every pod
+// on it may use and that holds their summed requests; pods that exclude each other (required or
+// preferred hostname anti-affinity, host ports) are on different nodes. The result is a plan:
+// PodCtx::plan_group numbers each node, and the Solver opens one claim per group and puts the
+// group's pods on it, checking every constraint as always (a pod the claim refuses opens a
+// claim of its own, so a plan can cost more than planned, never break a rule).
+//
+// Not modelled, hence left to the heuristic packing: pod affinity, zonal anti-affinity,
+// topology spread over hostnames, volumes, minValues, and pods any of those touch.
+
+#ifndef KARP_SRC_SCHEDULING_EXACT_PACKING_H_
+#define KARP_SRC_SCHEDULING_EXACT_PACKING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduling/solver.h"
+
+namespace karp::scheduling {
+
+struct ExactLimits {
+  size_t max_pods = 10;            // largest group searched
+  int64_t max_expansions = 400000;  // search nodes per group; the best found so far is kept
+};
+
+// Sets plan_group on the pods of every small enough group (groups numbered from 0 in queue
+// order of their first pod). Returns the number of pods planned.
+int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
+                    const ExactLimits& limits);
+
+}  // namespace karp::scheduling
+
+#endif  // KARP_SRC_SCHEDULING_EXACT_PACKING_H_
