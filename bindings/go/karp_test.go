@@ -74,6 +74,17 @@ func TestSolveInflateSameBytesAsCLI(t *testing.T) {
 	if result.Summary.Scheduled != 5 || result.Summary.Pods != 5 || len(result.PodErrors) != 0 {
 		t.Errorf("summary %+v, errors %+v", result.Summary, result.PodErrors)
 	}
+	cost, err := Solve(context.Background(), snapshot, nil,
+		&SolveOptions{Packing: "cost", CostAttempts: 2, CostThreads: 1, CostDeadline: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, "solve --packing cost", cost.Raw, cli(t, "solve", "-f", path, "--packing", "cost",
+		"--cost-attempts", "2", "--cost-threads", "1", "--cost-deadline", "30s"))
+	if cost.Summary.Packing == nil || cost.Summary.Packing.Mode != "cost" || cost.Summary.LowerBoundPerHour <= 0 ||
+		cost.Summary.LaunchPricePerHour > result.Summary.LaunchPricePerHour {
+		t.Errorf("want a cost packing no dearer than the faithful one, with a lower bound: %+v", cost.Summary)
+	}
 	for _, output := range []string{"yaml", "nodeclaims"} {
 		raw, err := SolveRaw(context.Background(), []Input{{Source: path, Data: snapshot}}, nil,
 			&SolveOptions{Output: output, Region: "us-gov-west-1"})

@@ -1,6 +1,9 @@
 package karp
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // SolveOptions are the options of Solve, with the names of the `karp solve` flags
 // (docs/bindings.md). Zero values mean the defaults.
@@ -15,6 +18,13 @@ type SolveOptions struct {
 	PreferencePolicy string
 	MinValuesPolicy  string
 	MaxInstanceTypes int
+	// Packing "faithful" (default) or "cost" (Solve only: a cheaper packing under the same
+	// constraints); CostAttempts (1-10), CostThreads (0: one per CPU) and CostDeadline (zero:
+	// none) tune it.
+	Packing      string
+	CostAttempts int
+	CostThreads  int
+	CostDeadline time.Duration
 }
 
 // ConsolidateOptions are the options of Consolidate (`karp consolidate` flags).
@@ -42,6 +52,10 @@ type wireOptions struct {
 	PreferencePolicy string   `json:"preferencePolicy,omitempty"`
 	MinValuesPolicy  string   `json:"minValuesPolicy,omitempty"`
 	MaxInstanceTypes int      `json:"maxInstanceTypes,omitempty"`
+	Packing          string   `json:"packing,omitempty"`
+	CostAttempts     int      `json:"costAttempts,omitempty"`
+	CostThreads      int      `json:"costThreads,omitempty"`
+	CostDeadline     string   `json:"costDeadline,omitempty"`
 	Now              string   `json:"now,omitempty"`
 	Once             bool     `json:"once,omitempty"`
 	SpotToSpot       bool     `json:"spotToSpot,omitempty"`
@@ -52,9 +66,14 @@ func (o *SolveOptions) wire() wireOptions {
 	if o == nil {
 		return wireOptions{}
 	}
-	return wireOptions{Output: o.Output, Region: o.Region, Zones: o.Zones,
+	w := wireOptions{Output: o.Output, Region: o.Region, Zones: o.Zones,
 		PreferencePolicy: o.PreferencePolicy, MinValuesPolicy: o.MinValuesPolicy,
-		MaxInstanceTypes: o.MaxInstanceTypes}
+		MaxInstanceTypes: o.MaxInstanceTypes, Packing: o.Packing,
+		CostAttempts: o.CostAttempts, CostThreads: o.CostThreads}
+	if o.CostDeadline > 0 {
+		w.CostDeadline = fmt.Sprintf("%dms", o.CostDeadline.Milliseconds())
+	}
+	return w
 }
 
 func (o *ConsolidateOptions) wire() wireOptions {
@@ -134,8 +153,21 @@ type SolveSummary struct {
 	Scheduled          int     `json:"scheduled"`
 	NodeClaims         int     `json:"nodeClaims"`
 	LaunchPricePerHour float64 `json:"launchPricePerHour"`
-	SkippedObjects     int     `json:"skippedObjects"`
-	TimedOut           bool    `json:"timedOut,omitempty"`
+	// LowerBoundPerHour: no placement of these pods costs less (karp::PriceLowerBound).
+	LowerBoundPerHour float64 `json:"lowerBoundPerHour,omitempty"`
+	SkippedObjects    int     `json:"skippedObjects"`
+	TimedOut          bool    `json:"timedOut,omitempty"`
+	// Packing is set in the cost packing mode.
+	Packing *PackingSummary `json:"packing,omitempty"`
+}
+
+// PackingSummary says how the cost packing mode arrived at a result.
+type PackingSummary struct {
+	Mode                 string  `json:"mode"`
+	FaithfulPricePerHour float64 `json:"faithfulPricePerHour"`
+	Attempts             int     `json:"attempts"`
+	FaithfulKept         bool    `json:"faithfulKept"`
+	StoppedEarly         bool    `json:"stoppedEarly,omitempty"`
 }
 
 // ConsolidationPlan is `karp consolidate -o json` (docs/formats.md §4).

@@ -150,8 +150,10 @@ absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
                                   const karp_input* catalog, const char* options) {
   absl::StatusOr<Prepared> in = Prepare(snapshot, count, catalog, options);
   if (!in.ok()) return in.status();
+  SchedulerOptions scheduler_options = in->options.scheduler;
+  scheduler_options.compute_lower_bound = true;  // as `karp solve`: summary.lowerBoundPerHour
   absl::StatusOr<Scheduler> scheduler =
-      Scheduler::Create(in->snapshot, in->catalog, in->options.scheduler);
+      Scheduler::Create(in->snapshot, in->catalog, scheduler_options);
   if (!scheduler.ok()) return scheduler.status();
   absl::StatusOr<SolveResult> result = scheduler->Solve();
   if (!result.ok()) return result.status();

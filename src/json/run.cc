@@ -155,6 +155,15 @@ absl::Status ReadNow(const OJson& v, std::string_view source, RunOptions* o) {
   return absl::OkStatus();
 }
 
+absl::Status ReadInt(const OJson& v, std::string_view source, std::string_view field, int lo,
+                     int hi, int* out) {
+  if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+    return FieldError(source, field, internal::StrCat("must be an integer from ", lo, " to ", hi));
+  }
+  *out = static_cast<int>(v.get<int64_t>());
+  return absl::OkStatus();
+}
+
 absl::Status ReadSchedulerField(const std::string& key, const OJson& v, std::string_view source,
                                 SchedulerOptions* o, bool* known) {
   *known = true;
@@ -169,13 +178,37 @@ absl::Status ReadSchedulerField(const std::string& key, const OJson& v, std::str
     o->min_values_policy =
         s == "BestEffort" ? MinValuesPolicy::kBestEffort : MinValuesPolicy::kStrict;
   } else if (key == "maxInstanceTypes") {
-    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 100000) {
-      return FieldError(source, key, "must be an integer from 1 to 100000");
-    }
-    o->max_instance_types = static_cast<int>(v.get<int64_t>());
+    return ReadInt(v, source, key, 1, 100000, &o->max_instance_types);
   } else {
     *known = false;
   }
+  return absl::OkStatus();
+}
+
+// The cost packing mode's options (karp solve --packing, --cost-*).
+absl::Status ReadPackingField(const std::string& key, const OJson& v, std::string_view source,
+                              SchedulerOptions* o, bool* known) {
+  *known = true;
+  if (key == "packing") {
+    std::string s;
+    if (absl::Status st = ReadString(v, source, key, {"faithful", "cost"}, &s); !st.ok()) {
+      return st;
+    }
+    o->packing = s == "cost" ? PackingMode::kCost : PackingMode::kFaithful;
+    return absl::OkStatus();
+  }
+  if (key == "costAttempts") return ReadInt(v, source, key, 1, 10, &o->cost_attempts);
+  if (key == "costThreads") return ReadInt(v, source, key, 0, 1024, &o->cost_threads);
+  if (key == "costDeadline") {
+    if (!v.is_string()) return FieldError(source, key, "must be a duration such as \"2s\"");
+    absl::StatusOr<absl::Duration> parsed = codec_internal::ParseGoDuration(v.get<std::string>());
+    if (!parsed.ok() || *parsed <= absl::ZeroDuration()) {
+      return FieldError(source, key, "must be a positive duration such as \"2s\"");
+    }
+    o->cost_time_limit = *parsed;
+    return absl::OkStatus();
+  }
+  *known = false;
   return absl::OkStatus();
 }
 
@@ -195,6 +228,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "launchLatency") return ReadDuration(v, source, key, &o->launch_latency);
   bool known = false;
   absl::Status s = ReadSchedulerField(key, v, source, &o->scheduler, &known);
+  if (!known) s = ReadPackingField(key, v, source, &o->scheduler, &known);
   if (!known) {
     return FieldError(source, internal::EscapeForMessage(key), "unknown option");
   }

@@ -39,6 +39,8 @@ same solve-nodeclaims "solve -f $EX/inflate.yaml -o nodeclaims --region us-gov-e
   solve "$EX/inflate.yaml" - '{"output": "nodeclaims", "region": "us-gov-east-1"}'
 same solve-options "solve -f $EX/inflate.yaml --preference-policy Ignore --min-values-policy BestEffort --max-instance-types 7 --zones us-east-1b" -- \
   solve "$EX/inflate.yaml" - '{"preferencePolicy": "Ignore", "minValuesPolicy": "BestEffort", "maxInstanceTypes": 7, "zones": ["us-east-1b"]}'
+same solve-cost-packing "solve -f $EX/inflate.yaml --packing cost --cost-attempts 3 --cost-threads 1" -- \
+  solve "$EX/inflate.yaml" - '{"packing": "cost", "costAttempts": 3, "costThreads": 1}'
 for o in json yaml nodeclaims; do
   same "consolidate-$o" "consolidate -f $EX/consolidate_cluster.yaml --now $NOW -o $o" -- \
     consolidate "$EX/consolidate_cluster.yaml" - "{\"now\": \"$NOW\", \"output\": \"$o\"}"

@@ -95,7 +95,8 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
           "preferencePolicy": "Ignore", "minValuesPolicy": "BestEffort", "maxInstanceTypes": 60,
           "now": "2026-01-05T12:00:00Z", "once": true, "spotToSpot": true, "legacyOrder": true,
           "policies": ["empty-spot"], "sample": "5m", "disruptionInterval": "1m",
-          "launchLatency": "90s", "catalog": "sim"})",
+          "launchLatency": "90s", "catalog": "sim", "packing": "cost", "costAttempts": 3,
+          "costThreads": 2, "costDeadline": "1500ms"})",
       "options");
   REQUIRE(o.ok());
   CHECK(o->output == "yaml");
@@ -109,6 +110,16 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
   CHECK(o->sample == absl::Minutes(5));
   CHECK(o->launch_latency == absl::Seconds(90));
   CHECK(o->catalog == "sim");
+  CHECK(o->scheduler.packing == karp::PackingMode::kCost);
+  CHECK(o->scheduler.cost_attempts == 3);
+  CHECK(o->scheduler.cost_threads == 2);
+  CHECK(o->scheduler.cost_time_limit == absl::Milliseconds(1500));
+  CHECK(ParseRunOptions(R"({"packing": "best"})", "options").status().message() ==
+        "options: packing: must be one of faithful, cost, got \"best\"");
+  CHECK(ParseRunOptions(R"({"costAttempts": 11})", "options").status().message() ==
+        "options: costAttempts: must be an integer from 1 to 10");
+  CHECK(ParseRunOptions(R"({"costDeadline": "0s"})", "options").status().message() ==
+        "options: costDeadline: must be a positive duration such as \"2s\"");
 
   CHECK(ParseRunOptions("", "options").ok());
   CHECK(ParseRunOptions("  null", "options").status().message() ==

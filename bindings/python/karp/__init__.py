@@ -148,7 +148,8 @@ def solve(objects, catalog=None, *, recursive=False, raw=False, **options):
     subdirectories), a dict (a Kubernetes object or List), bytes of JSON/YAML, or a list of
     those. catalog: None (embedded AWS catalog), a dict, bytes or a path. options: output
     ("json", "yaml" -> str, "nodeclaims"), region, zones, preference_policy,
-    min_values_policy, max_instance_types. Returns the dict of `karp solve -o json`
+    min_values_policy, max_instance_types, packing ("faithful", "cost"), cost_attempts,
+    cost_threads, cost_deadline ("2s"). Returns the dict of `karp solve -o json`
     (raw=True: the text the CLI prints).
     """
     return _result(_karp.solve(_snapshot_inputs(objects, recursive), _catalog_input(catalog),

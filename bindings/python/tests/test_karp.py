@@ -60,6 +60,13 @@ def test_solve_outputs_same_as_cli(output):
     assert got == cli("solve", "-f", INFLATE, "-o", output, "--region", "us-gov-east-1")
 
 
+def test_cost_packing_same_as_cli():
+    got = karp.solve(INFLATE, packing="cost", cost_attempts=2, cost_threads=1, raw=True)
+    assert got == cli("solve", "-f", INFLATE, "--packing", "cost", "--cost-attempts", "2",
+                      "--cost-threads", "1")
+    assert "lowerBoundPerHour" in json.loads(got)["summary"]
+
+
 def test_yaml_output_is_text():
     text = karp.solve(INFLATE, output="yaml")
     assert isinstance(text, str) and "nodeClaims:\n" in text

@@ -85,7 +85,8 @@ KARP_C_API const char* karp_status_name(karp_status status);
  * merged into one snapshot (as several -f files); `catalog` the instance types (docs/formats.md
  * §2), or NULL for the embedded AWS catalog of options.region/zones; `options` a JSON object
  * or NULL (fields output, region, zones, preferencePolicy, minValuesPolicy,
- * maxInstanceTypes). `*out`: `karp solve -o <output>`'s standard output. */
+ * maxInstanceTypes, packing, costAttempts, costThreads, costDeadline). `*out`:
+ * `karp solve -o <output>`'s standard output. */
 KARP_C_API karp_status karp_solve(const karp_input* snapshot, size_t count,
                                   const karp_input* catalog, const char* options, char** out,
                                   size_t* out_size, char** error);

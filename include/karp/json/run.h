@@ -52,6 +52,8 @@ struct Input {
 //   region, zones     of the embedded AWS catalog ("us-east-1", its zones a-c)
 //   preferencePolicy  "Respect" | "Ignore";  minValuesPolicy "Strict" | "BestEffort"
 //   maxInstanceTypes  1..100000
+//   packing           "faithful" (default) | "cost";  costAttempts 1..10;  costThreads
+//                     0..1024;  costDeadline a positive duration such as "2s"
 //   now               RFC 3339 (consolidate's clock; default: the current time)
 //   once, spotToSpot, legacyOrder   booleans (consolidate)
 //   policies          names of sim::StandardPolicies() (simulate; default all)
