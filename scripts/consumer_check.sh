@@ -86,3 +86,32 @@ if grep -Eq 'find_(package|dependency)\((yaml-cpp|CURL|OpenSSL|pugixml)' "$CORE/
 fi
 cmake --build "$CORE/build"
 "$CORE/build/core"
+
+# The C API from the install: a C program that includes karp/c/karp.h and links -lkarp_c
+# (libkarp_c.so.1) alone, as a Go or Python host does.
+CAPI=$(mktemp -d)
+trap 'rm -rf "$PREFIX" "$CONSUMER" "$CORE" "$CAPI"' EXIT
+LIBDIR=$(dirname "$(find "$PREFIX" -name 'libkarp_c.so' | head -n 1)")
+cat > "$CAPI/main.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "karp/c/karp.h"
+int main(void) {
+  char* out = NULL;
+  char* error = NULL;
+  size_t size = 0;
+  if (karp_abi_version() != KARP_C_ABI_VERSION) return 1;
+  if (karp_catalog(NULL, "{\"region\": \"us-gov-west-1\"}", &out, &size, &error) != KARP_OK) {
+    fprintf(stderr, "%s\n", error);
+    return 2;
+  }
+  int ok = strstr(out, "\"m5.large\"") != NULL;
+  karp_free(out);
+  printf("C API consumer ok: karp %s, %zu bytes of catalog\n", karp_version(), size);
+  return ok ? 0 : 3;
+}
+C
+cc -std=c99 -Wall -Werror -I"$PREFIX/include" "$CAPI/main.c" -L"$LIBDIR" -lkarp_c \
+  -Wl,-rpath,"$LIBDIR" -o "$CAPI/capi"
+objdump -p "$LIBDIR/libkarp_c.so" | grep -q 'SONAME *libkarp_c.so.1'
+"$CAPI/capi"

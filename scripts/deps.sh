@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages karp needs to build and test, skipping those already present.
+# Installs the Debian 12 packages karp needs to build and test, skipping those already present
+# (golang-go, pybind11-dev, python3-dev, python3-pytest and python3-matplotlib are for the Go
+# and Python bindings, which the build skips with a message when they are missing).
 # Usage: scripts/deps.sh [--fuzz] [--report]   (--fuzz also installs clang and libFuzzer's
 # runtime; --report also installs gnuplot-nox, for the charts of scripts/bench_report.py and
 # `karp simulate --svg`)
@@ -7,7 +9,8 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config python3
           libabsl-dev libboost-graph-dev nlohmann-json3-dev rapidjson-dev catch2 libbenchmark-dev
-          libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev)
+          libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev
+          golang-go pybind11-dev python3-dev python3-pytest python3-matplotlib)
 for flag in "$@"; do
   case "$flag" in
     --fuzz) packages+=(clang libclang-rt-dev) ;;

@@ -1,8 +1,11 @@
 #include "tools/cli_common.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <system_error>
 
 #include "absl/strings/str_split.h"
 #include "internal/strings.h"
@@ -105,6 +108,70 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     return r;
   }
   return 0;
+}
+
+int FileFlags::Take(const std::vector<std::string>& args, size_t& i, std::string* error) {
+  if (args[i] == "-R" || args[i] == "--recursive") {
+    recursive = true;
+    return 1;
+  }
+  std::string value;
+  int r = TakeFlag(args, i, "-f", &value);
+  if (r == 0) r = TakeFlag(args, i, "--filename", &value);
+  if (r < 0) *error = "missing value for -f";
+  if (r > 0) {
+    for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) paths.emplace_back(f);
+  }
+  return r;
+}
+
+namespace {
+
+bool IsManifest(const std::filesystem::path& p) {
+  const std::string ext = p.extension().string();
+  return ext == ".json" || ext == ".yaml" || ext == ".yml";
+}
+
+// The manifests in `dir` (and below it when `recursive`), sorted.
+absl::StatusOr<std::vector<std::string>> DirectoryFiles(const std::string& dir, bool recursive) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  auto add = [&](const fs::directory_entry& e) {
+    std::error_code ignored;
+    if (e.is_regular_file(ignored) && IsManifest(e.path())) found.push_back(e.path().string());
+  };
+  if (recursive) {
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      add(*it);
+    }
+  } else {
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) add(*it);
+  }
+  if (ec) return absl::NotFoundError(internal::StrCat(dir, ": cannot read directory"));
+  if (found.empty()) {
+    return absl::NotFoundError(internal::StrCat(
+        dir, ": no .json, .yaml or .yml file in directory", recursive ? " (or below it)" : ""));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> FileFlags::Files() const {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (p == "-" || !std::filesystem::is_directory(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    absl::StatusOr<std::vector<std::string>> in_dir = DirectoryFiles(p, recursive);
+    if (!in_dir.ok()) return in_dir.status();
+    files.insert(files.end(), in_dir->begin(), in_dir->end());
+  }
+  return files;
 }
 
 std::string CatalogFlags::Currency() const {

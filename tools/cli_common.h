@@ -66,6 +66,20 @@ struct CatalogFlags {
   std::string Currency() const;
 };
 
+// -f/--filename FILE|DIR|- (repeatable; FILE1,FILE2 also accepted) and -R/--recursive, as
+// kubectl: a directory stands for every .json, .yaml and .yml file in it (in its
+// subdirectories too with -R), in path order; '-' is standard input.
+struct FileFlags {
+  std::vector<std::string> paths;
+  bool recursive = false;
+
+  // As CatalogFlags::Take.
+  int Take(const std::vector<std::string>& args, size_t& i, std::string* error);
+  // The files to read, directories expanded. Errors: NotFound naming a path that does not
+  // exist or a directory without any such file.
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> Files() const;
+};
+
 // `price` per hour as text: "$0.1376/h" in USD (or an unknown currency), "2.119 CNY/h"
 // otherwise; the number as std::ostream prints a double.
 std::string PerHour(double price, std::string_view currency);

@@ -11,21 +11,24 @@
 #include "internal/strings.h"
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 #include "tools/cli_common.h"
 
 namespace karp::cli {
 namespace {
 
 constexpr char kConsolidateUsage[] =
-    "usage: karp consolidate -f SNAPSHOT [-f SNAPSHOT...] [--catalog aws|FILE] --now RFC3339\n"
-    "                        [-o json|text] [--once]\n"
+    "usage: karp consolidate -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
+    "                        --now RFC3339 [-o json|yaml|text|nodeclaims] [--once]\n"
     "\n"
     "Computes the disruption commands successive loops of the reference controller would run\n"
     "(expiration, emptiness, drift, multi-node and single-node consolidation), each applied to\n"
     "the snapshot before the next, and why every other node is kept.\n"
     "\n"
     "Options:\n"
-    "  -f, --filename FILE          snapshot file (repeatable; '-' for stdin)\n"
+    "  -f, --filename FILE|DIR|-    snapshot file (repeatable; FILE1,FILE2 also accepted); a\n"
+    "                               directory: its .json, .yaml and .yml files; '-': stdin\n"
+    "  -R, --recursive              with -f DIR, the files below DIR too\n"
     "  --catalog aws|FILE           instance types (default: the embedded AWS catalog)\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
@@ -34,14 +37,56 @@ constexpr char kConsolidateUsage[] =
     "  --once                       print only the first loop's command\n"
     "  --spot-to-spot               enable SpotToSpotConsolidation\n"
     "  --legacy-order               order candidates by disruption cost (before v1.14)\n"
-    "  -o, --output json|text       output format (default json)\n"
+    "  -o, --output json|yaml|text|nodeclaims   output format (default json); nodeclaims:\n"
+    "                               the replacements as karpenter.sh/v1 NodeClaims\n"
     "  -h, --help                   this help\n";
+
+// `-o text`: one line per command and per kept node, then a summary.
+void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
+               const InstanceCatalog& catalog, const std::string& currency) {
+  // A node's price is its offering's; estimated when that offering's price is.
+  auto node_estimated = [&](const std::string& name) {
+    for (const Node& n : snapshot.nodes) {
+      if (n.metadata.name != name) continue;
+      auto label = [&n](std::string_view key) {
+        auto f = n.metadata.labels.find(std::string(key));
+        return f == n.metadata.labels.end() ? std::string() : f->second;
+      };
+      return OfferingPriceEstimated(catalog, label(kLabelInstanceType), label(kLabelZone),
+                                    label(kLabelCapacityType));
+    }
+    return false;
+  };
+  bool any_estimated = false;
+  for (const DisruptionCommand& cmd : plan.commands) {
+    bool estimated = false;
+    for (const std::string& c : cmd.candidates) estimated = estimated || node_estimated(c);
+    for (const NewNodeClaim& nc : cmd.replacements) {
+      estimated = estimated || (nc.launch && nc.launch->price_estimated);
+    }
+    any_estimated = any_estimated || estimated;
+    std::cout << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
+              << DisruptionDecisionName(cmd.decision) << ", terminating "
+              << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
+              << ")";
+    for (const NewNodeClaim& nc : cmd.replacements) {
+      std::cout << " and replacing with nodeclaim " << nc.name;
+      if (nc.launch) std::cout << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
+    }
+    std::cout << ", saving " << (estimated ? "an estimated " : "")
+              << PerHour(cmd.savings_per_hour, currency) << "\n";
+  }
+  for (const KeptNode& k : plan.kept) std::cout << "Keeping node " << k.node << ": " << k.reason << "\n";
+  std::cout << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
+            << " saved over " << plan.nodes << " node(s)"
+            << (any_estimated ? " (spot prices estimated)" : "") << "\n";
+}
 
 }  // namespace
 
 int RunConsolidate(const std::vector<std::string>& args) {
   CatalogFlags catalog_flags;
-  std::vector<std::string> files;
+  FileFlags file_flags;
   std::string output = "json";
   ConsolidationOptions options;
   absl::Time now = absl::Now();
@@ -55,16 +100,13 @@ int RunConsolidate(const std::vector<std::string>& args) {
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
     std::string flag_error;
     int r = catalog_flags.Take(args, i, &flag_error);
+    if (r == 0) r = file_flags.Take(args, i, &flag_error);
     if (r < 0) return UsageError(kConsolidateUsage, flag_error);
     if (r > 0) continue;
-    if ((r = take("-f")) != 0 || (r = take("--filename")) != 0) {
-      if (r < 0) return UsageError(kConsolidateUsage, "missing value for -f");
-      for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-        files.emplace_back(f);
-      }
-    } else if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
-      if (r < 0 || (value != "json" && value != "text")) {
-        return UsageError(kConsolidateUsage, "-o must be json or text");
+    if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
+      if (r < 0 ||
+          (value != "json" && value != "yaml" && value != "text" && value != "nodeclaims")) {
+        return UsageError(kConsolidateUsage, "-o must be json, yaml, text or nodeclaims");
       }
       output = value;
     } else if ((r = take("--now")) != 0) {
@@ -83,8 +125,12 @@ int RunConsolidate(const std::vector<std::string>& args) {
       return UsageError(kConsolidateUsage, internal::StrCat("unknown argument \"", a, "\""));
     }
   }
-  if (files.empty()) return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
-  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
+  if (file_flags.paths.empty()) {
+    return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
+  }
+  absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
+  if (!files.ok()) return InputError(files.status());
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(*files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
@@ -93,47 +139,13 @@ int RunConsolidate(const std::vector<std::string>& args) {
   if (!consolidator.ok()) return InputError(consolidator.status());
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return InputError(plan.status());
-  if (output == "json") {
-    std::cout << json::WriteConsolidationPlan(*plan) << "\n";
+  if (output != "text") {
+    absl::StatusOr<std::string> text = json::ConsolidateOutput(*plan, *snapshot, output);
+    if (!text.ok()) return InputError(text.status());
+    std::cout << *text;
     return kExitOk;
   }
-  // A node's price is its offering's; estimated when that offering's price is.
-  auto node_estimated = [&](const std::string& name) {
-    for (const Node& n : snapshot->nodes) {
-      if (n.metadata.name != name) continue;
-      auto label = [&n](std::string_view key) {
-        auto f = n.metadata.labels.find(std::string(key));
-        return f == n.metadata.labels.end() ? std::string() : f->second;
-      };
-      return OfferingPriceEstimated(*shared, label(kLabelInstanceType), label(kLabelZone),
-                                    label(kLabelCapacityType));
-    }
-    return false;
-  };
-  const std::string currency = catalog_flags.Currency();
-  bool any_estimated = false;
-  for (const DisruptionCommand& cmd : plan->commands) {
-    bool estimated = false;
-    for (const std::string& c : cmd.candidates) estimated = estimated || node_estimated(c);
-    for (const NewNodeClaim& nc : cmd.replacements) {
-      estimated = estimated || (nc.launch && nc.launch->price_estimated);
-    }
-    any_estimated = any_estimated || estimated;
-    std::cout << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
-              << DisruptionDecisionName(cmd.decision) << ", terminating "
-              << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
-              << ")";
-    for (const NewNodeClaim& nc : cmd.replacements) {
-      std::cout << " and replacing with nodeclaim " << nc.name;
-      if (nc.launch) std::cout << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
-    }
-    std::cout << ", saving " << (estimated ? "an estimated " : "")
-              << PerHour(cmd.savings_per_hour, currency) << "\n";
-  }
-  for (const KeptNode& k : plan->kept) std::cout << "Keeping node " << k.node << ": " << k.reason << "\n";
-  std::cout << plan->commands.size() << " command(s), " << PerHour(plan->savings_per_hour, currency)
-            << " saved over " << plan->nodes << " node(s)"
-            << (any_estimated ? " (spot prices estimated)" : "") << "\n";
+  PrintText(*plan, *snapshot, *shared, catalog_flags.Currency());
   PrintSkippedSummary(snapshot->skipped);
   return kExitOk;
 }

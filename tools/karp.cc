@@ -24,6 +24,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"
@@ -52,7 +53,7 @@ constexpr char kMainUsage[] =
 
 constexpr char kCatalogUsage[] =
     "usage: karp catalog [--catalog aws|FILE] [--region R] [--zones Z1,Z2,...]\n"
-    "                    [-o json|table] [filters...]\n"
+    "                    [-o json|yaml|table] [--no-headers] [filters...]\n"
     "\n"
     "Prints an instance-type catalog: the embedded AWS catalog (default) or a catalog file\n"
     "(docs/formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads back.\n"
@@ -77,7 +78,8 @@ constexpr char kCatalogUsage[] =
     "  --zones Z1,Z2                zones of its offerings, all of the region\n"
     "                               (default <region>a,b,c)\n"
     "  --max-input-bytes N          refuse a catalog file larger than N bytes (default 2Gi)\n"
-    "  -o, --output json|table      output format (default table)\n"
+    "  -o, --output json|yaml|table  output format (default table)\n"
+    "  --no-headers                 table rows only (no header line, count or notes)\n"
     "  -h, --help                   this help\n"
     "\n"
     "The embedded catalog's spot prices are estimates (on-demand less a per-category discount,\n"
@@ -146,7 +148,8 @@ std::string FormatPrice(double p) {
 
 // Prices per hour in `currency` ("" for a catalog file: shown as "$"); an estimated spot
 // price is marked "est" and explained below the table.
-void PrintTable(const std::vector<const InstanceType*>& types, std::string_view currency) {
+void PrintTable(const std::vector<const InstanceType*>& types, std::string_view currency,
+                bool headers) {
   const std::string unit =
       currency.empty() || currency == "USD" ? "$/H" : internal::StrCat(currency, "/H");
   std::vector<std::vector<std::string>> rows;
@@ -178,7 +181,8 @@ void PrintTable(const std::vector<const InstanceType*>& types, std::string_view 
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
-  for (const auto& row : rows) {
+  for (size_t r = headers ? 0 : 1; r < rows.size(); ++r) {
+    const std::vector<std::string>& row = rows[r];
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       line += row[c];
@@ -186,6 +190,7 @@ void PrintTable(const std::vector<const InstanceType*>& types, std::string_view 
     }
     std::cout << line << "\n";
   }
+  if (!headers) return;
   std::cout << types.size() << " instance type(s)\n";
   if (estimated) {
     std::cout << "est: estimated spot price, the on-demand price less a typical discount for "
@@ -199,6 +204,7 @@ struct CatalogFilters {
   std::optional<Range> vcpus, memory, gpus;
   std::optional<std::string> arch, capacity_type, zone;
   std::optional<double> max_price;
+  bool no_headers = false;
   Requirements reqs;  // --requirement, then --arch, --capacity-type and --zone
 
   bool any() const { return !reqs.empty() || vcpus || memory || gpus || max_price; }
@@ -229,10 +235,12 @@ std::optional<int> ParseCatalogArgs(const std::vector<std::string>& args, Catalo
     } else if (r < 0) {
       return UsageError(kCatalogUsage, flag_error);
     } else if (take("-o") || take("--output")) {
-      if (value != "json" && value != "table") {
-        return UsageError(kCatalogUsage, "-o must be json or table");
+      if (value != "json" && value != "yaml" && value != "table") {
+        return UsageError(kCatalogUsage, "-o must be json, yaml or table");
       }
       *output = value;
+    } else if (a == "--no-headers") {
+      f->no_headers = true;
     } else if (take("--vcpus")) {
       if (auto rc = range("--vcpus", kResourcePods, &f->vcpus)) return rc;
     } else if (take("--memory")) {
@@ -304,7 +312,7 @@ int RunCatalog(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   std::vector<const InstanceType*> selected = SelectTypes(*catalog, filters);
-  if (output == "json") {
+  if (output != "table") {
     std::vector<InstanceType> copy;
     copy.reserve(selected.size());
     for (const InstanceType* it : selected) copy.push_back(*it);
@@ -312,11 +320,13 @@ int RunCatalog(const std::vector<std::string>& args) {
         filters.any() ? InstanceCatalog::Create(std::move(copy), catalog->well_known_labels())
                       : std::move(catalog);
     if (!out.ok()) return InputError(out.status());
-    std::cout << json::WriteCatalog(*out) << "\n";
+    absl::StatusOr<std::string> text = json::CatalogOutput(*out, output);
+    if (!text.ok()) return InputError(text.status());
+    std::cout << *text;
     return 0;
   }
   OrderByPrice(selected, filters.reqs);
-  PrintTable(selected, catalog_flags.Currency());
+  PrintTable(selected, catalog_flags.Currency(), !filters.no_headers);
   return 0;
 }
 

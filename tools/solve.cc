@@ -12,6 +12,7 @@
 #include "internal/duration.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 #include "karp/scheduler.h"
 #include "tools/cli_common.h"
 
@@ -19,7 +20,8 @@ namespace karp::cli {
 namespace {
 
 constexpr char kSolveUsage[] =
-    "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [--catalog aws|FILE] [-o json|text|nodeclaims]\n"
+    "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
+    "                  [-o json|yaml|text|nodeclaims]\n"
     "\n"
     "Reads a cluster snapshot (what `kubectl get nodepools,nodeclaims,nodes,pods,daemonsets,pdb\n"
     "-A -o json` prints, plus pvc,pv,storageclasses,csinodes for stateful pods; JSON or YAML,\n"
@@ -27,11 +29,13 @@ constexpr char kSolveUsage[] =
     "nodes, in-flight NodeClaims, or new NodeClaims to launch.\n"
     "\n"
     "Options:\n"
-    "  -f, --filename FILE          snapshot file (repeatable; FILE1,FILE2 also accepted)\n"
+    "  -f, --filename FILE|DIR|-    snapshot file (repeatable; FILE1,FILE2 also accepted); a\n"
+    "                               directory: its .json, .yaml and .yml files; '-': stdin\n"
+    "  -R, --recursive              with -f DIR, the files below DIR too\n"
     "  --catalog aws|FILE           instance types: embedded AWS catalog (default) or a file\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
-    "  -o, --output json|text|nodeclaims   output format (default json)\n"
+    "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
     "  --max-instance-types N       instance types kept per NodeClaim (default 600)\n"
@@ -110,66 +114,81 @@ void PrintText(const SolveResult& r, std::string_view currency,
   PrintSkippedSummary(skipped);
 }
 
-void PrintResult(const SolveResult& result, const std::string& output,
-                 const ClusterSnapshot& snapshot, std::string_view currency) {
-  if (output == "json") {
-    std::cout << json::WriteSolveResult(result, snapshot.skipped_objects) << "\n";
-  } else if (output == "nodeclaims") {
-    std::cout << json::WriteNodeClaims(result, snapshot) << "\n";
-  } else {
-    PrintText(result, currency, snapshot.skipped);
+// --preference-policy, --min-values-policy and --max-instance-types, as CatalogFlags::Take.
+int TakeSchedulerFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
+                      std::string* error) {
+  std::string value;
+  if (TakeFlag(args, i, "--preference-policy", &value) != 0) {
+    if (value != "Respect" && value != "Ignore") {
+      *error = "--preference-policy must be Respect or Ignore";
+      return -1;
+    }
+    options->preference_policy =
+        value == "Ignore" ? PreferencePolicy::kIgnore : PreferencePolicy::kRespect;
+    return 1;
   }
+  if (TakeFlag(args, i, "--min-values-policy", &value) != 0) {
+    if (value != "Strict" && value != "BestEffort") {
+      *error = "--min-values-policy must be Strict or BestEffort";
+      return -1;
+    }
+    options->min_values_policy =
+        value == "BestEffort" ? MinValuesPolicy::kBestEffort : MinValuesPolicy::kStrict;
+    return 1;
+  }
+  if (TakeFlag(args, i, "--max-instance-types", &value) == 0) return 0;
+  char* end = nullptr;
+  long n = std::strtol(value.c_str(), &end, 10);
+  if (end == value.c_str() || *end != '\0' || n < 1 || n > 100000) {
+    *error = "--max-instance-types must be a positive integer";
+    return -1;
+  }
+  options->max_instance_types = static_cast<int>(n);
+  return 1;
 }
 
-// The cost packing flags (--packing, --cost-attempts, --cost-threads, --cost-deadline) into
-// `options`: 1 when args[i] was one (i moves past its value), 0 when not, -1 with `error` set
-// for a bad value.
+// --packing, --cost-attempts, --cost-threads and --cost-deadline, as CatalogFlags::Take.
 int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
                     std::string* error) {
   std::string value;
-  auto bad = [&](std::string message) {
-    *error = std::move(message);
-    return -1;
-  };
-  auto integer = [&](long lo, long hi, long* out) {
-    char* end = nullptr;
-    *out = std::strtol(value.c_str(), &end, 10);
-    return end != value.c_str() && *end == '\0' && *out >= lo && *out <= hi;
-  };
-  long n = 0;
-  int r = 0;
-  if ((r = TakeFlag(args, i, "--packing", &value)) != 0) {
-    if (r > 0 && value == "faithful") {
-      options->packing = PackingMode::kFaithful;
-    } else if (r > 0 && value == "cost") {
-      options->packing = PackingMode::kCost;
-    } else {
-      return bad("--packing must be faithful or cost");
+  if (TakeFlag(args, i, "--packing", &value) != 0) {
+    if (value != "faithful" && value != "cost") {
+      *error = "--packing must be faithful or cost";
+      return -1;
     }
-  } else if ((r = TakeFlag(args, i, "--cost-attempts", &value)) != 0) {
-    if (r < 0 || !integer(1, 10, &n)) return bad("--cost-attempts must be an integer from 1 to 10");
-    options->cost_attempts = static_cast<int>(n);
-  } else if ((r = TakeFlag(args, i, "--cost-threads", &value)) != 0) {
-    if (r < 0 || !integer(0, 1024, &n)) {
-      return bad("--cost-threads must be an integer from 0 to 1024");
-    }
-    options->cost_threads = static_cast<int>(n);
-  } else if ((r = TakeFlag(args, i, "--cost-deadline", &value)) != 0) {
-    absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
-    if (r < 0 || !d.ok() || *d <= absl::ZeroDuration()) {
-      return bad(internal::StrCat("--cost-deadline must be a positive duration such as 2s, got \"",
-                                  value, "\""));
-    }
-    options->cost_time_limit = *d;
+    options->packing = value == "cost" ? PackingMode::kCost : PackingMode::kFaithful;
+    return 1;
   }
-  return r;
+  // An integer flag in [lo, hi].
+  auto integer = [&](std::string_view flag, long lo, long hi, int* out) {
+    if (TakeFlag(args, i, flag, &value) == 0) return 0;
+    char* end = nullptr;
+    long n = std::strtol(value.c_str(), &end, 10);
+    if (end == value.c_str() || *end != '\0' || n < lo || n > hi) {
+      *error = internal::StrCat(flag, " must be an integer from ", lo, " to ", hi);
+      return -1;
+    }
+    *out = static_cast<int>(n);
+    return 1;
+  };
+  if (int r = integer("--cost-attempts", 1, 10, &options->cost_attempts); r != 0) return r;
+  if (int r = integer("--cost-threads", 0, 1024, &options->cost_threads); r != 0) return r;
+  if (TakeFlag(args, i, "--cost-deadline", &value) == 0) return 0;
+  absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
+  if (!d.ok() || *d <= absl::ZeroDuration()) {
+    *error = internal::StrCat("--cost-deadline must be a positive duration such as 2s, got \"",
+                              value, "\"");
+    return -1;
+  }
+  options->cost_time_limit = *d;
+  return 1;
 }
 
 }  // namespace
 
 int RunSolve(const std::vector<std::string>& args) {
   CatalogFlags catalog_flags;
-  std::vector<std::string> files;
+  FileFlags file_flags;
   std::string output = "json";
   bool timings = false;
   SchedulerOptions options;
@@ -183,50 +202,17 @@ int RunSolve(const std::vector<std::string>& args) {
     auto take = [&](std::string_view name) { return TakeFlag(args, i, name, &value); };
     std::string flag_error;
     int r = catalog_flags.Take(args, i, &flag_error);
+    if (r == 0) r = file_flags.Take(args, i, &flag_error);
+    if (r == 0) r = TakeSchedulerFlag(args, i, &options, &flag_error);
+    if (r == 0) r = TakePackingFlag(args, i, &options, &flag_error);
     if (r < 0) return UsageError(kSolveUsage, flag_error);
-    if (r == 0) r = take("-f");
-    if (r == 0) r = take("--filename");
-    if (r < 0) return UsageError(kSolveUsage, internal::StrCat("missing value for ", a));
-    if (r > 0) {
-      if (a == "-f" || a == "--filename" || a.rfind("-f=", 0) == 0 ||
-          a.rfind("--filename=", 0) == 0) {
-        for (absl::string_view f : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-          files.emplace_back(f);
-        }
-      }
-      continue;
-    }
+    if (r > 0) continue;
     if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
       if (r < 0) return UsageError(kSolveUsage, "missing value for -o");
-      if (value != "json" && value != "text" && value != "nodeclaims") {
-        return UsageError(kSolveUsage, "-o must be json, text or nodeclaims");
+      if (value != "json" && value != "yaml" && value != "text" && value != "nodeclaims") {
+        return UsageError(kSolveUsage, "-o must be json, yaml, text or nodeclaims");
       }
       output = value;
-    } else if ((r = take("--preference-policy")) != 0) {
-      if (value == "Respect") {
-        options.preference_policy = PreferencePolicy::kRespect;
-      } else if (value == "Ignore") {
-        options.preference_policy = PreferencePolicy::kIgnore;
-      } else {
-        return UsageError(kSolveUsage, "--preference-policy must be Respect or Ignore");
-      }
-    } else if ((r = take("--min-values-policy")) != 0) {
-      if (value == "Strict") {
-        options.min_values_policy = MinValuesPolicy::kStrict;
-      } else if (value == "BestEffort") {
-        options.min_values_policy = MinValuesPolicy::kBestEffort;
-      } else {
-        return UsageError(kSolveUsage, "--min-values-policy must be Strict or BestEffort");
-      }
-    } else if ((r = take("--max-instance-types")) != 0) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end != '\0' || n < 1 || n > 100000) {
-        return UsageError(kSolveUsage, "--max-instance-types must be a positive integer");
-      }
-      options.max_instance_types = static_cast<int>(n);
-    } else if ((r = TakePackingFlag(args, i, &options, &flag_error)) != 0) {
-      if (r < 0) return UsageError(kSolveUsage, flag_error);
     } else if ((r = take("--now")) != 0) {
       absl::Time now;
       std::string err;
@@ -240,10 +226,12 @@ int RunSolve(const std::vector<std::string>& args) {
       return UsageError(kSolveUsage, internal::StrCat("unknown argument \"", a, "\""));
     }
   }
-  if (files.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
+  if (file_flags.paths.empty()) return UsageError(kSolveUsage, "no snapshot given (-f FILE)");
   options.compute_lower_bound = true;
 
-  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(files, catalog_flags.read);
+  absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
+  if (!files.ok()) return InputError(files.status());
+  absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(*files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
@@ -259,7 +247,13 @@ int RunSolve(const std::vector<std::string>& args) {
     std::cerr << "prepare " << absl::FormatDuration(prepared - start) << ", solve "
               << absl::FormatDuration(absl::Now() - prepared) << "\n";
   }
-  PrintResult(*result, output, *snapshot, catalog_flags.Currency());
+  if (output == "text") {
+    PrintText(*result, catalog_flags.Currency(), snapshot->skipped);
+    return kExitOk;
+  }
+  absl::StatusOr<std::string> text = json::SolveOutput(*result, *snapshot, output);
+  if (!text.ok()) return InputError(text.status());
+  std::cout << *text;
   return kExitOk;
 }
 

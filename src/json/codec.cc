@@ -10,6 +10,7 @@
 //    requirements and the node selectors of pending pods through karp::ValidateRequirement.
 
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 
 #include <algorithm>
 #include <cmath>
@@ -896,6 +897,14 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, text, path));
   }
   KARP_RETURN_IF_ERROR(FinishConversions(decoder));
+  return decoder.Take();
+}
+
+absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& inputs) {
+  SnapshotDecoder decoder;
+  for (const Input& input : inputs) {
+    KARP_RETURN_IF_ERROR(DecodeInto(decoder, input.text, input.source));
+  }
   return decoder.Take();
 }
 

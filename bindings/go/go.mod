@@ -1,0 +1,3 @@
+module karp
+
+go 1.19

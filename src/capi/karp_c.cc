@@ -1,0 +1,307 @@
+// The C API (karp/c/karp.h) over the library functions the CLI uses (karp/json/run.h), so that
+// both give the same bytes. Every entry point catches everything: nothing crosses the C seam.
+
+#include "karp/c/karp.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "internal/strings.h"
+#include "karp/aws_catalog.h"
+#include "karp/consolidator.h"
+#include "karp/json/codec.h"
+#include "karp/json/run.h"
+#include "karp/json/sim_trace.h"
+#include "karp/scheduler.h"
+#include "karp/sim/simulator.h"
+#include "karp/version.h"
+
+namespace karp::capi {
+namespace {
+
+char* CopyOut(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p == nullptr) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+karp_status StatusCode(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kOk:
+      return KARP_OK;
+    case absl::StatusCode::kResourceExhausted:
+      return KARP_RESOURCE_EXHAUSTED;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+      return KARP_INVALID_ARGUMENT;
+    default:
+      return KARP_INTERNAL;
+  }
+}
+
+// Fills the out-parameters from `result` (the output text or the error).
+karp_status Finish(const absl::StatusOr<std::string>& result, char** out, size_t* out_size,
+                   char** error) {
+  *out = nullptr;
+  if (out_size != nullptr) *out_size = 0;
+  if (!result.ok()) {
+    if (error != nullptr) {
+      *error = CopyOut(internal::EscapeForMessage(internal::Message(result.status())));
+    }
+    return StatusCode(result.status());
+  }
+  *out = CopyOut(*result);
+  if (*out == nullptr) {
+    if (error != nullptr) *error = CopyOut("out of memory");
+    return KARP_INTERNAL;
+  }
+  if (out_size != nullptr) *out_size = result->size();
+  return KARP_OK;
+}
+
+absl::StatusOr<json::Input> ToInput(const karp_input* in, const char* fallback_source) {
+  if (in == nullptr || (in->data == nullptr && in->size > 0)) {
+    return absl::InvalidArgumentError(internal::StrCat(fallback_source, ": no data"));
+  }
+  if (in->size > static_cast<size_t>(json::kDefaultMaxInputBytes)) {
+    return absl::ResourceExhaustedError(internal::StrCat(
+        in->source ? in->source : fallback_source, ": larger than ",
+        json::kDefaultMaxInputBytes, " bytes"));
+  }
+  json::Input input;
+  input.source = in->source != nullptr ? in->source : fallback_source;
+  input.text.assign(in->data == nullptr ? "" : in->data, in->size);
+  return input;
+}
+
+absl::StatusOr<json::RunOptions> Options(const char* options) {
+  return json::ParseRunOptions(options == nullptr ? "" : options, "options");
+}
+
+absl::StatusOr<ClusterSnapshot> Snapshot(const karp_input* inputs, size_t count) {
+  if (inputs == nullptr || count == 0) {
+    return absl::InvalidArgumentError("snapshot: no input given");
+  }
+  std::vector<json::Input> texts;
+  for (size_t i = 0; i < count; ++i) {
+    absl::StatusOr<json::Input> in = ToInput(&inputs[i], "snapshot");
+    if (!in.ok()) return in.status();
+    texts.push_back(std::move(*in));
+  }
+  return json::ParseSnapshotInputs(texts);
+}
+
+// The catalog text, or the embedded catalog the options name ("sim" only where allowed).
+absl::StatusOr<std::shared_ptr<const InstanceCatalog>> Catalog(const karp_input* catalog,
+                                                               const json::RunOptions& o,
+                                                               bool sim_default) {
+  absl::StatusOr<InstanceCatalog> loaded = absl::UnknownError("unset");
+  const std::string which = o.catalog.empty() ? (sim_default ? "sim" : "aws") : o.catalog;
+  if (catalog != nullptr) {
+    absl::StatusOr<json::Input> in = ToInput(catalog, "catalog");
+    if (!in.ok()) return in.status();
+    loaded = json::ParseCatalog(in->text, in->source);
+  } else if (which == "sim") {
+    if (!sim_default) {
+      return absl::InvalidArgumentError("options: catalog: \"sim\" is for simulate only");
+    }
+    loaded = sim::SimulationCatalog();
+  } else {
+    AwsCatalogOptions aws;
+    aws.region = o.region;
+    aws.zones = o.zones;
+    loaded = EmbeddedAwsCatalog(aws);
+  }
+  if (!loaded.ok()) return loaded.status();
+  return std::make_shared<const InstanceCatalog>(std::move(*loaded));
+}
+
+// What solve and consolidate both read: options, snapshot and catalog.
+struct Prepared {
+  json::RunOptions options;
+  ClusterSnapshot snapshot;
+  std::shared_ptr<const InstanceCatalog> catalog;
+};
+
+absl::StatusOr<Prepared> Prepare(const karp_input* snapshot, size_t count,
+                                 const karp_input* catalog, const char* options) {
+  absl::StatusOr<json::RunOptions> o = Options(options);
+  if (!o.ok()) return o.status();
+  absl::StatusOr<ClusterSnapshot> snap = Snapshot(snapshot, count);
+  if (!snap.ok()) return snap.status();
+  auto types = Catalog(catalog, *o, false);
+  if (!types.ok()) return types.status();
+  return Prepared{std::move(*o), std::move(*snap), std::move(*types)};
+}
+
+absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
+                                  const karp_input* catalog, const char* options) {
+  absl::StatusOr<Prepared> in = Prepare(snapshot, count, catalog, options);
+  if (!in.ok()) return in.status();
+  SchedulerOptions scheduler_options = in->options.scheduler;
+  scheduler_options.compute_lower_bound = true;  // as `karp solve`: summary.lowerBoundPerHour
+  absl::StatusOr<Scheduler> scheduler =
+      Scheduler::Create(in->snapshot, in->catalog, scheduler_options);
+  if (!scheduler.ok()) return scheduler.status();
+  absl::StatusOr<SolveResult> result = scheduler->Solve();
+  if (!result.ok()) return result.status();
+  return json::SolveOutput(*result, in->snapshot, in->options.output);
+}
+
+absl::StatusOr<std::string> Consolidate(const karp_input* snapshot, size_t count,
+                                        const karp_input* catalog, const char* options) {
+  absl::StatusOr<Prepared> in = Prepare(snapshot, count, catalog, options);
+  if (!in.ok()) return in.status();
+  const json::RunOptions& o = in->options;
+  ConsolidationOptions co;
+  co.scheduler = o.scheduler;
+  co.once = o.once;
+  co.spot_to_spot = o.spot_to_spot;
+  if (o.legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
+  absl::StatusOr<Consolidator> consolidator =
+      Consolidator::Create(in->snapshot, in->catalog, o.now.value_or(absl::Now()), co);
+  if (!consolidator.ok()) return consolidator.status();
+  absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
+  if (!plan.ok()) return plan.status();
+  return json::ConsolidateOutput(*plan, in->snapshot, o.output);
+}
+
+absl::StatusOr<std::string> Catalog(const karp_input* catalog, const char* options) {
+  absl::StatusOr<json::RunOptions> o = Options(options);
+  if (!o.ok()) return o.status();
+  auto types = Catalog(catalog, *o, false);
+  if (!types.ok()) return types.status();
+  return json::CatalogOutput(**types, o->output);
+}
+
+absl::StatusOr<std::vector<sim::Policy>> Policies(const std::vector<std::string>& names) {
+  if (names.empty()) return sim::StandardPolicies();
+  std::vector<sim::Policy> out;
+  for (const std::string& name : names) {
+    const size_t before = out.size();
+    for (const sim::Policy& p : sim::StandardPolicies()) {
+      if (p.name == name) out.push_back(p);
+    }
+    if (out.size() == before) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("options: policies: unknown policy \"", name, "\""));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Simulate(const karp_input* trace, const karp_input* catalog,
+                                     const char* options) {
+  absl::StatusOr<json::RunOptions> o = Options(options);
+  if (!o.ok()) return o.status();
+  absl::StatusOr<json::Input> in = ToInput(trace, "trace");
+  if (!in.ok()) return in.status();
+  absl::StatusOr<sim::Trace> parsed = json::ParseSimTrace(in->text, in->source);
+  if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<std::vector<sim::Policy>> policies = Policies(o->policies);
+  if (!policies.ok()) return policies.status();
+  sim::SimOptions so;
+  if (o->sample) so.sample_interval = *o->sample;
+  if (o->disruption_interval) so.disruption_interval = *o->disruption_interval;
+  if (o->launch_latency) so.launch_latency = *o->launch_latency;
+  so.record_events = false;
+  constexpr int64_t kMaxSamples = 1000000;  // as `karp simulate`
+  if (parsed->duration / so.sample_interval > kMaxSamples) {
+    return absl::InvalidArgumentError(internal::StrCat(
+        "options: sample: would record more than ", kMaxSamples, " samples per policy"));
+  }
+  auto types = Catalog(catalog, *o, true);
+  if (!types.ok()) return types.status();
+  std::vector<sim::SimResult> results;
+  for (const sim::Policy& p : *policies) {
+    absl::StatusOr<sim::SimResult> r = sim::Simulate(*parsed, *types, p, so);
+    if (!r.ok()) return r.status();
+    results.push_back(std::move(*r));
+  }
+  return sim::WriteSamplesCsv(results);
+}
+
+// Runs `body` with the C seam's guarantees: a NULL `out` is an error, and no exception leaves.
+template <typename Body>
+karp_status Guarded(char** out, size_t* out_size, char** error, Body body) {
+  if (error != nullptr) *error = nullptr;
+  if (out == nullptr) {
+    if (error != nullptr) *error = CopyOut("out: must not be NULL");
+    return KARP_INVALID_ARGUMENT;
+  }
+  try {
+    return Finish(body(), out, out_size, error);
+  } catch (const std::bad_alloc&) {
+    return Finish(absl::InternalError("out of memory"), out, out_size, error);
+  } catch (const std::exception& e) {
+    return Finish(absl::InternalError(internal::StrCat("internal error: ", e.what())), out,
+                  out_size, error);
+  } catch (...) {
+    return Finish(absl::InternalError("internal error"), out, out_size, error);
+  }
+}
+
+}  // namespace
+}  // namespace karp::capi
+
+extern "C" {
+
+int karp_abi_version(void) { return KARP_C_ABI_VERSION; }
+
+const char* karp_version(void) { return KARP_VERSION_STRING; }
+
+const char* karp_status_name(karp_status status) {
+  switch (status) {
+    case KARP_OK:
+      return "OK";
+    case KARP_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case KARP_RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case KARP_INTERNAL:
+      return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+karp_status karp_solve(const karp_input* snapshot, size_t count, const karp_input* catalog,
+                       const char* options, char** out, size_t* out_size, char** error) {
+  return karp::capi::Guarded(out, out_size, error, [&] {
+    return karp::capi::Solve(snapshot, count, catalog, options);
+  });
+}
+
+karp_status karp_consolidate(const karp_input* snapshot, size_t count, const karp_input* catalog,
+                             const char* options, char** out, size_t* out_size, char** error) {
+  return karp::capi::Guarded(out, out_size, error, [&] {
+    return karp::capi::Consolidate(snapshot, count, catalog, options);
+  });
+}
+
+karp_status karp_catalog(const karp_input* catalog, const char* options, char** out,
+                         size_t* out_size, char** error) {
+  return karp::capi::Guarded(out, out_size, error,
+                             [&] { return karp::capi::Catalog(catalog, options); });
+}
+
+karp_status karp_simulate(const karp_input* trace, const karp_input* catalog, const char* options,
+                          char** out, size_t* out_size, char** error) {
+  return karp::capi::Guarded(out, out_size, error,
+                             [&] { return karp::capi::Simulate(trace, catalog, options); });
+}
+
+void karp_free(void* buffer) { std::free(buffer); }
+
+}  // extern "C"
