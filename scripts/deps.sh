@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config python3
           libabsl-dev libboost-graph-dev nlohmann-json3-dev catch2 libbenchmark-dev
-          libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev)
+          libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev zlib1g-dev)
 for flag in "$@"; do
   case "$flag" in
     --fuzz) packages+=(clang libclang-rt-dev) ;;
