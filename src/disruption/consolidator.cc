@@ -40,6 +40,9 @@ std::string_view DisruptionReasonName(DisruptionReason r) {
 
 absl::Status ConsolidationOptions::Validate() const {
   if (absl::Status s = scheduler.Validate(); !s.ok()) return s;
+  if (max_simulations < 0) {
+    return absl::InvalidArgumentError("consolidation options: max_simulations must be >= 0");
+  }
   if (max_multi_node_candidates < 1) {
     return absl::InvalidArgumentError(
         "consolidation options: max_multi_node_candidates must be >= 1");
@@ -117,18 +120,24 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
   KeptReasons first_reason;
   PodCache cache;
   std::shared_ptr<const scheduling::PoolsState> pools;
+  disruption::PassBudget budget(state_->options);
   // Each loop removes at least one node, so the number of loops is bounded.
   const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;
   for (size_t loop = 0; loop < max_loops; ++loop) {
     std::optional<DisruptionCommand> cmd;
     SolveResult placement;
+    budget.loop = static_cast<int>(loop);
+    budget.commands = static_cast<int>(plan.commands.size());
     {
-      Loop l(*state_, snap, deleting, &cache, &pools);
+      Loop l(*state_, snap, deleting, &cache, &pools, &budget);
       if (absl::Status s = l.Init(); !s.ok()) return s;
+      budget.candidates = l.candidates();
       if (loop == 0) plan.candidates = l.candidates();
       cmd = l.Next(&kept, &placement);
     }
     RecordFirstReasons(kept, &first_reason);
+    // An interrupted loop's command may differ from the unbounded plan's: drop it.
+    if (budget.exhausted()) break;
     if (!cmd) break;
     NameReplacements(&*cmd, &used_names, &next_index);
     disrupted.insert(cmd->candidates.begin(), cmd->candidates.end());
@@ -139,7 +148,7 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
     plan.commands.push_back(std::move(*cmd));
     if (state_->options.once) {
       {
-        Loop after(*state_, snap, deleting, &cache, &pools);
+        Loop after(*state_, snap, deleting, &cache, &pools, &budget);
         if (absl::Status s = after.Init(); !s.ok()) return s;
         SolveResult ignored;
         after.Next(&kept, &ignored);
@@ -148,6 +157,10 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
       break;
     }
   }
+  plan.simulations = budget.simulations();
+  plan.stopped_early = budget.exhausted();
+  budget.commands = static_cast<int>(plan.commands.size());
+  budget.Report();
   plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
   for (const std::string& n : original) {
     if (disrupted.count(n) > 0) continue;
