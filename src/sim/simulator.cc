@@ -1162,6 +1162,7 @@ absl::StatusOr<SimResult> Engine::Run() {
     if (next_sample_ <= now_) {
       TakeSample();
       next_sample_ += options_.sample_interval;
+      if (options_.progress) options_.progress(Offset(), trace_.duration);
     }
     if (now_ >= end_) break;
   }
