@@ -151,10 +151,21 @@ class Consolidator {
   // ConsolidationOptions::max_simulations).
   [[nodiscard]] absl::StatusOr<ConsolidationPlan> Plan() const;
 
+  // Incremental use (a host or simulator planning every few seconds): the consolidator
+  // Create(snapshot, <this catalog>, now, options) would return, reusing this one's NodePool-level
+  // scheduling preparation (each NodePool's instance types filtered and indexed, DaemonSet
+  // overhead, topology domains) when the NodePools, DaemonSets and scheduler options are
+  // unchanged, instead of preparing it again for every plan. Plan() results are identical.
+  // Errors: as Create.
+  [[nodiscard]] absl::StatusOr<Consolidator> Update(const ClusterSnapshot& snapshot,
+                                                    absl::Time now,
+                                                    const ConsolidationOptions& options) const;
+
   struct State;
 
  private:
   explicit Consolidator(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  static absl::Status PreparePools(State& state);
   std::shared_ptr<const State> state_;
 };
 

@@ -50,6 +50,18 @@ absl::Status ConsolidationOptions::Validate() const {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The scheduler options a consolidation's NodePool-level state depends on (every field).
+bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) {
+  return a.preference_policy == b.preference_policy &&
+         a.min_values_policy == b.min_values_policy &&
+         a.max_instance_types == b.max_instance_types &&
+         a.reserved_capacity_mode == b.reserved_capacity_mode && a.time_limit == b.time_limit;
+}
+
+}  // namespace
+
 absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
                                                   std::shared_ptr<const InstanceCatalog> catalog,
                                                   absl::Time now,
@@ -62,7 +74,44 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
   state->catalog = std::move(catalog);
   state->now = now;
   state->options = options;
+  if (absl::Status s = PreparePools(*state); !s.ok()) return s;
   return Consolidator(std::move(state));
+}
+
+absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapshot, absl::Time now,
+                                                  const ConsolidationOptions& options) const {
+  const State& old = *state_;
+  if (snapshot.node_pools != old.pools_source->node_pools ||
+      snapshot.daemon_sets != old.pools_source->daemon_sets ||
+      !SameSchedulerOptions(options.scheduler, old.options.scheduler)) {
+    return Create(snapshot, old.catalog, now, options);
+  }
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  auto state = std::make_shared<State>();
+  state->snapshot = snapshot;
+  state->catalog = old.catalog;
+  state->now = now;
+  state->options = options;
+  state->pools_source = old.pools_source;
+  state->pools = old.pools;
+  return Consolidator(std::move(state));
+}
+
+// Prepares the NodePool-level state of the plans' schedulers over a copy of the NodePools and
+// DaemonSets (all it reads), with the options of consolidation simulations.
+absl::Status Consolidator::PreparePools(State& state) {
+  auto source = std::make_shared<ClusterSnapshot>();
+  source->node_pools = state.snapshot.node_pools;
+  source->daemon_sets = state.snapshot.daemon_sets;
+  SchedulerOptions options = state.options.scheduler;
+  options.reserved_capacity_mode = ReservedCapacityMode::kFallback;  // as Loop::Init
+  absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
+      scheduling::PreparePoolsFor(*source, state.catalog, options);
+  if (!pools.ok()) return pools.status();
+  state.pools_source = std::move(source);
+  state.pools = std::move(*pools);
+  return absl::OkStatus();
 }
 
 namespace {
@@ -119,7 +168,7 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
   std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
   KeptReasons first_reason;
   PodCache cache;
-  std::shared_ptr<const scheduling::PoolsState> pools;
+  std::shared_ptr<const scheduling::PoolsState> pools = state_->pools;
   disruption::PassBudget budget(state_->options);
   // Each loop removes at least one node, so the number of loops is bounded.
   const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;

@@ -32,6 +32,10 @@ struct Consolidator::State {
   std::shared_ptr<const InstanceCatalog> catalog;
   absl::Time now;
   ConsolidationOptions options;
+  // The NodePool-level scheduler state of every plan's first loop, prepared by Create over
+  // `pools_source` (the NodePools and DaemonSets only; its templates point into it).
+  std::shared_ptr<const ClusterSnapshot> pools_source;
+  std::shared_ptr<const scheduling::PoolsState> pools;
 };
 
 namespace disruption {
