@@ -6,10 +6,10 @@
 //
 //   BM_Workload_Solve/running:1       20,000 pending pods + 1,000 nodes with 6,000 bound pods
 //   BM_Workload_Solve/running:0       100,000 pending pods of the same mix, no nodes
-//   BM_Workload_Consolidate/sims:N    a consolidation pass on the running cluster bounded to N
-//                                     scheduling simulations (0: unbounded)
+//   BM_Workload_SmallDeltaSolve/update:1  1,000 successive small-delta Solves on the running
+//                                     cluster with Scheduler::Update (update:0: Create each time)
 //
-// Counters: pods, nodes (new NodeClaims), pods/s; commands, simulations, stopped_early.
+// Counters: pods, nodes (new NodeClaims), pods/s; pending, nodes, claims/step.
 //
 //   build/bench/workload_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 
@@ -20,8 +20,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
@@ -122,6 +124,49 @@ void BM_Workload_Solve(benchmark::State& state) {
 }
 BENCHMARK(BM_Workload_Solve)->ArgName("running")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// A host's loop on the running cluster: its nodes and bound pods, and a window of 50 pending
+// pods (from the workload's pending pods) that slides by 10 per step; each step is
+// Scheduler::Update (range(0) = 1) or Scheduler::Create (0) over the next snapshot, then Solve.
+// 1,000 steps; the reported time is per step (median with --benchmark_repetitions), snapshot
+// building excluded.
+void BM_Workload_SmallDeltaSolve(benchmark::State& state) {
+  Inputs& in = TheInputs();
+  auto snap = Load(in, kRunning);
+  if (!snap) return Skip(state, in.error);
+  karp::ClusterSnapshot base = *snap;
+  std::vector<karp::Pod> pending;
+  base.pods.clear();
+  for (const karp::Pod& p : snap->pods) {
+    (p.node_name.empty() ? pending : base.pods).push_back(p);
+  }
+  constexpr size_t kWindow = 50, kStep = 10, kSteps = 1000;
+  auto snapshot_at = [&](size_t step) {
+    karp::ClusterSnapshot s = base;
+    for (size_t i = 0; i < kWindow; ++i) s.pods.push_back(pending[(step * kStep + i) % pending.size()]);
+    return s;
+  };
+  const bool incremental = state.range(0) == 1;
+  absl::StatusOr<karp::Scheduler> current = karp::Scheduler::Create(snapshot_at(0), in.catalog);
+  if (!current.ok()) return state.SkipWithError(std::string(current.status().message()).c_str());
+  size_t step = 0;
+  double claims = 0;
+  for (auto _ : state) {
+    const karp::ClusterSnapshot next = snapshot_at(++step % kSteps);
+    const absl::Time start = absl::Now();
+    current = incremental ? current->Update(next) : karp::Scheduler::Create(next, in.catalog);
+    if (!current.ok()) return state.SkipWithError(std::string(current.status().message()).c_str());
+    absl::StatusOr<karp::SolveResult> r = current->Solve();
+    state.SetIterationTime(absl::ToDoubleSeconds(absl::Now() - start));
+    if (!r.ok()) return state.SkipWithError(std::string(r.status().message()).c_str());
+    claims += static_cast<double>(r->node_claims.size());
+  }
+  state.counters["pending"] = static_cast<double>(kWindow);
+  state.counters["nodes"] = static_cast<double>(base.nodes.size());
+  state.counters["claims/step"] = claims / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_Workload_SmallDeltaSolve)->ArgName("update")->Arg(1)->Arg(0)
+    ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1000);
 
 }  // namespace
 
