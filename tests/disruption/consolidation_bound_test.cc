@@ -145,3 +145,42 @@ TEST_CASE("a negative simulation bound is refused", "[consolidator][bound]") {
   CHECK(c.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(std::string(c.status().message()).find("max_simulations") != std::string::npos);
 }
+
+TEST_CASE("Consolidator::Update plans as Create over the next snapshot",
+          "[consolidator][update]") {
+  auto catalog = MakeCatalog(SmallMediumLarge());
+  const ClusterSnapshot snap = TwoDrifted();
+  absl::StatusOr<karp::Consolidator> first =
+      karp::Consolidator::Create(snap, catalog, DisruptionNow());
+  REQUIRE(first.ok());
+  auto check = [&](const ClusterSnapshot& next, const ConsolidationOptions& options) {
+    const absl::Time later = DisruptionNow() + absl::Minutes(5);
+    absl::StatusOr<karp::Consolidator> updated = first->Update(next, later, options);
+    REQUIRE(updated.ok());
+    absl::StatusOr<ConsolidationPlan> a = updated->Plan();
+    REQUIRE(a.ok());
+    const ConsolidationPlan b = MustPlan(next, catalog, options, later);
+    INFO("updated:\n" << Describe(*a) << "created:\n" << Describe(b));
+    CHECK(karp::testing::SamePlan(*a, b));
+  };
+  SECTION("pods change") {
+    ClusterSnapshot next = snap;
+    next.pods.push_back(BoundPod("b-old-1", "b-old", "250m"));
+    check(next, {});
+  }
+  SECTION("options other than the scheduler's change") {
+    ConsolidationOptions once;
+    once.once = true;
+    check(snap, once);
+  }
+  SECTION("a NodePool changes") {
+    ClusterSnapshot next = snap;
+    next.node_pools[0].weight = 7;
+    check(next, {});
+  }
+  SECTION("scheduler options change") {
+    ConsolidationOptions options;
+    options.scheduler.max_instance_types = 1;
+    check(snap, options);
+  }
+}
