@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -63,33 +64,35 @@ struct Inputs {
   std::string error;  // why the data is unavailable
 };
 
+// Records why `v` failed in `in`; true when it did.
+template <typename T>
+bool Failed(const absl::StatusOr<T>& v, Inputs& in) {
+  if (v.ok()) return false;
+  in.error = std::string(v.status().message());
+  return true;
+}
+
+// A gzip-compressed input of the workloads folder, decompressed and parsed by `parse`.
+template <typename Parse>
+auto ReadInput(const std::string& file, Parse parse) -> decltype(parse(std::string_view())) {
+  absl::StatusOr<std::string> text = ReadGzip(g_dir + "/" + file);
+  if (!text.ok()) return text.status();
+  return parse(*text);
+}
+
 std::shared_ptr<const karp::ClusterSnapshot> Load(Inputs& in, const std::string& file) {
   if (!in.error.empty()) return nullptr;
   auto it = in.snapshots.find(file);
   if (it != in.snapshots.end()) return it->second;
   if (!in.catalog) {
-    absl::StatusOr<std::string> text = ReadGzip(g_dir + "/" + kCatalog);
-    if (!text.ok()) {
-      in.error = std::string(text.status().message());
-      return nullptr;
-    }
-    absl::StatusOr<karp::InstanceCatalog> c = karp::json::ParseCatalog(*text, kCatalog);
-    if (!c.ok()) {
-      in.error = std::string(c.status().message());
-      return nullptr;
-    }
+    absl::StatusOr<karp::InstanceCatalog> c = ReadInput(
+        kCatalog, [](std::string_view text) { return karp::json::ParseCatalog(text, kCatalog); });
+    if (Failed(c, in)) return nullptr;
     in.catalog = std::make_shared<const karp::InstanceCatalog>(std::move(*c));
   }
-  absl::StatusOr<std::string> text = ReadGzip(g_dir + "/" + file);
-  if (!text.ok()) {
-    in.error = std::string(text.status().message());
-    return nullptr;
-  }
-  absl::StatusOr<karp::ClusterSnapshot> s = karp::json::ParseSnapshot(*text, file);
-  if (!s.ok()) {
-    in.error = std::string(s.status().message());
-    return nullptr;
-  }
+  absl::StatusOr<karp::ClusterSnapshot> s = ReadInput(
+      file, [&file](std::string_view text) { return karp::json::ParseSnapshot(text, file); });
+  if (Failed(s, in)) return nullptr;
   return in.snapshots[file] = std::make_shared<const karp::ClusterSnapshot>(std::move(*s));
 }
 
