@@ -1,10 +1,15 @@
 // `karp consolidate`: which nodes to delete or replace, and why the others are kept.
 
+#include <unistd.h>
+
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -20,6 +25,7 @@ namespace {
 constexpr char kConsolidateUsage[] =
     "usage: karp consolidate -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
     "                        --now RFC3339 [-o json|yaml|text|nodeclaims] [--once]\n"
+    "                        [--max-simulations N] [--timeout D]\n"
     "\n"
     "Computes the disruption commands successive loops of the reference controller would run\n"
     "(expiration, emptiness, drift, multi-node and single-node consolidation), each applied to\n"
@@ -37,9 +43,15 @@ constexpr char kConsolidateUsage[] =
     "  --once                       print only the first loop's command\n"
     "  --spot-to-spot               enable SpotToSpotConsolidation\n"
     "  --legacy-order               order candidates by disruption cost (before v1.14)\n"
+    "  --max-simulations N          stop after N scheduling simulations (default: no limit)\n"
+    "  --timeout D                  start no simulation after D of wall time (e.g. 30s;\n"
+    "                               default: none); a plan stopped either way prints the\n"
+    "                               commands of its completed loops and says so on stderr\n"
     "  -o, --output json|yaml|text|nodeclaims   output format (default json); nodeclaims:\n"
     "                               the replacements as karpenter.sh/v1 NodeClaims\n"
-    "  -h, --help                   this help\n";
+    "  -h, --help                   this help\n"
+    "\n"
+    "Progress (loops, commands, simulations) goes to stderr when it is a terminal.\n";
 
 // `-o text`: one line per command and per kept node, then a summary.
 void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
@@ -82,14 +94,66 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
             << (any_estimated ? " (spot prices estimated)" : "") << "\n";
 }
 
-}  // namespace
-
-int RunConsolidate(const std::vector<std::string>& args) {
+struct ConsolidateFlags {
   CatalogFlags catalog_flags;
   FileFlags file_flags;
   std::string output = "json";
   ConsolidationOptions options;
   absl::Time now = absl::Now();
+  std::optional<absl::Duration> timeout;
+};
+
+// --max-simulations and --timeout: 1 when `args[i]` is one of them (consumed), 0 when not,
+// -1 with `*error` set for a bad value.
+int TakeBoundFlag(const std::vector<std::string>& args, size_t& i, ConsolidateFlags* f,
+                  std::string* error) {
+  std::string value;
+  int r = 0;
+  if ((r = TakeFlag(args, i, "--max-simulations", &value)) != 0) {
+    if (r < 0 || !absl::SimpleAtoi(value, &f->options.max_simulations) ||
+        f->options.max_simulations < 1) {
+      *error = internal::StrCat("--max-simulations must be a positive integer, got \"", value, "\"");
+      return -1;
+    }
+    return 1;
+  }
+  if ((r = TakeFlag(args, i, "--timeout", &value)) != 0) {
+    absl::Duration d;
+    if (r < 0 || !absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
+        d == absl::InfiniteDuration()) {
+      *error = internal::StrCat("--timeout must be a positive duration (e.g. 30s), got \"", value,
+                                "\"");
+      return -1;
+    }
+    f->timeout = d;
+    return 1;
+  }
+  return 0;
+}
+
+// Progress on stderr, rewritten in place at most every 200 ms; a final newline when done.
+std::function<void(const ConsolidationProgress&)> TerminalProgress() {
+  auto last = std::make_shared<absl::Time>(absl::InfinitePast());
+  return [last](const ConsolidationProgress& p) {
+    const bool done = p.method.empty();
+    const absl::Time now = absl::Now();
+    if (!done && now - *last < absl::Milliseconds(200)) return;
+    *last = now;
+    std::cerr << "\rkarp consolidate: loop " << p.loop + 1 << ", " << p.commands
+              << " command(s), " << p.simulations << " simulation(s)"
+              << (done ? std::string() : internal::StrCat(", ", p.candidates, " candidate(s), ", p.method))
+              << "\033[K" << (done ? "\n" : "") << std::flush;
+  };
+}
+
+// Parses the command line into `f`: nullopt to go on, or the exit code to return.
+std::optional<int> ParseConsolidateArgs(const std::vector<std::string>& args,
+                                        ConsolidateFlags* flags) {
+  CatalogFlags& catalog_flags = flags->catalog_flags;
+  FileFlags& file_flags = flags->file_flags;
+  std::string& output = flags->output;
+  ConsolidationOptions& options = flags->options;
+  absl::Time& now = flags->now;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -102,6 +166,10 @@ int RunConsolidate(const std::vector<std::string>& args) {
     int r = catalog_flags.Take(args, i, &flag_error);
     if (r == 0) r = file_flags.Take(args, i, &flag_error);
     if (r < 0) return UsageError(kConsolidateUsage, flag_error);
+    if (r > 0) continue;
+    if ((r = TakeBoundFlag(args, i, flags, &flag_error)) < 0) {
+      return UsageError(kConsolidateUsage, flag_error);
+    }
     if (r > 0) continue;
     if ((r = take("-o")) != 0 || (r = take("--output")) != 0) {
       if (r < 0 ||
@@ -128,17 +196,37 @@ int RunConsolidate(const std::vector<std::string>& args) {
   if (file_flags.paths.empty()) {
     return UsageError(kConsolidateUsage, "no snapshot given (-f FILE)");
   }
-  absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunConsolidate(const std::vector<std::string>& args) {
+  ConsolidateFlags flags;
+  if (std::optional<int> exit = ParseConsolidateArgs(args, &flags)) return *exit;
+  const CatalogFlags& catalog_flags = flags.catalog_flags;
+  const std::string& output = flags.output;
+  ConsolidationOptions& options = flags.options;
+  const absl::Time now = flags.now;
+  absl::StatusOr<std::vector<std::string>> files = flags.file_flags.Files();
   if (!files.ok()) return InputError(files.status());
   absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(*files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  if (isatty(STDERR_FILENO)) options.progress = TerminalProgress();
+  // The timeout counts from here: parsing the input is not part of the plan.
+  if (flags.timeout) options.deadline = absl::Now() + *flags.timeout;
   absl::StatusOr<Consolidator> consolidator = Consolidator::Create(*snapshot, shared, now, options);
   if (!consolidator.ok()) return InputError(consolidator.status());
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return InputError(plan.status());
+  if (plan->stopped_early) {
+    std::cerr << "karp consolidate: stopped early after " << plan->simulations
+              << " simulation(s) (--max-simulations/--timeout): the " << plan->commands.size()
+              << " command(s) are the first of the full plan; later loops were not computed\n";
+  }
   if (output != "text") {
     absl::StatusOr<std::string> text = json::ConsolidateOutput(*plan, *snapshot, output);
     if (!text.ok()) return InputError(text.status());

@@ -1,6 +1,8 @@
 // `karp simulate`: replays a workload trace through the simulated control loop under several
 // autoscaling policies and compares them (docs/simulator.md).
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -54,7 +57,9 @@ constexpr char kSimulateUsage[] =
     "  --sample D                   sampling period (default 60s)\n"
     "  --disruption-interval D      how often disruption is evaluated (default 30s)\n"
     "  --launch-latency D           launch to ready node (default 45s)\n"
-    "  -h, --help                   this help\n";
+    "  -h, --help                   this help\n"
+    "\n"
+    "Progress (the simulated share of each policy) goes to stderr when it is a terminal.\n";
 
 bool HaveGnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
@@ -227,16 +232,47 @@ struct PolicyRun {
   absl::StatusOr<sim::SimResult> result = absl::UnknownError("not run");
   absl::Duration took;
 };
+// Progress of the runs on stderr (when it is a terminal): the simulated share of each policy,
+// rewritten in place at most every 200 ms.
+class TerminalProgress {
+ public:
+  explicit TerminalProgress(size_t runs) : done_(runs, 0) {}
+  void Update(size_t run, absl::Duration simulated, absl::Duration total) {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_[run] = total > absl::ZeroDuration() ? absl::FDivDuration(simulated, total) : 1.0;
+    const absl::Time now = absl::Now();
+    if (now - last_ < absl::Milliseconds(200)) return;
+    last_ = now;
+    std::string line = "\rkarp simulate:";
+    for (double d : done_) line += internal::StrCat(" ", static_cast<int>(d * 100), "%");
+    std::cerr << line << " of " << absl::FormatDuration(total) << " per policy\033[K" << std::flush;
+  }
+  void Finish() { std::cerr << "\r\033[K" << std::flush; }
+
+ private:
+  std::mutex mu_;
+  std::vector<double> done_;
+  absl::Time last_ = absl::InfinitePast();
+};
+
 std::vector<PolicyRun> RunPolicies(const sim::Trace& trace,
                                    const std::shared_ptr<const InstanceCatalog>& catalog,
                                    const std::vector<sim::Policy>& policies,
                                    const sim::SimOptions& options) {
   std::vector<PolicyRun> runs(policies.size());
   std::atomic<size_t> next{0};
+  std::optional<TerminalProgress> progress;
+  if (isatty(STDERR_FILENO) && !options.progress) progress.emplace(policies.size());
   auto worker = [&]() {
     for (size_t i = next++; i < policies.size(); i = next++) {
       const absl::Time started = absl::Now();
-      runs[i].result = sim::Simulate(trace, catalog, policies[i], options);
+      sim::SimOptions run_options = options;
+      if (progress) {
+        run_options.progress = [&progress, i](absl::Duration simulated, absl::Duration total) {
+          progress->Update(i, simulated, total);
+        };
+      }
+      runs[i].result = sim::Simulate(trace, catalog, policies[i], run_options);
       runs[i].took = absl::Now() - started;
     }
   };
@@ -246,6 +282,7 @@ std::vector<PolicyRun> RunPolicies(const sim::Trace& trace,
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  if (progress) progress->Finish();
   return runs;
 }
 

@@ -12,8 +12,9 @@
 // still inside consolidateAfter skipped for moved pods).
 //
 // Unlike the reference, no wall-clock timeouts cut the search short (it gives up after 1 min
-// multi-node and 3 min single-node): every method runs to completion, so results do not
-// depend on machine speed.
+// multi-node and 3 min single-node): by default every method runs to completion, so results do
+// not depend on machine speed. A host may bound a plan (ConsolidationOptions::max_simulations,
+// deadline) and follow it (ConsolidationOptions::progress).
 //
 // Example:
 //   absl::StatusOr<karp::Consolidator> c =
@@ -28,6 +29,7 @@
 #ifndef KARP_CONSOLIDATOR_H_
 #define KARP_CONSOLIDATOR_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -67,6 +69,17 @@ struct InterruptionEvent {
   absl::Time deadline = absl::InfiniteFuture();
 };
 
+// Where a Plan() is, for ConsolidationOptions::progress.
+struct ConsolidationProgress {
+  int loop = 0;                // disruption loop, from 0
+  int commands = 0;            // commands found by the loops before this one
+  int candidates = 0;          // nodes that are candidates in this loop
+  int64_t simulations = 0;     // scheduling simulations started so far in this plan
+  // The method of the current simulation: "interruption", "expiration", "emptiness", "drift",
+  // "multi-node consolidation" or "single-node consolidation"; "" between loops.
+  std::string_view method;
+};
+
 struct ConsolidationOptions {
   // Options of every scheduling simulation (preference and minValues policies, max instance
   // types). reserved_capacity_mode is forced to Fallback, as in the reference.
@@ -85,6 +98,17 @@ struct ConsolidationOptions {
   // Provider-side drift (CloudProvider::DriftReason): a non-empty reason marks the node's
   // NodeClaim drifted when the core checks find nothing. Called once per node per plan.
   std::function<std::string(const NodeClaim&)> provider_drift;
+  // Bound on one Plan() (default: none). At most `max_simulations` scheduling simulations
+  // (0: no limit), and none started after `deadline`. A plan that reaches the bound stops and
+  // returns the commands of the loops it completed, which are the first commands of the
+  // unbounded plan, with ConsolidationPlan::stopped_early set; nodes the interrupted loop did
+  // not evaluate are kept with a reason saying so. A deadline makes the result depend on
+  // machine speed; a simulation count does not.
+  int64_t max_simulations = 0;
+  absl::Time deadline = absl::InfiniteFuture();
+  // Called on the thread running Plan() before every scheduling simulation and once after the
+  // last loop (default: none). It must not call into the Consolidator.
+  std::function<void(const ConsolidationProgress&)> progress;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -108,6 +132,10 @@ struct ConsolidationPlan {
   int nodes = 0;                            // nodes in the snapshot
   int candidates = 0;                       // nodes that were candidates in the first loop
   double savings_per_hour = 0;              // sum over commands
+  int64_t simulations = 0;                  // scheduling simulations run
+  // The plan reached ConsolidationOptions::max_simulations or deadline: `commands` are the
+  // first commands of the unbounded plan, and further loops were not computed.
+  bool stopped_early = false;
 };
 
 class Consolidator {
@@ -119,13 +147,25 @@ class Consolidator {
 
   // Computes the commands of successive disruption loops and why every other node is kept.
   // Complexity: one scheduling simulation per candidate set evaluated; single-node
-  // consolidation evaluates each candidate once per loop.
+  // consolidation evaluates each candidate once per loop (bounded by
+  // ConsolidationOptions::max_simulations).
   [[nodiscard]] absl::StatusOr<ConsolidationPlan> Plan() const;
+
+  // Incremental use (a host or simulator planning every few seconds): the consolidator
+  // Create(snapshot, <this catalog>, now, options) would return, reusing this one's NodePool-level
+  // scheduling preparation (each NodePool's instance types filtered and indexed, DaemonSet
+  // overhead, topology domains) when the NodePools, DaemonSets and scheduler options are
+  // unchanged, instead of preparing it again for every plan. Plan() results are identical.
+  // Errors: as Create.
+  [[nodiscard]] absl::StatusOr<Consolidator> Update(const ClusterSnapshot& snapshot,
+                                                    absl::Time now,
+                                                    const ConsolidationOptions& options) const;
 
   struct State;
 
  private:
   explicit Consolidator(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  static absl::Status PreparePools(State& state);
   std::shared_ptr<const State> state_;
 };
 

@@ -193,6 +193,19 @@ class Scheduler {
   // Errors: InvalidArgument for duplicate pods. Unschedulable pods are results (pod_errors).
   [[nodiscard]] absl::StatusOr<SolveResult> Solve(const std::vector<const Pod*>& pods) const;
 
+  // Incremental use, for a host that solves every few seconds while little changes: a
+  // scheduler over `snapshot`, the next state of this scheduler's cluster, with the same
+  // catalogs and options. When its NodePools and DaemonSets equal this scheduler's (only pods,
+  // nodes, NodeClaims, PDBs or storage objects changed), the NodePool-level preparation is
+  // reused: each NodePool's instance types filtered and indexed, the DaemonSet overhead per
+  // type, the topology domain universe (most of Create's work on a large catalog); the nodes
+  // and NodeClaims are prepared afresh. Otherwise it prepares everything, as Create.
+  // Either way Update(s).Solve() returns exactly what Create(s, <same catalogs>, options()).
+  // Solve() returns. This scheduler is unchanged.
+  // Errors: InvalidArgument for an invalid snapshot (Validate()), as Create.
+  // Complexity: O(size of the snapshot) for validation, the comparison and the cluster state.
+  [[nodiscard]] absl::StatusOr<Scheduler> Update(const ClusterSnapshot& snapshot) const;
+
   const SchedulerOptions& options() const;
 
   struct State;  // immutable prepared state, shared between copies

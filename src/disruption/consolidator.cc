@@ -40,12 +40,30 @@ std::string_view DisruptionReasonName(DisruptionReason r) {
 
 absl::Status ConsolidationOptions::Validate() const {
   if (absl::Status s = scheduler.Validate(); !s.ok()) return s;
+  if (max_simulations < 0) {
+    return absl::InvalidArgumentError("consolidation options: max_simulations must be >= 0");
+  }
   if (max_multi_node_candidates < 1) {
     return absl::InvalidArgumentError(
         "consolidation options: max_multi_node_candidates must be >= 1");
   }
   return absl::OkStatus();
 }
+
+namespace {
+
+// The scheduler options a consolidation's NodePool-level state depends on (every field).
+bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) {
+  return a.preference_policy == b.preference_policy &&
+         a.min_values_policy == b.min_values_policy &&
+         a.max_instance_types == b.max_instance_types &&
+         a.reserved_capacity_mode == b.reserved_capacity_mode && a.time_limit == b.time_limit &&
+         a.packing == b.packing && a.cost_attempts == b.cost_attempts &&
+         a.cost_threads == b.cost_threads && a.cost_time_limit == b.cost_time_limit &&
+         a.compute_lower_bound == b.compute_lower_bound;
+}
+
+}  // namespace
 
 absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
                                                   std::shared_ptr<const InstanceCatalog> catalog,
@@ -59,7 +77,44 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
   state->catalog = std::move(catalog);
   state->now = now;
   state->options = options;
+  if (absl::Status s = PreparePools(*state); !s.ok()) return s;
   return Consolidator(std::move(state));
+}
+
+absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapshot, absl::Time now,
+                                                  const ConsolidationOptions& options) const {
+  const State& old = *state_;
+  if (snapshot.node_pools != old.pools_source->node_pools ||
+      snapshot.daemon_sets != old.pools_source->daemon_sets ||
+      !SameSchedulerOptions(options.scheduler, old.options.scheduler)) {
+    return Create(snapshot, old.catalog, now, options);
+  }
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  auto state = std::make_shared<State>();
+  state->snapshot = snapshot;
+  state->catalog = old.catalog;
+  state->now = now;
+  state->options = options;
+  state->pools_source = old.pools_source;
+  state->pools = old.pools;
+  return Consolidator(std::move(state));
+}
+
+// Prepares the NodePool-level state of the plans' schedulers over a copy of the NodePools and
+// DaemonSets (all it reads), with the options of consolidation simulations.
+absl::Status Consolidator::PreparePools(State& state) {
+  auto source = std::make_shared<ClusterSnapshot>();
+  source->node_pools = state.snapshot.node_pools;
+  source->daemon_sets = state.snapshot.daemon_sets;
+  SchedulerOptions options = state.options.scheduler;
+  options.reserved_capacity_mode = ReservedCapacityMode::kFallback;  // as Loop::Init
+  absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
+      scheduling::PreparePoolsFor(*source, state.catalog, options);
+  if (!pools.ok()) return pools.status();
+  state.pools_source = std::move(source);
+  state.pools = std::move(*pools);
+  return absl::OkStatus();
 }
 
 namespace {
@@ -116,19 +171,25 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
   std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
   KeptReasons first_reason;
   PodCache cache;
-  std::shared_ptr<const scheduling::PoolsState> pools;
+  std::shared_ptr<const scheduling::PoolsState> pools = state_->pools;
+  disruption::PassBudget budget(state_->options);
   // Each loop removes at least one node, so the number of loops is bounded.
   const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;
   for (size_t loop = 0; loop < max_loops; ++loop) {
     std::optional<DisruptionCommand> cmd;
     SolveResult placement;
+    budget.loop = static_cast<int>(loop);
+    budget.commands = static_cast<int>(plan.commands.size());
     {
-      Loop l(*state_, snap, deleting, &cache, &pools);
+      Loop l(*state_, snap, deleting, &cache, &pools, &budget);
       if (absl::Status s = l.Init(); !s.ok()) return s;
+      budget.candidates = l.candidates();
       if (loop == 0) plan.candidates = l.candidates();
       cmd = l.Next(&kept, &placement);
     }
     RecordFirstReasons(kept, &first_reason);
+    // An interrupted loop's command may differ from the unbounded plan's: drop it.
+    if (budget.exhausted()) break;
     if (!cmd) break;
     NameReplacements(&*cmd, &used_names, &next_index);
     disrupted.insert(cmd->candidates.begin(), cmd->candidates.end());
@@ -139,7 +200,7 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
     plan.commands.push_back(std::move(*cmd));
     if (state_->options.once) {
       {
-        Loop after(*state_, snap, deleting, &cache, &pools);
+        Loop after(*state_, snap, deleting, &cache, &pools, &budget);
         if (absl::Status s = after.Init(); !s.ok()) return s;
         SolveResult ignored;
         after.Next(&kept, &ignored);
@@ -148,6 +209,10 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
       break;
     }
   }
+  plan.simulations = budget.simulations();
+  plan.stopped_early = budget.exhausted();
+  budget.commands = static_cast<int>(plan.commands.size());
+  budget.Report();
   plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
   for (const std::string& n : original) {
     if (disrupted.count(n) > 0) continue;

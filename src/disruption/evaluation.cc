@@ -73,6 +73,14 @@ absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& c
 Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
                           DisruptionReason reason, SolveResult* placement) const {
   Evaluation e;
+  const std::string_view method =
+      reason != DisruptionReason::kUnderutilized ? DisruptionReasonName(reason)
+      : multi                                     ? "multi-node consolidation"
+                                                  : "single-node consolidation";
+  if (!budget_->Take(method)) {
+    e.why_not = kNotEvaluated;
+    return e;
+  }
   absl::StatusOr<SolveResult> r = Simulate(cands, reason == DisruptionReason::kUnderutilized);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());

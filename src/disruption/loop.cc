@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/time/clock.h"
 #include "internal/strings.h"
 
 namespace karp::disruption {
@@ -20,6 +21,24 @@ DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason) 
   cmd.candidates = {v.name};
   cmd.savings_per_hour = v.price;
   return cmd;
+}
+
+bool PassBudget::Take(std::string_view method) {
+  if (exhausted_) return false;
+  if ((options_.max_simulations > 0 && simulations_ >= options_.max_simulations) ||
+      (options_.deadline != absl::InfiniteFuture() && absl::Now() >= options_.deadline)) {
+    exhausted_ = true;
+    return false;
+  }
+  ++simulations_;
+  if (options_.progress) {
+    options_.progress({loop, commands, candidates, simulations_, method});
+  }
+  return true;
+}
+
+void PassBudget::Report() {
+  if (options_.progress) options_.progress({loop, commands, candidates, simulations_, ""});
 }
 
 absl::Status Loop::Init() {

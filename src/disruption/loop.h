@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -31,6 +32,10 @@ struct Consolidator::State {
   std::shared_ptr<const InstanceCatalog> catalog;
   absl::Time now;
   ConsolidationOptions options;
+  // The NodePool-level scheduler state of every plan's first loop, prepared by Create over
+  // `pools_source` (the NodePools and DaemonSets only; its templates point into it).
+  std::shared_ptr<const ClusterSnapshot> pools_source;
+  std::shared_ptr<const scheduling::PoolsState> pools;
 };
 
 namespace disruption {
@@ -46,6 +51,33 @@ void AddKeptReason(KeptReasons* kept, const std::string& node, const std::string
 // A command deleting node `v` alone for `reason`, saving its price.
 DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason);
 
+// The simulations of one Plan() against its bound (ConsolidationOptions::max_simulations,
+// deadline), and its progress reports.
+class PassBudget {
+ public:
+  explicit PassBudget(const ConsolidationOptions& options) : options_(options) {}
+  // Counts one more simulation of `method` and reports progress; false (and exhausted() from
+  // then on) when the bound allows no more.
+  bool Take(std::string_view method);
+  // Reports progress between loops.
+  void Report();
+  bool exhausted() const { return exhausted_; }
+  int64_t simulations() const { return simulations_; }
+  // Where the plan is, for progress reports.
+  int loop = 0;
+  int commands = 0;
+  int candidates = 0;
+
+ private:
+  const ConsolidationOptions& options_;
+  int64_t simulations_ = 0;
+  bool exhausted_ = false;
+};
+
+// Why a candidate set was not evaluated once the bound is reached.
+inline constexpr char kNotEvaluated[] =
+    "not evaluated: the consolidation pass reached its bound (simulations or deadline)";
+
 // The price-check outcome of one candidate set (computeConsolidation).
 struct Evaluation {
   std::optional<DisruptionCommand> command;
@@ -58,13 +90,14 @@ class Loop {
   // and the catalog never change within a plan).
   Loop(const Consolidator::State& state, std::shared_ptr<const ClusterSnapshot> snap,
        const std::map<std::string, int64_t>& deleting, PodCache* cache,
-       std::shared_ptr<const scheduling::PoolsState>* pools)
+       std::shared_ptr<const scheduling::PoolsState>* pools, PassBudget* budget)
       : state_(state),
         snap_ptr_(std::move(snap)),
         snap_(*snap_ptr_),
         deleting_(deleting),
         cache_(cache),
-        pools_(pools) {}
+        pools_(pools),
+        budget_(budget) {}
 
   absl::Status Init();
   // The next command, or nullopt when no method finds anything; `kept` gets a reason for every
@@ -105,6 +138,7 @@ class Loop {
   const std::map<std::string, int64_t>& deleting_;
   PodCache* cache_;
   std::shared_ptr<const scheduling::PoolsState>* pools_;
+  PassBudget* budget_;
   std::vector<NodeView> views_;
   std::optional<Scheduler> scheduler_;
 };

@@ -54,6 +54,12 @@ class Access {
       std::shared_ptr<const ClusterSnapshot> snapshot,
       std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options,
       std::shared_ptr<const PoolsState> reuse);
+  // The NodePool-level state of schedulers over snapshots with the NodePools and DaemonSets of
+  // `snapshot` (which must outlive it), for CreateUnchecked's `reuse`.
+  // Errors: InvalidArgument for a NodePool whose requirements do not parse.
+  static absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePools(
+      const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+      const SchedulerOptions& options);
   // The NodePool-level state of a scheduler, for reuse.
   static std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
   // Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
@@ -69,6 +75,11 @@ inline absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSn
                                                  std::shared_ptr<const PoolsState> reuse = nullptr) {
   return Access::CreateUnchecked(std::move(snapshot), std::move(catalog), options,
                                  std::move(reuse));
+}
+inline absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePoolsFor(
+    const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const SchedulerOptions& options) {
+  return Access::PreparePools(snapshot, std::move(catalog), options);
 }
 inline std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler) {
   return Access::PoolsOf(scheduler);

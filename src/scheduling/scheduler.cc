@@ -39,7 +39,11 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> PrepareChecked(
   absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
       scheduling::PreparePools(*shared, catalogs, options);
   if (!pools.ok()) return pools.status();
-  return scheduling::PrepareCluster(std::move(shared), std::move(*pools), catalogs, options);
+  std::shared_ptr<Scheduler::State> state =
+      scheduling::PrepareCluster(std::move(shared), std::move(*pools), catalogs, options);
+  state->catalog = catalogs.shared;
+  state->catalogs_by_node_pool = catalogs.by_node_pool;
+  return state;
 }
 
 // Pods with the same namespace and labels share a label class (PodCtx::label_class).
@@ -209,6 +213,26 @@ absl::StatusOr<Scheduler> Scheduler::Create(
 
 const SchedulerOptions& Scheduler::options() const { return state_->options; }
 
+absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) const {
+  const State& old = *state_;
+  const scheduling::PoolCatalogs catalogs{old.catalog, old.catalogs_by_node_pool};
+  if (snapshot.node_pools != old.snapshot->node_pools ||
+      snapshot.daemon_sets != old.snapshot->daemon_sets) {
+    absl::StatusOr<std::shared_ptr<State>> state = PrepareChecked(snapshot, catalogs, old.options);
+    if (!state.ok()) return state.status();
+    return Scheduler(std::move(*state));
+  }
+  auto shared = std::make_shared<const ClusterSnapshot>(snapshot);
+  if (absl::Status s = shared->Validate(); !s.ok()) return s;
+  std::shared_ptr<State> state =
+      scheduling::PrepareCluster(std::move(shared), old.pools, catalogs, old.options);
+  state->catalog = old.catalog;
+  state->catalogs_by_node_pool = old.catalogs_by_node_pool;
+  // The reused templates point at the NodePools of the snapshot they were prepared from.
+  state->pools_snapshot = old.pools_snapshot ? old.pools_snapshot : old.snapshot;
+  return Scheduler(std::move(state));
+}
+
 absl::StatusOr<SolveResult> Scheduler::Solve() const {
   // Pending pods, plus the reschedulable pods of nodes being deleted (docs/design.md §5.3 step 3).
   std::vector<const Pod*> pods = state_->snapshot->PendingPods();
@@ -248,11 +272,20 @@ absl::StatusOr<Scheduler> scheduling::Access::CreateUnchecked(
   const PoolCatalogs catalogs{std::move(catalog), {}};
   if (!reuse) {
     absl::StatusOr<std::shared_ptr<const PoolsState>> pools =
-        PreparePools(*snapshot, catalogs, options);
+        scheduling::PreparePools(*snapshot, catalogs, options);
     if (!pools.ok()) return pools.status();
     reuse = std::move(*pools);
   }
-  return Scheduler(PrepareCluster(std::move(snapshot), std::move(reuse), catalogs, options));
+  std::shared_ptr<Scheduler::State> state =
+      PrepareCluster(std::move(snapshot), std::move(reuse), catalogs, options);
+  state->catalog = catalogs.shared;
+  return Scheduler(std::move(state));
+}
+
+absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> scheduling::Access::PreparePools(
+    const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const SchedulerOptions& options) {
+  return scheduling::PreparePools(snapshot, PoolCatalogs{std::move(catalog), {}}, options);
 }
 
 std::shared_ptr<const scheduling::PoolsState> scheduling::Access::PoolsOf(

@@ -112,6 +112,11 @@ struct Scheduler::State {
   std::vector<const Pod*> bound_anti_affinity_pods;  // bound pods with required anti-affinity
   // The snapshot's storage objects (docs/design.md §5.3, §5.13).
   std::shared_ptr<const StorageIndex> storage;
+  // For Update (karp/scheduler.h): the catalogs the scheduler was created with, and the
+  // snapshot whose NodePools `pools` points into when it is not `snapshot` (null: it is).
+  std::shared_ptr<const InstanceCatalog> catalog;
+  std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool;
+  std::shared_ptr<const ClusterSnapshot> pools_snapshot;
 };
 
 }  // namespace karp

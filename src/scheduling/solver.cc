@@ -152,6 +152,23 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
     s.remaining = e.remaining;
     existing_.push_back(std::move(s));
   }
+  for (size_t i = 0; i < existing_.size(); ++i) IndexExisting(i);
+}
+
+void Solver::IndexExisting(size_t i) {
+  const int64_t id = static_cast<int64_t>(i);
+  if (existing_index_.Contains(id)) existing_index_.Erase(id);
+  const ResourceList& r = existing_[i].remaining;
+  existing_index_.Insert(id, 0, {r.cpu(), r.memory(), r.pods()});
+}
+
+void Solver::IndexClaim(const ClaimState& claim) {
+  if (claim_index_.Contains(claim.seq)) claim_index_.Erase(claim.seq);
+  const ResourceList& max = claim.max_allocatable;
+  const ResourceList& used = claim.requests;
+  claim_index_.Insert(claim.seq, static_cast<int64_t>(claim.pods.size()),
+                      {max.cpu() - used.cpu(), max.memory() - used.memory(),
+                       max.pods() - used.pods()});
 }
 
 absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
@@ -233,6 +250,7 @@ absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, R
 void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs) {
   node.pods.push_back(pod.key);
   node.remaining.Subtract(pod.requests);
+  IndexExisting(static_cast<size_t>(&node - existing_.data()));
   node.narrowed = std::move(reqs);
   if (pod.volumes != nullptr && node.init->volumes != nullptr) {
     if (!node.volumes) node.volumes = node.init->volumes->usage;
@@ -441,6 +459,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->allocatable[static_cast<size_t>(i)]);
     claim.max_allocatable_of = claim.its.size();
   }
+  IndexClaim(claim);
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
   if (claim.target >= 0) {
@@ -473,7 +492,11 @@ absl::Status Solver::Add(PodCtx& pod) {
 
 bool Solver::PlaceOnExisting(PodCtx& pod) {
   const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
-  for (ExistingNodeState& node : existing_) {
+  // Only nodes with room for the pod's cpu, memory and pod slot (Fits' own comparison).
+  const FirstFitIndex::Room need = {pod.requests.cpu(), pod.requests.memory(),
+                                    pod.requests.pods()};
+  for (int64_t i = existing_index_.First(need); i >= 0; i = existing_index_.After(i, need)) {
+    ExistingNodeState& node = existing_[static_cast<size_t>(i)];
     if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
     // Most nodes of a running cluster are full: reject them on resources and taints, two of
     // CanAddExisting's own checks, without building an error status per node.
@@ -528,8 +551,12 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
     }
   }
   if (cost_ != nullptr) return PlaceOnClaimCost(pod, host_checks, zone_check_ids);
-  for (auto order_it = claim_order_.begin(); order_it != claim_order_.end(); ++order_it) {
-    ClaimState& claim = *claims_[static_cast<size_t>(order_it->second)];
+  // In claim_order_'s order, only claims that MayFit's cpu, memory and pod checks let through.
+  auto need_of = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
+  const FirstFitIndex::Room need = {need_of(pod.requests.cpu()), need_of(pod.requests.memory()),
+                                    need_of(pod.requests.pods())};
+  for (int64_t seq = claim_index_.First(need); seq >= 0; seq = claim_index_.After(seq, need)) {
+    ClaimState& claim = *claims_[static_cast<size_t>(seq)];
     if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) continue;
     absl::StatusOr<ClaimFit> fit =
         CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/scheduler.h"
+#include "scheduling/first_fit_index.h"
 #include "scheduling/scheduler_internal.h"
 #include "scheduling/topology.h"
 #include "scheduling/volume_topology.h"
@@ -201,6 +202,12 @@ class Solver {
   std::vector<std::unique_ptr<ClaimState>> claims_;
   // Claims ordered for first fit: fewest pods first, then creation order.
   std::set<std::pair<size_t, int64_t>> claim_order_;
+  // First-fit pre-filters on free cpu, memory and pod slots (first_fit_index.h): existing_
+  // by index (rank 0), claims by seq ranked by pod count, as claim_order_.
+  FirstFitIndex existing_index_;
+  FirstFitIndex claim_index_;
+  void IndexExisting(size_t i);
+  void IndexClaim(const ClaimState& claim);
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
   // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
   absl::flat_hash_map<std::string, int> zone_ids_;

@@ -345,21 +345,29 @@ const std::optional<std::string>& Topology::DomainOf(const Node& node,
   return it->second;
 }
 
+const std::vector<std::pair<const Pod*, const Node*>>& Topology::CountedBoundPods() const {
+  if (counted_bound_pods_) return *counted_bound_pods_;
+  counted_bound_pods_.emplace();
+  for (const Pod& p : snapshot_->pods) {
+    if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
+    if (scheduling_->count(p.Key()) > 0) continue;
+    auto node = nodes_by_name_.find(p.node_name);
+    if (node == nodes_by_name_.end()) continue;
+    counted_bound_pods_->emplace_back(&p, node->second);
+  }
+  return *counted_bound_pods_;
+}
+
 void Topology::CountDomains(TopologyGroup& g) const {
   for (const Node& node : snapshot_->nodes) {
     const std::optional<std::string>& d = DomainOf(node, g.key);
     if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
   }
-  for (const Pod& p : snapshot_->pods) {
-    // Cheapest filters first (all are pure): the pod key is built only for selected pods.
-    if (p.node_name.empty() || p.IsTerminal() || p.IsTerminating()) continue;
-    if (!g.Selects(p)) continue;
-    if (scheduling_->count(p.Key()) > 0) continue;
-    auto node = nodes_by_name_.find(p.node_name);
-    if (node == nodes_by_name_.end()) continue;
-    const std::optional<std::string>& d = DomainOf(*node->second, g.key);
+  for (const auto& [p, node] : CountedBoundPods()) {
+    if (!g.Selects(*p)) continue;
+    const std::optional<std::string>& d = DomainOf(*node, g.key);
     if (!d) continue;
-    if (!g.filter.Matches(RequirementsOf(*node->second), node->second->taints)) continue;
+    if (!g.filter.Matches(RequirementsOf(*node), node->taints)) continue;
     g.Record(*d);
   }
 }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -186,6 +187,10 @@ class Topology {
   // The node's domain for a topology key (its label, or its name for the hostname key), built
   // once per node, key and Solve.
   const std::optional<std::string>& DomainOf(const Node& node, const std::string& key) const;
+  // The bound pods that topology groups count (bound to a node of the snapshot, not terminal,
+  // not terminating, not being scheduled by this solve) with their nodes, in snapshot order;
+  // built once per Solve.
+  const std::vector<std::pair<const Pod*, const Node*>>& CountedBoundPods() const;
 
   const ClusterSnapshot* snapshot_;
   const DomainUniverse* universe_;
@@ -196,6 +201,7 @@ class Topology {
       node_domains_;
   PreferencePolicy policy_;
   const std::set<std::string>* scheduling_;
+  mutable std::optional<std::vector<std::pair<const Pod*, const Node*>>> counted_bound_pods_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;

@@ -255,6 +255,9 @@ class Engine {
   SimOptions options_;
   InMemoryCloudProvider cloud_;
   UnavailableOfferings cache_;
+  // The last plan's consolidator and its catalog (Consolidator::Update reuses its preparation).
+  std::optional<Consolidator> consolidator_;
+  std::shared_ptr<const InstanceCatalog> consolidator_catalog_;
   Launcher launcher_;
 
   std::vector<NodePool> pools_;
@@ -893,9 +896,16 @@ absl::Status Engine::Disrupt(bool forced) {
     }
   }
   ClusterSnapshot snap = Snapshot(true);
-  KARP_ASSIGN_OR_RETURN(Consolidator consolidator,
-                        Consolidator::Create(snap, CurrentCatalog(), now_, co));
-  KARP_ASSIGN_OR_RETURN(ConsolidationPlan plan, consolidator.Plan());
+  // The previous plan's consolidator lends its prepared NodePools while the catalog is the same.
+  std::shared_ptr<const InstanceCatalog> catalog = CurrentCatalog();
+  absl::StatusOr<Consolidator> updated =
+      consolidator_ && consolidator_catalog_ == catalog
+          ? consolidator_->Update(snap, now_, co)
+          : Consolidator::Create(snap, catalog, now_, co);
+  if (!updated.ok()) return updated.status();
+  consolidator_ = *std::move(updated);
+  consolidator_catalog_ = catalog;
+  KARP_ASSIGN_OR_RETURN(ConsolidationPlan plan, consolidator_->Plan());
   ++result_.summary.plans;
   interruption_pending_ = false;
   if (plan.commands.empty()) {
@@ -1162,6 +1172,7 @@ absl::StatusOr<SimResult> Engine::Run() {
     if (next_sample_ <= now_) {
       TakeSample();
       next_sample_ += options_.sample_interval;
+      if (options_.progress) options_.progress(Offset(), trace_.duration);
     }
     if (now_ >= end_) break;
   }

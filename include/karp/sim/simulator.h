@@ -27,6 +27,7 @@
 #define KARP_SIM_SIMULATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,6 +92,10 @@ struct SimOptions {
   absl::Duration sample_interval = absl::Seconds(60);
   // Keep SimResult::events (every decision with its time). Default: true.
   bool record_events = true;
+  // Called after every sample with the simulated time so far and the trace's duration, on
+  // the thread running Simulate (default: none). For progress displays; results never depend
+  // on it.
+  std::function<void(absl::Duration simulated, absl::Duration total)> progress;
 
   // OK, or InvalidArgument naming the field (durations must be positive).
   [[nodiscard]] absl::Status Validate() const;
