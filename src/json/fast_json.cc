@@ -5,7 +5,6 @@
 #include "json/fast_json.h"
 
 #include <rapidjson/error/error.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include <charconv>
@@ -129,11 +128,21 @@ class DomBuilder {
 std::optional<Json> FastParseJson(std::string_view text) {
   // RapidJSON's memory stream reads a NUL as the end of the text; nlohmann rejects it.
   if (std::memchr(text.data(), '\0', text.size()) != nullptr) return std::nullopt;
-  rapidjson::MemoryStream stream(text.data(), text.size());
+  // In-situ parsing on a NUL-terminated copy: strings and numbers are decoded in the buffer,
+  // never through the reader's internal stack (whose first push offsets a null pointer, which
+  // UBSan rejects).
+  std::string buffer(text);
+  rapidjson::InsituStringStream stream(buffer.data());
   rapidjson::Reader reader;
   DomBuilder builder;
-  if (reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(stream, builder).IsError()) {
-    return std::nullopt;
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag;
+  if (reader.Parse<kFlags>(stream, builder).IsError()) return std::nullopt;
+  // The stream stops at the first NUL: the whole text must have been read.
+  if (static_cast<size_t>(stream.Tell()) != text.size()) {
+    // Trailing white space is all a complete document may leave.
+    for (size_t i = stream.Tell(); i < text.size(); ++i) {
+      if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') return std::nullopt;
+    }
   }
   return builder.TakeRoot();
 }
