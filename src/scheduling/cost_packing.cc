@@ -31,9 +31,6 @@ int RankOf(std::string_view capacity_type) {
   return kNoRank;
 }
 
-constexpr std::string_view kRankNames[] = {kCapacityTypeReserved, kCapacityTypeSpot,
-                                           kCapacityTypeOnDemand};
-
 // The capacity types template `t` can launch: offered by some type and allowed by the
 // template's own requirements, as a bit per rank.
 uint8_t TemplateRanks(const Template& t) {

@@ -26,8 +26,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "karp/labels.h"
 #include "karp/scheduler.h"
 #include "scheduling/solver.h"
 
@@ -38,6 +40,9 @@ inline constexpr int kRankReserved = 0;
 inline constexpr int kRankSpot = 1;
 inline constexpr int kRankOnDemand = 2;
 inline constexpr int kNoRank = 3;
+// The capacity type of each rank (indexed by rank, kNoRank excluded).
+inline constexpr std::string_view kRankNames[] = {kCapacityTypeReserved, kCapacityTypeSpot,
+                                                  kCapacityTypeOnDemand};
 
 // What a claim's target is chosen for.
 enum class TargetDemand {

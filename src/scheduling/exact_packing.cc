@@ -79,9 +79,6 @@ bool Conflict(const PodCtx& a, const PodCtx& b) {
   return Excludes(a, b) || Excludes(b, a) || HostPortsConflict(a.ports, b.ports);
 }
 
-constexpr std::string_view kRankName[] = {kCapacityTypeReserved, kCapacityTypeSpot,
-                                          kCapacityTypeOnDemand};
-
 // The group's kinds, one per (type, capacity type) the template offers, cheapest first (ties
 // by type index, then capacity type), and each pod's item.
 void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
@@ -100,7 +97,7 @@ void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
     for (int rank = kRankSpot; rank < kNoRank; ++rank) {  // reservations: not modelled
       double price = kInfinite;
       for (const Offering& o : t.instance_types[i]->offerings) {
-        if (o.available && o.capacity_type == kRankName[rank] &&
+        if (o.available && o.capacity_type == kRankNames[rank] &&
             OfferingCompatible(t.requirements, o)) {
           price = std::min(price, o.price);
         }
@@ -133,7 +130,7 @@ void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
       if (!it->requirements.DoesIntersect(merged)) continue;
       bool offered = false;
       for (const Offering& o : it->offerings) {
-        offered = offered || (o.available && o.capacity_type == kRankName[kind.rank] &&
+        offered = offered || (o.available && o.capacity_type == kRankNames[kind.rank] &&
                               OfferingCompatible(merged, o));
       }
       if (offered) SetBit(item.kinds, k);
