@@ -43,6 +43,8 @@ constexpr char kSolveUsage[] =
     "                               cost: a cheaper packing under the same constraints, never\n"
     "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
     "  --cost-attempts N            cost packing: candidate packings tried (default 4, at most 10)\n"
+    "  --cost-repack-rounds N       cost packing: rounds of exact re-packing of the best\n"
+    "                               packing's small groups of claims (default 3, 0..3)\n"
     "  --cost-threads N             cost packing: threads (default 0: one per CPU; the\n"
     "                               result does not depend on it)\n"
     "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"
@@ -147,7 +149,8 @@ int TakeSchedulerFlag(const std::vector<std::string>& args, size_t& i, Scheduler
   return 1;
 }
 
-// --packing, --cost-attempts, --cost-threads and --cost-deadline, as CatalogFlags::Take.
+// --packing, --cost-attempts, --cost-threads, --cost-repack-rounds and --cost-deadline, as
+// CatalogFlags::Take.
 int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
                     std::string* error) {
   std::string value;
@@ -173,6 +176,9 @@ int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOp
   };
   if (int r = integer("--cost-attempts", 1, 10, &options->cost_attempts); r != 0) return r;
   if (int r = integer("--cost-threads", 0, 1024, &options->cost_threads); r != 0) return r;
+  if (int r = integer("--cost-repack-rounds", 0, 3, &options->cost_repack_rounds); r != 0) {
+    return r;
+  }
   if (TakeFlag(args, i, "--cost-deadline", &value) == 0) return 0;
   absl::StatusOr<absl::Duration> d = ParseGoDuration(value);
   if (!d.ok() || *d <= absl::ZeroDuration()) {

@@ -88,6 +88,10 @@ struct SchedulerOptions {
   // PackingReport::stopped_early says so (results then depend on machine speed). Default:
   // unlimited.
   absl::Duration cost_time_limit = absl::InfiniteDuration();
+  // Cost mode: rounds of local improvement of the cheapest candidate (small windows of its
+  // claims re-packed exactly, then replayed under every constraint; docs/design.md §13.3).
+  // Must be from 0 (none) to 3. Default: 3.
+  int cost_repack_rounds = 3;
   // Computes SolveResult::lower_bound_per_hour (karp/lower_bound.h) for schedulers built on one
   // catalog. Default: off (it costs a pass over the pods).
   bool compute_lower_bound = false;
@@ -144,7 +148,8 @@ struct PackingReport {
   PackingMode mode = PackingMode::kFaithful;
   // Cost mode: the launch price of the faithful packing and of the result (per hour).
   double faithful_price_per_hour = 0;
-  // Cost mode: candidate packings built (the faithful one not counted).
+  // Cost mode: candidate packings built (the faithful one not counted), local-improvement
+  // replays included.
   int attempts = 0;
   // Cost mode: the faithful packing is returned (no candidate beat it under the rules).
   bool faithful_kept = true;

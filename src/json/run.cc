@@ -199,6 +199,9 @@ absl::Status ReadPackingField(const std::string& key, const OJson& v, std::strin
   }
   if (key == "costAttempts") return ReadInt(v, source, key, 1, 10, &o->cost_attempts);
   if (key == "costThreads") return ReadInt(v, source, key, 0, 1024, &o->cost_threads);
+  if (key == "costRepackRounds") {
+    return ReadInt(v, source, key, 0, 3, &o->cost_repack_rounds);
+  }
   if (key == "costDeadline") {
     if (!v.is_string()) return FieldError(source, key, "must be a duration such as \"2s\"");
     absl::StatusOr<absl::Duration> parsed = codec_internal::ParseGoDuration(v.get<std::string>());

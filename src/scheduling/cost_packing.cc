@@ -18,6 +18,7 @@
 #include "karp/labels.h"
 #include "karp/resources.h"
 #include "scheduling/exact_packing.h"
+#include "scheduling/instance_filter.h"
 
 namespace karp::scheduling {
 namespace {
@@ -121,6 +122,7 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
     }
   }
   std::map<std::string, int> class_ids;
+  std::map<std::string, bool> dear;  // by demand class and requests
   for (PodCtx& pod : pods) {
     const Template* t = FirstTemplate(pools, pod);
     if (t == nullptr) continue;
@@ -133,6 +135,17 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
     if (inserted) class_demand_.emplace_back();
     pod.demand_class = pos->second;
     class_demand_[static_cast<size_t>(pos->second)].Add(pod.requests);
+    // Pinned pods whose own requirements cost them more than 5% per unit over what the
+    // template offers go last: placed first, their claims would grow as their dear types to
+    // hold other pods that cheaper types would take.
+    const std::string dear_key = std::to_string(pod.demand_class) + pod.requests.ToString();
+    auto d = dear.find(dear_key);
+    if (d == dear.end()) {
+      const double own = BestUnitPrice(*t, pod.requirements, pod.requests, pod.ports);
+      const double free = BestUnitPrice(*t, Requirements(), pod.requests, pod.ports);
+      d = dear.emplace(dear_key, own > free * 1.05).first;
+    }
+    pod.pinned_dear = d->second;
   }
 }
 
@@ -192,6 +205,24 @@ double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& its,
   return best;
 }
 
+double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
+                                 const ResourceList& requests,
+                                 const std::vector<ContainerPort>& ports) const {
+  reqs.Add(t.requirements);
+  std::vector<int> all(t.instance_types.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  const FilterOutcome kept =
+      FilterInstanceTypes(t, all, reqs, requests, ports, {}, /*relax_min_values=*/true);
+  const std::vector<char> mask = t.OfferingMask(reqs);
+  double best = kNoPriceYet;
+  for (int i : kept.kept) {
+    const double units = Units(requests, Room(t, i));
+    const double price = CheapestOffering(t, static_cast<size_t>(i), mask);
+    if (units > 0 && price != kNoPriceYet) best = std::min(best, price / units);
+  }
+  return best;
+}
+
 bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
   if (claim.target < 0) return false;
   bool fits = true;
@@ -228,12 +259,18 @@ struct Baseline {
 };
 
 // One candidate packing, if it is acceptable (never fewer pods, never dearer, no preference
-// dropped that the faithful packing kept).
+// dropped that the faithful packing kept). With `repack`, the packing replays `repack` with
+// its small windows of claims packed exactly (PlanRepack); nullopt when that gains nothing.
 std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vector<PodCtx>& pods,
-                                   const CostStrategy& strategy, const Baseline& baseline) {
+                                   const CostStrategy& strategy, const Baseline& baseline,
+                                   const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = pods;
   CostPolicy policy(state, copy, strategy);
-  if (strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
+  if (repack != nullptr) {
+    if (PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) return std::nullopt;
+  } else if (strategy.exact_small_groups) {
+    PlanSmallGroups(state, copy, ExactLimits{});
+  }
   Solver solver(state, std::move(copy), nullptr, &policy);
   SolveResult candidate = solver.Run();
   const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
@@ -308,6 +345,19 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   for (std::thread& t : threads) t.join();
   Best best;
   for (Best& b : bests) best.Offer(std::move(b.result), b.index);
+  // Local improvement of the best packing: small windows of its claims packed exactly and
+  // the plan replayed, one round per window order (PlanRepack).
+  for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
+       ++round) {
+    if (absl::Now() > deadline) {
+      stopped = true;
+      break;
+    }
+    std::optional<SolveResult> improved =
+        Attempt(state, pods, Strategies()[best.index], baseline, &*best.result, round);
+    if (improved) ++done;
+    best.Offer(std::move(improved), budget + static_cast<size_t>(round));
+  }
 
   PackingReport report;
   report.mode = PackingMode::kCost;

@@ -68,7 +68,7 @@ struct CostStrategy {
 // The cost mode's rules for one Solver. Immutable during a solve.
 class CostPolicy {
  public:
-  // Assigns each pod's PodCtx::demand_class and sums the classes' demand.
+  // Assigns each pod's PodCtx::demand_class and pinned_dear, and sums the classes' demand.
   CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods, CostStrategy strategy);
 
   // The cheapest capacity type (rank) a claim of template `t` with requirements `reqs` can
@@ -89,6 +89,10 @@ class CostPolicy {
 
  private:
   size_t TemplateIndex(const Template& t) const;
+  // The least price per unit of `requests` over the types of `t` that hold them under
+  // `reqs` (the template's requirements merged with them); infinity when none does.
+  double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
+                       const std::vector<ContainerPort>& ports) const;
   // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
   const ResourceList& Room(const Template& t, int type) const {
     return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];

@@ -79,19 +79,21 @@ bool Conflict(const PodCtx& a, const PodCtx& b) {
   return Excludes(a, b) || Excludes(b, a) || HostPortsConflict(a.ports, b.ports);
 }
 
-// The group's kinds, one per (type, capacity type) the template offers, cheapest first (ties
-// by type index, then capacity type), and each pod's item.
-void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
-                const std::vector<size_t>& members, std::vector<Kind>* kinds,
-                std::vector<Item>* items) {
-  std::vector<std::string> resources;
-  for (size_t m : members) {
-    pods[m].requests.ForEach([&](std::string_view name, int64_t) {
-      if (std::find(resources.begin(), resources.end(), name) == resources.end()) {
-        resources.emplace_back(name);
-      }
-    });
-  }
+// A template's kinds, one per (type, capacity type) it offers, cheapest first (ties by type
+// index, then capacity type), with their room; and the kinds each distinct pod requirement
+// allows. Built once per template and shared by the groups packed on it.
+struct TemplateModel {
+  struct Base {
+    int type = -1;
+    int rank = kNoRank;
+    double price = kInfinite;
+    ResourceList room;  // allocatable less daemon overhead
+  };
+  std::vector<Base> kinds;
+  std::map<std::string, Mask> masks;  // by the pod requirements' ToString()
+};
+
+void BuildKinds(const Template& t, TemplateModel* model) {
   std::vector<std::tuple<double, int, int>> priced;  // price, type, rank
   for (size_t i = 0; i < t.instance_types.size(); ++i) {
     for (int rank = kRankSpot; rank < kNoRank; ++rank) {  // reservations: not modelled
@@ -107,34 +109,62 @@ void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
   }
   std::sort(priced.begin(), priced.end());
   for (const auto& [price, i, rank] : priced) {
+    TemplateModel::Base k{i, rank, price, t.allocatable[static_cast<size_t>(i)]};
+    k.room.Subtract(
+        t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)])].overhead);
+    model->kinds.push_back(std::move(k));
+  }
+}
+
+// The kinds a pod with requirements `reqs` may use.
+const Mask& KindsAllowed(const Template& t, const Requirements& reqs, TemplateModel* model) {
+  auto [pos, inserted] = model->masks.emplace(reqs.ToString(), Mask());
+  if (!inserted) return pos->second;
+  Mask& mask = pos->second;
+  mask.assign((model->kinds.size() + 63) / 64, 0);
+  Requirements merged = t.requirements;
+  merged.Add(reqs);
+  for (size_t k = 0; k < model->kinds.size(); ++k) {
+    const TemplateModel::Base& kind = model->kinds[k];
+    const InstanceType* it = t.instance_types[static_cast<size_t>(kind.type)];
+    if (!it->requirements.DoesIntersect(merged)) continue;
+    bool offered = false;
+    for (const Offering& o : it->offerings) {
+      offered = offered || (o.available && o.capacity_type == kRankNames[kind.rank] &&
+                            OfferingCompatible(merged, o));
+    }
+    if (offered) SetBit(mask, k);
+  }
+  return mask;
+}
+
+// The group's kinds (the template's, with capacity per resource of the group) and each pod's
+// item.
+void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
+                const std::vector<size_t>& members, TemplateModel* model,
+                std::vector<Kind>* kinds, std::vector<Item>* items) {
+  std::vector<std::string> resources;
+  for (size_t m : members) {
+    pods[m].requests.ForEach([&](std::string_view name, int64_t) {
+      if (std::find(resources.begin(), resources.end(), name) == resources.end()) {
+        resources.emplace_back(name);
+      }
+    });
+  }
+  if (model->kinds.empty()) BuildKinds(t, model);
+  for (const TemplateModel::Base& base : model->kinds) {
     Kind k;
-    k.type = i;
-    k.rank = rank;
-    k.price = price;
-    ResourceList room = t.allocatable[static_cast<size_t>(i)];
-    room.Subtract(t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)])].overhead);
-    for (const std::string& r : resources) k.cap.push_back(room.Get(r));
+    k.type = base.type;
+    k.rank = base.rank;
+    k.price = base.price;
+    for (const std::string& r : resources) k.cap.push_back(base.room.Get(r));
     kinds->push_back(std::move(k));
   }
-  const size_t words = (kinds->size() + 63) / 64;
   for (size_t m : members) {
     Item item;
     item.pod = m;
     for (const std::string& r : resources) item.need.push_back(pods[m].requests.Get(r));
-    item.kinds.assign(words, 0);
-    Requirements merged = t.requirements;
-    merged.Add(pods[m].requirements);
-    for (size_t k = 0; k < kinds->size(); ++k) {
-      const Kind& kind = (*kinds)[k];
-      const InstanceType* it = t.instance_types[static_cast<size_t>(kind.type)];
-      if (!it->requirements.DoesIntersect(merged)) continue;
-      bool offered = false;
-      for (const Offering& o : it->offerings) {
-        offered = offered || (o.available && o.capacity_type == kRankNames[kind.rank] &&
-                              OfferingCompatible(merged, o));
-      }
-      if (offered) SetBit(item.kinds, k);
-    }
+    item.kinds = KindsAllowed(t, pods[m].requirements, model);
     items->push_back(std::move(item));
   }
 }
@@ -153,6 +183,8 @@ class Search {
     Go(0, 0.0);
     return best_assign_;
   }
+  // Its price.
+  double best() const { return best_; }
 
  private:
   struct Node {
@@ -243,12 +275,14 @@ void SortItems(const std::vector<Kind>& kinds, std::vector<Item>& items) {
                    [&](const Item& a, const Item& b) { return size(a) > size(b); });
 }
 
-// Plans one group; returns the pods planned (0 when no partition was found).
+// Plans one group; returns the pods planned (0 when no partition was found). With
+// `no_better_than`, plans only a partition cheaper than that and sets `*price` to its price.
 int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& members,
-              const ExactLimits& limits, int* next_group) {
+              const ExactLimits& limits, TemplateModel* model, int* next_group,
+              double no_better_than = kInfinite, double* price = nullptr) {
   std::vector<Kind> kinds;
   std::vector<Item> items;
-  BuildModel(t, pods, members, &kinds, &items);
+  BuildModel(t, pods, members, model, &kinds, &items);
   if (kinds.empty()) return 0;
   SortItems(kinds, items);
   std::vector<std::vector<char>> conflicts(items.size(), std::vector<char>(items.size(), 0));
@@ -260,7 +294,8 @@ int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<si
   }
   Search search(kinds, items, std::move(conflicts), limits.max_expansions);
   const std::vector<int> assign = search.Run();
-  if (assign.empty()) return 0;
+  if (assign.empty() || search.best() >= no_better_than * (1 - 1e-9)) return 0;
+  if (price != nullptr) *price = search.best();
   // Groups numbered by their first pod in `pods` order.
   std::map<int, size_t> first_pod;
   for (size_t j = 0; j < items.size(); ++j) {
@@ -302,9 +337,97 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& [t, members] = groups[g];
     if (spoiled[g] || members.size() > limits.max_pods) continue;
-    planned += PlanGroup(*t, pods, members, limits, &next_group);
+    TemplateModel model;
+    planned += PlanGroup(*t, pods, members, limits, &model, &next_group);
   }
   return planned;
+}
+
+namespace {
+
+// The pods of each new claim of `result` (indexes into `pods`), with the claim's template;
+// claims with a pod the model does not capture, or of no known template, get no template.
+struct ClaimPods {
+  const Template* tmpl = nullptr;
+  double price = 0;
+  std::vector<size_t> members;
+};
+
+std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodCtx>& pods,
+                                const SolveResult& result) {
+  std::map<std::string_view, size_t> by_key;
+  for (size_t i = 0; i < pods.size(); ++i) by_key.emplace(pods[i].key, i);
+  std::map<std::string_view, const Template*> by_pool;  // a NodePool's first template
+  for (const Template& t : pools.templates) by_pool.emplace(t.pool->name(), &t);
+  std::vector<ClaimPods> claims;
+  for (const NewNodeClaim& nc : result.node_claims) {
+    ClaimPods& c = claims.emplace_back();
+    auto t = by_pool.find(nc.node_pool);
+    c.tmpl = t == by_pool.end() || !nc.launch ? nullptr : t->second;
+    c.price = nc.launch ? nc.launch->price : 0;
+    for (const std::string& key : nc.pods) {
+      auto p = by_key.find(key);
+      if (p == by_key.end() || !Modelled(pods[p->second])) {
+        c.tmpl = nullptr;
+        if (p == by_key.end()) continue;
+      }
+      c.members.push_back(p->second);
+    }
+  }
+  return claims;
+}
+
+}  // namespace
+
+double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
+                  const SolveResult& result, const ExactLimits& limits, int round) {
+  const std::vector<ClaimPods> claims = ClaimsOf(*state.pools, pods, result);
+  // Windows: consecutive claims (by template, then creation order) of at most max_pods pods.
+  std::vector<size_t> order(claims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (claims[a].tmpl != claims[b].tmpl) {
+      return std::less<const Template*>()(claims[a].tmpl, claims[b].tmpl);
+    }
+    if (round == 1) return claims[a].price < claims[b].price;
+    if (round == 2) return claims[a].price > claims[b].price;
+    return false;
+  });
+  int next_group = 0;
+  double saved = 0;
+  std::vector<char> replanned(claims.size(), 0);
+  std::map<const Template*, TemplateModel> models;
+  for (size_t w = 0; w < order.size();) {
+    const ClaimPods& first = claims[order[w]];
+    size_t end = w;
+    std::vector<size_t> members;
+    double price = 0;
+    while (end < order.size() && claims[order[end]].tmpl == first.tmpl && first.tmpl != nullptr &&
+           members.size() + claims[order[end]].members.size() <= limits.max_pods) {
+      const ClaimPods& c = claims[order[end]];
+      members.insert(members.end(), c.members.begin(), c.members.end());
+      price += c.price;
+      ++end;
+    }
+    if (end == w) {  // an unmodelled or too large claim: kept as it is
+      ++w;
+      continue;
+    }
+    double planned_price = 0;
+    if (PlanGroup(*first.tmpl, pods, members, limits, &models[first.tmpl], &next_group, price,
+                  &planned_price) > 0) {
+      saved += price - planned_price;
+      for (size_t k = w; k < end; ++k) replanned[order[k]] = 1;
+    }
+    w = end;
+  }
+  if (saved <= 0) return 0;
+  for (size_t c = 0; c < claims.size(); ++c) {
+    if (replanned[c]) continue;
+    for (size_t m : claims[c].members) pods[m].plan_group = next_group;
+    ++next_group;
+  }
+  return saved;
 }
 
 }  // namespace karp::scheduling

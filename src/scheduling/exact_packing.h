@@ -34,6 +34,19 @@ struct ExactLimits {
 int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
                     const ExactLimits& limits);
 
+// Local improvement of a finished packing (docs/design.md §13.3): the new claims of `result`
+// are taken in windows of consecutive claims of one template holding at most
+// ExactLimits::max_pods pods together (every pod modelled), and each window's pods are packed
+// exactly; a window whose exact partition is cheaper than its claims' launch prices is
+// replaced by it. Sets plan_group on every pod of `result`'s new claims (a kept claim is one
+// group) and returns the price the plan saves in the abstract model (0: nothing to gain, and
+// no plan is set). The plan must be replayed by a cost-mode Solver, which checks every
+// constraint again.
+// `round` picks the order claims are windowed in within a template: 0 creation order, 1 by
+// launch price, 2 by launch price descending (successive rounds pair different neighbours).
+double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
+                  const SolveResult& result, const ExactLimits& limits, int round = 0);
+
 }  // namespace karp::scheduling
 
 #endif  // KARP_SRC_SCHEDULING_EXACT_PACKING_H_

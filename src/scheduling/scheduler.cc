@@ -174,6 +174,10 @@ absl::Status SchedulerOptions::Validate() const {
   if (cost_attempts < 1 || cost_attempts > 10) {
     return absl::InvalidArgumentError("scheduler options: cost_attempts must be from 1 to 10");
   }
+  if (cost_repack_rounds < 0 || cost_repack_rounds > 3) {
+    return absl::InvalidArgumentError(
+        "scheduler options: cost_repack_rounds must be from 0 to 3");
+  }
   if (cost_threads < 0) {
     return absl::InvalidArgumentError("scheduler options: cost_threads must be >= 0");
   }

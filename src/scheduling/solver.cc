@@ -615,6 +615,11 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
   for (const Template& t : state_.pools->templates) {
     auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
     if (bucket == open_claims_.end()) continue;
+    // A template the pod cannot use would only spend the check budget on refusals.
+    if (!ToleratesAll(t.taints, pod.working.tolerations) ||
+        !t.requirements.IsCompatible(pod.requirements, &state_.pools->well_known)) {
+      continue;
+    }
     const std::set<std::pair<int64_t, int64_t>>& open = bucket->second;
     for (auto it = open.lower_bound({pod.requests.cpu(), -1});
          it != open.end() && fits < kMaxFits && checks < kMaxChecks; ++it) {
@@ -768,6 +773,10 @@ SolveResult Solver::Run() {
     }
     return x.key < y.key;
   });
+  if (cost_ != nullptr) {
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t i) { return !pods_[i].pinned_dear; });
+  }
   if (cost_ != nullptr && cost_->strategy().exclusive_first) {
     std::stable_partition(order.begin(), order.end(), [&](size_t i) {
       for (const PodAffinityTerm& t : pods_[i].working.pod_anti_affinity.required) {

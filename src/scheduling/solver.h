@@ -47,6 +47,9 @@ struct PodCtx {
   // belongs to (exact_packing.h); -1 for none.
   int demand_class = -1;
   int plan_group = -1;
+  // Cost mode: the pod's own requirements make it dearer per unit than its template's best
+  // type (a pinned family, say); such pods are placed last (CostPolicy::PlacedLast).
+  bool pinned_dear = false;
 };
 
 // Recomputes the pod's requests, requirements and host ports from `working`.

@@ -118,6 +118,84 @@ TEST_CASE("cost packing buys several small GPU nodes rather than one large one",
   CHECK(cost.pod_errors.empty());
 }
 
+TEST_CASE("pods of a lower-weight NodePool share claims however many claims a heavier one has",
+          "[scheduler][cost]") {
+  // Thirty pods that each need a node of their own open thirty claims with room in the
+  // amd64 pool; the arm64 pods that follow must still find each other's claims (the search
+  // for a claim skips the pools a pod cannot use rather than spending its budget on them).
+  auto typed = [](std::string name, std::string arch, std::string_view cpu,
+                  std::string_view mem, double price) {
+    return InstanceType::Make(std::move(name),
+                              {{std::string(karp::kLabelArch), std::move(arch)},
+                               {std::string(karp::kLabelOs), "linux"}},
+                              Resources(cpu, mem, 110), karp::Overhead{},
+                              MakeOfferings(AllZones(), {kOnDemand}, price));
+  };
+  // amd64 types with spot at 40% of on-demand, so the cost packing has something to gain
+  // over the faithful one (the on-demand pod below) and its own placement is returned.
+  auto catalog = MakeCatalog({SpotAndOnDemand("x86-4", "4", "16Gi", 0.2),
+                              SpotAndOnDemand("x86-16", "16", "64Gi", 0.8),
+                              typed("arm-4", "arm64", "4", "8Gi", 0.1),
+                              typed("arm-16", "arm64", "16", "32Gi", 0.4)});
+  const std::string arch(karp::kLabelArch);
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool(
+      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
+  snap.node_pools.push_back(MakeNodePool(
+      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  for (int i = 0; i < 30; ++i) {
+    snap.pods.push_back(MakePod("solo-" + std::to_string(i), "1", "1Gi")
+                            .Label("app", "solo")
+                            .AntiAffinity(std::string(karp::kLabelHostname), {{"app", "solo"}}));
+  }
+  for (int i = 0; i < 12; ++i) {  // more than an exact plan takes (exact_packing.h)
+    snap.pods.push_back(MakePod("arm-" + std::to_string(i), "250m", "512Mi").NodeSelector(arch, "arm64"));
+  }
+  // A third pool where the cost packing beats the faithful one (the first test's case).
+  snap.node_pools.push_back(MakeNodePool(
+      "batch", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 5));
+  const std::string pool(karp::kLabelNodePool);
+  snap.pods.push_back(
+      MakePod("db", "3", "4Gi").NodeSelector(kCapacityType, kOnDemand).NodeSelector(pool, "batch"));
+  for (int i = 0; i < 9; ++i) {
+    snap.pods.push_back(MakePod("web-" + std::to_string(i), "1", "1Gi").NodeSelector(pool, "batch"));
+  }
+  const SolveResult faithful = SolveWith(snap, catalog, karp::PackingMode::kFaithful);
+  const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost);
+  REQUIRE(cost.pod_errors.empty());
+  REQUIRE_FALSE(cost.packing.faithful_kept);
+  CHECK(cost.LaunchPricePerHour() < faithful.LaunchPricePerHour());
+  int arm_claims = 0;
+  for (const karp::NewNodeClaim& nc : cost.node_claims) arm_claims += nc.node_pool == "arm";
+  CHECK(arm_claims == 1);  // 3 cpu of arm pods: one arm-4 node
+}
+
+TEST_CASE("the cost packing's re-pack rounds never cost more and are validated",
+          "[scheduler][cost]") {
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool("default"));
+  std::mt19937 rng(11);
+  const char* cpus[] = {"250m", "700m", "1", "1500m", "2500m", "3"};
+  const char* mems[] = {"256Mi", "1Gi", "3Gi", "5Gi"};
+  for (int i = 0; i < 80; ++i) {
+    snap.pods.push_back(MakePod("p-" + std::to_string(i), cpus[rng() % 6], mems[rng() % 4]));
+  }
+  auto catalog = FakeCatalog(24);
+  double previous = std::numeric_limits<double>::infinity();
+  for (int rounds = 0; rounds <= 3; ++rounds) {
+    SchedulerOptions options;
+    options.cost_repack_rounds = rounds;
+    const SolveResult r = SolveWith(snap, catalog, karp::PackingMode::kCost, options);
+    CHECK(r.pod_errors.empty());
+    CHECK(r.LaunchPricePerHour() <= previous + 1e-9);
+    previous = r.LaunchPricePerHour();
+  }
+  SchedulerOptions bad;
+  bad.cost_repack_rounds = 4;
+  CHECK(karp::Scheduler::Create(snap, catalog, bad).status().message() ==
+        "scheduler options: cost_repack_rounds must be from 0 to 3");
+}
+
 TEST_CASE("cost packing returns the faithful placement when it cannot beat it",
           "[scheduler][cost]") {
   ClusterSnapshot snap;
