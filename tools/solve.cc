@@ -42,7 +42,8 @@ constexpr char kSolveUsage[] =
     "  --packing faithful|cost      faithful: the reference's first-fit packing (default);\n"
     "                               cost: a cheaper packing under the same constraints, never\n"
     "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
-    "  --cost-attempts N            cost packing: candidate packings tried (default 4, at most 10)\n"
+    "  --cost-attempts N            cost packing: candidate packings tried, 1..10, or 0 for\n"
+    "                               auto (default: 4 up to 10,000 pods, fewer above)\n"
     "  --cost-repack-rounds N       cost packing: rounds of exact re-packing of the best\n"
     "                               packing's small groups of claims (default 3, 0..3)\n"
     "  --cost-threads N             cost packing: threads (default 0: one per CPU; the\n"
@@ -174,7 +175,7 @@ int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOp
     *out = static_cast<int>(n);
     return 1;
   };
-  if (int r = integer("--cost-attempts", 1, 10, &options->cost_attempts); r != 0) return r;
+  if (int r = integer("--cost-attempts", 0, 10, &options->cost_attempts); r != 0) return r;
   if (int r = integer("--cost-threads", 0, 1024, &options->cost_threads); r != 0) return r;
   if (int r = integer("--cost-repack-rounds", 0, 3, &options->cost_repack_rounds); r != 0) {
     return r;

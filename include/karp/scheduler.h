@@ -78,8 +78,10 @@ struct SchedulerOptions {
   // Default: Faithful. Consolidation simulations always pack faithfully.
   PackingMode packing = PackingMode::kFaithful;
   // Cost mode: how many candidate packings are built beside the faithful one (a deterministic
-  // budget, never wall-clock). Must be from 1 to 10 (the strategies defined). Default: 4.
-  int cost_attempts = 4;
+  // budget, never wall-clock), from 1 to 10 (the strategies defined), or 0 for auto: 4 up to
+  // 10,000 pods, then fewer so that attempts x pods stays near 40,000 (1 from 40,000 pods
+  // on; the first strategy is the one that wins at scale). Default: 0 (auto).
+  int cost_attempts = 0;
   // Cost mode: threads building candidates (the result does not depend on it); 0 means one
   // per hardware thread. Must be >= 0. Default: 0.
   int cost_threads = 0;

@@ -197,7 +197,7 @@ absl::Status ReadPackingField(const std::string& key, const OJson& v, std::strin
     o->packing = s == "cost" ? PackingMode::kCost : PackingMode::kFaithful;
     return absl::OkStatus();
   }
-  if (key == "costAttempts") return ReadInt(v, source, key, 1, 10, &o->cost_attempts);
+  if (key == "costAttempts") return ReadInt(v, source, key, 0, 10, &o->cost_attempts);
   if (key == "costThreads") return ReadInt(v, source, key, 0, 1024, &o->cost_threads);
   if (key == "costRepackRounds") {
     return ReadInt(v, source, key, 0, 3, &o->cost_repack_rounds);

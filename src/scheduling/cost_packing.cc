@@ -301,6 +301,15 @@ struct Best {
   }
 };
 
+// SchedulerOptions::cost_attempts, or when it is 0 (auto) as many strategies as
+// kAutoPlacements pod placements allow (4 at most, 1 at least).
+size_t AttemptBudget(const SchedulerOptions& options, size_t pods) {
+  constexpr size_t kAutoPlacements = 40000;
+  size_t n = static_cast<size_t>(options.cost_attempts);
+  if (n == 0) n = std::clamp<size_t>(kAutoPlacements / std::max<size_t>(pods, 1), 1, 4);
+  return std::min(Strategies().size(), n);
+}
+
 size_t Workers(const SchedulerOptions& options, size_t budget) {
   size_t n = options.cost_threads > 0 ? static_cast<size_t>(options.cost_threads)
                                       : std::max(1u, std::thread::hardware_concurrency());
@@ -322,8 +331,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   const absl::Duration limit = state.options.cost_time_limit;
   const absl::Time deadline =
       limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;
-  const size_t budget =
-      std::min(Strategies().size(), static_cast<size_t>(state.options.cost_attempts));
+  const size_t budget = AttemptBudget(state.options, pods.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
   std::atomic<bool> stopped{false};
@@ -346,7 +354,9 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   Best best;
   for (Best& b : bests) best.Offer(std::move(b.result), b.index);
   // Local improvement of the best packing: small windows of its claims packed exactly and
-  // the plan replayed, one round per window order (PlanRepack).
+  // the plan replayed, one round per window order (PlanRepack), under the strategy that
+  // built it (for the pods its plan does not place).
+  const size_t strategy = best.result ? best.index : 0;
   for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
        ++round) {
     if (absl::Now() > deadline) {
@@ -354,7 +364,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
       break;
     }
     std::optional<SolveResult> improved =
-        Attempt(state, pods, Strategies()[best.index], baseline, &*best.result, round);
+        Attempt(state, pods, Strategies()[strategy], baseline, &*best.result, round);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
   }

@@ -171,8 +171,9 @@ absl::Status SchedulerOptions::Validate() const {
   if (time_limit <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("scheduler options: time_limit must be positive");
   }
-  if (cost_attempts < 1 || cost_attempts > 10) {
-    return absl::InvalidArgumentError("scheduler options: cost_attempts must be from 1 to 10");
+  if (cost_attempts < 0 || cost_attempts > 10) {
+    return absl::InvalidArgumentError(
+        "scheduler options: cost_attempts must be from 0 (auto) to 10");
   }
   if (cost_repack_rounds < 0 || cost_repack_rounds > 3) {
     return absl::InvalidArgumentError(

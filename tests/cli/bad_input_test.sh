@@ -61,7 +61,7 @@ expect 1 'invalid quantity "\\x1b\]0;pwned\\x07"' -- solve -f "$TMP/escape.json"
 expect 2 '^karp: --now must be an RFC3339 time, got "garbage"$' -- solve -f "$TMP/pool.yaml" --now garbage
 expect 2 '^karp: --max-input-bytes must be a positive size' -- solve -f "$TMP/pool.yaml" --max-input-bytes abc
 expect 2 '^karp: --packing must be faithful or cost$' -- solve -f "$TMP/pool.yaml" --packing cheapest
-expect 2 '^karp: --cost-attempts must be an integer from 1 to 10$' -- solve -f "$TMP/pool.yaml" --cost-attempts 0
+expect 2 '^karp: --cost-attempts must be an integer from 0 to 10$' -- solve -f "$TMP/pool.yaml" --cost-attempts 11
 expect 2 '^karp: --cost-threads must be an integer from 0 to 1024$' -- solve -f "$TMP/pool.yaml" --cost-threads -1
 expect 2 '^karp: --cost-deadline must be a positive duration such as 2s, got "0s"$' -- solve -f "$TMP/pool.yaml" --cost-deadline 0s
 expect 2 '^karp: --from and --until select a window of --openb only$' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --from 5h

@@ -117,7 +117,7 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
   CHECK(ParseRunOptions(R"({"packing": "best"})", "options").status().message() ==
         "options: packing: must be one of faithful, cost, got \"best\"");
   CHECK(ParseRunOptions(R"({"costAttempts": 11})", "options").status().message() ==
-        "options: costAttempts: must be an integer from 1 to 10");
+        "options: costAttempts: must be an integer from 0 to 10");
   CHECK(ParseRunOptions(R"({"costDeadline": "0s"})", "options").status().message() ==
         "options: costDeadline: must be a positive duration such as \"2s\"");
 

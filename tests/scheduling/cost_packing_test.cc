@@ -227,9 +227,9 @@ TEST_CASE("cost packing options are validated", "[scheduler][cost]") {
   ClusterSnapshot snap;
   auto catalog = FakeCatalog(4);
   SchedulerOptions options;
-  options.cost_attempts = 0;
+  options.cost_attempts = -1;
   CHECK(karp::Scheduler::Create(snap, catalog, options).status().message() ==
-        "scheduler options: cost_attempts must be from 1 to 10");
+        "scheduler options: cost_attempts must be from 0 (auto) to 10");
   options.cost_attempts = 11;
   CHECK_FALSE(karp::Scheduler::Create(snap, catalog, options).ok());
   options.cost_attempts = 3;
