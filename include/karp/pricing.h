@@ -19,7 +19,7 @@
 //   ledger->Marginal({"m5.large", "us-east-1a", "on-demand", 0.096, ""});  // 0: an unused RI
 //
 // Thread-safety: a PricingModel is immutable and may be shared between threads; a ledger is
-// thread-compatible (one per decision).
+// thread-compatible (one per decision) and may outlive its model.
 
 #ifndef KARP_PRICING_H_
 #define KARP_PRICING_H_

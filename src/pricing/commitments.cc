@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -117,16 +118,17 @@ struct Remaining {
 
 class CommitmentLedger : public PricingLedger {
  public:
-  CommitmentLedger(const Commitments* c, CostBreakdown fixed) : c_(c) {
-    for (const ReservedInstance& ri : c->reserved_instances) {
+  // Shares the commitments, so the ledger may outlive its model.
+  CommitmentLedger(std::shared_ptr<const Commitments> c, CostBreakdown fixed) : c_(std::move(c)) {
+    for (const ReservedInstance& ri : c_->reserved_instances) {
       double units = static_cast<double>(ri.count);
       if (ri.size_flexible) {
-        units *= NormalizationFactor(ri.instance_type, c->normalization_factors).value_or(0);
+        units *= NormalizationFactor(ri.instance_type, c_->normalization_factors).value_or(0);
       }
       left_.ri.push_back(units);
     }
-    for (const SavingsPlan& sp : c->savings_plans) left_.sp.push_back(sp.hourly_commitment);
-    for (const CapacityReservation& cr : c->capacity_reservations) left_.cr.push_back(cr.count);
+    for (const SavingsPlan& sp : c_->savings_plans) left_.sp.push_back(sp.hourly_commitment);
+    for (const CapacityReservation& cr : c_->capacity_reservations) left_.cr.push_back(cr.count);
     bill_ = fixed;
   }
 
@@ -236,32 +238,33 @@ class CommitmentLedger : public PricingLedger {
     return it == sp.discounts.end() ? sp.default_discount : it->second;
   }
 
-  const Commitments* c_;
+  std::shared_ptr<const Commitments> c_;
   Remaining left_;
   CostBreakdown bill_;
 };
 
 class CommitmentPricing : public PricingModel {
  public:
-  explicit CommitmentPricing(Commitments c) : c_(std::move(c)) {
-    for (const ReservedInstance& ri : c_.reserved_instances) {
+  explicit CommitmentPricing(Commitments c)
+      : c_(std::make_shared<const Commitments>(std::move(c))) {
+    for (const ReservedInstance& ri : c_->reserved_instances) {
       fixed_.committed += static_cast<double>(ri.count) * ri.hourly_price;
     }
-    for (const SavingsPlan& sp : c_.savings_plans) fixed_.committed += sp.hourly_commitment;
-    for (const CapacityReservation& cr : c_.capacity_reservations) {
+    for (const SavingsPlan& sp : c_->savings_plans) fixed_.committed += sp.hourly_commitment;
+    for (const CapacityReservation& cr : c_->capacity_reservations) {
       fixed_.committed += static_cast<double>(cr.count) * cr.hourly_price;
     }
   }
 
   std::unique_ptr<PricingLedger> Start(std::vector<PricedInstance> running) const override {
     CanonicalOrder(running);
-    auto ledger = std::make_unique<CommitmentLedger>(&c_, fixed_);
+    auto ledger = std::make_unique<CommitmentLedger>(c_, fixed_);
     for (const PricedInstance& p : running) ledger->Add(p);
     return ledger;
   }
 
  private:
-  Commitments c_;
+  std::shared_ptr<const Commitments> c_;
   CostBreakdown fixed_;
 };
 
