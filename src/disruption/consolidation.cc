@@ -46,7 +46,7 @@ std::vector<const NodeView*> Loop::ConsolidationCandidates(KeptReasons* kept) co
       AddKeptReason(kept, v.name, v.consolidatable_reason);
       continue;
     }
-    if (marginal_ && v.price <= 0) {
+    if (marginal_ && v.price <= kPrepaidBelow) {
       AddKeptReason(kept, v.name, std::string(kPrepaidReason));
       continue;
     }

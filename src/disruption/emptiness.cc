@@ -25,7 +25,7 @@ std::optional<DisruptionCommand> Loop::Emptiness(KeptReasons* kept,
       (*kept)[v.name] = v.consolidatable_reason;
       continue;
     }
-    if (marginal_ && v.price <= 0) {
+    if (marginal_ && v.price <= kPrepaidBelow) {
       (*kept)[v.name] = std::string(kPrepaidReason);
       continue;
     }

@@ -16,6 +16,9 @@
 namespace karp::disruption {
 namespace {
 
+// Under a pricing model, savings up to this ($/h) are rounding noise of marginal costs.
+constexpr double kNoSavings = 1e-6;
+
 // Why the simulation does not place every pod moving off `cands`; "" when it does.
 std::string UnplacedMoves(const std::vector<const NodeView*>& cands, const SolveResult& r) {
   std::set<std::string> moving;
@@ -113,7 +116,7 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     }
     cmd.replacements = std::move(replacements);
   } else if (replacements.empty()) {
-    if (ledger && cmd.savings_per_hour <= 0) {
+    if (ledger && cmd.savings_per_hour <= kNoSavings) {
       e.why_not = std::string(kPrepaidReason);
       return e;
     }

@@ -53,6 +53,7 @@ void AddKeptReason(KeptReasons* kept, const std::string& node, const std::string
 DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason);
 
 // Why a node is kept under a pricing model when removing it saves nothing.
+inline constexpr double kPrepaidBelow = 1e-6;  // $/h: marginal costs below are rounding noise
 inline constexpr std::string_view kPrepaidReason =
     "its cost is prepaid by commitments (removing it saves nothing)";
 

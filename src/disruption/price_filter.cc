@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kMaxPrice = std::numeric_limits<double>::max();
 constexpr int kMinSpotToSpotTypes = 15;
+constexpr double kMarginalTolerance = 1e-6;  // $/h
 constexpr std::string_view kNotCheaper = "can't replace with a cheaper node";
 
 PriceFilterResult Rejected(std::string why) { return {std::nullopt, std::move(why)}; }
@@ -149,7 +150,8 @@ PriceFilterResult RestrictAndPrice(const NewNodeClaim& nc,
     candidate_price += c->price;
     all_spot = all_spot && c->capacity_type == kCapacityTypeSpot;
   }
-  if (marginal != nullptr) candidate_price = marginal->candidate_price;
+  // Marginal costs are sums of fractions of prices: ignore differences of rounding noise.
+  if (marginal != nullptr) candidate_price = marginal->candidate_price - kMarginalTolerance;
   Requirements reqs = nc.requirements;
   const Requirement* ct = reqs.Find(kLabelCapacityType);
   const bool allows_spot = ct == nullptr || ct->Has(kCapacityTypeSpot);
