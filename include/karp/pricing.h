@@ -104,7 +104,7 @@ std::vector<PricedInstance> RunningInstances(
     const ClusterSnapshot& snapshot, const std::vector<const InstanceCatalog*>& catalogs);
 
 // ---------------------------------------------------------------------------------------------
-// Commitments (docs/commitments.md; JSON in docs/formats.md §9).
+// Commitments (docs/commitments.md; JSON in docs/formats.md §6).
 
 // A Reserved Instance purchase. Zonal (zone set): `count` instances of exactly
 // `instance_type` in `zone`. Regional (region set): `count` instances of `instance_type` in

@@ -1,4 +1,4 @@
-// karp::json: commitments (karp/json/commitments.h, format in docs/formats.md §9).
+// karp::json: commitments (karp/json/commitments.h, format in docs/formats.md §6).
 
 #include "karp/json/commitments.h"
 

@@ -4,7 +4,7 @@
 // (DescribeReservedInstances) and active capacity reservations (DescribeCapacityReservations,
 // paginated), as karp::Commitments for karp::MakeCommitmentPricing and, for capacity
 // reservations, karp::WithCapacityReservations. Savings Plans live in another service; they
-// are read from a commitments file (docs/formats.md §9).
+// are read from a commitments file (docs/formats.md §6).
 //
 // Example:
 //   karp::aws::AwsClientOptions client;  // region, credentials

@@ -1,7 +1,7 @@
 // File: karp/json/commitments.h
 //
 // Reading and writing commitments (karp/pricing.h: Reserved Instances, Savings Plans,
-// capacity reservations) as JSON or YAML, in the format of docs/formats.md §9 and
+// capacity reservations) as JSON or YAML, in the format of docs/formats.md §6 and
 // docs/commitments.md. Part of karp::json.
 //
 // Example:
