@@ -183,7 +183,7 @@ struct Commitments {
 // `catalog` with a reserved offering (reservation_id, reservation_capacity = available, price
 // = hourly_price, or the type's on-demand price in that zone when 0) for every capacity
 // reservation of `commitments` that the catalog does not already carry (same reservation id).
-// Errors: InvalidArgument `capacityReservations[<id>].instanceType: "<type>" is not in the
+// Errors: InvalidArgument `capacityReservations[<i>].instanceType: "<type>" is not in the
 // catalog`.
 [[nodiscard]] absl::StatusOr<InstanceCatalog> WithCapacityReservations(
     const InstanceCatalog& catalog, const Commitments& commitments);

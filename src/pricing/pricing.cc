@@ -116,13 +116,14 @@ absl::StatusOr<InstanceCatalog> WithCapacityReservations(const InstanceCatalog& 
     }
   }
   std::vector<InstanceType> types = catalog.instance_types();
-  for (const CapacityReservation& cr : commitments.capacity_reservations) {
+  for (size_t i = 0; i < commitments.capacity_reservations.size(); ++i) {
+    const CapacityReservation& cr = commitments.capacity_reservations[i];
     if (known.count(cr.id) > 0) continue;
     auto it = std::find_if(types.begin(), types.end(),
                            [&](const InstanceType& t) { return t.name == cr.instance_type; });
     if (it == types.end()) {
       return absl::InvalidArgumentError(
-          internal::StrCat("capacityReservations[", cr.id, "].instanceType: \"",
+          internal::StrCat("capacityReservations[", i, "].instanceType: \"",
                            cr.instance_type, "\" is not in the catalog"));
     }
     Offering o;
