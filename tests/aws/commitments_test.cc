@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -47,15 +48,6 @@ const char* kZonalRi =
     "<recurringCharges><item><frequency>Hourly</frequency><amount>0.107</amount></item>"
     "</recurringCharges></item>";
 
-const AwsInstanceTypeInfo& Embedded(const std::string& name) {
-  for (const AwsInstanceTypeInfo& i : EmbeddedAwsInstanceTypeInfos()) {
-    if (i.name == name) return i;
-  }
-  FAIL("no embedded type " << name);
-  static AwsInstanceTypeInfo none;
-  return none;
-}
-
 struct Fixture {
   std::unique_ptr<FakeAwsServer> server;
   std::unique_ptr<FakeEc2> ec2;
@@ -65,7 +57,9 @@ struct Fixture {
     REQUIRE(s.ok());
     server = std::move(*s);
     ec2 = std::make_unique<FakeEc2>(server.get());
-    for (const char* name : {"c5.xlarge", "m5.large"}) ec2->AddInstanceType(Embedded(name), kZones);
+    for (const char* name : {"c5.xlarge", "m5.large"}) {
+      ec2->AddInstanceType(testing::EmbeddedInfo(name), kZones);
+    }
     ec2->SetOnDemandPrice("m5.large", 0.096);
     ec2->SetOnDemandPrice("c5.xlarge", 0.17);
   }
@@ -83,11 +77,11 @@ struct Fixture {
   }
 
   std::vector<FakeRequest> Requests(const std::string& action) {
-    std::vector<FakeRequest> out;
-    for (const FakeRequest& r : server->Requests()) {
-      if (r.action == action) out.push_back(r);
-    }
-    return out;
+    std::vector<FakeRequest> all = server->Requests();
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [&](const FakeRequest& r) { return r.action != action; }),
+              all.end());
+    return all;
   }
 };
 

@@ -182,6 +182,16 @@ ClusterSnapshot OneBigNode(const InstanceCatalog& catalog) {
   return snap;
 }
 
+// Two m5.xlarge nodes `a` and `b` in us-east-1a, without pods.
+ClusterSnapshot TwoBigNodes() {
+  auto catalog = Catalog();
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(DisruptionPool("default"));
+  AddManagedNode(snap, *catalog, "a", "default", "m5.xlarge", kA);
+  AddManagedNode(snap, *catalog, "b", "default", "m5.xlarge", kA);
+  return snap;
+}
+
 ConsolidationPlan Plan(const ClusterSnapshot& snap,
                        std::shared_ptr<const karp::PricingModel> pricing) {
   ConsolidationOptions options;
@@ -206,11 +216,7 @@ TEST_CASE("consolidation keeps a node whose cost is prepaid", "[pricing][consoli
 }
 
 TEST_CASE("consolidation savings are the change in marginal cost", "[pricing][consolidation]") {
-  auto catalog = Catalog();
-  ClusterSnapshot snap;
-  snap.node_pools.push_back(DisruptionPool("default"));
-  AddManagedNode(snap, *catalog, "a", "default", "m5.xlarge", kA);
-  AddManagedNode(snap, *catalog, "b", "default", "m5.xlarge", kA);
+  ClusterSnapshot snap = TwoBigNodes();
   snap.pods.push_back(BoundPod("a-0", "a", "500m"));
   snap.pods.push_back(BoundPod("b-0", "b", "500m"));
   // Blind: both replaced by one c5.large, savings 0.40 - 0.08 = 0.32 by list prices.
@@ -237,11 +243,7 @@ TEST_CASE("consolidation savings are the change in marginal cost", "[pricing][co
 
 TEST_CASE("consolidation deletes an uncovered node, then keeps the covered one",
           "[pricing][consolidation]") {
-  auto catalog = Catalog();
-  ClusterSnapshot snap;
-  snap.node_pools.push_back(DisruptionPool("default"));
-  AddManagedNode(snap, *catalog, "a", "default", "m5.xlarge", kA);
-  AddManagedNode(snap, *catalog, "b", "default", "m5.xlarge", kA);
+  ClusterSnapshot snap = TwoBigNodes();
   snap.pods.push_back(BoundPod("b-0", "b", "3"));
   // `a` is empty. One RI for the two: removing either saves $0.20 (the other keeps the RI),
   // so the empty one goes; `b` is then covered, and nothing cheaper than $0 replaces it.

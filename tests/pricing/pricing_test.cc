@@ -58,6 +58,17 @@ karp::SavingsPlan Sp(std::string id, karp::SavingsPlanType type, double commitme
   return sp;
 }
 
+// Capacity reservation cr-1: `count` c5.large in us-east-1a, `available` of them free.
+karp::CapacityReservation Cr(int64_t count, int64_t available) {
+  karp::CapacityReservation cr;
+  cr.id = "cr-1";
+  cr.instance_type = "c5.large";
+  cr.zone = "us-east-1a";
+  cr.count = count;
+  cr.available = available;
+  return cr;
+}
+
 // Adds `p` and returns the marginal cost it was charged (checking Marginal agreed).
 double Charge(PricingLedger& ledger, const PricedInstance& p) {
   const double m = ledger.Marginal(p);
@@ -157,14 +168,8 @@ TEST_CASE("EC2 Instance plans apply before Compute plans, to their family and re
 
 TEST_CASE("capacity reservations: launches into free capacity cost nothing", "[pricing]") {
   Commitments c;
-  karp::CapacityReservation cr;
-  cr.id = "cr-1";
-  cr.instance_type = "c5.large";
-  cr.zone = "us-east-1a";
-  cr.count = 2;
-  cr.available = 2;
-  cr.hourly_price = 0.08;
-  c.capacity_reservations.push_back(cr);
+  c.capacity_reservations.push_back(Cr(2, 2));
+  c.capacity_reservations[0].hourly_price = 0.08;
   PricedInstance reserved{"c5.large", "us-east-1a", "reserved", 0.08, "cr-1"};
   PricedInstance unlabelled{"c5.large", "us-east-1a", "reserved", 0.08, ""};
   auto ledger = Model(c)->Start({});
@@ -227,13 +232,7 @@ TEST_CASE("invalid commitments are errors naming the object and field", "[pricin
   c.savings_plans[0] = Sp("sp-1", karp::SavingsPlanType::kEc2Instance, 1, 0.2);
   CHECK(message(c) == "savingsPlans[0].region: required for an EC2Instance plan");
   c.savings_plans.clear();
-  karp::CapacityReservation cr;
-  cr.id = "cr-1";
-  cr.instance_type = "c5.large";
-  cr.zone = "us-east-1a";
-  cr.count = 1;
-  cr.available = 2;
-  c.capacity_reservations.push_back(cr);
+  c.capacity_reservations.push_back(Cr(1, 2));
   CHECK(message(c) == "capacityReservations[0].available: must be from 0 to count");
   CHECK_FALSE(karp::MakeCommitmentPricing(c, kNow).ok());
 }

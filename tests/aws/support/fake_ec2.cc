@@ -54,6 +54,14 @@ std::string InstanceXml(const FakeInstance& i) {
 
 }  // namespace
 
+const AwsInstanceTypeInfo& EmbeddedInfo(const std::string& name) {
+  for (const AwsInstanceTypeInfo& i : EmbeddedAwsInstanceTypeInfos()) {
+    if (i.name == name) return i;
+  }
+  std::fprintf(stderr, "fake_ec2: no embedded instance type %s\n", name.c_str());
+  std::abort();
+}
+
 std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
   std::string x;
   x += Tag("instanceType", info.name);

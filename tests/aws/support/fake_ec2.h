@@ -34,6 +34,9 @@
 
 namespace karp::aws::testing {
 
+// The embedded catalog's facts of `name` (a test failure when there is no such type).
+const AwsInstanceTypeInfo& EmbeddedInfo(const std::string& name);
+
 // One DescribeInstanceTypes <item> rendering every field of `info` the adapter reads.
 std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info);
 
