@@ -81,7 +81,7 @@ std::vector<LaunchOption> Launcher::Options(const NewNodeClaim& claim,
     return a.zone < b.zone;
   });
   // A launch a pricing model chose (marginal cost below list, karp/pricing.h) goes first.
-  if (claim.launch && claim.launch->price != claim.launch->list_price) {
+  if (claim.launch && claim.launch->price < claim.launch->list_price) {
     const karp::Launch& l = *claim.launch;
     std::stable_partition(out.begin(), out.end(), [&](const LaunchOption& o) {
       return o.instance_type == l.instance_type && o.zone == l.zone &&
