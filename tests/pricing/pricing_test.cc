@@ -179,7 +179,7 @@ TEST_CASE("capacity reservations: launches into free capacity cost nothing", "[p
   CHECK(ledger->Bill().committed == Approx(0.16));  // 2 x 0.08 whether used or not
 }
 
-TEST_CASE("RIs before Savings Plans; what runs is added in canonical order", "[pricing]") {
+TEST_CASE("RIs before Savings Plans, and what runs is added in canonical order", "[pricing]") {
   Commitments c;
   c.reserved_instances.push_back(Ri("ri-1", "m5.large", 1, "us-east-1"));
   c.savings_plans.push_back(Sp("sp-1", karp::SavingsPlanType::kCompute, 0.075, 0.25));
