@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "karp/cloud_provider.h"
 #include "karp/consolidator.h"
 #include "karp/pricing.h"
 #include "karp/scheduler.h"
@@ -171,6 +172,24 @@ TEST_CASE("solve without a pricing model or with no commitments is unchanged",
   CHECK(karp::testing::SameResult(blind, empty));
   SolveResult list = Solve(snap, std::make_shared<karp::PricingModel>());
   CHECK(karp::testing::SameResult(blind, list));
+}
+
+TEST_CASE("the Launcher tries the launch a pricing model chose first", "[pricing][solve]") {
+  ClusterSnapshot snap = PendingPods(1);
+  Commitments c;
+  c.reserved_instances.push_back(Ri("m5.large", 1, kB));
+  SolveResult r = Solve(snap, Pricing(c));
+  REQUIRE(r.node_claims.size() == 1);
+  karp::UnavailableOfferings cache;
+  karp::Launcher launcher(nullptr, &cache);
+  auto first = [&](const karp::NewNodeClaim& nc) {
+    auto options = launcher.Options(nc, *Catalog(), DisruptionNow());
+    REQUIRE_FALSE(options.empty());
+    return options.front().instance_type + " " + options.front().zone;
+  };
+  CHECK(first(r.node_claims[0]) == "m5.large us-east-1b");
+  // Blind, the cheapest list price first.
+  CHECK(first(Solve(snap, nullptr).node_claims[0]) == "c5.large us-east-1a");
 }
 
 // One m5.xlarge node `big` with a 500m pod: blind, it is replaced by a c5.large.
