@@ -28,9 +28,13 @@ namespace {
 std::vector<karp::PricedInstance> Fleet(const karp::Commitments& c) {
   std::vector<karp::PricedInstance> out;
   auto add = [&](const std::string& type, const std::string& zone) {
-    for (const char* ct : {"on-demand", "reserved", "spot"}) out.push_back({type, zone, ct, 0.25, ""});
+    for (const char* ct : {"on-demand", "reserved", "spot"}) {
+      out.push_back({type, zone, ct, 0.25, ""});
+    }
   };
-  for (const auto& ri : c.reserved_instances) add(ri.instance_type, ri.zone.empty() ? ri.region + "a" : ri.zone);
+  for (const auto& ri : c.reserved_instances) {
+    add(ri.instance_type, ri.zone.empty() ? ri.region + "a" : ri.zone);
+  }
   for (const auto& cr : c.capacity_reservations) add(cr.instance_type, cr.zone);
   for (const auto& sp : c.savings_plans) add(sp.family + ".large", sp.region + "a");
   return out;
@@ -49,8 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::string written = karp::json::WriteCommitments(*c);
   absl::StatusOr<karp::Commitments> again = karp::json::ParseCommitments(written, "written");
-  if (!again.ok()) Fail("written commitments do not parse", std::string(again.status().message()) + "\n" + written);
-  if (karp::json::WriteCommitments(*again) != written) Fail("written text is not a fixed point", written);
+  if (!again.ok()) {
+    Fail("written commitments do not parse",
+         std::string(again.status().message()) + "\n" + written);
+  }
+  if (karp::json::WriteCommitments(*again) != written) {
+    Fail("written text is not a fixed point", written);
+  }
   auto model = karp::MakeCommitmentPricing(*c, absl::UnixEpoch());
   if (!model.ok()) Fail("valid commitments build no model", std::string(model.status().message()));
   auto ledger = (*model)->Start({});

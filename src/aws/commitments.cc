@@ -89,7 +89,8 @@ absl::StatusOr<std::vector<T>> DescribeAll(const AwsClientOptions& options,
         ++page;
         std::vector<pugi::xml_node> items = XmlItems(r.root(), set);
         for (size_t i = 0; i < items.size(); ++i) {
-          const std::string w = StrCat("EC2 ", action, ": page ", page, " ", set, "/item[", i + 1, "]");
+          const std::string w =
+              StrCat("EC2 ", action, ": page ", page, " ", set, "/item[", i + 1, "]");
           KARP_ASSIGN_OR_RETURN(T item, parse(items[i], w));
           out.push_back(std::move(item));
         }

@@ -291,7 +291,9 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
   PlanCache cache;
   if (state_.options.pricing != nullptr) {
     std::vector<const InstanceCatalog*> catalogs = {state_.catalog.get()};
-    for (const auto& [pool, catalog] : state_.catalogs_by_node_pool) catalogs.push_back(catalog.get());
+    for (const auto& [pool, catalog] : state_.catalogs_by_node_pool) {
+      catalogs.push_back(catalog.get());
+    }
     cache.ledger = state_.options.pricing->Start(RunningInstances(*state_.snapshot, catalogs));
   }
   SolveResult result;

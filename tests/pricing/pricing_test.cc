@@ -222,7 +222,8 @@ TEST_CASE("invalid commitments are errors naming the object and field", "[pricin
   CHECK(message(c) ==
         "reservedInstances[0].region: exactly one of region and availabilityZone is required");
   c.reserved_instances[0] = Ri("ri-1", "m5.large", 1, "", "us-east-1a", true);
-  CHECK(message(c) == "reservedInstances[0].sizeFlexible: zonal reservations are not size-flexible");
+  CHECK(message(c) ==
+        "reservedInstances[0].sizeFlexible: zonal reservations are not size-flexible");
   c.reserved_instances[0] = Ri("ri-1", "m5.large", 1, "us-east-1");
   c.reserved_instances.push_back(c.reserved_instances[0]);
   CHECK(message(c) == "reservedInstances[1].id: duplicate \"ri-1\"");
