@@ -8,7 +8,7 @@
 #   CXX_FUZZ=clang++  the clang C++ compiler      FUZZ_AWS=ON  build the AWS adapter's targets
 #   FUZZ_TARGETS="quantity snapshot ..."  default: every configured target (fuzz/CMakeLists.txt
 #     writes them to BUILD_DIR/fuzz/fuzz_targets.txt: quantity snapshot catalog sim_trace openb
-#     json_io old_api, plus eventbridge nodeclass ec2_xml when the AWS adapter is built)
+#     json_io old_api commitments, plus eventbridge nodeclass ec2_xml when the AWS adapter is built)
 #
 # New inputs found during the run go to BUILD_DIR/fuzz-corpus/<target> (the checked-in seeds in
 # fuzz/corpus/<target> are only read); crash reproducers to BUILD_DIR/fuzz-artifacts/.

@@ -11,6 +11,7 @@
 #include "internal/strings.h"
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
+#include "karp/json/commitments.h"
 #include "karp/resources.h"
 
 namespace karp::cli {
@@ -93,6 +94,10 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     }
     read.max_input_bytes = *bytes;
     return 1;
+  }
+  if (int r = TakeFlag(args, i, "--commitments", &commitments); r != 0) {
+    if (r < 0) *error = "missing value for --commitments";
+    return r;
   }
   if (int r = TakeFlag(args, i, "--catalog", &catalog); r != 0) {
     if (r < 0) *error = "missing value for --catalog";
@@ -199,13 +204,31 @@ bool OfferingPriceEstimated(const InstanceCatalog& catalog, std::string_view typ
 }
 
 absl::StatusOr<InstanceCatalog> CatalogFlags::Load() const {
+  absl::StatusOr<InstanceCatalog> loaded;
   if (catalog == "aws") {
     AwsCatalogOptions options;
     options.region = region;
     options.zones = zones;
-    return EmbeddedAwsCatalog(options);
+    loaded = EmbeddedAwsCatalog(options);
+  } else {
+    loaded = json::ReadCatalogFile(catalog, read);
   }
-  return json::ReadCatalogFile(catalog, read);
+  if (!loaded.ok() || commitments.empty()) return loaded;
+  absl::StatusOr<Commitments> c = json::ReadCommitmentsFile(commitments, read.max_input_bytes);
+  if (!c.ok()) return c.status();
+  absl::StatusOr<InstanceCatalog> with = WithCapacityReservations(*loaded, *c);
+  if (!with.ok()) {
+    return absl::InvalidArgumentError(
+        internal::StrCat(commitments, ": ", internal::Message(with.status())));
+  }
+  return with;
+}
+
+absl::StatusOr<std::shared_ptr<const PricingModel>> CatalogFlags::Pricing(absl::Time now) const {
+  if (commitments.empty()) return std::shared_ptr<const PricingModel>();
+  absl::StatusOr<Commitments> c = json::ReadCommitmentsFile(commitments, read.max_input_bytes);
+  if (!c.ok()) return c.status();
+  return MakeCommitmentPricing(*std::move(c), now);
 }
 
 }  // namespace karp::cli

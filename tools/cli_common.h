@@ -2,6 +2,7 @@
 #ifndef KARP_TOOLS_CLI_COMMON_H_
 #define KARP_TOOLS_CLI_COMMON_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
+#include "karp/pricing.h"
 #include "karp/json/codec.h"
 
 namespace karp::cli {
@@ -56,11 +58,15 @@ struct CatalogFlags {
   std::string region = "us-east-1";
   std::vector<std::string> zones;
   json::ReadOptions read;
+  std::string commitments;  // --commitments FILE (docs/commitments.md)
 
   // If args[i] is one of the flags, consumes it (and its value) and returns 1; returns -1 when
   // its value is missing or invalid (`*error` says why); 0 when args[i] is not one of them.
   int Take(const std::vector<std::string>& args, size_t& i, std::string* error);
+  // The catalog, with the capacity reservations of --commitments as reserved offerings.
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
+  // The commitment pricing model of --commitments at `now`, or null without the flag.
+  [[nodiscard]] absl::StatusOr<std::shared_ptr<const PricingModel>> Pricing(absl::Time now) const;
   // The currency of the catalog's prices: the embedded region's ("USD", "CNY"), or "" for a
   // catalog file (prices in whatever unit the file uses; shown with "$").
   std::string Currency() const;

@@ -37,6 +37,8 @@ constexpr char kConsolidateUsage[] =
     "  -R, --recursive              with -f DIR, the files below DIR too\n"
     "  --catalog aws|FILE           instance types (default: the embedded AWS catalog)\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations:\n"
+    "                               prices and savings are marginal costs (docs/commitments.md)\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
     "                               schedules (default: the current time)\n"
@@ -215,6 +217,9 @@ int RunConsolidate(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
+  if (!pricing.ok()) return InputError(pricing.status());
+  options.pricing = *std::move(pricing);
   if (isatty(STDERR_FILENO)) options.progress = TerminalProgress();
   // The timeout counts from here: parsing the input is not part of the plan.
   if (flags.timeout) options.deadline = absl::Now() + *flags.timeout;

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
+#include "karp/json/commitments.h"
 #include "karp/json/sim_trace.h"
 #include "karp/sim/simulator.h"
 #include "tools/cli_common.h"
@@ -46,7 +47,10 @@ constexpr char kSimulateUsage[] =
     "                               accepted: use hours, 2760h); default: the whole file\n"
     "  --policy LIST                policies to compare (default: all): underutilized-spot,\n"
     "                               underutilized-on-demand, empty-spot, empty-on-demand,\n"
-    "                               static-groups\n"
+    "                               static-groups; NAME-blind: the same, deciding by list\n"
+    "                               prices under commitments (billed the same way)\n"
+    "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations\n"
+    "                               (docs/commitments.md), instead of the trace's own\n"
     "  --catalog sim|aws|FILE       instance types (default sim: the embedded AWS catalog with\n"
     "                               spot modelled per type and zone; aws: with its per-category\n"
     "                               spot estimates)\n"
@@ -113,7 +117,7 @@ bool ParseDurationFlag(const std::string& text, absl::Duration* out) {
 
 // What the command line asks for.
 struct SimulateFlags {
-  std::string trace_path, openb_path, csv_path, svg_path, catalog = "sim";
+  std::string trace_path, openb_path, csv_path, svg_path, catalog = "sim", commitments;
   std::vector<std::string> policy_names;
   absl::Duration from = absl::ZeroDuration(), until = absl::InfiniteDuration();
   bool window = false;  // --from or --until given
@@ -152,7 +156,8 @@ std::optional<int> ParseSimulateArgs(const std::vector<std::string>& args, Simul
     // Flags whose value is stored as given.
     const std::pair<std::string_view, std::string*> kPlain[] = {
         {"--trace", &f->trace_path}, {"--openb", &f->openb_path}, {"--catalog", &f->catalog},
-        {"--csv", &f->csv_path},     {"--svg", &f->svg_path}};
+        {"--csv", &f->csv_path},     {"--svg", &f->svg_path},
+        {"--commitments", &f->commitments}};
     bool plain = false;
     for (const auto& [flag, out] : kPlain) {
       if (!take(flag)) continue;
@@ -206,11 +211,17 @@ std::optional<int> SelectPolicies(const std::vector<std::string>& names,
     *out = sim::StandardPolicies();
     return std::nullopt;
   }
+  constexpr std::string_view kBlind = "-blind";
   for (const std::string& name : names) {
     bool found = false;
-    for (const sim::Policy& p : sim::StandardPolicies()) {
-      if (p.name == name) {
-        out->push_back(p);
+    const bool blind = name.size() > kBlind.size() &&
+                       name.compare(name.size() - kBlind.size(), kBlind.size(), kBlind) == 0;
+    const std::string base = blind ? name.substr(0, name.size() - kBlind.size()) : name;
+    for (sim::Policy p : sim::StandardPolicies()) {
+      if (p.name == base) {
+        p.name = name;
+        p.commitment_aware = !blind;
+        out->push_back(std::move(p));
         found = true;
       }
     }
@@ -321,6 +332,11 @@ int RunSimulate(const std::vector<std::string>& args) {
                                          ? sim::LoadOpenbTrace(f.openb_path, f.from, f.until)
                                          : json::ReadSimTraceFile(f.trace_path);
   if (!trace.ok()) return InputError(trace.status());
+  if (!f.commitments.empty()) {
+    absl::StatusOr<Commitments> c = json::ReadCommitmentsFile(f.commitments);
+    if (!c.ok()) return InputError(c.status());
+    trace->commitments = *std::move(c);
+  }
   // Bound what a run may record: one sample per period over the whole trace.
   constexpr int64_t kMaxSamples = 1000000;
   if (trace->duration / f.options.sample_interval > kMaxSamples) {

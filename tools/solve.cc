@@ -34,6 +34,8 @@ constexpr char kSolveUsage[] =
     "  -R, --recursive              with -f DIR, the files below DIR too\n"
     "  --catalog aws|FILE           instance types: embedded AWS catalog (default) or a file\n"
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
+    "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations:\n"
+    "                               launches priced at their marginal cost (docs/commitments.md)\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
     "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
@@ -50,7 +52,7 @@ constexpr char kSolveUsage[] =
     "                               result does not depend on it)\n"
     "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"
     "                               return the best found so far (default: no deadline)\n"
-    "  --now RFC3339                checked, for symmetry with consolidate; solve ignores it\n"
+    "  --now RFC3339                the clock for commitment end dates (default: now)\n"
     "  --timings                    print the solve time to stderr\n"
     "  -h, --help                   this help\n";
 
@@ -77,7 +79,11 @@ void PrintText(const SolveResult& r, std::string_view currency,
       std::cout << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
                 << " in " << nc.launch->zone << " at "
                 << (nc.launch->price_estimated ? "an estimated " : "")
-                << PerHour(nc.launch->price, currency) << ")";
+                << PerHour(nc.launch->price, currency)
+                << (nc.launch->list_price != nc.launch->price
+                        ? internal::StrCat(", list ", PerHour(nc.launch->list_price, currency))
+                        : "")
+                << ")";
     }
     std::cout << "\n";
   }
@@ -199,6 +205,7 @@ int RunSolve(const std::vector<std::string>& args) {
   std::string output = "json";
   bool timings = false;
   SchedulerOptions options;
+  absl::Time now = absl::Now();
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -221,7 +228,6 @@ int RunSolve(const std::vector<std::string>& args) {
       }
       output = value;
     } else if ((r = take("--now")) != 0) {
-      absl::Time now;
       std::string err;
       if (r < 0 || !absl::ParseTime(absl::RFC3339_full, value, &now, &err)) {
         return UsageError(kSolveUsage,
@@ -243,6 +249,11 @@ int RunSolve(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
+  if (!pricing.ok()) return InputError(pricing.status());
+  options.pricing = *std::move(pricing);
+  // The bound is of list prices: beside marginal costs it would mislead.
+  options.compute_lower_bound = options.pricing == nullptr;
 
   const absl::Time start = absl::Now();
   absl::StatusOr<Scheduler> scheduler = Scheduler::Create(*snapshot, shared, options);

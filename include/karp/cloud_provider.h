@@ -122,8 +122,10 @@ class UnavailableOfferings {
 
 // Launches NodeClaims through a provider with the reference's fallback: the claim's
 // offerings (compatible with its requirements, available, not in the cache) are tried
-// cheapest first (ties: capacity type reserved < spot < on-demand, type, zone); an offering
-// that fails with insufficient capacity is cached as unavailable and the next is tried.
+// cheapest first (ties: capacity type reserved < spot < on-demand, type, zone), except that the
+// claim's launch comes first when a pricing model chose it below its list price
+// (Launch::price < Launch::list_price, karp/pricing.h); an offering that fails with
+// insufficient capacity is cached as unavailable and the next is tried.
 class Launcher {
  public:
   // `provider` and `cache` must outlive the Launcher.

@@ -84,6 +84,13 @@ struct ConsolidationOptions {
   // Options of every scheduling simulation (preference and minValues policies, max instance
   // types). reserved_capacity_mode is forced to Fallback, as in the reference.
   SchedulerOptions scheduler;
+  // What nodes really cost (karp/pricing.h, docs/commitments.md): when set, a candidate's price
+  // is what removing it saves in effective cost given the other nodes and the commitments
+  // (0 for a node whose cost is prepaid), replacements launch their offering of least marginal
+  // cost, savings are the change of the fleet's effective cost, and nodes whose removal saves
+  // nothing are kept (not deleted nor replaced, even when empty). The simulations themselves
+  // pack with list prices. Default: null, list prices (identical to no pricing model).
+  std::shared_ptr<const PricingModel> pricing;
   // Feature gate SpotToSpotConsolidation (default off): replace spot nodes with cheaper spot
   // nodes, requiring at least 15 cheaper instance types for single-node moves.
   bool spot_to_spot = false;

@@ -36,6 +36,7 @@
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
+#include "karp/pricing.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"
 
@@ -97,6 +98,13 @@ struct SchedulerOptions {
   // Computes SolveResult::lower_bound_per_hour (karp/lower_bound.h) for schedulers built on one
   // catalog. Default: off (it costs a pass over the pods).
   bool compute_lower_bound = false;
+  // What launches really cost (karp/pricing.h, docs/commitments.md): when set, each new
+  // NodeClaim launches its offering of least marginal cost given the snapshot's running
+  // instances and the claims finalized before it (covered by an unused Reserved Instance or a
+  // capacity reservation: 0; by a Savings Plan: the discounted rate), and Launch::price is
+  // that marginal cost; the types kept, their order and the packing are unchanged. Default:
+  // null, list prices (identical to no pricing model).
+  std::shared_ptr<const PricingModel> pricing;
 
   // OK, or InvalidArgument naming the bad field.
   [[nodiscard]] absl::Status Validate() const;
@@ -107,8 +115,10 @@ struct Launch {
   std::string instance_type;
   std::string zone;
   std::string capacity_type;
-  double price = 0;
+  double price = 0;  // the offering's price, or its marginal cost under a pricing model
   bool price_estimated = false;  // the offering's Offering::price_estimated
+  // Under a pricing model: the offering's list price (else equal to `price`).
+  double list_price = 0;
 };
 
 // A NodeClaim the solve decided to create.

@@ -551,9 +551,13 @@ namespace {
 // (launch template name, its overrides) per CreateFleet LaunchTemplateConfigs entry.
 using LaunchTemplateConfigs = std::vector<std::pair<std::string, std::vector<FleetOverride>>>;
 
-// The capacity type a request launches: spot when one of its options allows it, else
-// on-demand (§3.1); "" when it offers reserved capacity only.
+// The capacity type a request launches: reserved when its first option is (the Launcher puts
+// reserved capacity first at equal price, and a pricing model's choice first), else spot when
+// one of its options allows it, else on-demand (§3.1); "" when there is none of these.
 std::string ChooseCapacityType(const std::vector<LaunchOption>& options) {
+  if (!options.empty() && options.front().capacity_type == kCapacityTypeReserved) {
+    return std::string(kCapacityTypeReserved);
+  }
   std::string capacity_type;
   for (const LaunchOption& o : options) {
     if (o.capacity_type == "spot") capacity_type = "spot";
@@ -617,11 +621,18 @@ struct FleetRequest {
     if (!client_token.empty()) params.emplace_back("ClientToken", client_token);
     params.emplace_back("TargetCapacitySpecification.TotalTargetCapacity",
                         std::to_string(capacity));
-    params.emplace_back("TargetCapacitySpecification.DefaultTargetCapacityType", capacity_type);
+    // Reserved capacity: an on-demand fleet that uses open capacity reservations first.
+    const bool reserved = capacity_type == kCapacityTypeReserved;
+    params.emplace_back("TargetCapacitySpecification.DefaultTargetCapacityType",
+                        reserved ? std::string(kCapacityTypeOnDemand) : capacity_type);
     if (capacity_type == "spot") {
       params.emplace_back("SpotOptions.AllocationStrategy", "price-capacity-optimized");
     } else {
       params.emplace_back("OnDemandOptions.AllocationStrategy", "lowest-price");
+    }
+    if (reserved) {
+      params.emplace_back("OnDemandOptions.CapacityReservationOptions.UsageStrategy",
+                          "use-capacity-reservations-first");
     }
     for (size_t c = 0; c < configs.size(); ++c) {
       EncodeConfig(StrCat("LaunchTemplateConfigs.", c + 1), configs[c], &params);
@@ -1120,8 +1131,7 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
   if (capacity_type.empty()) {
     return absl::FailedPreconditionError(StrCat(
         "aws create nodeclaim ", claim.name,
-        ": only reserved-capacity options were given; karp::aws does not launch into capacity "
-        "reservations yet"));
+        ": no spot, on-demand or reserved option was given"));
   }
   std::optional<ClaimClass> cls;
   if (!options_.node_classes.empty()) {

@@ -80,6 +80,14 @@ std::vector<LaunchOption> Launcher::Options(const NewNodeClaim& claim,
     if (a.instance_type != b.instance_type) return a.instance_type < b.instance_type;
     return a.zone < b.zone;
   });
+  // A launch a pricing model chose (marginal cost below list, karp/pricing.h) goes first.
+  if (claim.launch && claim.launch->price < claim.launch->list_price) {
+    const karp::Launch& l = *claim.launch;
+    std::stable_partition(out.begin(), out.end(), [&](const LaunchOption& o) {
+      return o.instance_type == l.instance_type && o.zone == l.zone &&
+             o.capacity_type == l.capacity_type;
+    });
+  }
   return out;
 }
 

@@ -46,6 +46,10 @@ std::vector<const NodeView*> Loop::ConsolidationCandidates(KeptReasons* kept) co
       AddKeptReason(kept, v.name, v.consolidatable_reason);
       continue;
     }
+    if (marginal_ && v.price <= kPrepaidBelow) {
+      AddKeptReason(kept, v.name, std::string(kPrepaidReason));
+      continue;
+    }
     consolidation.push_back(&v);
   }
   std::map<std::string, int64_t> left =

@@ -25,11 +25,16 @@ std::optional<DisruptionCommand> Loop::Emptiness(KeptReasons* kept,
       (*kept)[v.name] = v.consolidatable_reason;
       continue;
     }
+    if (marginal_ && v.price <= kPrepaidBelow) {
+      (*kept)[v.name] = std::string(kPrepaidReason);
+      continue;
+    }
     cands.push_back(&v);
   }
   DisruptionCommand cmd;
   cmd.decision = DisruptionDecision::kDelete;
   cmd.reason = DisruptionReason::kEmpty;
+  std::vector<const NodeView*> chosen;
   for (const NodeView* v : Sorted(cands)) {
     int64_t& b = budget[v->pool->name()];
     if (b <= 0) {
@@ -39,9 +44,11 @@ std::optional<DisruptionCommand> Loop::Emptiness(KeptReasons* kept,
     }
     --b;
     cmd.candidates.push_back(v->name);
+    chosen.push_back(v);
     cmd.savings_per_hour += v->price;
   }
   if (cmd.candidates.empty()) return std::nullopt;
+  if (marginal_) cmd.savings_per_hour = marginal_->RemovalSavings(chosen);
   std::sort(cmd.candidates.begin(), cmd.candidates.end());
   cmd.savings_per_hour = std::round(cmd.savings_per_hour * 1e9) / 1e9;
   *placement = SolveResult();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -14,6 +15,9 @@
 
 namespace karp::disruption {
 namespace {
+
+// Under a pricing model, savings up to this ($/h) are rounding noise of marginal costs.
+constexpr double kNoSavings = 1e-6;
 
 // Why the simulation does not place every pod moving off `cands`; "" when it does.
 std::string UnplacedMoves(const std::vector<const NodeView*>& cands, const SolveResult& r) {
@@ -92,22 +96,38 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
   // so while pending pods need new nodes of their own it consolidates nothing.
   std::vector<NewNodeClaim> replacements = r->node_claims;
   DisruptionCommand cmd = CandidatesCommand(cands, reason);
+  // Under a pricing model: the fleet without the candidates, and what removing them saves.
+  std::unique_ptr<PricingLedger> ledger;
+  MarginalInput marginal;
+  if (marginal_) {
+    ledger = marginal_->Without(cands);
+    marginal = {ledger.get(), marginal_->RemovalSavings(cands)};
+    cmd.savings_per_hour = marginal.candidate_price;
+  }
   if (reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted) {
     // Drift and interruption take every new claim, with no price check.
     cmd.decision = replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
-    for (const NewNodeClaim& nc : replacements) {
-      if (nc.launch) cmd.savings_per_hour -= nc.launch->price;
+    for (NewNodeClaim& nc : replacements) {
+      if (ledger) {
+        cmd.savings_per_hour -= RepriceLaunch(&nc, *state_.catalog, ledger.get());
+      } else if (nc.launch) {
+        cmd.savings_per_hour -= nc.launch->price;
+      }
     }
     cmd.replacements = std::move(replacements);
   } else if (replacements.empty()) {
+    if (ledger && cmd.savings_per_hour <= kNoSavings) {
+      e.why_not = std::string(kPrepaidReason);
+      return e;
+    }
     cmd.decision = DisruptionDecision::kDelete;
   } else if (replacements.size() > 1) {
     e.why_not = internal::StrCat("can't remove without creating ", replacements.size(),
                                  " candidates");
     return e;
   } else {
-    PriceFilterResult priced =
-        RestrictAndPrice(replacements[0], cands, multi, *state_.catalog, state_.options);
+    PriceFilterResult priced = RestrictAndPrice(replacements[0], cands, multi, *state_.catalog,
+                                                state_.options, ledger ? &marginal : nullptr);
     if (!priced.claim) {
       e.why_not = std::move(priced.why_not);
       return e;

@@ -43,7 +43,12 @@ void PassBudget::Report() {
 
 absl::Status Loop::Init() {
   views_ = BuildNodeViews(snap_, *state_.catalog, state_.now, state_.options, cache_);
+  if (state_.options.pricing != nullptr) {
+    marginal_.emplace(*state_.options.pricing, views_);
+    marginal_->SetViewPrices(&views_);
+  }
   SchedulerOptions options = state_.options.scheduler;
+  options.pricing = nullptr;  // evaluations reprice the replacements (marginal.h)
   options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
   absl::StatusOr<Scheduler> s =
       scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options, *pools_);

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "disruption/candidates.h"
+#include "disruption/marginal.h"
 #include "disruption/pods.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
@@ -50,6 +51,11 @@ void AddKeptReason(KeptReasons* kept, const std::string& node, const std::string
 
 // A command deleting node `v` alone for `reason`, saving its price.
 DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason);
+
+// Why a node is kept under a pricing model when removing it saves nothing.
+inline constexpr double kPrepaidBelow = 1e-6;  // $/h: marginal costs below are rounding noise
+inline constexpr std::string_view kPrepaidReason =
+    "its cost is prepaid by commitments (removing it saves nothing)";
 
 // The simulations of one Plan() against its bound (ConsolidationOptions::max_simulations,
 // deadline), and its progress reports.
@@ -141,6 +147,7 @@ class Loop {
   PassBudget* budget_;
   std::vector<NodeView> views_;
   std::optional<Scheduler> scheduler_;
+  std::optional<MarginalPrices> marginal_;  // with ConsolidationOptions::pricing
 };
 
 }  // namespace disruption

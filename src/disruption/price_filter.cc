@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "disruption/marginal.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 
@@ -15,9 +16,16 @@ namespace {
 
 constexpr double kMaxPrice = std::numeric_limits<double>::max();
 constexpr int kMinSpotToSpotTypes = 15;
+constexpr double kMarginalTolerance = 1e-6;  // $/h
 constexpr std::string_view kNotCheaper = "can't replace with a cheaper node";
 
 PriceFilterResult Rejected(std::string why) { return {std::nullopt, std::move(why)}; }
+
+// The price a type's launch is compared by: its worst launch price, or its worst marginal
+// cost under a pricing model.
+double WorstPrice(const InstanceType& it, const Requirements& reqs, const MarginalInput* m) {
+  return m == nullptr ? it.WorstLaunchPrice(reqs) : WorstMarginalPrice(it, reqs, *m->ledger);
+}
 
 std::vector<const InstanceType*> CatalogTypes(const NewNodeClaim& nc,
                                               const InstanceCatalog& catalog) {
@@ -34,7 +42,7 @@ std::vector<const InstanceType*> CatalogTypes(const NewNodeClaim& nc,
 // (the dearest available offering the claim could get) is below.
 std::vector<const InstanceType*> FilterOutSameInstanceType(
     const std::vector<const InstanceType*>& types, const std::vector<const NodeView*>& cands,
-    const Requirements& reqs) {
+    const Requirements& reqs, const MarginalInput* m) {
   double max_price = kMaxPrice;
   std::map<std::string, double> by_type;
   for (const NodeView* c : cands) {
@@ -48,16 +56,17 @@ std::vector<const InstanceType*> FilterOutSameInstanceType(
   }
   std::vector<const InstanceType*> kept;
   for (const InstanceType* it : types) {
-    if (it->WorstLaunchPrice(reqs) < max_price) kept.push_back(it);
+    if (WorstPrice(*it, reqs, m) < max_price) kept.push_back(it);
   }
   return kept;
 }
 
 std::vector<const InstanceType*> CheaperThan(const std::vector<const InstanceType*>& types,
-                                             const Requirements& reqs, double price) {
+                                             const Requirements& reqs, double price,
+                                             const MarginalInput* m) {
   std::vector<const InstanceType*> cheaper;
   for (const InstanceType* it : types) {
-    if (it->WorstLaunchPrice(reqs) < price) cheaper.push_back(it);
+    if (WorstPrice(*it, reqs, m) < price) cheaper.push_back(it);
   }
   return cheaper;
 }
@@ -97,15 +106,17 @@ bool LaunchesBefore(const Offering& o, const InstanceType& it, const Offering* b
 // The replacement over the `cheaper` types that have a compatible offering, in price order,
 // launching the cheapest such offering.
 PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const InstanceType*> cheaper,
-                              Requirements reqs) {
+                              Requirements reqs, const MarginalInput* m) {
   OrderByPrice(cheaper, reqs);
   NewNodeClaim out = nc;
   out.instance_types.clear();
   const Offering* best = nullptr;
   const InstanceType* best_it = nullptr;
+  std::vector<const InstanceType*> kept;
   for (const InstanceType* it : cheaper) {
     if (!it->HasCompatibleOffering(reqs)) continue;
     out.instance_types.push_back(it->name);
+    kept.push_back(it);
     const Offering* o = it->CheapestOffering(reqs);
     if (o != nullptr && LaunchesBefore(*o, *it, best, best_it)) {
       best = o;
@@ -113,12 +124,16 @@ PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const Instance
     }
   }
   if (best == nullptr) return Rejected(std::string(kNotCheaper));
+  std::optional<Launch> marginal_launch;
+  if (m != nullptr) marginal_launch = CheapestMarginalLaunch(kept, reqs, *m->ledger);
   Requirement it_req = Requirement::In(kLabelInstanceType, out.instance_types);
   if (const Requirement* prev = reqs.Find(kLabelInstanceType)) it_req.set_min_values(prev->min_values());
   reqs.Set(it_req);
   out.requirements = std::move(reqs);
   out.launch =
-      Launch{best_it->name, best->zone, best->capacity_type, best->price, best->price_estimated};
+      marginal_launch ? *marginal_launch
+                      : Launch{best_it->name, best->zone,           best->capacity_type,
+                               best->price,   best->price_estimated, best->price};
   return {std::move(out), ""};
 }
 
@@ -127,13 +142,16 @@ PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const Instance
 PriceFilterResult RestrictAndPrice(const NewNodeClaim& nc,
                                    const std::vector<const NodeView*>& cands, bool multi,
                                    const InstanceCatalog& catalog,
-                                   const ConsolidationOptions& options) {
+                                   const ConsolidationOptions& options,
+                                   const MarginalInput* marginal) {
   double candidate_price = 0;
   bool all_spot = true;
   for (const NodeView* c : cands) {
     candidate_price += c->price;
     all_spot = all_spot && c->capacity_type == kCapacityTypeSpot;
   }
+  // Marginal costs are sums of fractions of prices: ignore differences of rounding noise.
+  if (marginal != nullptr) candidate_price = marginal->candidate_price - kMarginalTolerance;
   Requirements reqs = nc.requirements;
   const Requirement* ct = reqs.Find(kLabelCapacityType);
   const bool allows_spot = ct == nullptr || ct->Has(kCapacityTypeSpot);
@@ -147,8 +165,8 @@ PriceFilterResult RestrictAndPrice(const NewNodeClaim& nc,
     }
     reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)}));
   }
-  if (multi) types = FilterOutSameInstanceType(types, cands, reqs);
-  std::vector<const InstanceType*> cheaper = CheaperThan(types, reqs, candidate_price);
+  if (multi) types = FilterOutSameInstanceType(types, cands, reqs, marginal);
+  std::vector<const InstanceType*> cheaper = CheaperThan(types, reqs, candidate_price, marginal);
   if (cheaper.empty()) return Rejected(std::string(kNotCheaper));
   if (reqs.HasMinValues()) {
     absl::StatusOr<size_t> mv = SatisfiesMinValues(cheaper, reqs);
@@ -159,10 +177,10 @@ PriceFilterResult RestrictAndPrice(const NewNodeClaim& nc,
   if (spot_to_spot && !multi) {
     if (std::string why = LimitSpotToSpot(&cheaper, reqs); !why.empty()) return Rejected(why);
   }
-  if (!spot_to_spot && allows_spot && allows_od) {
+  if (!spot_to_spot && allows_spot && allows_od && marginal == nullptr) {
     reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeSpot)}));
   }
-  return PricedClaim(nc, std::move(cheaper), std::move(reqs));
+  return PricedClaim(nc, std::move(cheaper), std::move(reqs), marginal);
 }
 
 }  // namespace karp::disruption

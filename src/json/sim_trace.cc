@@ -18,6 +18,7 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_util.h"
+#include "json/commitments_codec.h"
 #include "json/document.h"
 #include "json/field_reader.h"
 #include "karp/json/codec.h"
@@ -520,7 +521,8 @@ absl::StatusOr<sim::Trace> Decode(const Json& v, std::string_view source) {
       FieldReader::MakeStrict(
           v, "",
           {"name", "start", "duration", "seed", "cluster", "deployments", "jobs", "pods",
-           "interruptions", "spotInterruptionRate", "capacityErrors", "baseline"}));
+           "interruptions", "spotInterruptionRate", "capacityErrors", "baseline",
+           "commitments"}));
   sim::Trace trace;
   KARP_RETURN_IF_ERROR(Header(root, source, &trace));
   KARP_RETURN_IF_ERROR(Cluster(root, source, &trace.cluster));
@@ -542,6 +544,9 @@ absl::StatusOr<sim::Trace> Decode(const Json& v, std::string_view source) {
         return absl::OkStatus();
       }));
   KARP_RETURN_IF_ERROR(Baseline(root, &trace.baseline_instance_types));
+  if (const Json* c = root.Get("commitments")) {
+    KARP_ASSIGN_OR_RETURN(trace.commitments, codec_internal::DecodeCommitments(*c, "commitments"));
+  }
   return trace;
 }
 

@@ -72,6 +72,10 @@ void WriteLaunch(JsonWriter& w, const Launch& launch) {
   w.Member("capacityType", launch.capacity_type);
   w.Key("price");
   w.Double(RoundPrice(launch.price));
+  if (launch.list_price != launch.price) {  // under a pricing model: price is the marginal cost
+    w.Key("listPrice");
+    w.Double(RoundPrice(launch.list_price));
+  }
   if (launch.price_estimated) {
     w.Key("priceEstimated");
     w.Bool(true);

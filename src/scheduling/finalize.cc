@@ -14,6 +14,7 @@
 
 #include "internal/strings.h"
 #include "karp/labels.h"
+#include "karp/pricing.h"
 #include "scheduling/solver.h"
 
 namespace karp::scheduling {
@@ -85,14 +86,14 @@ ResourceList MinDaemonOverhead(const Template& t, const std::vector<int>& its) {
 
 // True if offering `off` of type `it` is a better launch than the plan's best so far:
 // cheaper, then by capacity type, type name and zone.
-bool BetterLaunch(const FinalPlan& plan, const InstanceType* it, const Offering& off) {
-  if (plan.best == nullptr) return true;
-  const Offering* b = plan.best;
+bool BetterLaunch(const Offering* b, const InstanceType* b_it, const InstanceType* it,
+                  const Offering& off) {
+  if (b == nullptr) return true;
   if (off.price != b->price) return off.price < b->price;
   if (CapacityTypeRank(off.capacity_type) != CapacityTypeRank(b->capacity_type)) {
     return CapacityTypeRank(off.capacity_type) < CapacityTypeRank(b->capacity_type);
   }
-  if (it->name != plan.best_it->name) return it->name < plan.best_it->name;
+  if (it->name != b_it->name) return it->name < b_it->name;
   return off.zone < b->zone;
 }
 
@@ -108,7 +109,7 @@ void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* p
       const Offering& off = it->offerings[o];
       if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
       capacity_type_seen[static_cast<size_t>(keys[o])] = 1;
-      if (BetterLaunch(*plan, it, off)) {
+      if (BetterLaunch(plan->best, plan->best_it, it, off)) {
         plan->best = &off;
         plan->best_it = it;
       }
@@ -160,13 +161,46 @@ std::map<std::string, std::string> ClaimLabels(const NodePool& pool, const Requi
   return labels;
 }
 
+PricedInstance PricedOf(const InstanceType& it, const Offering& off) {
+  return {it.name, off.zone, off.capacity_type, off.price, off.reservation_id};
+}
+
+// Under a pricing model: the plan's launch of least marginal cost in `ledger` (ties: list
+// price, then as BetterLaunch), which the ledger then holds.
+Launch MarginalLaunch(const Template& t, const std::vector<char>& mask, const FinalPlan& plan,
+                      PricingLedger& ledger) {
+  const InstanceType* best_it = nullptr;
+  const Offering* best = nullptr;
+  double best_cost = kNoPrice;
+  for (int i : plan.kept_index) {
+    const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
+    const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
+    for (size_t o = 0; o < keys.size(); ++o) {
+      const Offering& off = it->offerings[o];
+      if (!off.available || !mask[static_cast<size_t>(keys[o])]) continue;
+      const double cost = ledger.Marginal(PricedOf(*it, off));
+      if (best == nullptr || cost < best_cost ||
+          (cost == best_cost && BetterLaunch(best, best_it, it, off))) {
+        best = &off;
+        best_it = it;
+        best_cost = cost;
+      }
+    }
+  }
+  ledger.Add(PricedOf(*best_it, *best));
+  return Launch{best_it->name, best->zone, best->capacity_type, best_cost, best->price_estimated,
+                best->price};
+}
+
 }  // namespace
 
-// Plans by (template, offering mask, candidate types, minValues requirements).
+// Plans by (template, offering mask, candidate types, minValues requirements), and the
+// pricing ledger of the solve (null without a pricing model).
 struct PlanCache {
   std::map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
            std::shared_ptr<const FinalPlan>>
       plans;
+  std::unique_ptr<PricingLedger> ledger;
 };
 
 std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanCache& cache,
@@ -213,9 +247,11 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanC
   reqs.Set(it_req);
   reqs.Set(Requirement::In(kLabelCapacityType,
                            {plan.capacity_types.begin(), plan.capacity_types.end()}));
-  if (plan.best != nullptr) {
+  if (plan.best != nullptr && cache.ledger != nullptr) {
+    nc.launch = MarginalLaunch(t, mask, plan, *cache.ledger);
+  } else if (plan.best != nullptr) {
     nc.launch = Launch{plan.best_it->name, plan.best->zone, plan.best->capacity_type,
-                       plan.best->price, plan.best->price_estimated};
+                       plan.best->price, plan.best->price_estimated, plan.best->price};
   }
   nc.labels = ClaimLabels(*t.pool, reqs, state_.pools->well_known);
   reqs.Erase(kLabelRegistered);
@@ -253,6 +289,13 @@ std::vector<ExistingPlacement> Solver::ExistingPlacements(
 
 SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool timed_out) {
   PlanCache cache;
+  if (state_.options.pricing != nullptr) {
+    std::vector<const InstanceCatalog*> catalogs = {state_.catalog.get()};
+    for (const auto& [pool, catalog] : state_.catalogs_by_node_pool) {
+      catalogs.push_back(catalog.get());
+    }
+    cache.ledger = state_.options.pricing->Start(RunningInstances(*state_.snapshot, catalogs));
+  }
   SolveResult result;
   result.pods = static_cast<int>(pods_.size());
   result.timed_out = timed_out;

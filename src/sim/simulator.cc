@@ -247,10 +247,17 @@ class Engine {
   std::shared_ptr<const InstanceCatalog> CurrentCatalog();
   double PricePerHour() const;
   void TakeSample();
+  // Commitments: the model of the trace's (InitPricing), what runs, and the model decisions use.
+  absl::Status InitPricing();
+  std::vector<PricedInstance> Fleet() const;
+  std::shared_ptr<const PricingModel> DecisionPricing() const {
+    return policy_.commitment_aware ? pricing_ : nullptr;
+  }
 
   const Trace& trace_;
   std::shared_ptr<const InstanceCatalog> full_catalog_;  // as given
   std::shared_ptr<const InstanceCatalog> catalog_;       // the types some NodePool can use
+  std::shared_ptr<const PricingModel> pricing_;          // Trace::commitments, or null
   Policy policy_;
   SimOptions options_;
   InMemoryCloudProvider cloud_;
@@ -362,6 +369,7 @@ absl::Status Engine::Init() {
         internal::StrCat("trace ", trace_.name, ": duration must be positive and finite"));
   }
   KARP_RETURN_IF_ERROR(BuildPools());
+  KARP_RETURN_IF_ERROR(InitPricing());
   {
     ClusterSnapshot check;
     check.node_pools = pools_;
@@ -759,10 +767,44 @@ double Engine::PricePerHour() const {
   return total;
 }
 
+absl::Status Engine::InitPricing() {
+  if (!trace_.commitments) return absl::OkStatus();
+  KARP_ASSIGN_OR_RETURN(pricing_, MakeCommitmentPricing(*trace_.commitments, trace_.start));
+  result_.summary.has_commitments = true;
+  if (trace_.commitments->capacity_reservations.empty()) return absl::OkStatus();
+  absl::StatusOr<InstanceCatalog> with = WithCapacityReservations(*catalog_, *trace_.commitments);
+  if (!with.ok()) {
+    return absl::InvalidArgumentError(
+        internal::StrCat("trace ", trace_.name, ": commitments: ", with.status().message()));
+  }
+  catalog_ = std::make_shared<const InstanceCatalog>(*std::move(with));
+  return absl::OkStatus();
+}
+
+std::vector<PricedInstance> Engine::Fleet() const {
+  std::vector<PricedInstance> fleet;
+  fleet.reserve(nodes_.size());
+  for (const auto& [name, n] : nodes_) {
+    fleet.push_back({n.instance.instance_type, n.instance.zone, n.instance.capacity_type,
+                     n.instance.price, ""});
+  }
+  return fleet;
+}
+
 void Engine::Advance(absl::Time t) {
   if (t <= now_) return;
   const double hours = absl::ToDoubleHours(t - now_);
-  result_.summary.total_cost += PricePerHour() * hours;
+  if (pricing_ != nullptr) {
+    const CostBreakdown b = pricing_->Bill(Fleet());
+    Summary& s = result_.summary;
+    s.total_cost += b.total() * hours;
+    s.committed_cost += b.committed * hours;
+    s.discounted_cost += b.discounted * hours;
+    s.on_demand_cost += b.on_demand * hours;
+    s.spot_cost += b.spot * hours;
+  } else {
+    result_.summary.total_cost += PricePerHour() * hours;
+  }
   result_.summary.node_hours += static_cast<double>(nodes_.size()) * hours;
   now_ = t;
 }
@@ -851,7 +893,9 @@ absl::Status Engine::Provision() {
   window_start_.reset();
   ClusterSnapshot snap = Snapshot(true);
   std::shared_ptr<const InstanceCatalog> catalog = CurrentCatalog();
-  KARP_ASSIGN_OR_RETURN(Scheduler scheduler, Scheduler::Create(snap, catalog));
+  SchedulerOptions so;
+  so.pricing = DecisionPricing();
+  KARP_ASSIGN_OR_RETURN(Scheduler scheduler, Scheduler::Create(snap, catalog, so));
   KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler.Solve());
   ++result_.summary.solves;
   Log("provision", internal::StrCat(r.pods, " pod(s): ", r.node_claims.size(), " new claim(s), ",
@@ -889,6 +933,7 @@ absl::Status Engine::Disrupt(bool forced) {
   }
   ConsolidationOptions co;
   co.once = true;
+  co.pricing = DecisionPricing();
   for (auto& [name, n] : nodes_) {
     if (n.interruption_deadline && !n.interruption_handled && !n.disrupting &&
         n.state == NodeState::kReady) {
@@ -1195,7 +1240,10 @@ absl::StatusOr<SimResult> Engine::Run() {
   sum.pending_p50_seconds = rank(0.50);
   sum.pending_p99_seconds = rank(0.99);
   sum.pending_max_seconds = episodes_.empty() ? 0 : episodes_.back();
-  sum.total_cost = std::round(sum.total_cost * 1e6) / 1e6;
+  for (double* d : {&sum.total_cost, &sum.committed_cost, &sum.discounted_cost,
+                    &sum.on_demand_cost, &sum.spot_cost}) {
+    *d = std::round(*d * 1e6) / 1e6;
+  }
   sum.node_hours = std::round(sum.node_hours * 1e6) / 1e6;
   return std::move(result_);
 }
@@ -1246,6 +1294,26 @@ std::string WriteSamplesCsv(const std::vector<SimResult>& results) {
   return out;
 }
 
+namespace {
+
+// With commitments: the bill's split per policy (Summary::committed_cost and the others).
+std::string CommitmentTable(const std::vector<SimResult>& results) {
+  std::string out =
+      "\n| policy | total cost $ | committed $ | of which discounted usage $ | on-demand $ | "
+      "spot $ |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const SimResult& r : results) {
+    const Summary& s = r.summary;
+    internal::StrAppend(&out, "| ", r.policy, " | ", FormatFixed(s.total_cost, 2), " | ",
+                        FormatFixed(s.committed_cost, 2), " | ",
+                        FormatFixed(s.discounted_cost, 2), " | ",
+                        FormatFixed(s.on_demand_cost, 2), " | ", FormatFixed(s.spot_cost, 2),
+                        " |\n");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string WriteSummaryTable(const std::vector<SimResult>& results) {
   std::string out =
       "| policy | total cost $ | node-hours | max nodes | launches | pending p50 s | "
@@ -1265,6 +1333,9 @@ std::string WriteSummaryTable(const std::vector<SimResult>& results) {
                         " | ", s.capacity_errors, " | ", s.interruptions, " | ",
                         s.pods_never_scheduled, " |\n");
   }
+  bool commitments = false;
+  for (const SimResult& r : results) commitments = commitments || r.summary.has_commitments;
+  if (commitments) out += CommitmentTable(results);
   return out;
 }
 

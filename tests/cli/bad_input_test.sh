@@ -68,6 +68,13 @@ expect 2 '^karp: --from and --until select a window of --openb only$' -- simulat
 expect 2 '^karp: --policy needs at least one policy name$' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --policy ""
 expect 2 '^karp: --sample must be a duration of at least 1s' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --sample 1ns
 expect 2 '^karp: --disruption-interval must be a duration of at least 1s' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --disruption-interval 1ns
+printf 'kind: Commitments\nreservedInstances:\n  - {id: ri-1, instanceType: m5.large, region: us-east-1, count: 0}\n' > "$TMP/ri.yaml"
+printf 'kind: Commitments\ncapacityReservations:\n  - {id: cr-1, instanceType: no.such, availabilityZone: us-east-1a, count: 1}\n' > "$TMP/cr.yaml"
+expect 1 "^$TMP/ri.yaml: reservedInstances\\[0\\].count: must be > 0\$" -- solve -f "$EXAMPLES/inflate.yaml" --commitments "$TMP/ri.yaml"
+expect 1 "^$TMP/ri.yaml: reservedInstances\\[0\\].count: must be > 0\$" -- consolidate -f "$EXAMPLES/inflate.yaml" --commitments "$TMP/ri.yaml"
+expect 1 "^$TMP/ri.yaml: reservedInstances\\[0\\].count: must be > 0\$" -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --commitments "$TMP/ri.yaml"
+expect 1 "^$TMP/cr.yaml: capacityReservations\\[0\\].instanceType: \"no.such\" is not in the catalog\$" -- solve -f "$EXAMPLES/inflate.yaml" --commitments "$TMP/cr.yaml"
+expect 2 '^karp: missing value for --commitments$' -- solve -f "$EXAMPLES/inflate.yaml" --commitments
 
 # One tenant's typo leaves only that pod pending: exit 0, the other pod scheduled.
 "$KARP" solve -f "$TMP/typo.yaml" -o text > "$TMP/out" 2> "$TMP/err"

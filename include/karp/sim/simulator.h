@@ -61,6 +61,10 @@ struct Policy {
   std::vector<std::string> capacity_types;
   // kStaticGroups scale-down rule. Defaults: the cluster-autoscaler's (0.5, 10 min, and no
   // scale-down within 10 min of a scale-up).
+  // With a trace's commitments: decide by marginal cost (SchedulerOptions::pricing and
+  // ConsolidationOptions::pricing); false decides by list prices, billed the same way
+  // (the commitment-blind comparison). Policy names ending in "-blind" set it false.
+  bool commitment_aware = true;
   double scale_down_utilization = 0.5;
   absl::Duration scale_down_unneeded = absl::Minutes(10);
   absl::Duration scale_down_delay_after_add = absl::Minutes(10);
@@ -124,6 +128,15 @@ struct SimEvent {
 
 struct Summary {
   double total_cost = 0;  // dollars over the whole run
+  // With commitments (Trace::commitments): total_cost = committed + on_demand + spot, where
+  // committed is what the commitments cost whether used or not (RI and capacity reservation
+  // fees, Savings Plan commitments), discounted the part of it that Savings Plans spent on
+  // usage at their rates, on_demand and spot the usage beyond the commitments at list price.
+  bool has_commitments = false;
+  double committed_cost = 0;
+  double discounted_cost = 0;
+  double on_demand_cost = 0;
+  double spot_cost = 0;
   double node_hours = 0;
   int max_nodes = 0;
   int launches = 0;

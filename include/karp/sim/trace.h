@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "karp/cluster.h"
 #include "karp/objects.h"
+#include "karp/pricing.h"
 #include "karp/resources.h"
 #include "karp/taints.h"
 
@@ -109,6 +110,11 @@ struct Trace {
   // fixed type per group; a scale-up picks the cheapest group that fits, like the
   // cluster-autoscaler's price expander).
   std::map<std::string, std::vector<std::string>> baseline_instance_types;
+  // Reserved Instances, Savings Plans and capacity reservations (karp/pricing.h), as of
+  // `start`: when present the cost is the commitment bill (Summary's split) and policies that
+  // are commitment-aware decide by marginal cost. Capacity reservations become reserved
+  // offerings of the catalog.
+  std::optional<Commitments> commitments;
 };
 
 }  // namespace karp::sim

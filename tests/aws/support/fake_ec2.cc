@@ -46,10 +46,21 @@ std::string InstanceXml(const FakeInstance& i) {
                     Tag("instanceType", i.type), Tag("launchTime", "2024-05-01T10:00:00.000Z"),
                     Tag("placement", Tag("availabilityZone", i.zone) + Tag("tenancy", "default")),
                     i.lifecycle.empty() ? "" : Tag("instanceLifecycle", i.lifecycle),
+                    i.capacity_reservation_id.empty()
+                        ? ""
+                        : Tag("capacityReservationId", i.capacity_reservation_id),
                     Tag("tagSet", tags)));
 }
 
 }  // namespace
+
+const AwsInstanceTypeInfo& EmbeddedInfo(const std::string& name) {
+  for (const AwsInstanceTypeInfo& i : EmbeddedAwsInstanceTypeInfos()) {
+    if (i.name == name) return i;
+  }
+  std::fprintf(stderr, "fake_ec2: no embedded instance type %s\n", name.c_str());
+  std::abort();
+}
 
 std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
   std::string x;
@@ -139,6 +150,10 @@ FakeEc2::FakeEc2(FakeAwsServer* server) {
   server->On("DescribeSecurityGroups",
              [this](const FakeRequest& r) { return DescribeSecurityGroups(r); });
   server->On("DescribeImages", [this](const FakeRequest& r) { return DescribeImages(r); });
+  server->On("DescribeReservedInstances",
+             [this](const FakeRequest& r) { return DescribeReservedInstances(r); });
+  server->On("DescribeCapacityReservations",
+             [this](const FakeRequest& r) { return DescribeCapacityReservations(r); });
 }
 
 void FakeEc2::AddSubnet(const FakeSubnet& subnet) {
@@ -177,6 +192,70 @@ std::optional<std::set<std::string>> IdFilter(const FakeRequest& r, const std::s
 }
 
 }  // namespace
+
+void FakeEc2::AddReservedInstancesXml(const std::string& item_xml) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reserved_instances_xml_.push_back(item_xml);
+}
+
+void FakeEc2::AddCapacityReservation(const FakeCapacityReservation& reservation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  capacity_reservations_.push_back(reservation);
+}
+
+std::vector<FakeCapacityReservation> FakeEc2::capacity_reservations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return capacity_reservations_;
+}
+
+FakeResponse FakeEc2::DescribeReservedInstances(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (r.Param("Filter.1.Name") != "state" || r.Param("Filter.1.Value.1") != "active") {
+    return FakeResponse::Ec2Error("InvalidParameterValue", "fake: expected Filter state=active");
+  }
+  std::string items;
+  for (const std::string& x : reserved_instances_xml_) items += x;
+  return FakeResponse::Xml(Ec2Xml("DescribeReservedInstances", Tag("reservedInstancesSet", items)));
+}
+
+// One reservation per page, to exercise pagination.
+FakeResponse FakeEc2::DescribeCapacityReservations(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<const FakeCapacityReservation*> active;
+  for (const FakeCapacityReservation& c : capacity_reservations_) {
+    if (c.state == "active") active.push_back(&c);
+  }
+  const size_t at = r.Param("NextToken").empty() ? 0 : std::stoul(r.Param("NextToken"));
+  std::string items, next;
+  if (at < active.size()) {
+    const FakeCapacityReservation& c = *active[at];
+    items = Tag("item", Tag("capacityReservationId", c.id) + Tag("instanceType", c.type) +
+                            Tag("availabilityZone", c.zone) +
+                            Tag("totalInstanceCount", StrCat(c.total)) +
+                            Tag("availableInstanceCount", StrCat(c.available)) +
+                            Tag("instanceMatchCriteria", c.match) + Tag("state", c.state));
+    if (at + 1 < active.size()) next = Tag("nextToken", StrCat(at + 1));
+  }
+  return FakeResponse::Xml(
+      Ec2Xml("DescribeCapacityReservations", Tag("capacityReservationSet", items) + next));
+}
+
+std::vector<std::string> FakeEc2::LaunchReserved(const FakeInstance& proto,
+                                                 const std::string& template_name, int count) {
+  std::vector<std::string> ids;
+  for (FakeCapacityReservation& c : capacity_reservations_) {
+    if (c.state != "active" || c.match != "open" || c.type != proto.type || c.zone != proto.zone) {
+      continue;
+    }
+    while (c.available > 0 && static_cast<int>(ids.size()) < count) {
+      FakeInstance i = proto;
+      i.capacity_reservation_id = c.id;
+      ids.push_back(Launch(i, template_name));
+      --c.available;
+    }
+  }
+  return ids;
+}
 
 FakeResponse FakeEc2::DescribeSubnets(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -473,9 +552,29 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
                                      Tag("errorMessage", "We currently do not have sufficient "
                                                          "capacity in the Availability Zone you "
                                                          "requested.");
+  const bool reservations_first =
+      capacity == "on-demand" &&
+      r.Param("OnDemandOptions.CapacityReservationOptions.UsageStrategy") ==
+          "use-capacity-reservations-first";
   std::string errors, launched;
   for (const Override& o : overrides) {
     if (remaining == 0) break;
+    FakeInstance proto;
+    proto.type = o.type;
+    proto.zone = o.zone;
+    proto.lifecycle = capacity == "spot" ? "spot" : "";
+    proto.tags = tags;
+    proto.subnet_id = o.subnet;
+    proto.image_id = o.image;
+    if (reservations_first) {
+      std::vector<std::string> ids = LaunchReserved(proto, o.template_name, remaining);
+      if (!ids.empty()) {
+        remaining -= static_cast<int>(ids.size());
+        launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
+                                    Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
+        if (remaining == 0) continue;
+      }
+    }
     const auto pool = std::make_tuple(capacity, o.type, o.zone);
     int room = no_capacity_.count(pool) > 0 ? 0 : remaining;
     if (auto limit = limits_.find(pool); limit != limits_.end()) {
@@ -486,13 +585,6 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
       errors += Tag("item", lt(o) + Tag("lifecycle", capacity) + capacity_error);
     }
     if (room == 0) continue;
-    FakeInstance proto;
-    proto.type = o.type;
-    proto.zone = o.zone;
-    proto.lifecycle = capacity == "spot" ? "spot" : "";
-    proto.tags = tags;
-    proto.subnet_id = o.subnet;
-    proto.image_id = o.image;
     std::vector<std::string> ids;
     for (int n = 0; n < room; ++n) ids.push_back(Launch(proto, o.template_name));
     remaining -= room;

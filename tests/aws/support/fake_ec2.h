@@ -2,7 +2,11 @@
 // FakeAwsServer, enough for the adapter's conversations: DescribeInstanceTypes (paged),
 // DescribeInstanceTypeOfferings, DescribeSpotPriceHistory, GetProducts, CreateFleet (instant),
 // DescribeInstances (ids and tag/state filters), TerminateInstances, CreateTags,
-// CreateLaunchTemplate and DescribeLaunchTemplates (by LaunchTemplateName.1). Instances launched
+// CreateLaunchTemplate and DescribeLaunchTemplates (by LaunchTemplateName.1),
+// DescribeReservedInstances and DescribeCapacityReservations (paged, filter state=active).
+// An on-demand CreateFleet with OnDemandOptions.CapacityReservationOptions.UsageStrategy
+// use-capacity-reservations-first launches into open reservations of the override's type and
+// zone while they have room (the instance then reports capacityReservationId). Instances launched
 // from a template of this fake carry its security groups and image (unless the override names
 // one) and the override's subnet.
 //
@@ -30,6 +34,9 @@
 
 namespace karp::aws::testing {
 
+// The embedded catalog's facts of `name` (a test failure when there is no such type).
+const AwsInstanceTypeInfo& EmbeddedInfo(const std::string& name);
+
 // One DescribeInstanceTypes <item> rendering every field of `info` the adapter reads.
 std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info);
 
@@ -43,6 +50,18 @@ struct FakeInstance {
   std::string subnet_id;                        // the override's SubnetId
   std::string image_id;                         // override ImageId, else the template's
   std::vector<std::string> security_group_ids;  // the launch template's
+  std::string capacity_reservation_id;          // the reservation it was launched into
+};
+
+// A capacity reservation DescribeCapacityReservations reports and CreateFleet can use.
+struct FakeCapacityReservation {
+  std::string id;
+  std::string type;
+  std::string zone;
+  int total = 1;
+  int available = 1;
+  std::string match = "open";  // or "targeted"
+  std::string state = "active";
 };
 
 // A launch template CreateLaunchTemplate made (the fields CreateFleet and tests read).
@@ -84,6 +103,10 @@ class FakeEc2 {
   void LimitCapacity(const std::string& capacity_type, const std::string& type,
                      const std::string& zone, int n);
   void AddInstance(const FakeInstance& instance);
+  // One reservedInstancesSet <item> (its XML as DescribeReservedInstances returns it).
+  void AddReservedInstancesXml(const std::string& item_xml);
+  void AddCapacityReservation(const FakeCapacityReservation& reservation);
+  std::vector<FakeCapacityReservation> capacity_reservations() const;
 
   // Served by DescribeSubnets (filter subnet-id), DescribeSecurityGroups (filter group-id) and
   // DescribeImages (filter image-id or ImageId.N); without that filter, every entry.
@@ -113,6 +136,12 @@ class FakeEc2 {
   FakeResponse DescribeSubnets(const FakeRequest& r);
   FakeResponse DescribeSecurityGroups(const FakeRequest& r);
   FakeResponse DescribeImages(const FakeRequest& r);
+  FakeResponse DescribeReservedInstances(const FakeRequest& r);
+  FakeResponse DescribeCapacityReservations(const FakeRequest& r);
+  // Launches up to `count` instances like `proto` into open reservations of its type and zone;
+  // returns their ids. Requires mu_.
+  std::vector<std::string> LaunchReserved(const FakeInstance& proto, const std::string& template_name,
+                                          int count);
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
@@ -128,6 +157,8 @@ class FakeEc2 {
   std::vector<FakeSubnet> subnets_;
   std::vector<std::string> security_groups_;
   std::vector<FakeImage> images_;
+  std::vector<std::string> reserved_instances_xml_;
+  std::vector<FakeCapacityReservation> capacity_reservations_;
 };
 
 }  // namespace karp::aws::testing
