@@ -46,7 +46,8 @@ constexpr char kSimulateUsage[] =
     "                               accepted: use hours, 2760h); default: the whole file\n"
     "  --policy LIST                policies to compare (default: all): underutilized-spot,\n"
     "                               underutilized-on-demand, empty-spot, empty-on-demand,\n"
-    "                               static-groups\n"
+    "                               static-groups; also repack-spot, repack-on-demand\n"
+    "                               (re-pack consolidation, docs/repack.md)\n"
     "  --catalog sim|aws|FILE       instance types (default sim: the embedded AWS catalog with\n"
     "                               spot modelled per type and zone; aws: with its per-category\n"
     "                               spot estimates)\n"
@@ -208,7 +209,7 @@ std::optional<int> SelectPolicies(const std::vector<std::string>& names,
   }
   for (const std::string& name : names) {
     bool found = false;
-    for (const sim::Policy& p : sim::StandardPolicies()) {
+    for (const sim::Policy& p : sim::AllPolicies()) {
       if (p.name == name) {
         out->push_back(p);
         found = true;
