@@ -2,9 +2,9 @@
 // defaults, to completion) over clusters of 100, 1,000 and 5,000 nodes at 30-60 % utilisation
 // with ~10 pods per node, PDBs and a few do-not-disrupt pods, on the embedded AWS catalog.
 // One pass is checked before timing (commands found, 0 < savings <= cluster price).
-// BM_Consolidation_Repack: the same clusters in re-pack mode (docs/repack.md), with the price
-// after the plan, the lower bound of re-packing every reschedulable pod, their ratio, the
-// evictions, and the faithful pass's price after beside them.
+// BM_Consolidation_Repack/N/B: the same clusters in re-pack mode (docs/repack.md), with the
+// price after the plan, the lower bound of re-packing every reschedulable pod, their ratio,
+// the evictions, and the faithful pass's price after beside them; B = 1 lifts the budgets.
 //
 //   build/bench/consolidator_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 
@@ -42,9 +42,14 @@ std::optional<karp::ConsolidationPlan> PlanOnce(benchmark::State& state,
   return *std::move(plan);
 }
 
+// Arg 0: nodes; arg 1: 0 = the cluster's budgets (10 % of each NodePool's nodes per plan),
+// 1 = budgets lifted to 100 % (what one plan reaches when every movable node may go).
 void BM_Consolidation_Repack(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
-  const karp::ClusterSnapshot snap = karp::bench::ConsolidationCluster(nodes, 7, kNow);
+  karp::ClusterSnapshot snap = karp::bench::ConsolidationCluster(nodes, 7, kNow);
+  if (state.range(1) == 1) {
+    for (karp::NodePool& np : snap.node_pools) np.budgets = {karp::Budget{"100%", {}, "", std::nullopt}};
+  }
   std::shared_ptr<const karp::InstanceCatalog> catalog = karp::bench::AwsCatalog();
   if (catalog == nullptr) {
     state.SkipWithError("the embedded AWS catalog could not be built");
@@ -65,7 +70,11 @@ void BM_Consolidation_Repack(benchmark::State& state) {
       plan->repack->price_before_per_hour - faithful->savings_per_hour;
   state.counters["faithful_commands"] = static_cast<double>(faithful->commands.size());
 }
-BENCHMARK(BM_Consolidation_Repack)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_Consolidation_Repack)
+    ->ArgsProduct({{100, 1000, 5000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 void BM_Consolidation_FullPass(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));

@@ -147,8 +147,10 @@ def plan(quick):
         runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
                         f"BM_Consolidation_FullPass/{n}/iterations:1", n, reps))
     for n in [100] if quick else [100, 1000, 5000]:
-        runs.append(Run("repack", "consolidation benchmark cluster", "consolidator_bench",
-                        f"BM_Consolidation_Repack/{n}/iterations:1", n, 1))
+        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %")):
+            runs.append(Run("repack", f"consolidation benchmark cluster, {label}",
+                            "consolidator_bench",
+                            f"BM_Consolidation_Repack/{n}/{lifted}/iterations:1", n, 1))
     if not quick:
         runs.append(Run("bound", "diverse", "scheduler_bench", "BM_LowerBound_Diverse/20000",
                         20000, 3))

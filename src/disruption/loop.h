@@ -127,8 +127,8 @@ class Loop {
                                                 const std::set<std::string>& frozen) const;
   // Validates deleting `sources` and launching what the simulation needs for their pods, with
   // the nodes in `excluded` unavailable to them: every pod placed, each replacement through
-  // the price filter, the whole command cheaper than `sources`, the Balanced policy and the
-  // PDBs' allowances for the pods it evicts. Writes `placement` only when a command results.
+  // the price filter, the whole command cheaper than `sources` and the Balanced policy.
+  // Writes `placement` only when a command results.
   // `staged` are the target's claims for them, staged as nodes of the same names: those the
   // simulation fills become replacements.
   Evaluation RepackEvaluate(const std::vector<const NodeView*>& sources,
@@ -163,8 +163,7 @@ class Loop {
                                        bool consolidation,
                                        const std::set<std::string>* also_excluded = nullptr,
                                        bool pending = true) const;
-  // Whether the pods `cands` evict fit their PDBs' allowances; why not, "" when they do.
-  std::string PdbCountVeto(const std::vector<const NodeView*>& cands) const;
+
   // Consolidation order (savings ratio, or disruption cost for the legacy order).
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
   std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -32,6 +33,10 @@ struct Group {
   // the DaemonSet overhead the claim reserved).
   std::vector<NewNodeClaim> claims;
   std::vector<ResourceList> allocatable;
+  // The kept nodes the target put the sources' pods on: the only existing nodes the group's
+  // validation may use (so that it takes no room the target gave another group). Unset for the
+  // pieces of a split group, which may use any.
+  std::optional<std::set<std::string>> existing;
 };
 
 class UnionFind {
@@ -68,9 +73,15 @@ SchedulerOptions TargetOptions(const ConsolidationOptions& o) {
   return s;
 }
 
-// `snap` without the `gone` nodes, their NodeClaims and the pods bound to them.
-std::shared_ptr<ClusterSnapshot> WithoutNodes(const ClusterSnapshot& snap,
-                                              const std::set<std::string>& gone) {
+// The taint that closes a node to the target placement (nodes the consolidation simulation
+// does not let moved pods use).
+constexpr char kClosedTaint[] = "karp.sh/repack-closed";
+
+// `snap` without the `gone` nodes, their NodeClaims and the pods bound to them, and with the
+// `closed` nodes tainted NoSchedule.
+std::shared_ptr<ClusterSnapshot> TargetSnapshot(const ClusterSnapshot& snap,
+                                                const std::set<std::string>& gone,
+                                                const std::set<std::string>& closed) {
   auto out = std::make_shared<ClusterSnapshot>(snap);
   auto on_gone = [&](const std::string& node) { return gone.count(node) > 0; };
   out->nodes.erase(std::remove_if(out->nodes.begin(), out->nodes.end(),
@@ -83,13 +94,30 @@ std::shared_ptr<ClusterSnapshot> WithoutNodes(const ClusterSnapshot& snap,
   out->pods.erase(std::remove_if(out->pods.begin(), out->pods.end(),
                                  [&](const Pod& p) { return on_gone(p.node_name); }),
                   out->pods.end());
+  for (Node& n : out->nodes) {
+    if (closed.count(n.metadata.name) > 0) {
+      n.taints.push_back(Taint{kClosedTaint, "", TaintEffect::kNoSchedule});
+    }
+  }
   return out;
+}
+
+// The nodes moved pods may not use in a consolidation simulation: managed nodes that are not
+// initialized, and those still inside consolidateAfter.
+std::set<std::string> ClosedNodes(const std::vector<NodeView>& views, absl::Time now) {
+  std::set<std::string> closed;
+  for (const NodeView& v : views) {
+    if (v.claim == nullptr) continue;
+    if (!v.initialized || UnderConsolidateAfter(v, now)) closed.insert(v.name);
+  }
+  return closed;
 }
 
 // The cost packer's placement of the `movable` nodes' reschedulable pods, with every other
 // node as existing capacity. `cost_pools` caches the NodePool-level state across rounds.
 absl::StatusOr<SolveResult> TargetPlacement(
-    const PlanWork& w, const std::vector<const NodeView*>& movable,
+    const PlanWork& w, const std::vector<NodeView>& views,
+    const std::vector<const NodeView*>& movable,
     std::shared_ptr<const scheduling::PoolsState>* cost_pools) {
   const SchedulerOptions options = TargetOptions(w.state.options);
   if (*cost_pools == nullptr) {
@@ -108,7 +136,8 @@ absl::StatusOr<SolveResult> TargetPlacement(
     }
   }
   absl::StatusOr<Scheduler> s = scheduling::CreateUnchecked(
-      WithoutNodes(*w.snap, gone), w.state.catalog, options, *cost_pools);
+      TargetSnapshot(*w.snap, gone, ClosedNodes(views, w.state.now)), w.state.catalog, options,
+      *cost_pools);
   if (!s.ok()) return s.status();
   std::vector<const Pod*> pods;
   pods.reserve(moving.size());
@@ -197,8 +226,18 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     g.claims.push_back(StagedClaim(w, *nc));
     g.allocatable.push_back(StagedAllocatable(*nc, pods, *w.state.catalog));
   }
+  for (const ExistingPlacement& e : target.existing_nodes) {
+    for (const std::string& pod : e.pods) {
+      auto f = source_of.find(pod);
+      if (f == source_of.end()) continue;
+      Group& g = by_root[uf.Find(f->second)];
+      if (!g.existing) g.existing.emplace();
+      g.existing->insert(e.name);
+    }
+  }
   for (size_t i = 0; i < movable.size(); ++i) {
     Group& g = by_root[uf.Find(i)];
+    if (!g.existing) g.existing.emplace();
     if (unplaced[i]) continue;
     g.sources.push_back(movable[i]->name);
     g.savings += movable[i]->price;
@@ -351,14 +390,33 @@ void Unstage(PlanWork& w, RoundQueue* q) {
 using Accepted = std::vector<std::pair<DisruptionCommand, SolveResult>>;
 
 // The nodes group `g`'s simulation may not use: the sources of the groups after it, the nodes
-// the commands accepted before it delete, and the other groups' staged nodes.
+// the commands accepted before it delete, the other groups' staged nodes, and the kept nodes
+// the target did not give it.
 std::set<std::string> Excluded(const RoundQueue& q, const Group& g,
-                               const std::set<std::string>& deleted) {
+                               const std::set<std::string>& deleted,
+                               const std::map<std::string, const NodeView*>& views) {
   std::set<std::string> excluded = q.pending;
+  if (g.existing) {
+    for (const auto& [name, view] : views) {
+      if (g.existing->count(name) == 0) excluded.insert(name);
+    }
+  }
   excluded.insert(deleted.begin(), deleted.end());
   excluded.insert(q.staged.begin(), q.staged.end());
   for (const NewNodeClaim& nc : g.claims) excluded.erase(nc.name);
   return excluded;
+}
+
+// Validates group `g` on loop `l`. When its placement counts on room that earlier commands of
+// the loop took (the loop's snapshot does not show them), `*conflict` asks for a fresh loop.
+Evaluation EvaluateGroup(const Loop& l, const RoundQueue& q, const Group& g,
+                         const std::vector<const NodeView*>& sources,
+                         const std::map<std::string, const NodeView*>& views,
+                         LoopChanges* changes, SolveResult* placement, bool* conflict) {
+  Evaluation e =
+      l.RepackEvaluate(sources, Excluded(q, g, changes->deleted, views), g.claims, placement);
+  if (e.command && !FitsChanges(*placement, sources, views, changes)) *conflict = true;
+  return e;
 }
 
 // Validates groups from q->next on one loop over the current snapshot (with the target claims
@@ -386,8 +444,15 @@ absl::Status SubRound(PlanWork& w, RoundQueue* q, std::set<std::string>* frozen,
     if (sensitive && !accepted->empty()) return absl::OkStatus();
     for (const std::string& n : g.sources) q->pending.erase(n);
     SolveResult placement;
-    Evaluation e = l.RepackEvaluate(sources, Excluded(*q, g, changes.deleted), g.claims, &placement);
+    bool conflict = false;
+    Evaluation e = EvaluateGroup(l, *q, g, sources, views, &changes, &placement, &conflict);
     if (w.budget.exhausted()) return absl::OkStatus();
+    if (conflict) {
+      // It needs room earlier commands of this loop took: validate it again on a fresh loop
+      // that sees them (it is never the first of its loop).
+      for (const std::string& n : g.sources) q->pending.insert(n);
+      return absl::OkStatus();
+    }
     if (!e.command) {
       if (g.sources.size() > 1 && !g.split) {
         Split(q, views);
@@ -395,12 +460,6 @@ absl::Status SubRound(PlanWork& w, RoundQueue* q, std::set<std::string>* frozen,
         Freeze(w, frozen, g.sources[0], e.why_not);
       }
       continue;
-    }
-    if (!FitsChanges(placement, sources, views, &changes)) {
-      // Earlier commands of this loop filled a node it counts on: validate it again on a
-      // fresh loop that sees them (it is never the first of its loop).
-      for (const std::string& n : g.sources) q->pending.insert(n);
-      return absl::OkStatus();
     }
     changes.deleted.insert(g.sources.begin(), g.sources.end());
     accepted->emplace_back(std::move(*e.command), std::move(placement));
@@ -446,7 +505,7 @@ absl::StatusOr<std::vector<Group>> RoundGroups(
   const std::vector<const NodeView*> movable = l.RepackCandidates(&kept, *frozen);
   for (const auto& [node, reason] : kept) w.first_reason.emplace(node, reason);
   if (movable.empty() || !w.budget.Take("repack target")) return std::vector<Group>{};
-  absl::StatusOr<SolveResult> target = TargetPlacement(w, movable, cost_pools);
+  absl::StatusOr<SolveResult> target = TargetPlacement(w, l.views(), movable, cost_pools);
   if (!target.ok()) return target.status();
   ++w.repack_rounds;
   return GroupsOf(w, *target, movable, frozen);

@@ -1,10 +1,10 @@
 // Re-pack consolidation (docs/repack.md): validating one command — the consolidation
 // simulation of its sources' pods, the reference's price filter on every replacement, the
-// command's own savings, the Balanced policy and the PDBs' allowances.
+// command's own savings and the Balanced policy. PDBs are the candidates' rule (a node whose
+// pods' PDB allows no eviction is not movable), as in the faithful mode.
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -93,32 +93,9 @@ Evaluation Loop::RepackEvaluate(const std::vector<const NodeView*>& sources,
     return e;
   }
   if (e.why_not = BalancedVeto(sources, cmd.savings_per_hour); !e.why_not.empty()) return e;
-  if (e.why_not = PdbCountVeto(sources); !e.why_not.empty()) return e;
   e.command = std::move(cmd);
   *placement = std::move(*r);
   return e;
-}
-
-std::string Loop::PdbCountVeto(const std::vector<const NodeView*>& cands) const {
-  std::map<const PodDisruptionBudget*, int64_t> evicted;
-  for (const NodeView* v : cands) {
-    for (const Pod* p : v->reschedulable) {
-      const PodFacts& f = cache_->Of(*p, snap_);
-      if (f.pdbs.size() != 1 || !IsActive(*p) || f.mirror || f.tolerates_disrupted) continue;
-      const PodDisruptionBudget& pdb = *f.pdbs[0];
-      if (pdb.unhealthy_pod_eviction_policy == "AlwaysAllow" && p->phase != "Running") continue;
-      ++evicted[&pdb];
-    }
-  }
-  PdbAllowances allowances(snap_);
-  for (const auto& [pdb, n] : evicted) {
-    const int64_t allowed = allowances.Of(*pdb);
-    if (n > allowed) {
-      return internal::StrCat("pdb ", pdb->metadata.namespace_, "/", pdb->metadata.name,
-                              " allows ", allowed, " eviction(s), the command evicts ", n);
-    }
-  }
-  return "";
 }
 
 }  // namespace karp::disruption
