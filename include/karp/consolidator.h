@@ -79,7 +79,12 @@ struct InterruptionEvent {
 //    k >= 0 replacements, ordered by savings per evicted pod, each validated by a scheduling
 //    simulation on the cluster as left by the commands before it and saving money on its own
 //    under the reference's spot/on-demand and price rules. Pending pods are left to the
-//    provisioner (not placed by re-pack commands).
+//    provisioner (not placed by re-pack commands). The faithful methods are also planned on
+//    the same cluster (pending pods left out); when they end cheaper their plan is returned
+//    (RepackSummary::faithful_plan), so a re-pack plan never ends above them.
+//    Complexity: one cost-packed Solve of the movable nodes' pods per round (at most
+//    repack_rounds), one scheduling simulation per candidate command (and per node of a
+//    command that fails), plus the faithful plan it is compared with.
 enum class ConsolidationMode { kFaithful, kRepack };
 // "faithful", "repack".
 std::string_view ConsolidationModeName(ConsolidationMode m);

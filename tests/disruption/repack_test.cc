@@ -34,6 +34,10 @@
 #include "support/disruption_builders.h"
 #include "support/plan_checks.h"
 
+#ifdef KARP_TEST_HAVE_JSON
+#include "karp/json/run.h"
+#endif
+
 namespace {
 
 using karp::ClusterSnapshot;
@@ -204,6 +208,26 @@ TEST_CASE("repack: spot nodes are not replaced by spot nodes without the gate", 
   INFO(Describe(on));
   CHECK(on.savings_per_hour >= off.savings_per_hour);
 }
+
+#ifdef KARP_TEST_HAVE_JSON
+TEST_CASE("repack: the JSON summary has the re-pack figures, a faithful plan none", "[repack]") {
+  auto catalog = SpotCatalog();
+  const ClusterSnapshot snap = HalfEmptyOnDemand(*catalog);
+  absl::StatusOr<std::string> repack =
+      karp::json::ConsolidateOutput(MustPlan(snap, catalog, Repack()), snap, "json");
+  REQUIRE(repack.ok());
+  for (const char* key : {"\"mode\": \"repack\"", "\"priceBeforePerHour\": 3.2",
+                          "\"priceAfterPerHour\": 0.32", "\"lowerBoundPerHour\": 0.32",
+                          "\"evictions\": 16"}) {
+    CHECK_THAT(*repack, Catch::Contains(key));
+  }
+  absl::StatusOr<std::string> faithful =
+      karp::json::ConsolidateOutput(MustPlan(snap, catalog), snap, "json");
+  REQUIRE(faithful.ok());
+  CHECK_THAT(*faithful, !Catch::Contains("priceBeforePerHour"));
+  CHECK_THAT(*faithful, !Catch::Contains("\"mode\""));
+}
+#endif
 
 TEST_CASE("repack: invalid options are errors", "[repack]") {
   auto catalog = SpotCatalog();
@@ -421,7 +445,7 @@ TEST_CASE("repack property: random clusters", "[repack][property]") {
   }
   CHECK(with_commands >= 50);
   // The re-pack plan itself is what most clusters get (the faithful fallback is the exception).
-  INFO("faithful plans returned: " << faithful_plans);
+  INFO("faithful plans returned: " << faithful_plans << " of " << with_commands);
   CHECK(faithful_plans * 4 <= with_commands);
 }
 
