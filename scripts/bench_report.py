@@ -97,11 +97,11 @@ def workload_plan(quick):
     for n in [2500] if quick else [2500, 5000, 10000, 20000]:
         runs.append(Run("workloads", f"{RUNNING}: Solve", "workload_bench",
                         f"BM_Workload_RunningClusterSolve/{n}", n, 1 if quick or n > 5000 else 3))
+    runs.append(Run("repack", f"{RUNNING}: re-pack pass", "workload_bench",
+                    "BM_Workload_RunningClusterRepack/iterations:1", 1000, 1))
     if not quick:
         runs.append(Run("workloads", f"{RUNNING}: consolidation pass", "workload_bench",
                         "BM_Workload_RunningClusterConsolidate/iterations:1", 20000, 1))
-    runs.append(Run("repack", f"{RUNNING}: re-pack pass", "workload_bench",
-                    "BM_Workload_RunningClusterRepack/iterations:1", 1000, 1))
         for n in [10000, 20000, 50000, 100000]:
             runs.append(Run("workloads", f"{REALISTIC}: Solve", "workload_bench",
                             f"BM_Workload_Realistic100kSolve/{n}", n, 1 if n > 20000 else 3))
@@ -147,7 +147,9 @@ def plan(quick):
         runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
                         f"BM_Consolidation_FullPass/{n}/iterations:1", n, reps))
     for n in [100] if quick else [100, 1000, 5000]:
-        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %")):
+        # Budgets lifted at 5,000 nodes is not in the report: not measured yet (the faithful
+        # plan it is compared with grows with every node allowed to move).
+        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %"))[:2 if n < 5000 else 1]:
             runs.append(Run("repack", f"consolidation benchmark cluster, {label}",
                             "consolidator_bench",
                             f"BM_Consolidation_Repack/{n}/{lifted}/iterations:1", n, 1))
