@@ -6,6 +6,9 @@
 //                                       its 20,000 pending pods: one cold Scheduler::Solve
 //   BM_Workload_RunningClusterConsolidate   the whole running cluster: one Consolidator pass
 //                                       (Create + Plan, every method, to completion)
+//   BM_Workload_RunningClusterRepack    the same pass in re-pack mode (docs/repack.md): price
+//                                       after, lower bound, evictions; the faithful pass's
+//                                       price after is not recomputed here (see above)
 //   BM_Workload_Realistic100kSolve/N    the first N of 100,000 pending pods, no nodes: Solve
 //                                       (N = 10,000, 20,000, 50,000, 100,000)
 //
@@ -32,6 +35,7 @@
 #include "karp/scheduler.h"
 
 #include "bench_main.h"
+#include "repack_counters.h"
 
 namespace {
 
@@ -143,8 +147,10 @@ BENCHMARK(BM_Workload_Realistic100kSolve)->Arg(10000)->Arg(20000)->Arg(50000)->A
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A whole consolidation pass: Create (the consolidator prepares the cluster) then Plan.
-absl::StatusOr<karp::ConsolidationPlan> ConsolidationPass(const Workload& w, absl::Time now) {
-  absl::StatusOr<karp::Consolidator> c = karp::Consolidator::Create(w.snapshot, w.catalog, now);
+absl::StatusOr<karp::ConsolidationPlan> ConsolidationPass(
+    const Workload& w, absl::Time now, const karp::ConsolidationOptions& options = {}) {
+  absl::StatusOr<karp::Consolidator> c =
+      karp::Consolidator::Create(w.snapshot, w.catalog, now, options);
   if (!c.ok()) return c.status();
   return c->Plan();
 }
@@ -169,6 +175,26 @@ void BM_Workload_RunningClusterConsolidate(benchmark::State& state) {
   state.counters["savings/h"] = savings;
 }
 BENCHMARK(BM_Workload_RunningClusterConsolidate)->Unit(benchmark::kMillisecond)->UseRealTime()
+    ->Iterations(1);
+
+void BM_Workload_RunningClusterRepack(benchmark::State& state) {
+  Workload w;
+  if (!Load(state, kRunningCluster, -1, &w)) return;
+  karp::ConsolidationOptions options;
+  options.mode = karp::ConsolidationMode::kRepack;
+  absl::StatusOr<karp::ConsolidationPlan> plan;
+  for (auto _ : state) {
+    plan = ConsolidationPass(w, absl::FromUnixSeconds(kConsolidateNow), options);
+    if (!plan.ok()) {
+      state.SkipWithError(std::string(plan.status().message()).c_str());
+      return;
+    }
+  }
+  karp::bench::SetRepackCounters(state, *plan);
+  state.counters["pods"] = static_cast<double>(w.snapshot.pods.size());
+  state.counters["existing"] = static_cast<double>(w.snapshot.nodes.size());
+}
+BENCHMARK(BM_Workload_RunningClusterRepack)->Unit(benchmark::kMillisecond)->UseRealTime()
     ->Iterations(1);
 
 }  // namespace

@@ -97,6 +97,8 @@ def workload_plan(quick):
     for n in [2500] if quick else [2500, 5000, 10000, 20000]:
         runs.append(Run("workloads", f"{RUNNING}: Solve", "workload_bench",
                         f"BM_Workload_RunningClusterSolve/{n}", n, 1 if quick or n > 5000 else 3))
+    runs.append(Run("repack", f"{RUNNING}: re-pack pass", "workload_bench",
+                    "BM_Workload_RunningClusterRepack/iterations:1", 1000, 1))
     if not quick:
         runs.append(Run("workloads", f"{RUNNING}: consolidation pass", "workload_bench",
                         "BM_Workload_RunningClusterConsolidate/iterations:1", 20000, 1))
@@ -144,6 +146,13 @@ def plan(quick):
         reps = 1 if quick else (5 if n <= 100 else (3 if n <= 1000 else 1))
         runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
                         f"BM_Consolidation_FullPass/{n}/iterations:1", n, reps))
+    for n in [100] if quick else [100, 1000, 5000]:
+        # Budgets lifted at 5,000 nodes is not in the report: not measured yet (the faithful
+        # plan it is compared with grows with every node allowed to move).
+        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %"))[:2 if n < 5000 else 1]:
+            runs.append(Run("repack", f"consolidation benchmark cluster, {label}",
+                            "consolidator_bench",
+                            f"BM_Consolidation_Repack/{n}/{lifted}/iterations:1", n, 1))
     if not quick:
         runs.append(Run("bound", "diverse", "scheduler_bench", "BM_LowerBound_Diverse/20000",
                         20000, 3))
@@ -287,7 +296,8 @@ def execute(run, build_dir, trace, quick, tmp, dirs, timeout=None):
                 "commands",
                 "savings/h", "cluster/h", "MB", "objects/s", "kinds", "classes", "components",
                 "types", "table_ms", "free_ms", "existing", "errors", "create_ms", "MB in",
-                "MB out"):
+                "MB out", "evictions", "before/h", "after/h", "bound/h", "after/bound",
+                "faithful_after/h", "faithful_commands"):
         if key in first:
             row[key.replace("/", "_per_").replace(" ", "_")] = first[key]
     if "pods" in first and run.family != "bound":
@@ -304,6 +314,28 @@ def execute(run, build_dir, trace, quick, tmp, dirs, timeout=None):
         row["reference"] = [{"seconds": s, "pods_per_s": p, "source": src,
                              "speedup": (s * 1e3) / row["time_ms"]} for s, p, src in refs]
     return row
+
+
+def repack_table(rows, errors):
+    """The re-pack consolidation rows (docs/repack.md), the faithful result beside them."""
+    lines = ["### Re-pack consolidation (`--repack`: price after the plan against the lower bound "
+             "of re-packing every reschedulable pod; faithful pass beside it)", "",
+             "| workload | nodes | time (Create + Plan) | commands | evictions | price before | "
+             "after | bound | after / bound | faithful after | faithful / bound | peak RSS |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["family"] != "repack" or "error" in r:
+            continue
+        bound = r.get("bound_per_h", 0)
+        faithful = r.get("faithful_after_per_h")
+        fa = f"${faithful:,.2f}/h" if faithful is not None else "—"
+        fb = f"{faithful / bound:.2f}" if faithful is not None and bound > 0 else "—"
+        lines.append(f"| {r['workload']} | {fmt_int(r['size'])} | {fmt_time(r['time_ms'])} | "
+                     f"{fmt_int(r['commands'])} | {fmt_int(r['evictions'])} | "
+                     f"${r['before_per_h']:,.2f}/h | ${r['after_per_h']:,.2f}/h | "
+                     f"${bound:,.2f}/h | {r['after_per_bound']:.2f} | {fa} | {fb} | "
+                     f"{r['peak_rss_mb']:.0f} MB |")
+    return lines + errors("repack")
 
 
 def fmt_time(ms):
@@ -515,6 +547,7 @@ def markdown(report):
                      f"{fmt_int(r['commands'])} | ${r['savings_per_h']:,.2f}/h | "
                      f"${r['cluster_per_h']:,.2f}/h | {r['peak_rss_mb']:.0f} MB |")
     lines += errors("consolidation") + [""]
+    lines += repack_table(rows, errors) + [""]
     lines += ["### Cost of the lower bound (`karp::PriceLowerBound`, computed outside the timed "
               "Solve above)", "", "| workload | pods | kinds | classes | components | time | peak RSS |",
               "|---|---|---|---|---|---|---|"]
@@ -739,7 +772,7 @@ def main():
                              "reported as such (default 1200)")
     parser.add_argument("--only", default=None,
                         help="comma-separated families to run (parity, aws, trace, "
-                             "consolidation, bound, codec, catalog, cli, workloads); their rows "
+                             "consolidation, repack, bound, codec, catalog, cli, workloads); their rows "
                              "replace those of bench/results/latest.json, the others are kept")
     parser.add_argument("--no-build", action="store_true", help="use the binaries as they are")
     parser.add_argument("--render-only", action="store_true",

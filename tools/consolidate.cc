@@ -24,7 +24,7 @@ namespace {
 
 constexpr char kConsolidateUsage[] =
     "usage: karp consolidate -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
-    "                        --now RFC3339 [-o json|yaml|text|nodeclaims] [--once]\n"
+    "                        --now RFC3339 [-o json|yaml|text|nodeclaims] [--once] [--repack]\n"
     "                        [--max-simulations N] [--timeout D]\n"
     "\n"
     "Computes the disruption commands successive loops of the reference controller would run\n"
@@ -43,6 +43,9 @@ constexpr char kConsolidateUsage[] =
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
     "                               schedules (default: the current time)\n"
     "  --once                       print only the first loop's command\n"
+    "  --repack                     re-pack mode: place the candidates' pods afresh with the\n"
+    "                               cost packer and emit the difference as commands of m\n"
+    "                               nodes deleted and k >= 0 launched (docs/repack.md)\n"
     "  --spot-to-spot               enable SpotToSpotConsolidation\n"
     "  --legacy-order               order candidates by disruption cost (before v1.14)\n"
     "  --max-simulations N          stop after N scheduling simulations (default: no limit)\n"
@@ -94,6 +97,13 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
   std::cout << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
             << " saved over " << plan.nodes << " node(s)"
             << (any_estimated ? " (spot prices estimated)" : "") << "\n";
+  if (plan.repack) {
+    const RepackSummary& r = *plan.repack;
+    std::cout << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency)
+              << " to " << PerHour(r.price_after_per_hour, currency) << " evicting "
+              << r.evictions << " pod(s); re-packing every reschedulable pod costs at least "
+              << PerHour(r.lower_bound_per_hour, currency) << "\n";
+  }
 }
 
 struct ConsolidateFlags {
@@ -187,6 +197,8 @@ std::optional<int> ParseConsolidateArgs(const std::vector<std::string>& args,
       }
     } else if (a == "--once") {
       options.once = true;
+    } else if (a == "--repack") {
+      options.mode = ConsolidationMode::kRepack;
     } else if (a == "--spot-to-spot") {
       options.spot_to_spot = true;
     } else if (a == "--legacy-order") {

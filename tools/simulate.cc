@@ -47,8 +47,10 @@ constexpr char kSimulateUsage[] =
     "                               accepted: use hours, 2760h); default: the whole file\n"
     "  --policy LIST                policies to compare (default: all): underutilized-spot,\n"
     "                               underutilized-on-demand, empty-spot, empty-on-demand,\n"
-    "                               static-groups; NAME-blind: the same, deciding by list\n"
-    "                               prices under commitments (billed the same way)\n"
+    "                               static-groups; also repack-spot, repack-on-demand\n"
+    "                               (re-pack consolidation, docs/repack.md); NAME-blind: the\n"
+    "                               same, deciding by list prices under commitments (billed\n"
+    "                               the same way)\n"
     "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations\n"
     "                               (docs/commitments.md), instead of the trace's own\n"
     "  --catalog sim|aws|FILE       instance types (default sim: the embedded AWS catalog with\n"
@@ -217,7 +219,7 @@ std::optional<int> SelectPolicies(const std::vector<std::string>& names,
     const bool blind = name.size() > kBlind.size() &&
                        name.compare(name.size() - kBlind.size(), kBlind.size(), kBlind) == 0;
     const std::string base = blind ? name.substr(0, name.size() - kBlind.size()) : name;
-    for (sim::Policy p : sim::StandardPolicies()) {
+    for (sim::Policy p : sim::AllPolicies()) {
       if (p.name == base) {
         p.name = name;
         p.commitment_aware = !blind;

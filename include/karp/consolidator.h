@@ -69,6 +69,26 @@ struct InterruptionEvent {
   absl::Time deadline = absl::InfiniteFuture();
 };
 
+// How consolidation chooses what to disrupt (ConsolidationOptions::mode).
+//  - kFaithful: the reference's methods (multi-node, then single-node consolidation; each
+//    command replaces m nodes by at most one cheaper node).
+//  - kRepack (docs/repack.md): after interruption, expiration, emptiness and drift as in the
+//    faithful mode, the reschedulable pods of every consolidation candidate (within the
+//    Underutilized budgets) are placed afresh with the cost packer (PackingMode::kCost) around
+//    what must stay; the difference becomes commands deleting m >= 1 nodes and launching
+//    k >= 0 replacements, ordered by savings per evicted pod, each validated by a scheduling
+//    simulation on the cluster as left by the commands before it and saving money on its own
+//    under the reference's spot/on-demand and price rules. Pending pods are left to the
+//    provisioner (not placed by re-pack commands). The faithful methods are also planned on
+//    the same cluster (pending pods left out); when they end cheaper their plan is returned
+//    (RepackSummary::faithful_plan), so a re-pack plan never ends above them.
+//    Complexity: one cost-packed Solve of the movable nodes' pods per round (at most
+//    repack_rounds), one scheduling simulation per candidate command (and per node of a
+//    command that fails), plus the faithful plan it is compared with.
+enum class ConsolidationMode { kFaithful, kRepack };
+// "faithful", "repack".
+std::string_view ConsolidationModeName(ConsolidationMode m);
+
 // Where a Plan() is, for ConsolidationOptions::progress.
 struct ConsolidationProgress {
   int loop = 0;                // disruption loop, from 0
@@ -76,7 +96,8 @@ struct ConsolidationProgress {
   int candidates = 0;          // nodes that are candidates in this loop
   int64_t simulations = 0;     // scheduling simulations started so far in this plan
   // The method of the current simulation: "interruption", "expiration", "emptiness", "drift",
-  // "multi-node consolidation" or "single-node consolidation"; "" between loops.
+  // "multi-node consolidation", "single-node consolidation", "repack target" or "repack"; ""
+  // between loops.
   std::string_view method;
 };
 
@@ -113,6 +134,12 @@ struct ConsolidationOptions {
   // machine speed; a simulation count does not.
   int64_t max_simulations = 0;
   absl::Time deadline = absl::InfiniteFuture();
+  // Default: kFaithful (the reference's consolidation).
+  ConsolidationMode mode = ConsolidationMode::kFaithful;
+  // Re-pack mode: how many times the target placement is recomputed after the commands of the
+  // previous one were applied (a later round sees the candidates an earlier one could not
+  // move). Must be from 1 to 16. Default: 3.
+  int repack_rounds = 3;
   // Called on the thread running Plan() before every scheduling simulation and once after the
   // last loop (default: none). It must not call into the Consolidator.
   std::function<void(const ConsolidationProgress&)> progress;
@@ -133,6 +160,22 @@ struct KeptNode {
   std::string reason;  // why it is not in any command
 };
 
+// What a re-pack plan achieves (ConsolidationPlan::repack). Prices are the hourly prices of
+// the snapshot's nodes (each node's offering in the catalog; unknown offerings count 0).
+struct RepackSummary {
+  double price_before_per_hour = 0;  // every node of the snapshot
+  double price_after_per_hour = 0;   // after all commands: before - plan savings
+  // karp::PriceLowerBound of every reschedulable pod bound to a node of the snapshot, placed
+  // on new nodes: no re-packing of those pods costs less (pods that must stay, DaemonSet pods
+  // and nodes without reschedulable pods are not counted).
+  double lower_bound_per_hour = 0;
+  int64_t evictions = 0;  // reschedulable pods on the commands' candidates
+  int rounds = 0;         // target placements computed
+  // The faithful methods alone (pending pods left out, as re-pack does) ended cheaper on this
+  // cluster, and their plan is the one returned: a re-pack plan never ends above them.
+  bool faithful_plan = false;
+};
+
 struct ConsolidationPlan {
   std::vector<DisruptionCommand> commands;  // execution order
   std::vector<KeptNode> kept;               // by node name
@@ -143,6 +186,8 @@ struct ConsolidationPlan {
   // The plan reached ConsolidationOptions::max_simulations or deadline: `commands` are the
   // first commands of the unbounded plan, and further loops were not computed.
   bool stopped_early = false;
+  // Set in re-pack mode only (faithful plans leave it empty).
+  std::optional<RepackSummary> repack;
 };
 
 class Consolidator {

@@ -191,7 +191,7 @@ absl::StatusOr<std::vector<sim::Policy>> Policies(const std::vector<std::string>
   std::vector<sim::Policy> out;
   for (const std::string& name : names) {
     const size_t before = out.size();
-    for (const sim::Policy& p : sim::StandardPolicies()) {
+    for (const sim::Policy& p : sim::AllPolicies()) {
       if (p.name == name) out.push_back(p);
     }
     if (out.size() == before) {

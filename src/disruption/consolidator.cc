@@ -4,6 +4,7 @@
 
 #include "karp/consolidator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -27,6 +28,10 @@ std::string_view DisruptionDecisionName(DisruptionDecision d) {
   return d == DisruptionDecision::kDelete ? "delete" : "replace";
 }
 
+std::string_view ConsolidationModeName(ConsolidationMode m) {
+  return m == ConsolidationMode::kRepack ? "repack" : "faithful";
+}
+
 std::string_view DisruptionReasonName(DisruptionReason r) {
   switch (r) {
     case DisruptionReason::kEmpty: return "empty";
@@ -42,6 +47,9 @@ absl::Status ConsolidationOptions::Validate() const {
   if (absl::Status s = scheduler.Validate(); !s.ok()) return s;
   if (max_simulations < 0) {
     return absl::InvalidArgumentError("consolidation options: max_simulations must be >= 0");
+  }
+  if (repack_rounds < 1 || repack_rounds > 16) {
+    return absl::InvalidArgumentError("consolidation options: repack_rounds must be from 1 to 16");
   }
   if (max_multi_node_candidates < 1) {
     return absl::InvalidArgumentError(
@@ -118,11 +126,8 @@ absl::Status Consolidator::PreparePools(State& state) {
   return absl::OkStatus();
 }
 
+namespace disruption {
 namespace {
-
-using disruption::KeptReasons;
-using disruption::Loop;
-using disruption::PodCache;
 
 // Names the command's replacements "<nodepool>-<n>", unique across the whole plan.
 void NameReplacements(DisruptionCommand* cmd, std::set<std::string>* used_names,
@@ -143,9 +148,19 @@ void CountDeleting(const ClusterSnapshot& snap, const DisruptionCommand& cmd,
   for (const std::string& c : cmd.candidates) {
     const Node* n = snap.FindNode(c);
     if (n == nullptr) continue;
-    std::string pool = disruption::NodePoolNameOf(*n, snap.FindNodeClaimForNode(c));
+    std::string pool = NodePoolNameOf(*n, snap.FindNodeClaimForNode(c));
     if (!pool.empty()) ++(*deleting)[pool];
   }
+}
+
+// The reschedulable pods bound to the command's candidates.
+int64_t CountEvictions(const ClusterSnapshot& snap, const DisruptionCommand& cmd) {
+  const std::set<std::string> gone(cmd.candidates.begin(), cmd.candidates.end());
+  int64_t n = 0;
+  for (const Pod& p : snap.pods) {
+    if (!p.node_name.empty() && gone.count(p.node_name) > 0 && IsReschedulable(p)) ++n;
+  }
+  return n;
 }
 
 // A node's explanation is the first reason recorded for it: later loops see the effects of
@@ -156,70 +171,119 @@ void RecordFirstReasons(const KeptReasons& kept, KeptReasons* first_reason) {
 
 }  // namespace
 
-absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
-  ConsolidationPlan plan;
-  plan.nodes = static_cast<int>(state_->snapshot.nodes.size());
-  // One working copy, mutated in place between loops (no Loop outlives its iteration).
-  auto snap = std::make_shared<ClusterSnapshot>(state_->snapshot);
-  std::set<std::string> original;
-  for (const Node& n : snap->nodes) original.insert(n.metadata.name);
-  std::set<std::string> disrupted;
-  std::set<std::string> used_names;
+PlanWork::PlanWork(const Consolidator::State& s, bool repack_plan)
+    : state(s),
+      repack(repack_plan),
+      snap(std::make_shared<ClusterSnapshot>(s.snapshot)),
+      pools(s.pools),
+      budget(s.options) {
+  plan.nodes = static_cast<int>(snap->nodes.size());
   for (const NodeClaim& nc : snap->node_claims) used_names.insert(nc.metadata.name);
   for (const Node& n : snap->nodes) used_names.insert(n.metadata.name);
-  std::map<std::string, int> next_index;
-  KeptReasons kept;
-  std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
-  KeptReasons first_reason;
-  PodCache cache;
-  std::shared_ptr<const scheduling::PoolsState> pools = state_->pools;
-  disruption::PassBudget budget(state_->options);
+}
+
+void PlanWork::Accept(DisruptionCommand cmd, const SolveResult& placement) {
+  NameReplacements(&cmd, &used_names, &next_index);
+  disrupted.insert(cmd.candidates.begin(), cmd.candidates.end());
+  CountDeleting(*snap, cmd, &deleting);
+  if (state.options.mode == ConsolidationMode::kRepack) evictions += CountEvictions(*snap, cmd);
+  cache.Reset();  // pod addresses change below
+  Apply(*snap, cmd, placement, *state.catalog, state.now);
+  plan.savings_per_hour += cmd.savings_per_hour;
+  plan.commands.push_back(std::move(cmd));
+}
+
+namespace {
+
+// The loops of the faithful methods until none finds a command (or the plan's bound, or
+// --once); false when the plan must stop there.
+absl::StatusOr<bool> FaithfulLoops(PlanWork& w) {
   // Each loop removes at least one node, so the number of loops is bounded.
-  const size_t max_loops = snap->nodes.size() + state_->options.interruptions.size() + 1;
+  const size_t max_loops = w.snap->nodes.size() + w.state.options.interruptions.size() + 1;
   for (size_t loop = 0; loop < max_loops; ++loop) {
     std::optional<DisruptionCommand> cmd;
     SolveResult placement;
-    budget.loop = static_cast<int>(loop);
-    budget.commands = static_cast<int>(plan.commands.size());
+    w.budget.loop = static_cast<int>(loop);
+    w.budget.commands = static_cast<int>(w.plan.commands.size());
     {
-      Loop l(*state_, snap, deleting, &cache, &pools, &budget);
+      Loop l = w.MakeLoop();
       if (absl::Status s = l.Init(); !s.ok()) return s;
-      budget.candidates = l.candidates();
-      if (loop == 0) plan.candidates = l.candidates();
-      cmd = l.Next(&kept, &placement);
+      w.budget.candidates = l.candidates();
+      if (loop == 0) w.plan.candidates = l.candidates();
+      cmd = l.Next(&w.kept, &placement);
     }
-    RecordFirstReasons(kept, &first_reason);
+    RecordFirstReasons(w.kept, &w.first_reason);
     // An interrupted loop's command may differ from the unbounded plan's: drop it.
-    if (budget.exhausted()) break;
-    if (!cmd) break;
-    NameReplacements(&*cmd, &used_names, &next_index);
-    disrupted.insert(cmd->candidates.begin(), cmd->candidates.end());
-    CountDeleting(*snap, *cmd, &deleting);
-    cache.Reset();  // pod addresses change below
-    disruption::Apply(*snap, *cmd, placement, *state_->catalog, state_->now);
-    plan.savings_per_hour += cmd->savings_per_hour;
-    plan.commands.push_back(std::move(*cmd));
-    if (state_->options.once) {
+    if (w.budget.exhausted()) return false;
+    if (!cmd) return true;
+    w.Accept(std::move(*cmd), placement);
+    if (w.state.options.once) {
       {
-        Loop after(*state_, snap, deleting, &cache, &pools, &budget);
+        Loop after = w.MakeLoop();
         if (absl::Status s = after.Init(); !s.ok()) return s;
         SolveResult ignored;
-        after.Next(&kept, &ignored);
+        after.Next(&w.kept, &ignored);
       }
-      RecordFirstReasons(kept, &first_reason);
-      break;
+      RecordFirstReasons(w.kept, &w.first_reason);
+      return false;
     }
   }
-  plan.simulations = budget.simulations();
-  plan.stopped_early = budget.exhausted();
-  budget.commands = static_cast<int>(plan.commands.size());
-  budget.Report();
+  return true;
+}
+
+// Runs one plan into `w`: the faithful loops, then (re-pack plan) the re-pack rounds.
+absl::Status RunPlan(PlanWork& w) {
+  absl::StatusOr<bool> more = FaithfulLoops(w);
+  if (!more.ok()) return more.status();
+  if (*more && w.repack) return RepackRounds(w);
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace disruption
+
+absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
+  const bool repack = state_->options.mode == ConsolidationMode::kRepack;
+  std::optional<RepackSummary> summary;
+  if (repack) {
+    absl::StatusOr<RepackSummary> s = disruption::RepackStart(*state_);
+    if (!s.ok()) return s.status();
+    summary = *s;
+  }
+  auto work = std::make_unique<disruption::PlanWork>(*state_, repack);
+  if (absl::Status s = disruption::RunPlan(*work); !s.ok()) return s;
+  if (repack) {
+    // The faithful methods on the same cluster (pending pods left out as re-pack does): when
+    // they end cheaper, their plan is the answer, so re-pack never ends above them.
+    auto faithful = std::make_unique<disruption::PlanWork>(*state_, false);
+    if (absl::Status s = disruption::RunPlan(*faithful); !s.ok()) return s;
+    if (faithful->plan.savings_per_hour > work->plan.savings_per_hour + 1e-9) {
+      work = std::move(faithful);
+      summary->faithful_plan = true;
+    }
+  }
+  disruption::PlanWork& w = *work;
+  ConsolidationPlan plan = std::move(w.plan);
+  plan.simulations = w.budget.simulations();
+  plan.stopped_early = w.budget.exhausted();
+  w.budget.commands = static_cast<int>(plan.commands.size());
+  w.budget.Report();
   plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
-  for (const std::string& n : original) {
-    if (disrupted.count(n) > 0) continue;
-    auto k = first_reason.find(n);
+  for (const Node& node : state_->snapshot.nodes) {
+    const std::string& n = node.metadata.name;
+    if (w.disrupted.count(n) > 0) continue;
+    auto k = w.first_reason.find(n);
     plan.kept.push_back(
-        {n, k == first_reason.end() ? std::string("no cheaper placement found") : k->second});
+        {n, k == w.first_reason.end() ? std::string("no cheaper placement found") : k->second});
+  }
+  std::sort(plan.kept.begin(), plan.kept.end(),
+            [](const KeptNode& a, const KeptNode& b) { return a.node < b.node; });
+  if (summary) {
+    summary->evictions = w.evictions;
+    summary->rounds = w.repack_rounds;
+    summary->price_after_per_hour =
+        std::round((summary->price_before_per_hour - plan.savings_per_hour) * 1e9) / 1e9;
+    plan.repack = summary;
   }
   return plan;
 }

@@ -14,7 +14,6 @@
 #include "internal/strings.h"
 
 namespace karp::disruption {
-namespace {
 
 // Under a pricing model, savings up to this ($/h) are rounding noise of marginal costs.
 constexpr double kNoSavings = 1e-6;
@@ -48,11 +47,12 @@ DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
   return cmd;
 }
 
-}  // namespace
-
 absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands,
-                                           bool consolidation) const {
+                                           bool consolidation,
+                                           const std::set<std::string>* also_excluded,
+                                           bool pending) const {
   scheduling::Simulation sim;
+  if (also_excluded != nullptr) sim.excluded = *also_excluded;
   std::vector<Pod> moved;
   for (const NodeView* c : cands) {
     sim.excluded.insert(c->name);
@@ -69,7 +69,8 @@ absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& c
     if (!consolidation || v.claim == nullptr || !v.initialized) continue;
     if (UnderConsolidateAfter(v, state_.now)) sim.under_consolidate_after.insert(v.name);
   }
-  std::vector<const Pod*> pods = snap_.PendingPods();
+  std::vector<const Pod*> pods;
+  if (pending) pods = snap_.PendingPods();
   for (const Pod& p : moved) pods.push_back(&p);
   return scheduling::Simulate(*scheduler_, pods, sim);
 }
@@ -85,7 +86,9 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     e.why_not = kNotEvaluated;
     return e;
   }
-  absl::StatusOr<SolveResult> r = Simulate(cands, reason == DisruptionReason::kUnderutilized);
+  const bool consolidation = reason == DisruptionReason::kUnderutilized;
+  absl::StatusOr<SolveResult> r =
+      Simulate(cands, consolidation, nullptr, pending_ || !consolidation);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());
     return e;

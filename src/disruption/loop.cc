@@ -74,6 +74,8 @@ std::optional<DisruptionCommand> Loop::Next(KeptReasons* kept, SolveResult* plac
   if (auto cmd = Emptiness(kept, placement)) return cmd;
   if (auto cmd = Drift(kept, placement)) return cmd;
   const std::vector<const NodeView*> candidates = ConsolidationCandidates(kept);
+  // Re-pack mode replaces both consolidations (repack.cc), after the loops end.
+  if (repack_) return std::nullopt;
   if (auto cmd = MultiNodeConsolidation(candidates, placement)) return cmd;
   return SingleNodeConsolidation(candidates, kept, placement);
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,13 @@ class PassBudget {
   bool exhausted_ = false;
 };
 
+// Why the simulation does not place every pod moving off `cands`; "" when it does.
+std::string UnplacedMoves(const std::vector<const NodeView*>& cands, const SolveResult& r);
+
+// A command for `cands` with no decision yet: sorted candidates, their price as savings.
+DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
+                                    DisruptionReason reason);
+
 // Why a candidate set was not evaluated once the bound is reached.
 inline constexpr char kNotEvaluated[] =
     "not evaluated: the consolidation pass reached its bound (simulations or deadline)";
@@ -106,11 +114,34 @@ class Loop {
         budget_(budget) {}
 
   absl::Status Init();
+  // Re-pack mode's loops: `repack` leaves both consolidations to repack.cc; without
+  // `pending`, consolidation simulations place only the candidates' pods (the pending pods are
+  // the provisioner's). Default: the faithful mode (no re-pack, pending pods simulated).
+  void SetMode(bool repack, bool pending) {
+    repack_ = repack;
+    pending_ = pending;
+  }
   // The next command, or nullopt when no method finds anything; `kept` gets a reason for every
   // node that the last evaluation did not disrupt, `placement` the command's simulation.
   std::optional<DisruptionCommand> Next(KeptReasons* kept, SolveResult* placement);
   // The number of candidates (nodes with no reject reason).
   int candidates() const;
+
+  // Re-pack mode (repack.cc). The consolidation candidates (as both consolidations see them,
+  // within the Underutilized budgets) not in `frozen`; `kept` gets the others' reasons.
+  std::vector<const NodeView*> RepackCandidates(KeptReasons* kept,
+                                                const std::set<std::string>& frozen) const;
+  // Validates deleting `sources` and launching what the simulation needs for their pods, with
+  // the nodes in `excluded` unavailable to them: every pod placed, each replacement through
+  // the price filter, the whole command cheaper than `sources` and the Balanced policy.
+  // Writes `placement` only when a command results.
+  // `staged` are the target's claims for them, staged as nodes of the same names: those the
+  // simulation fills become replacements.
+  Evaluation RepackEvaluate(const std::vector<const NodeView*>& sources,
+                            const std::set<std::string>& excluded,
+                            const std::vector<NewNodeClaim>& staged,
+                            SolveResult* placement) const;
+  const std::vector<NodeView>& views() const { return views_; }
 
  private:
   // The methods, in order; each returns its command or nullopt (docs/design.md §6.1).
@@ -132,8 +163,13 @@ class Loop {
                       DisruptionReason reason, SolveResult* placement) const;
   // Scheduling with `cands` removed and their pods moving; `consolidation` applies the
   // reference's consolidateAfter rule to the remaining nodes (IsConsolidationSimulation).
+  // `also_excluded` (may be null) are further nodes the pods may not use; `pending` adds the
+  // snapshot's pending pods (every method but re-pack).
   absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands,
-                                       bool consolidation) const;
+                                       bool consolidation,
+                                       const std::set<std::string>* also_excluded = nullptr,
+                                       bool pending = true) const;
+
   // Consolidation order (savings ratio, or disruption cost for the legacy order).
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
   std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;
@@ -148,7 +184,49 @@ class Loop {
   std::vector<NodeView> views_;
   std::optional<Scheduler> scheduler_;
   std::optional<MarginalPrices> marginal_;  // with ConsolidationOptions::pricing
+  bool repack_ = false;
+  bool pending_ = true;
 };
+
+// What one Plan() carries from loop to loop (consolidator.cc; repack.cc adds commands too).
+struct PlanWork {
+  // `repack`: the re-pack plan (faithful methods before consolidation, then repack.cc);
+  // otherwise, in re-pack mode, the faithful plan without pending pods it is compared with.
+  PlanWork(const Consolidator::State& s, bool repack);
+
+  // Names the command's replacements (unique across the plan), counts its candidates as
+  // deleting, applies it to the snapshot with its simulation `placement` and appends it.
+  void Accept(DisruptionCommand cmd, const SolveResult& placement);
+  // A loop over the current snapshot, not yet initialized.
+  Loop MakeLoop() {
+    Loop l(state, snap, deleting, &cache, &pools, &budget);
+    if (state.options.mode == ConsolidationMode::kRepack) l.SetMode(repack, false);
+    return l;
+  }
+
+  const Consolidator::State& state;
+  bool repack = false;
+  std::shared_ptr<ClusterSnapshot> snap;  // mutated in place between loops
+  std::set<std::string> disrupted;
+  std::set<std::string> used_names;
+  std::map<std::string, int> next_index;
+  std::map<std::string, int64_t> deleting;  // per NodePool, nodes earlier commands delete
+  KeptReasons kept;
+  KeptReasons first_reason;
+  PodCache cache;
+  std::shared_ptr<const scheduling::PoolsState> pools;
+  PassBudget budget;
+  ConsolidationPlan plan;
+  int repack_rounds = 0;  // target placements computed
+  int staged_names = 0;   // re-pack: names given to staged target claims
+  int64_t evictions = 0;  // reschedulable pods on accepted commands' candidates
+};
+
+// Re-pack mode (repack.cc): the summary's prices and bound before any command.
+absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state);
+// Re-pack mode: the rounds of target placement and validated commands, after the faithful
+// methods that precede consolidation found nothing more.
+absl::Status RepackRounds(PlanWork& work);
 
 }  // namespace disruption
 }  // namespace karp

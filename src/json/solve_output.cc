@@ -187,6 +187,25 @@ void WritePacking(JsonWriter& w, const PackingReport& p) {
   w.EndObject();
 }
 
+// The re-pack mode's figures (summary of a re-pack plan only; faithful plans keep their bytes).
+void WriteRepackSummary(JsonWriter& w, const RepackSummary& r) {
+  w.Member("mode", "repack");
+  w.Key("priceBeforePerHour");
+  w.Double(RoundPrice(r.price_before_per_hour));
+  w.Key("priceAfterPerHour");
+  w.Double(RoundPrice(r.price_after_per_hour));
+  w.Key("lowerBoundPerHour");
+  w.Double(RoundPrice(r.lower_bound_per_hour));
+  w.Key("evictions");
+  w.Int(r.evictions);
+  w.Key("rounds");
+  w.Int(r.rounds);
+  if (r.faithful_plan) {
+    w.Key("faithfulPlan");
+    w.Bool(true);
+  }
+}
+
 // About the size of the text of `names` as an indented array at depth 3 (what claims list),
 // to reserve the output once.
 size_t ListBytes(const std::vector<std::string>& names, int indent) {
@@ -228,6 +247,7 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
   w.Int(static_cast<int64_t>(plan.commands.size()));
   w.Key("savingsPerHour");
   w.Double(RoundPrice(plan.savings_per_hour));
+  if (plan.repack) WriteRepackSummary(w, *plan.repack);
   w.EndObject();
   w.EndObject();
   return w.Take();

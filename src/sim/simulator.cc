@@ -81,6 +81,26 @@ std::vector<Policy> StandardPolicies() {
   return out;
 }
 
+std::vector<Policy> RepackPolicies() {
+  std::vector<Policy> out;
+  for (const char* capacity_type : {"spot", "on-demand"}) {
+    Policy p;
+    p.name = internal::StrCat("repack-", capacity_type);
+    p.kind = Policy::Kind::kKarpenter;
+    p.consolidation_policy = ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+    p.consolidation_mode = ConsolidationMode::kRepack;
+    p.capacity_types = {capacity_type};
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<Policy> AllPolicies() {
+  std::vector<Policy> out = StandardPolicies();
+  for (Policy& p : RepackPolicies()) out.push_back(std::move(p));
+  return out;
+}
+
 namespace {
 
 // FNV-1a, for hashes that must not depend on the standard library's implementation.
@@ -934,6 +954,7 @@ absl::Status Engine::Disrupt(bool forced) {
   ConsolidationOptions co;
   co.once = true;
   co.pricing = DecisionPricing();
+  co.mode = policy_.consolidation_mode;
   for (auto& [name, n] : nodes_) {
     if (n.interruption_deadline && !n.interruption_handled && !n.disrupting &&
         n.state == NodeState::kReady) {

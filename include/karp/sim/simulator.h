@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "karp/catalog.h"
+#include "karp/consolidator.h"
 #include "karp/objects.h"
 #include "karp/sim/trace.h"
 
@@ -56,6 +57,8 @@ struct Policy {
   Kind kind = Kind::kKarpenter;
   // kKarpenter: replaces every NodePool's consolidationPolicy when set.
   std::optional<ConsolidationPolicy> consolidation_policy;
+  // kKarpenter: the consolidator's mode (ConsolidationOptions::mode). Default: faithful.
+  ConsolidationMode consolidation_mode = ConsolidationMode::kFaithful;
   // Restricts every NodePool to these capacity types when non-empty (karpenter.sh/capacity-type
   // In [...]). kStaticGroups always launches on-demand.
   std::vector<std::string> capacity_types;
@@ -74,6 +77,14 @@ struct Policy {
 // empty-spot, empty-on-demand (WhenEmptyOrUnderutilized / WhenEmpty x spot / on-demand), and
 // static-groups.
 std::vector<Policy> StandardPolicies();
+
+// The re-pack consolidation mode as policies (docs/repack.md): repack-spot and
+// repack-on-demand, WhenEmptyOrUnderutilized with ConsolidationMode::kRepack. Not among the
+// standard five (their tables stay as they were); `karp simulate --policy` accepts them.
+std::vector<Policy> RepackPolicies();
+
+// StandardPolicies() then RepackPolicies(): every policy a name may select.
+std::vector<Policy> AllPolicies();
 
 struct SimOptions {
   // Time from a successful launch to a ready node. Default: 45 s.
