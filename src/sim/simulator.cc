@@ -258,6 +258,7 @@ class Engine {
   absl::Status KubeSchedule();
   absl::Status Provision();
   absl::Status Disrupt(bool forced);
+  absl::Time NextReplan() const;
   absl::Status ScaleDownStatic();
   void Trigger();
   std::optional<absl::Time> WindowClose() const;
@@ -941,6 +942,27 @@ absl::Status Engine::Provision() {
   return absl::OkStatus();
 }
 
+// When an empty plan must be made again: a node's consolidateAfter or expireAfter runs out,
+// or the refresh interval passes.
+absl::Time Engine::NextReplan() const {
+  absl::Time next = now_ + options_.consolidated_refresh;
+  for (const auto& [name, n] : nodes_) {
+    if (n.state != NodeState::kReady) continue;
+    for (const NodePool& np : pools_) {
+      if (np.name() != n.pool) continue;
+      if (np.consolidate_after) {
+        const absl::Time t = n.last_pod_event + *np.consolidate_after;
+        if (t > now_) next = std::min(next, t);
+      }
+      if (np.expire_after) {
+        const absl::Time t = n.launched_at + *np.expire_after;
+        if (t > now_) next = std::min(next, t);
+      }
+    }
+  }
+  return next;
+}
+
 absl::Status Engine::Disrupt(bool forced) {
   bool any_ready = false;
   for (const auto& [name, n] : nodes_) any_ready |= n.state == NodeState::kReady && !n.disrupting;
@@ -976,23 +998,7 @@ absl::Status Engine::Disrupt(bool forced) {
   interruption_pending_ = false;
   if (plan.commands.empty()) {
     planned_version_ = state_version_;
-    // Replan when a node's consolidateAfter or expireAfter runs out, or after the refresh.
-    absl::Time next = now_ + options_.consolidated_refresh;
-    for (const auto& [name, n] : nodes_) {
-      if (n.state != NodeState::kReady) continue;
-      for (const NodePool& np : pools_) {
-        if (np.name() != n.pool) continue;
-        if (np.consolidate_after) {
-          const absl::Time t = n.last_pod_event + *np.consolidate_after;
-          if (t > now_) next = std::min(next, t);
-        }
-        if (np.expire_after) {
-          const absl::Time t = n.launched_at + *np.expire_after;
-          if (t > now_) next = std::min(next, t);
-        }
-      }
-    }
-    plan_refresh_at_ = next;
+    plan_refresh_at_ = NextReplan();
     return absl::OkStatus();
   }
   planned_version_ = 0;
