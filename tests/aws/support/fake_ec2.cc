@@ -257,6 +257,24 @@ std::vector<std::string> FakeEc2::LaunchReserved(const FakeInstance& proto,
   return ids;
 }
 
+std::vector<std::string> FakeEc2::LaunchTargeted(const FakeInstance& proto,
+                                                 const std::string& template_name,
+                                                 const std::string& id, int count) {
+  std::vector<std::string> ids;
+  for (FakeCapacityReservation& c : capacity_reservations_) {
+    if (c.id != id || c.state != "active" || c.type != proto.type || c.zone != proto.zone) {
+      continue;
+    }
+    while (c.available > 0 && static_cast<int>(ids.size()) < count) {
+      FakeInstance i = proto;
+      i.capacity_reservation_id = c.id;
+      ids.push_back(Launch(i, template_name));
+      --c.available;
+    }
+  }
+  return ids;
+}
+
 FakeResponse FakeEc2::DescribeSubnets(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto ids = IdFilter(r, "subnet-id");
@@ -314,6 +332,9 @@ FakeResponse FakeEc2::CreateLaunchTemplate(const FakeRequest& r) {
   t.name = name;
   t.image_id = r.Param("LaunchTemplateData.ImageId");
   t.user_data = r.Param("LaunchTemplateData.UserData");
+  t.capacity_reservation_id = r.Param(
+      "LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget."
+      "CapacityReservationId");
   for (const char* prefix : {"LaunchTemplateData.SecurityGroupId.",
                              "LaunchTemplateData.NetworkInterface.1.SecurityGroupId."}) {
     for (int i = 1;; ++i) {
@@ -566,6 +587,24 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
     proto.tags = tags;
     proto.subnet_id = o.subnet;
     proto.image_id = o.image;
+    const auto lt_it = launch_templates_.find(o.template_name);
+    if (lt_it != launch_templates_.end() && !lt_it->second.capacity_reservation_id.empty()) {
+      // A template naming a reservation launches into it alone (targeted or open).
+      const std::string& cr = lt_it->second.capacity_reservation_id;
+      std::vector<std::string> ids = LaunchTargeted(proto, o.template_name, cr, remaining);
+      remaining -= static_cast<int>(ids.size());
+      if (!ids.empty()) {
+        launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
+                                    Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
+      }
+      if (remaining > 0) {
+        errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
+                                  Tag("errorCode", "ReservationCapacityExceeded") +
+                                  Tag("errorMessage", StrCat("Insufficient capacity in the "
+                                                             "Capacity Reservation ", cr, ".")));
+      }
+      continue;
+    }
     if (reservations_first) {
       std::vector<std::string> ids = LaunchReserved(proto, o.template_name, remaining);
       if (!ids.empty()) {
