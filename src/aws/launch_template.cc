@@ -165,6 +165,32 @@ std::vector<std::pair<std::string, std::string>> CreateLaunchTemplateParams(
   return p;
 }
 
+namespace {
+
+// What every template of one fleet launch shares: all but the image, the user data and the
+// capacity reservation.
+LaunchTemplateConfig SharedConfig(const Ec2NodeClass& nc, const Ec2NodeClassStatus& status,
+                                  std::map<std::string, std::string> tags) {
+  LaunchTemplateConfig c;
+  for (const ResolvedSecurityGroup& g : status.security_groups) {
+    c.security_group_ids.push_back(g.id);
+  }
+  std::sort(c.security_group_ids.begin(), c.security_group_ids.end());
+  c.block_device_mappings = nc.block_device_mappings;
+  if (c.block_device_mappings.empty()) {
+    c.block_device_mappings = DefaultBlockDevices(nc.ResolvedAmiFamily());
+  }
+  c.instance_profile =
+      status.instance_profile.empty() ? nc.instance_profile : status.instance_profile;
+  c.metadata_options = nc.metadata_options;
+  c.detailed_monitoring = nc.detailed_monitoring;
+  c.associate_public_ip_address = nc.associate_public_ip_address;
+  c.tags = std::move(tags);
+  return c;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
     const FleetLaunchInput& in) {
   if (in.node_class == nullptr || in.status == nullptr || in.pool == nullptr ||
@@ -183,13 +209,7 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
       Ec2Tags(nc, in.cluster.name, in.pool->metadata.name, "");
   if (!tags.ok()) return tags.status();
   const std::map<std::string, ResolvedSubnet> subnets = SubnetPerZone(*in.status);
-  std::vector<std::string> groups;
-  for (const ResolvedSecurityGroup& g : in.status->security_groups) groups.push_back(g.id);
-  std::sort(groups.begin(), groups.end());
-  std::vector<BlockDeviceMapping> devices = nc.block_device_mappings;
-  if (devices.empty()) devices = DefaultBlockDevices(nc.ResolvedAmiFamily());
-  const std::string profile =
-      in.status->instance_profile.empty() ? nc.instance_profile : in.status->instance_profile;
+  const LaunchTemplateConfig shared = SharedConfig(nc, *in.status, *std::move(tags));
 
   std::vector<NodeClassFleetTemplate> out;
   // (AMI, max pods, targeted reservation) -> out index
@@ -227,15 +247,9 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
                                    user_data.status().message()));
       }
       NodeClassFleetTemplate t;
+      t.config = shared;
       t.config.image_id = ami->id;
       t.config.user_data = Base64Encode(*user_data);
-      t.config.instance_profile = profile;
-      t.config.security_group_ids = groups;
-      t.config.block_device_mappings = devices;
-      t.config.metadata_options = nc.metadata_options;
-      t.config.detailed_monitoring = nc.detailed_monitoring;
-      t.config.associate_public_ip_address = nc.associate_public_ip_address;
-      t.config.tags = *tags;
       t.config.capacity_reservation_id = o.reservation_id;
       t.name = t.config.Name();
       it = index.emplace(key, out.size()).first;

@@ -268,15 +268,35 @@ NewNodeClaim C5Claim(const std::string& name, std::vector<std::string> capacity_
   return claim;
 }
 
-// `base` with the reservations of `crs` as reserved offerings.
-InstanceCatalog WithReservations(const InstanceCatalog& base,
-                                 const std::vector<CapacityReservation>& crs) {
-  Commitments c;
-  c.capacity_reservations = crs;
-  auto catalog = WithCapacityReservations(base, c);
-  REQUIRE(catalog.ok());
-  return *catalog;
-}
+// EC2NodeClass mode knowing every reservation of the fake; the catalog of pool "default" with
+// the reservations `offered` (indexes into `crs`, all when empty) as reserved offerings.
+struct ClassLaunch {
+  std::vector<CapacityReservation> crs;
+  std::unique_ptr<AwsCloudProvider> provider;
+  InstanceCatalog catalog;
+
+  explicit ClassLaunch(Fixture& f, std::vector<size_t> offered = {}) {
+    auto described = DescribeCapacityReservations(f.Client());
+    REQUIRE(described.ok());
+    crs = *described;
+    auto p = AwsCloudProvider::Create(NodeClassOptions(f, crs));
+    INFO(p.status().message());
+    REQUIRE(p.ok());
+    provider = std::move(*p);
+    auto base = provider->Catalog(ClassPool());
+    INFO(base.status().message());
+    REQUIRE(base.ok());
+    Commitments c;
+    for (size_t i = 0; i < crs.size(); ++i) {
+      if (offered.empty() || std::count(offered.begin(), offered.end(), i) > 0) {
+        c.capacity_reservations.push_back(crs[i]);
+      }
+    }
+    auto with = WithCapacityReservations(*base, c);
+    REQUIRE(with.ok());
+    catalog = *std::move(with);
+  }
+};
 
 int AvailableIn(const FakeEc2& ec2, const std::string& id) {
   for (const FakeCapacityReservation& c : ec2.capacity_reservations()) {
@@ -294,18 +314,11 @@ TEST_CASE("a reserved launch option goes to its targeted capacity reservation by
           "[aws][commitments]") {
   Fixture f;
   f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1a", 2, 2, "targeted"));
-  auto crs = DescribeCapacityReservations(f.Client());
-  REQUIRE(crs.ok());
-  auto provider = AwsCloudProvider::Create(NodeClassOptions(f, *crs));
-  INFO(provider.status().message());
-  REQUIRE(provider.ok());
-  auto base = (*provider)->Catalog(ClassPool());
-  INFO(base.status().message());
-  REQUIRE(base.ok());
-  const InstanceCatalog catalog = WithReservations(*base, *crs);
+  ClassLaunch l(f);
   UnavailableOfferings cache;
-  Launcher launcher(provider->get(), &cache);
-  auto i = launcher.Launch(C5Claim("default-1", {"reserved", "on-demand"}), catalog, absl::Now());
+  Launcher launcher(l.provider.get(), &cache);
+  auto i =
+      launcher.Launch(C5Claim("default-1", {"reserved", "on-demand"}), l.catalog, absl::Now());
   INFO(i.status().message());
   REQUIRE(i.ok());
   CHECK(i->capacity_type == "reserved");
@@ -325,11 +338,11 @@ TEST_CASE("a reserved launch option goes to its targeted capacity reservation by
   CHECK(fleets[0].Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
             .empty());
   CHECK(fleets[0].Param("TargetCapacitySpecification.DefaultTargetCapacityType") == "on-demand");
-  auto got = (*provider)->Get(i->provider_id);
+  auto got = l.provider->Get(i->provider_id);
   REQUIRE(got.ok());
   CHECK(got->capacity_type == "reserved");
   // An on-demand launch of the same class uses a template without the reservation.
-  auto od = launcher.Launch(C5Claim("default-2", {"on-demand"}), catalog, absl::Now());
+  auto od = launcher.Launch(C5Claim("default-2", {"on-demand"}), l.catalog, absl::Now());
   REQUIRE(od.ok());
   CHECK(od->capacity_type == "on-demand");
   templates = f.Requests("CreateLaunchTemplate");
@@ -343,19 +356,12 @@ TEST_CASE("an open-reservation launch does not consume a targeted reservation",
   Fixture f;
   f.ec2->AddCapacityReservation(Cr("cr-open", "c5.xlarge", "us-east-1b", 1, 1));
   f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1b", 1, 1, "targeted"));
-  auto crs = DescribeCapacityReservations(f.Client());
-  REQUIRE(crs.ok());
-  REQUIRE(crs->size() == 2);
-  auto provider = AwsCloudProvider::Create(NodeClassOptions(f, *crs));
-  REQUIRE(provider.ok());
-  auto base = (*provider)->Catalog(ClassPool());
-  REQUIRE(base.ok());
-  // The solver's catalog offers the open reservation only.
-  const InstanceCatalog catalog = WithReservations(*base, {(*crs)[0]});
+  ClassLaunch l(f, {0});  // the solver's catalog offers the open reservation only
+  REQUIRE(l.crs.size() == 2);
   UnavailableOfferings cache;
-  Launcher launcher(provider->get(), &cache);
+  Launcher launcher(l.provider.get(), &cache);
   for (const char* name : {"default-1", "default-2"}) {
-    auto i = launcher.Launch(C5Claim(name, {"reserved"}), catalog, absl::Now());
+    auto i = launcher.Launch(C5Claim(name, {"reserved"}), l.catalog, absl::Now());
     INFO(i.status().message());
     REQUIRE(i.ok());
     CHECK(i->zone == "us-east-1b");
@@ -380,22 +386,17 @@ TEST_CASE("an exhausted targeted reservation is insufficient capacity naming it"
           "[aws][commitments]") {
   Fixture f;
   f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1a", 1, 1, "targeted"));
-  auto crs = DescribeCapacityReservations(f.Client());
-  REQUIRE(crs.ok());
-  auto provider = AwsCloudProvider::Create(NodeClassOptions(f, *crs));
-  REQUIRE(provider.ok());
-  auto base = (*provider)->Catalog(ClassPool());
-  REQUIRE(base.ok());
-  const InstanceCatalog catalog = WithReservations(*base, *crs);
+  ClassLaunch l(f);
+  AwsCloudProvider* provider = l.provider.get();
   LaunchRequest request;
   request.claim = C5Claim("default-1", {"reserved"});
   request.options = {{"c5.xlarge", "us-east-1a", "reserved", 0.17, "cr-t"}};
   std::vector<LaunchOption> failed;
-  REQUIRE((*provider)->Create(request, &failed).ok());
+  REQUIRE(provider->Create(request, &failed).ok());
   CHECK(failed.empty());
   CHECK(AvailableIn(*f.ec2, "cr-t") == 0);
   request.claim.name = "default-2";
-  auto full = (*provider)->Create(request, &failed);
+  auto full = provider->Create(request, &failed);
   REQUIRE_FALSE(full.ok());
   CHECK(full.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK(std::string(full.status().message()) ==
@@ -407,8 +408,9 @@ TEST_CASE("an exhausted targeted reservation is insufficient capacity naming it"
   CHECK(f.ec2->instances().size() == 1);  // no fallback to on-demand inside the reservation's fleet
   // The Launcher caches the reservation's offering and falls back to on-demand.
   UnavailableOfferings cache;
-  Launcher launcher(provider->get(), &cache);
-  auto i = launcher.Launch(C5Claim("default-3", {"reserved", "on-demand"}), catalog, absl::Now());
+  Launcher launcher(provider, &cache);
+  auto i =
+      launcher.Launch(C5Claim("default-3", {"reserved", "on-demand"}), l.catalog, absl::Now());
   INFO(i.status().message());
   REQUIRE(i.ok());
   CHECK(i->capacity_type == "on-demand");

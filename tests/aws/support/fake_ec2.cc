@@ -241,30 +241,12 @@ FakeResponse FakeEc2::DescribeCapacityReservations(const FakeRequest& r) {
 }
 
 std::vector<std::string> FakeEc2::LaunchReserved(const FakeInstance& proto,
-                                                 const std::string& template_name, int count) {
+                                                 const std::string& template_name, int count,
+                                                 const std::string& id) {
   std::vector<std::string> ids;
   for (FakeCapacityReservation& c : capacity_reservations_) {
-    if (c.state != "active" || c.match != "open" || c.type != proto.type || c.zone != proto.zone) {
-      continue;
-    }
-    while (c.available > 0 && static_cast<int>(ids.size()) < count) {
-      FakeInstance i = proto;
-      i.capacity_reservation_id = c.id;
-      ids.push_back(Launch(i, template_name));
-      --c.available;
-    }
-  }
-  return ids;
-}
-
-std::vector<std::string> FakeEc2::LaunchTargeted(const FakeInstance& proto,
-                                                 const std::string& template_name,
-                                                 const std::string& id, int count) {
-  std::vector<std::string> ids;
-  for (FakeCapacityReservation& c : capacity_reservations_) {
-    if (c.id != id || c.state != "active" || c.type != proto.type || c.zone != proto.zone) {
-      continue;
-    }
+    if (c.state != "active" || c.type != proto.type || c.zone != proto.zone) continue;
+    if (id.empty() ? c.match != "open" : c.id != id) continue;
     while (c.available > 0 && static_cast<int>(ids.size()) < count) {
       FakeInstance i = proto;
       i.capacity_reservation_id = c.id;
@@ -591,7 +573,7 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
     if (lt_it != launch_templates_.end() && !lt_it->second.capacity_reservation_id.empty()) {
       // A template naming a reservation launches into it alone (targeted or open).
       const std::string& cr = lt_it->second.capacity_reservation_id;
-      std::vector<std::string> ids = LaunchTargeted(proto, o.template_name, cr, remaining);
+      std::vector<std::string> ids = LaunchReserved(proto, o.template_name, remaining, cr);
       remaining -= static_cast<int>(ids.size());
       if (!ids.empty()) {
         launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +

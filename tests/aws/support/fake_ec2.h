@@ -143,14 +143,11 @@ class FakeEc2 {
   FakeResponse DescribeImages(const FakeRequest& r);
   FakeResponse DescribeReservedInstances(const FakeRequest& r);
   FakeResponse DescribeCapacityReservations(const FakeRequest& r);
-  // Launches up to `count` instances like `proto` into open reservations of its type and zone;
+  // Launches up to `count` instances like `proto` into active reservations of its type and
+  // zone: the open ones when `id` is empty, else reservation `id` alone (targeted or open);
   // returns their ids. Requires mu_.
   std::vector<std::string> LaunchReserved(const FakeInstance& proto, const std::string& template_name,
-                                          int count);
-  // Launches up to `count` instances like `proto` into reservation `id` when it is active, of
-  // its type and zone; returns their ids. Requires mu_.
-  std::vector<std::string> LaunchTargeted(const FakeInstance& proto, const std::string& template_name,
-                                          const std::string& id, int count);
+                                          int count, const std::string& id = "");
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
