@@ -58,6 +58,10 @@ struct LaunchOption {
   std::string zone;
   std::string capacity_type;
   double price = 0;
+  // Reserved options: the capacity reservation of the offering (Offering::reservation_id),
+  // "" when unknown. A provider may launch into that reservation by naming it. (Default
+  // member initializer: aggregate initializers that omit it stay free of -Wextra warnings.)
+  std::string reservation_id{};
 };
 
 // What Create is asked to launch: the claim, and its offerings in the order to try them

@@ -587,6 +587,30 @@ std::vector<LaunchOption> ChooseOptions(const std::vector<LaunchOption>& options
   return chosen;
 }
 
+// Keeps the reservation ids of `chosen` that name a targeted reservation of `reservations`
+// and clears the others (open reservations need no naming). Errors: FailedPrecondition in
+// static mode (`static_mode`) when an option names a targeted reservation, as karp cannot
+// derive a launch template that targets it from the host's.
+absl::Status KeepTargetedReservations(const std::vector<CapacityReservation>& reservations,
+                                      bool static_mode, const std::string& claim_name,
+                                      std::vector<LaunchOption>* chosen) {
+  std::set<std::string> targeted;
+  for (const CapacityReservation& r : reservations) {
+    if (r.targeted) targeted.insert(r.id);
+  }
+  for (LaunchOption& o : *chosen) {
+    if (targeted.count(o.reservation_id) == 0) {
+      o.reservation_id.clear();
+    } else if (static_mode) {
+      return absl::FailedPreconditionError(
+          StrCat("aws create nodeclaim ", claim_name, ": capacity reservation ",
+                 o.reservation_id, " is targeted; launching into it needs EC2NodeClass mode "
+                 "(karp creates the launch template naming it)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Static mode: the overrides of template `t`, one per chosen option of a type it serves (every
 // type when it names none), with the zone's subnet of `subnets` ("" when none).
 std::vector<FleetOverride> StaticOverrides(const FleetLaunchTemplate& t,
@@ -708,15 +732,19 @@ absl::StatusOr<FleetErrors> ParseFleetErrors(const XmlResponse& resp,
       out.other.push_back(StrCat(code, ": ", message));
       continue;
     }
-    out.capacity.push_back(StrCat(code, " (", type.empty() ? "?" : type, "/",
-                                  zone.empty() ? "?" : zone, ")"));
+    std::string reservation;  // the targeted reservation of the failed option, if any
     for (const LaunchOption& o : chosen) {
       if (o.instance_type != type || (!zone.empty() && o.zone != zone)) continue;
+      if (reservation.empty() && !o.reservation_id.empty()) {
+        reservation = StrCat(", capacity reservation ", o.reservation_id);
+      }
       if (failed_keys.insert({o.capacity_type, o.instance_type, o.zone}).second &&
           failed != nullptr) {
         failed->push_back(o);
       }
     }
+    out.capacity.push_back(StrCat(code, " (", type.empty() ? "?" : type, "/",
+                                  zone.empty() ? "?" : zone, reservation, ")"));
   }
   return out;
 }
@@ -1137,7 +1165,7 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
   if (!options_.node_classes.empty()) {
     KARP_ASSIGN_OR_RETURN(cls, ClassForClaim(claim));
   }
-  const std::vector<LaunchOption> chosen =
+  std::vector<LaunchOption> chosen =
       ChooseOptions(request.options, capacity_type, [&](const std::string& zone) {
         if (cls.has_value()) return cls->state->subnets.count(zone) != 0;
         return options_.subnets.empty() || options_.subnets.count(zone) != 0;
@@ -1147,6 +1175,8 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
         StrCat("aws create nodeclaim ", claim.name, ": no ", capacity_type,
                " option is in a zone with a configured subnet"));
   }
+  KARP_RETURN_IF_ERROR(KeepTargetedReservations(options_.capacity_reservations,
+                                                !cls.has_value(), claim.name, &chosen));
   FleetPlan plan;
   if (cls.has_value()) {
     KARP_ASSIGN_OR_RETURN(plan, NodeClassFleetPlan(claim, *cls, chosen));

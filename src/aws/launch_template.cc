@@ -73,7 +73,8 @@ bool operator==(const LaunchTemplateConfig& a, const LaunchTemplateConfig& b) {
          a.block_device_mappings == b.block_device_mappings &&
          a.metadata_options == b.metadata_options &&
          a.detailed_monitoring == b.detailed_monitoring &&
-         a.associate_public_ip_address == b.associate_public_ip_address && a.tags == b.tags;
+         a.associate_public_ip_address == b.associate_public_ip_address && a.tags == b.tags &&
+         a.capacity_reservation_id == b.capacity_reservation_id;
 }
 
 std::string LaunchTemplateConfig::Name() const {
@@ -95,6 +96,8 @@ std::string LaunchTemplateConfig::Name() const {
   w.Field("publicIP",
           associate_public_ip_address.has_value() ? Bool(*associate_public_ip_address) : "-");
   w.Map("tags", tags);
+  // Only when set, so templates without a reservation keep their names.
+  if (!capacity_reservation_id.empty()) w.Field("capacityReservation", capacity_reservation_id);
   return StrCat(kLaunchTemplateNamePrefix, Fnv1a64(w.text()));
 }
 
@@ -109,6 +112,11 @@ std::vector<std::pair<std::string, std::string>> CreateLaunchTemplateParams(
     p.emplace_back(d + ".IamInstanceProfile.Name", c.instance_profile);
   }
   p.emplace_back(d + ".Monitoring.Enabled", Bool(c.detailed_monitoring));
+  if (!c.capacity_reservation_id.empty()) {
+    p.emplace_back(d + ".CapacityReservationSpecification.CapacityReservationTarget."
+                       "CapacityReservationId",
+                   c.capacity_reservation_id);
+  }
   const MetadataOptions& m = c.metadata_options;
   p.emplace_back(d + ".MetadataOptions.HttpEndpoint", m.http_endpoint);
   p.emplace_back(d + ".MetadataOptions.HttpProtocolIpv6", m.http_protocol_ipv6);
@@ -157,6 +165,32 @@ std::vector<std::pair<std::string, std::string>> CreateLaunchTemplateParams(
   return p;
 }
 
+namespace {
+
+// What every template of one fleet launch shares: all but the image, the user data and the
+// capacity reservation.
+LaunchTemplateConfig SharedConfig(const Ec2NodeClass& nc, const Ec2NodeClassStatus& status,
+                                  std::map<std::string, std::string> tags) {
+  LaunchTemplateConfig c;
+  for (const ResolvedSecurityGroup& g : status.security_groups) {
+    c.security_group_ids.push_back(g.id);
+  }
+  std::sort(c.security_group_ids.begin(), c.security_group_ids.end());
+  c.block_device_mappings = nc.block_device_mappings;
+  if (c.block_device_mappings.empty()) {
+    c.block_device_mappings = DefaultBlockDevices(nc.ResolvedAmiFamily());
+  }
+  c.instance_profile =
+      status.instance_profile.empty() ? nc.instance_profile : status.instance_profile;
+  c.metadata_options = nc.metadata_options;
+  c.detailed_monitoring = nc.detailed_monitoring;
+  c.associate_public_ip_address = nc.associate_public_ip_address;
+  c.tags = std::move(tags);
+  return c;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
     const FleetLaunchInput& in) {
   if (in.node_class == nullptr || in.status == nullptr || in.pool == nullptr ||
@@ -175,16 +209,11 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
       Ec2Tags(nc, in.cluster.name, in.pool->metadata.name, "");
   if (!tags.ok()) return tags.status();
   const std::map<std::string, ResolvedSubnet> subnets = SubnetPerZone(*in.status);
-  std::vector<std::string> groups;
-  for (const ResolvedSecurityGroup& g : in.status->security_groups) groups.push_back(g.id);
-  std::sort(groups.begin(), groups.end());
-  std::vector<BlockDeviceMapping> devices = nc.block_device_mappings;
-  if (devices.empty()) devices = DefaultBlockDevices(nc.ResolvedAmiFamily());
-  const std::string profile =
-      in.status->instance_profile.empty() ? nc.instance_profile : in.status->instance_profile;
+  const LaunchTemplateConfig shared = SharedConfig(nc, *in.status, *std::move(tags));
 
   std::vector<NodeClassFleetTemplate> out;
-  std::map<std::pair<std::string, int64_t>, size_t> index;  // (AMI, max pods) -> out index
+  // (AMI, max pods, targeted reservation) -> out index
+  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
   std::set<std::pair<std::string, std::string>> seen;        // (type, zone)
   int no_subnet = 0, no_ami = 0, unknown = 0;
   for (const LaunchOption& o : in.options) {
@@ -206,7 +235,7 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
     }
     if (!seen.emplace(o.instance_type, o.zone).second) continue;
     const int64_t max_pods = type->capacity.pods();
-    auto key = std::make_pair(ami->id, max_pods);
+    auto key = std::make_tuple(ami->id, max_pods, o.reservation_id);
     auto it = index.find(key);
     if (it == index.end()) {
       BootstrapInput bootstrap =
@@ -218,15 +247,10 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
                                    user_data.status().message()));
       }
       NodeClassFleetTemplate t;
+      t.config = shared;
       t.config.image_id = ami->id;
       t.config.user_data = Base64Encode(*user_data);
-      t.config.instance_profile = profile;
-      t.config.security_group_ids = groups;
-      t.config.block_device_mappings = devices;
-      t.config.metadata_options = nc.metadata_options;
-      t.config.detailed_monitoring = nc.detailed_monitoring;
-      t.config.associate_public_ip_address = nc.associate_public_ip_address;
-      t.config.tags = *tags;
+      t.config.capacity_reservation_id = o.reservation_id;
       t.name = t.config.Name();
       it = index.emplace(key, out.size()).first;
       out.push_back(std::move(t));

@@ -70,7 +70,7 @@ std::vector<LaunchOption> Launcher::Options(const NewNodeClaim& claim,
     for (const Offering& o : it->offerings) {
       if (!o.available || !OfferingCompatible(claim.requirements, o)) continue;
       if (cache_->IsUnavailable(o.capacity_type, it->name, o.zone, now)) continue;
-      out.push_back({it->name, o.zone, o.capacity_type, o.price});
+      out.push_back({it->name, o.zone, o.capacity_type, o.price, o.reservation_id});
     }
   }
   std::sort(out.begin(), out.end(), [](const LaunchOption& a, const LaunchOption& b) {

@@ -1,6 +1,7 @@
 // The account's commitments from the local fake EC2 (karp/aws/commitments.h): Reserved
 // Instances and capacity reservations as karp::Commitments, Savings Plans from a file, and
-// launches into open capacity reservations through CreateFleet.
+// launches into open capacity reservations through CreateFleet and into targeted ones through a
+// launch template naming them.
 
 #include "karp/aws/commitments.h"
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "aws/nodeclass_test_util.h"
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_ec2.h"
 #include "karp/aws/aws_cloud_provider.h"
@@ -220,6 +222,222 @@ TEST_CASE("a reserved launch option goes to an open capacity reservation",
   auto got = (*provider)->Get(i->provider_id);
   REQUIRE(got.ok());
   CHECK(got->capacity_type == "reserved");
+}
+
+
+// EC2NodeClass mode over the fake's own subnets (us-east-1a, us-east-1b), group and image,
+// knowing the capacity reservations `known`.
+AwsCloudProviderOptions NodeClassOptions(Fixture& f, std::vector<CapacityReservation> known) {
+  f.ec2->AddSubnet({"subnet-a", "us-east-1a", 100});
+  f.ec2->AddSubnet({"subnet-b", "us-east-1b", 100});
+  f.ec2->AddSecurityGroup("sg-nodes");
+  f.ec2->AddImage({"ami-x86", "x86_64", "2024-08-01T00:00:00.000Z"});
+  Ec2NodeClass nc;
+  nc.metadata.name = "default";
+  nc.instance_profile = "KarpenterNodeInstanceProfile";
+  nc.ami_family = AwsAmiFamily::kAl2023;
+  nc.ami_selector_terms = {testing::AmiIdTerm("ami-x86")};
+  nc.subnet_selector_terms = {testing::SubnetId("subnet-a"), testing::SubnetId("subnet-b")};
+  nc.security_group_selector_terms = {testing::GroupId("sg-nodes")};
+  AwsCloudProviderOptions o;
+  o.cluster_name = "test-cluster";
+  o.client = f.Client();
+  o.use_spot_price_history = false;
+  o.node_classes = {nc};
+  o.cluster.endpoint = "https://cluster.example";
+  o.cluster.ca_bundle = "Q0E=";
+  o.cluster.cidr = "10.100.0.0/16";
+  o.capacity_reservations = std::move(known);
+  return o;
+}
+
+NodePool ClassPool() {
+  NodePool pool;
+  pool.metadata.name = "default";
+  pool.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  return pool;
+}
+
+// A c5.xlarge claim of pool "default" allowed `capacity_types`.
+NewNodeClaim C5Claim(const std::string& name, std::vector<std::string> capacity_types) {
+  NewNodeClaim claim;
+  claim.name = name;
+  claim.node_pool = "default";
+  claim.instance_types = {"c5.xlarge"};
+  claim.requirements.Set(Requirement::In("karpenter.sh/capacity-type", capacity_types));
+  return claim;
+}
+
+// EC2NodeClass mode knowing every reservation of the fake; the catalog of pool "default" with
+// the reservations `offered` (indexes into `crs`, all when empty) as reserved offerings.
+struct ClassLaunch {
+  std::vector<CapacityReservation> crs;
+  std::unique_ptr<AwsCloudProvider> provider;
+  InstanceCatalog catalog;
+
+  explicit ClassLaunch(Fixture& f, std::vector<size_t> offered = {}) {
+    auto described = DescribeCapacityReservations(f.Client());
+    REQUIRE(described.ok());
+    crs = *described;
+    auto p = AwsCloudProvider::Create(NodeClassOptions(f, crs));
+    INFO(p.status().message());
+    REQUIRE(p.ok());
+    provider = std::move(*p);
+    auto base = provider->Catalog(ClassPool());
+    INFO(base.status().message());
+    REQUIRE(base.ok());
+    Commitments c;
+    for (size_t i = 0; i < crs.size(); ++i) {
+      if (offered.empty() || std::count(offered.begin(), offered.end(), i) > 0) {
+        c.capacity_reservations.push_back(crs[i]);
+      }
+    }
+    auto with = WithCapacityReservations(*base, c);
+    REQUIRE(with.ok());
+    catalog = *std::move(with);
+  }
+};
+
+int AvailableIn(const FakeEc2& ec2, const std::string& id) {
+  for (const FakeCapacityReservation& c : ec2.capacity_reservations()) {
+    if (c.id == id) return c.available;
+  }
+  FAIL("no reservation " << id);
+  return -1;
+}
+
+const char* kTargetParam =
+    "LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget."
+    "CapacityReservationId";
+
+TEST_CASE("a reserved launch option goes to its targeted capacity reservation by name",
+          "[aws][commitments]") {
+  Fixture f;
+  f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1a", 2, 2, "targeted"));
+  ClassLaunch l(f);
+  UnavailableOfferings cache;
+  Launcher launcher(l.provider.get(), &cache);
+  auto i =
+      launcher.Launch(C5Claim("default-1", {"reserved", "on-demand"}), l.catalog, absl::Now());
+  INFO(i.status().message());
+  REQUIRE(i.ok());
+  CHECK(i->capacity_type == "reserved");
+  CHECK(i->zone == "us-east-1a");
+  auto launched = f.ec2->instances();
+  REQUIRE(launched.size() == 1);
+  CHECK(launched.begin()->second.capacity_reservation_id == "cr-t");
+  CHECK(AvailableIn(*f.ec2, "cr-t") == 1);
+  // One launch template names the reservation, and the fleet launched from it.
+  std::vector<FakeRequest> templates = f.Requests("CreateLaunchTemplate");
+  REQUIRE(templates.size() == 1);
+  CHECK(templates[0].Param(kTargetParam) == "cr-t");
+  std::vector<FakeRequest> fleets = f.Requests("CreateFleet");
+  REQUIRE(fleets.size() == 1);
+  CHECK(fleets[0].Param("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName") ==
+        templates[0].Param("LaunchTemplateName"));
+  CHECK(fleets[0].Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
+            .empty());
+  CHECK(fleets[0].Param("TargetCapacitySpecification.DefaultTargetCapacityType") == "on-demand");
+  auto got = l.provider->Get(i->provider_id);
+  REQUIRE(got.ok());
+  CHECK(got->capacity_type == "reserved");
+  // An on-demand launch of the same class uses a template without the reservation.
+  auto od = launcher.Launch(C5Claim("default-2", {"on-demand"}), l.catalog, absl::Now());
+  REQUIRE(od.ok());
+  CHECK(od->capacity_type == "on-demand");
+  templates = f.Requests("CreateLaunchTemplate");
+  REQUIRE(templates.size() == 2);
+  CHECK(templates[1].Param(kTargetParam).empty());
+  CHECK(AvailableIn(*f.ec2, "cr-t") == 1);
+}
+
+TEST_CASE("an open-reservation launch does not consume a targeted reservation",
+          "[aws][commitments]") {
+  Fixture f;
+  f.ec2->AddCapacityReservation(Cr("cr-open", "c5.xlarge", "us-east-1b", 1, 1));
+  f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1b", 1, 1, "targeted"));
+  ClassLaunch l(f, {0});  // the solver's catalog offers the open reservation only
+  REQUIRE(l.crs.size() == 2);
+  UnavailableOfferings cache;
+  Launcher launcher(l.provider.get(), &cache);
+  for (const char* name : {"default-1", "default-2"}) {
+    auto i = launcher.Launch(C5Claim(name, {"reserved"}), l.catalog, absl::Now());
+    INFO(i.status().message());
+    REQUIRE(i.ok());
+    CHECK(i->zone == "us-east-1b");
+  }
+  // The first went into cr-open; the second, with cr-open full, ran on demand beside cr-t.
+  std::vector<std::string> in;
+  for (const auto& [id, inst] : f.ec2->instances()) in.push_back(inst.capacity_reservation_id);
+  std::sort(in.begin(), in.end());
+  CHECK(in == std::vector<std::string>{"", "cr-open"});
+  CHECK(AvailableIn(*f.ec2, "cr-open") == 0);
+  CHECK(AvailableIn(*f.ec2, "cr-t") == 1);
+  for (const FakeRequest& r : f.Requests("CreateLaunchTemplate")) {
+    CHECK(r.Param(kTargetParam).empty());
+  }
+  for (const FakeRequest& r : f.Requests("CreateFleet")) {
+    CHECK(r.Param("OnDemandOptions.CapacityReservationOptions.UsageStrategy") ==
+          "use-capacity-reservations-first");
+  }
+}
+
+TEST_CASE("an exhausted targeted reservation is insufficient capacity naming it",
+          "[aws][commitments]") {
+  Fixture f;
+  f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1a", 1, 1, "targeted"));
+  ClassLaunch l(f);
+  AwsCloudProvider* provider = l.provider.get();
+  LaunchRequest request;
+  request.claim = C5Claim("default-1", {"reserved"});
+  request.options = {{"c5.xlarge", "us-east-1a", "reserved", 0.17, "cr-t"}};
+  std::vector<LaunchOption> failed;
+  REQUIRE(provider->Create(request, &failed).ok());
+  CHECK(failed.empty());
+  CHECK(AvailableIn(*f.ec2, "cr-t") == 0);
+  request.claim.name = "default-2";
+  auto full = provider->Create(request, &failed);
+  REQUIRE_FALSE(full.ok());
+  CHECK(full.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(std::string(full.status().message()) ==
+        "insufficient capacity for nodeclaim default-2: ReservationCapacityExceeded "
+        "(c5.xlarge/us-east-1a, capacity reservation cr-t)");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].capacity_type == "reserved");
+  CHECK(failed[0].reservation_id == "cr-t");
+  CHECK(f.ec2->instances().size() == 1);  // no fallback to on-demand inside the reservation's fleet
+  // The Launcher caches the reservation's offering and falls back to on-demand.
+  UnavailableOfferings cache;
+  Launcher launcher(provider, &cache);
+  auto i =
+      launcher.Launch(C5Claim("default-3", {"reserved", "on-demand"}), l.catalog, absl::Now());
+  INFO(i.status().message());
+  REQUIRE(i.ok());
+  CHECK(i->capacity_type == "on-demand");
+  CHECK(cache.IsUnavailable("reserved", "c5.xlarge", "us-east-1a", absl::Now()));
+}
+
+TEST_CASE("static mode cannot name a targeted reservation", "[aws][commitments]") {
+  Fixture f;
+  f.ec2->AddCapacityReservation(Cr("cr-t", "c5.xlarge", "us-east-1a", 1, 1, "targeted"));
+  auto crs = DescribeCapacityReservations(f.Client());
+  REQUIRE(crs.ok());
+  AwsCloudProviderOptions o;
+  o.cluster_name = "test-cluster";
+  o.client = f.Client();
+  o.launch_template_name = "karp-default";
+  o.capacity_reservations = *crs;
+  auto provider = AwsCloudProvider::Create(o);
+  REQUIRE(provider.ok());
+  LaunchRequest request;
+  request.claim = C5Claim("default-1", {"reserved"});
+  request.options = {{"c5.xlarge", "us-east-1a", "reserved", 0.17, "cr-t"}};
+  auto i = (*provider)->Create(request, nullptr);
+  REQUIRE_FALSE(i.ok());
+  CHECK(i.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(std::string(i.status().message()).find("capacity reservation cr-t is targeted") !=
+        std::string::npos);
+  CHECK(f.Requests("CreateFleet").empty());
 }
 
 }  // namespace

@@ -126,6 +126,50 @@ TEST_CASE("fleet launch templates group options by AMI and max pods, one subnet 
                                "constraints (1 option(s) in zones without a subnet"));
 }
 
+TEST_CASE("an option naming a capacity reservation gets a template that targets it",
+          "[launch_template]") {
+  const Ec2NodeClass nc = NodeClass();
+  const Ec2NodeClassStatus status = Status();
+  const InstanceCatalog catalog = Catalog();
+  const NodePool pool = Pool();
+  FleetLaunchInput in;
+  in.node_class = &nc;
+  in.status = &status;
+  in.pool = &pool;
+  in.catalog = &catalog;
+  in.cluster = Cluster();
+  in.options = {{"m5.large", "us-east-1a", "reserved", 0.096, "cr-1"},
+                {"c5.large", "us-east-1a", "reserved", 0.085},
+                {"m5.large", "us-east-1b", "reserved", 0.096, "cr-2"}};
+  absl::StatusOr<std::vector<NodeClassFleetTemplate>> built = BuildFleetLaunchTemplates(in);
+  INFO(built.status().message());
+  REQUIRE(built.ok());
+  REQUIRE(built->size() == 3);  // one AMI and max pods, three reservations ("" for none)
+  std::vector<std::string> targets;
+  for (const NodeClassFleetTemplate& t : *built) {
+    REQUIRE(t.overrides.size() == 1);
+    targets.push_back(t.config.capacity_reservation_id);
+  }
+  CHECK(targets == std::vector<std::string>{"cr-1", "", "cr-2"});
+  CHECK((*built)[0].name != (*built)[1].name);
+  CHECK((*built)[0].name != (*built)[2].name);
+  const std::string key =
+      "LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget."
+      "CapacityReservationId";
+  auto param = [&](const LaunchTemplateConfig& c) {
+    for (const auto& [k, v] : CreateLaunchTemplateParams(c)) {
+      if (k == key) return v;
+    }
+    return std::string();
+  };
+  CHECK(param((*built)[0].config) == "cr-1");
+  CHECK(param((*built)[1].config).empty());
+  // Without a reservation the name is what it was before reservations existed.
+  LaunchTemplateConfig plain = (*built)[0].config;
+  plain.capacity_reservation_id.clear();
+  CHECK(plain.Name() == (*built)[1].config.Name());
+}
+
 TEST_CASE("launch template names cover every field and parameters use EC2 names",
           "[launch_template]") {
   LaunchTemplateConfig c;

@@ -256,3 +256,23 @@ TEST_CASE("the consolidator replaces a node the provider reports drifted", "[clo
   REQUIRE(without.ok());
   for (const auto& cmd : without->commands) CHECK(cmd.reason != karp::DisruptionReason::kDrifted);
 }
+
+TEST_CASE("a reserved launch option carries its offering's reservation id", "[cloud]") {
+  auto catalog = Catalog();
+  std::vector<InstanceType> types = catalog->instance_types();
+  Offering reserved = Off("z1", "reserved", 0.03);
+  reserved.reservation_id = "cr-1";
+  reserved.reservation_capacity = 1;
+  types[1].offerings.push_back(reserved);  // "small" (types are sorted by name)
+  REQUIRE(types[1].name == "small");
+  const InstanceCatalog with = *InstanceCatalog::Create(std::move(types));
+  UnavailableOfferings cache;
+  FakeCloudProvider cloud(catalog);
+  Launcher launcher(&cloud, &cache);
+  std::vector<karp::LaunchOption> options = launcher.Options(Claim({"small"}), with, kNow);
+  REQUIRE(options.size() == 4);
+  // Reserved first at equal price; the others name no reservation.
+  CHECK(options[0].capacity_type == "reserved");
+  CHECK(options[0].reservation_id == "cr-1");
+  for (size_t i = 1; i < options.size(); ++i) CHECK(options[i].reservation_id.empty());
+}

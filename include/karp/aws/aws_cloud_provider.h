@@ -109,6 +109,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
 #include "karp/cloud_provider.h"
+#include "karp/pricing.h"
 
 namespace karp::aws {
 
@@ -224,6 +225,12 @@ struct AwsCloudProviderOptions {
   // How long one discovery is reused by GetInstanceTypes / Catalog. Default: 12h (the
   // reference's refresh period for types and prices).
   absl::Duration catalog_refresh_interval = absl::Hours(12);
+  // The account's capacity reservations (Commitments::capacity_reservations, e.g. from
+  // ReadAwsCommitments). A reserved launch option whose reservation_id is a targeted one here
+  // is launched by naming it: EC2NodeClass mode gives it a launch template with
+  // CapacityReservationTarget.CapacityReservationId (static mode cannot: FailedPrecondition).
+  // Other reserved options use open reservations (docs/commitments.md §5). Default: empty.
+  std::vector<CapacityReservation> capacity_reservations;
   // Batching of CreateFleet, DescribeInstances and TerminateInstances (windows: idle >= 0,
   // max >= idle, max_items in [1, 1000]).
   AwsBatchingOptions batching;

@@ -15,8 +15,10 @@
 // Launching into a reservation: give a claim a reserved launch option (the catalog from
 // WithCapacityReservations has them); AwsCloudProvider then sends an on-demand CreateFleet over
 // the reserved options with OnDemandOptions.CapacityReservationOptions.UsageStrategy
-// use-capacity-reservations-first, which uses open reservations (targeted ones need a launch
-// template naming them: not yet).
+// use-capacity-reservations-first, which uses open reservations. Targeted ones are used only
+// by launches naming them: pass the reservations as AwsCloudProviderOptions::
+// capacity_reservations, and in EC2NodeClass mode a targeted option launches from a launch
+// template with CapacityReservationTarget.CapacityReservationId (karp/aws/aws_cloud_provider.h).
 //
 // Thread-safety: thread-safe (each call uses its own client).
 

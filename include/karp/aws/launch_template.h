@@ -47,6 +47,9 @@ struct LaunchTemplateConfig {
   bool detailed_monitoring = false;
   std::optional<bool> associate_public_ip_address;
   std::map<std::string, std::string> tags;  // on the template and its network interfaces
+  // A targeted capacity reservation the template launches into
+  // (CapacityReservationSpecification.CapacityReservationTarget); "" for none.
+  std::string capacity_reservation_id;
 
   // kLaunchTemplateNamePrefix + decimal hash of every field above. Deterministic.
   std::string Name() const;
@@ -56,7 +59,9 @@ struct LaunchTemplateConfig {
 
 // CreateLaunchTemplate parameters (EC2 Query names, in a fixed order): LaunchTemplateName,
 // LaunchTemplateData.{ImageId, UserData, IamInstanceProfile.Name, Monitoring.Enabled,
-// MetadataOptions.*, BlockDeviceMapping.N.*, SecurityGroupId.N or, when
+// CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId when
+// capacity_reservation_id is set, MetadataOptions.*, BlockDeviceMapping.N.*, SecurityGroupId.N
+// or, when
 // associate_public_ip_address is set, NetworkInterface.1.{DeviceIndex, AssociatePublicIpAddress,
 // SecurityGroupId.N}, TagSpecification.1 (network-interface)}, TagSpecification.1
 // (launch-template). Volume sizes are written in GiB, rounded up.
@@ -91,14 +96,16 @@ struct FleetLaunchInput {
   ClusterInfo cluster;
   std::string node_claim;  // for the karpenter.sh/nodeclaim tag; may be empty
   // The offerings to try (LaunchRequest::options); those of other capacity types than the
-  // first option's are ignored (CreateFleet takes one market type).
+  // first option's are ignored (CreateFleet takes one market type). An option's non-empty
+  // reservation_id is launched into by naming it in its template (AwsCloudProvider keeps the
+  // ids of targeted reservations only; open ones need no template of their own).
   std::vector<LaunchOption> options;
 };
 
-// The templates and overrides of one CreateFleet call: options grouped by (AMI, max pods) into
-// templates (in order of their first option), each option an override in its zone's subnet
-// (SubnetPerZone); options in zones without a subnet, and types without an AMI, are dropped;
-// duplicates (type, zone) are kept once.
+// The templates and overrides of one CreateFleet call: options grouped by (AMI, max pods,
+// reservation_id) into templates (in order of their first option), each option an override in
+// its zone's subnet (SubnetPerZone); options in zones without a subnet, and types without an
+// AMI, are dropped; duplicates (type, zone) are kept once.
 // Errors: InvalidArgument for a missing input or an invalid NodeClass, restricted tag or
 // cluster; FailedPrecondition "no capacity offerings are currently available given the
 // constraints (...)" when nothing is left; user-data errors as RenderUserData.

@@ -241,12 +241,12 @@ FakeResponse FakeEc2::DescribeCapacityReservations(const FakeRequest& r) {
 }
 
 std::vector<std::string> FakeEc2::LaunchReserved(const FakeInstance& proto,
-                                                 const std::string& template_name, int count) {
+                                                 const std::string& template_name, int count,
+                                                 const std::string& id) {
   std::vector<std::string> ids;
   for (FakeCapacityReservation& c : capacity_reservations_) {
-    if (c.state != "active" || c.match != "open" || c.type != proto.type || c.zone != proto.zone) {
-      continue;
-    }
+    if (c.state != "active" || c.type != proto.type || c.zone != proto.zone) continue;
+    if (id.empty() ? c.match != "open" : c.id != id) continue;
     while (c.available > 0 && static_cast<int>(ids.size()) < count) {
       FakeInstance i = proto;
       i.capacity_reservation_id = c.id;
@@ -314,6 +314,9 @@ FakeResponse FakeEc2::CreateLaunchTemplate(const FakeRequest& r) {
   t.name = name;
   t.image_id = r.Param("LaunchTemplateData.ImageId");
   t.user_data = r.Param("LaunchTemplateData.UserData");
+  t.capacity_reservation_id = r.Param(
+      "LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget."
+      "CapacityReservationId");
   for (const char* prefix : {"LaunchTemplateData.SecurityGroupId.",
                              "LaunchTemplateData.NetworkInterface.1.SecurityGroupId."}) {
     for (int i = 1;; ++i) {
@@ -566,6 +569,24 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
     proto.tags = tags;
     proto.subnet_id = o.subnet;
     proto.image_id = o.image;
+    const auto lt_it = launch_templates_.find(o.template_name);
+    if (lt_it != launch_templates_.end() && !lt_it->second.capacity_reservation_id.empty()) {
+      // A template naming a reservation launches into it alone (targeted or open).
+      const std::string& cr = lt_it->second.capacity_reservation_id;
+      std::vector<std::string> ids = LaunchReserved(proto, o.template_name, remaining, cr);
+      remaining -= static_cast<int>(ids.size());
+      if (!ids.empty()) {
+        launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
+                                    Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
+      }
+      if (remaining > 0) {
+        errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
+                                  Tag("errorCode", "ReservationCapacityExceeded") +
+                                  Tag("errorMessage", StrCat("Insufficient capacity in the "
+                                                             "Capacity Reservation ", cr, ".")));
+      }
+      continue;
+    }
     if (reservations_first) {
       std::vector<std::string> ids = LaunchReserved(proto, o.template_name, remaining);
       if (!ids.empty()) {

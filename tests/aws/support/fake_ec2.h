@@ -6,7 +6,11 @@
 // DescribeReservedInstances and DescribeCapacityReservations (paged, filter state=active).
 // An on-demand CreateFleet with OnDemandOptions.CapacityReservationOptions.UsageStrategy
 // use-capacity-reservations-first launches into open reservations of the override's type and
-// zone while they have room (the instance then reports capacityReservationId). Instances launched
+// zone while they have room (the instance then reports capacityReservationId). A targeted
+// reservation is used only by an override whose launch template names it
+// (CapacityReservationTarget.CapacityReservationId); such an override launches into that
+// reservation alone, and when it is exhausted (or of another type or zone) errorSet reports
+// ReservationCapacityExceeded naming it. Instances launched
 // from a template of this fake carry its security groups and image (unless the override names
 // one) and the override's subnet.
 //
@@ -71,6 +75,7 @@ struct FakeLaunchTemplate {
   std::string image_id;
   std::string user_data;  // base64, as sent
   std::vector<std::string> security_group_ids;
+  std::string capacity_reservation_id;  // CapacityReservationTarget, "" for none
 };
 
 // What DescribeSubnets / DescribeSecurityGroups / DescribeImages report (for EC2NodeClasses
@@ -138,10 +143,11 @@ class FakeEc2 {
   FakeResponse DescribeImages(const FakeRequest& r);
   FakeResponse DescribeReservedInstances(const FakeRequest& r);
   FakeResponse DescribeCapacityReservations(const FakeRequest& r);
-  // Launches up to `count` instances like `proto` into open reservations of its type and zone;
+  // Launches up to `count` instances like `proto` into active reservations of its type and
+  // zone: the open ones when `id` is empty, else reservation `id` alone (targeted or open);
   // returns their ids. Requires mu_.
   std::vector<std::string> LaunchReserved(const FakeInstance& proto, const std::string& template_name,
-                                          int count);
+                                          int count, const std::string& id = "");
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;
