@@ -47,8 +47,12 @@ DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
 }  // namespace
 
 absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands,
-                                           bool consolidation) const {
+                                           bool consolidation, bool* stopped) const {
   scheduling::Simulation sim;
+  if (stopped != nullptr) {
+    sim.stop_at_new_claims = 2;
+    sim.stopped = stopped;
+  }
   std::vector<Pod> moved;
   for (const NodeView* c : cands) {
     sim.excluded.insert(c->name);
@@ -81,9 +85,19 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     e.why_not = kNotEvaluated;
     return e;
   }
-  absl::StatusOr<SolveResult> r = Simulate(cands, reason == DisruptionReason::kUnderutilized);
+  // Drift and interruption take every new claim; the other methods need at most one, so their
+  // simulation stops at the second (the reason then cannot give the full count).
+  const bool take_all =
+      reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted;
+  bool stopped = false;
+  absl::StatusOr<SolveResult> r =
+      Simulate(cands, reason == DisruptionReason::kUnderutilized, take_all ? nullptr : &stopped);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());
+    return e;
+  }
+  if (stopped) {
+    e.why_not = kNeedsTwoNewNodes;
     return e;
   }
   if (e.why_not = UnplacedMoves(cands, *r); !e.why_not.empty()) return e;
@@ -92,7 +106,7 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
   // so while pending pods need new nodes of their own it consolidates nothing.
   std::vector<NewNodeClaim> replacements = r->node_claims;
   DisruptionCommand cmd = CandidatesCommand(cands, reason);
-  if (reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted) {
+  if (take_all) {
     // Drift and interruption take every new claim, with no price check.
     cmd.decision = replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
     for (const NewNodeClaim& nc : replacements) {

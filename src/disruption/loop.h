@@ -77,6 +77,11 @@ class PassBudget {
 // Why a candidate set was not evaluated once the bound is reached.
 inline constexpr char kNotEvaluated[] =
     "not evaluated: the consolidation pass reached its bound (simulations or deadline)";
+// Why a candidate set is kept when its simulation stopped at the second new node (the reference
+// says "can't remove without creating N candidates" with the full count, which karp does not
+// compute: the decision is the same for every N > 1).
+inline constexpr char kNeedsTwoNewNodes[] =
+    "pending pods and the moved pods need at least 2 new nodes";
 
 // The price-check outcome of one candidate set (computeConsolidation).
 struct Evaluation {
@@ -126,8 +131,10 @@ class Loop {
                       DisruptionReason reason, SolveResult* placement) const;
   // Scheduling with `cands` removed and their pods moving; `consolidation` applies the
   // reference's consolidateAfter rule to the remaining nodes (IsConsolidationSimulation).
+  // With `stopped`, the simulation stops once two new claims are certain (no candidate set
+  // can then be disrupted), returns an empty result and sets `*stopped`.
   absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands,
-                                       bool consolidation) const;
+                                       bool consolidation, bool* stopped = nullptr) const;
   // Consolidation order (savings ratio, or disruption cost for the legacy order).
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
   std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;

@@ -120,7 +120,8 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
   label_caches_.resize(label_classes);
   topology_ = std::make_unique<Topology>(
       state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
-      &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
+      &state_.nodes_by_name, &state_.bound_anti_affinity_pods,
+      simulation_ != nullptr ? state_.bound_counts.get() : nullptr);
   remaining_limits_ = state_.remaining_limits;
   // Capacity per reservation: the minimum over the offerings that carry it.
   for (const Template& t : state_.pools->templates) {
@@ -703,6 +704,7 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
     }
     limits->second.Subtract(max_capacity);
   }
+  if (!claim->tmpl->requirements.HasMinValues()) ++certain_claims_;
   claims_.push_back(std::move(claim));
 }
 
@@ -788,7 +790,12 @@ SolveResult Solver::Run() {
   std::vector<size_t> last_len(pods_.size(), 0);
   std::map<std::string, std::string> errors;
   bool timed_out = false;
+  const int stop_at = simulation_ != nullptr ? simulation_->stop_at_new_claims : 0;
   while (!queue.empty()) {
+    if (stop_at > 0 && certain_claims_ >= stop_at) {
+      if (simulation_->stopped != nullptr) *simulation_->stopped = true;
+      return SolveResult{};
+    }
     const size_t idx = queue.front();
     if (last_len[idx] == queue.size()) break;  // a full cycle without progress
     if (limited && absl::Now() > deadline) {

@@ -221,6 +221,9 @@ class Solver {
   const CostPolicy* cost_ = nullptr;
   std::map<std::pair<const Template*, int>, std::set<std::pair<int64_t, int64_t>>> open_claims_;
   std::map<int, int64_t> group_claims_;  // exact plan node -> the claim opened for it
+  // Claims opened from a NodePool without minValues (never dropped by Finalize), for
+  // Simulation::stop_at_new_claims.
+  int certain_claims_ = 0;
 };
 
 }  // namespace karp::scheduling
