@@ -90,6 +90,7 @@ struct ClaimState {
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
+  int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (set on opening)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
   // its allocatable less daemon overhead, and the capacity type (rank) the claim launches.
   int target = -1;
@@ -208,6 +209,15 @@ class Solver {
   FirstFitIndex claim_index_;
   void IndexExisting(size_t i);
   void IndexClaim(const ClaimState& claim);
+  // The claims again, one index per distinct taint set of the templates (a pod that does not
+  // tolerate a set fails every claim of it first thing): step 2 merges the indexes of the sets
+  // the pod tolerates, in claim_order_'s order. By template index: its taint set.
+  std::vector<const std::vector<Taint>*> taint_sets_;
+  std::vector<FirstFitIndex> claim_index_by_taints_;
+  // The first claim after claim `after` (-1: from the start) in key order, over the indexes
+  // of the `tolerated` taint sets, that has room for `need`; -1 when none.
+  int64_t NextClaimFor(const std::vector<char>& tolerated, int64_t after,
+                       const FirstFitIndex::Room& need) const;
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
   // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
   absl::flat_hash_map<std::string, int> zone_ids_;
