@@ -138,8 +138,9 @@ void TopologyGroup::Register(const std::string& domain) {
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++domains.Mut()[domain];
-  if (empty_domains.count(domain) > 0) empty_domains.Mut().erase(domain);
+  const int32_t count = ++domains.Mut().try_emplace(domain, 0).first->second;
+  // A domain is empty only at count 0: from 1 on it is in empty_domains no more.
+  if (count == 1 && empty_domains.count(domain) > 0) empty_domains.Mut().erase(domain);
   if (slots != nullptr && key == kLabelHostname) {
     auto it = slots->find(domain);
     if (it != slots->end()) {
