@@ -171,17 +171,29 @@ void Solver::IndexClaim(const ClaimState& claim) {
                                     max.pods() - used.pods()};
   const int64_t rank = static_cast<int64_t>(claim.pods.size());
   claim_index_.Insert(claim.seq, rank, room);
-  FirstFitIndex& by_taints = claim_index_by_taints_[static_cast<size_t>(claim.taint_set)];
+  FirstFitIndex& by_taints = claim_index_by_taints_[TaintSetOf(claim)];
   if (by_taints.Contains(claim.seq)) by_taints.Erase(claim.seq);
   by_taints.Insert(claim.seq, rank, room);
+}
+
+size_t Solver::TaintSetOf(const ClaimState& claim) {
+  if (claim.taint_set >= 0) return static_cast<size_t>(claim.taint_set);
+  const std::vector<Taint>& taints = claim.tmpl->taints;
+  size_t set = 0;
+  while (set < taint_sets_.size() && *taint_sets_[set] != taints) ++set;
+  if (set == taint_sets_.size()) {
+    taint_sets_.push_back(&taints);
+    claim_index_by_taints_.emplace_back();
+  }
+  return set;
 }
 
 int64_t Solver::NextClaimFor(const std::vector<char>& tolerated, int64_t after,
                              const FirstFitIndex::Room& need) const {
   std::optional<FirstFitIndex::Key> after_key;
   if (after >= 0) {
-    const ClaimState& claim = *claims_[static_cast<size_t>(after)];
-    after_key = claim_index_by_taints_[static_cast<size_t>(claim.taint_set)].KeyOf(after);
+    // The claim's own index holds its key (the same in every index: pods, then seq).
+    after_key = claim_index_.KeyOf(after);
   }
   int64_t best = -1;
   FirstFitIndex::Key best_key;
@@ -724,14 +736,7 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
   topology_->RegisterHostname(claim->hostname);
   claim_order_.insert({0, claim->seq});
-  const std::vector<Taint>& taints = claim->tmpl->taints;
-  size_t set = 0;
-  while (set < taint_sets_.size() && *taint_sets_[set] != taints) ++set;
-  if (set == taint_sets_.size()) {
-    taint_sets_.push_back(&taints);
-    claim_index_by_taints_.emplace_back();
-  }
-  claim->taint_set = static_cast<int>(set);
+  claim->taint_set = static_cast<int>(TaintSetOf(*claim));
   const bool planned = cost_ != nullptr && pod.plan_group >= 0 &&
                        group_claims_.emplace(pod.plan_group, claim->seq).second;
   // Cost mode: the target is chosen on the fit, before the commit indexes the claim.

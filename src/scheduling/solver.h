@@ -90,7 +90,7 @@ struct ClaimState {
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
-  int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (set on opening)
+  int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
   // its allocatable less daemon overhead, and the capacity type (rank) the claim launches.
   int target = -1;
@@ -214,6 +214,8 @@ class Solver {
   // the pod tolerates, in claim_order_'s order. By template index: its taint set.
   std::vector<const std::vector<Taint>*> taint_sets_;
   std::vector<FirstFitIndex> claim_index_by_taints_;
+  // The claim's taint set (ClaimState::taint_set when known), added when new.
+  size_t TaintSetOf(const ClaimState& claim);
   // The first claim after claim `after` (-1: from the start) in key order, over the indexes
   // of the `tolerated` taint sets, that has room for `need`; -1 when none.
   int64_t NextClaimFor(const std::vector<char>& tolerated, int64_t after,
