@@ -16,6 +16,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -354,4 +357,11 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace karp::cli
 
-int main(int argc, char** argv) { return karp::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // A Solve frees millions of small objects; glibc's fastbins then cost more than they save
+  // (docs/performance.md): free small chunks at once instead.
+  mallopt(M_MXFAST, 0);
+#endif
+  return karp::cli::Main(argc, argv);
+}

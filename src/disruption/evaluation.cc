@@ -50,9 +50,13 @@ DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
 absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands,
                                            bool consolidation,
                                            const std::set<std::string>* also_excluded,
-                                           bool pending) const {
+                                           bool pending, bool* stopped) const {
   scheduling::Simulation sim;
   if (also_excluded != nullptr) sim.excluded = *also_excluded;
+  if (stopped != nullptr) {
+    sim.stop_at_new_claims = 2;
+    sim.stopped = stopped;
+  }
   std::vector<Pod> moved;
   for (const NodeView* c : cands) {
     sim.excluded.insert(c->name);
@@ -87,10 +91,20 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     return e;
   }
   const bool consolidation = reason == DisruptionReason::kUnderutilized;
-  absl::StatusOr<SolveResult> r =
-      Simulate(cands, consolidation, nullptr, pending_ || !consolidation);
+  // Drift and interruption take every new claim; the other methods need at most one, so their
+  // simulation stops at the second (the reason then cannot give the full count).
+  const bool take_all =
+      reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted;
+  bool stopped = false;
+  absl::StatusOr<SolveResult> r = Simulate(cands, consolidation, nullptr,
+                                           pending_ || !consolidation,
+                                           take_all ? nullptr : &stopped);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());
+    return e;
+  }
+  if (stopped) {
+    e.why_not = kNeedsTwoNewNodes;
     return e;
   }
   if (e.why_not = UnplacedMoves(cands, *r); !e.why_not.empty()) return e;
@@ -107,7 +121,7 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     marginal = {ledger.get(), marginal_->RemovalSavings(cands)};
     cmd.savings_per_hour = marginal.candidate_price;
   }
-  if (reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted) {
+  if (take_all) {
     // Drift and interruption take every new claim, with no price check.
     cmd.decision = replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
     for (NewNodeClaim& nc : replacements) {

@@ -91,6 +91,11 @@ DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
 // Why a candidate set was not evaluated once the bound is reached.
 inline constexpr char kNotEvaluated[] =
     "not evaluated: the consolidation pass reached its bound (simulations or deadline)";
+// Why a candidate set is kept when its simulation stopped at the second new node (the reference
+// says "can't remove without creating N candidates" with the full count, which karp does not
+// compute: the decision is the same for every N > 1).
+inline constexpr char kNeedsTwoNewNodes[] =
+    "pending pods and the moved pods need at least 2 new nodes";
 
 // The price-check outcome of one candidate set (computeConsolidation).
 struct Evaluation {
@@ -164,11 +169,13 @@ class Loop {
   // Scheduling with `cands` removed and their pods moving; `consolidation` applies the
   // reference's consolidateAfter rule to the remaining nodes (IsConsolidationSimulation).
   // `also_excluded` (may be null) are further nodes the pods may not use; `pending` adds the
-  // snapshot's pending pods (every method but re-pack).
+  // snapshot's pending pods (every method but re-pack). With `stopped`, the simulation stops
+  // once two new claims are certain (no candidate set can then be disrupted), returns an empty
+  // result and sets `*stopped`.
   absl::StatusOr<SolveResult> Simulate(const std::vector<const NodeView*>& cands,
                                        bool consolidation,
                                        const std::set<std::string>* also_excluded = nullptr,
-                                       bool pending = true) const;
+                                       bool pending = true, bool* stopped = nullptr) const;
 
   // Consolidation order (savings ratio, or disruption cost for the legacy order).
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;

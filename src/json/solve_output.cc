@@ -248,6 +248,10 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
   w.Key("savingsPerHour");
   w.Double(RoundPrice(plan.savings_per_hour));
   if (plan.repack) WriteRepackSummary(w, *plan.repack);
+  if (plan.stopped_early) {  // only then: unbounded plans print what they always printed
+    w.Key("stoppedEarly");
+    w.Bool(true);
+  }
   w.EndObject();
   w.EndObject();
   return w.Take();

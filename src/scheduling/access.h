@@ -41,6 +41,11 @@ struct Simulation {
   // Placing a moving pod on an uninitialized node is an error (the reference's
   // "would schedule against uninitialized nodeclaim").
   bool consolidation = true;
+  // Stop as soon as this many new claims are open whose NodePool has no minValues (such a claim
+  // always survives finalization, so the result would have at least this many): the run then
+  // returns an empty result and sets `*stopped`. 0: never stop (the default).
+  int stop_at_new_claims = 0;
+  bool* stopped = nullptr;
 };
 
 // The only friend of karp::Scheduler.

@@ -496,6 +496,8 @@ std::shared_ptr<Scheduler::State> PrepareCluster(std::shared_ptr<const ClusterSn
   AttachVolumeLimits(*state->snapshot, *state->storage, &existing);
   state->existing = std::move(existing);
   state->remaining_limits = RemainingLimits(index);
+  state->bound_counts = std::make_shared<BoundCountCache>(state->snapshot.get(),
+                                                          &state->nodes_by_name);
   return state;
 }
 

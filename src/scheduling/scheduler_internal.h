@@ -117,6 +117,9 @@ struct Scheduler::State {
   std::shared_ptr<const InstanceCatalog> catalog;
   std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool;
   std::shared_ptr<const ClusterSnapshot> pools_snapshot;
+  // Bound-pod counts of topology groups shared by the consolidation simulations over this
+  // state (bound_counts.h); thread-safe.
+  std::shared_ptr<scheduling::BoundCountCache> bound_counts;
 };
 
 }  // namespace karp

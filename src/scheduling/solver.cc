@@ -120,7 +120,8 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
   label_caches_.resize(label_classes);
   topology_ = std::make_unique<Topology>(
       state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
-      &state_.nodes_by_name, &state_.bound_anti_affinity_pods);
+      &state_.nodes_by_name, &state_.bound_anti_affinity_pods,
+      simulation_ != nullptr ? state_.bound_counts.get() : nullptr);
   remaining_limits_ = state_.remaining_limits;
   // Capacity per reservation: the minimum over the offerings that carry it.
   for (const Template& t : state_.pools->templates) {
@@ -166,9 +167,48 @@ void Solver::IndexClaim(const ClaimState& claim) {
   if (claim_index_.Contains(claim.seq)) claim_index_.Erase(claim.seq);
   const ResourceList& max = claim.max_allocatable;
   const ResourceList& used = claim.requests;
-  claim_index_.Insert(claim.seq, static_cast<int64_t>(claim.pods.size()),
-                      {max.cpu() - used.cpu(), max.memory() - used.memory(),
-                       max.pods() - used.pods()});
+  const FirstFitIndex::Room room = {max.cpu() - used.cpu(), max.memory() - used.memory(),
+                                    max.pods() - used.pods()};
+  const int64_t rank = static_cast<int64_t>(claim.pods.size());
+  claim_index_.Insert(claim.seq, rank, room);
+  FirstFitIndex& by_taints = claim_index_by_taints_[TaintSetOf(claim)];
+  if (by_taints.Contains(claim.seq)) by_taints.Erase(claim.seq);
+  by_taints.Insert(claim.seq, rank, room);
+}
+
+size_t Solver::TaintSetOf(const ClaimState& claim) {
+  if (claim.taint_set >= 0) return static_cast<size_t>(claim.taint_set);
+  const std::vector<Taint>& taints = claim.tmpl->taints;
+  size_t set = 0;
+  while (set < taint_sets_.size() && *taint_sets_[set] != taints) ++set;
+  if (set == taint_sets_.size()) {
+    taint_sets_.push_back(&taints);
+    claim_index_by_taints_.emplace_back();
+  }
+  return set;
+}
+
+int64_t Solver::NextClaimFor(const std::vector<char>& tolerated, int64_t after,
+                             const FirstFitIndex::Room& need) const {
+  std::optional<FirstFitIndex::Key> after_key;
+  if (after >= 0) {
+    // The claim's own index holds its key (the same in every index: pods, then seq).
+    after_key = claim_index_.KeyOf(after);
+  }
+  int64_t best = -1;
+  FirstFitIndex::Key best_key;
+  for (size_t set = 0; set < claim_index_by_taints_.size(); ++set) {
+    if (set >= tolerated.size() || tolerated[set] == 0) continue;
+    const FirstFitIndex& index = claim_index_by_taints_[set];
+    const int64_t id = index.Next(after_key ? &*after_key : nullptr, need);
+    if (id < 0) continue;
+    const FirstFitIndex::Key key = index.KeyOf(id);
+    if (best < 0 || key < best_key) {
+      best = id;
+      best_key = key;
+    }
+  }
+  return best;
 }
 
 absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
@@ -555,7 +595,13 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   auto need_of = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
   const FirstFitIndex::Room need = {need_of(pod.requests.cpu()), need_of(pod.requests.memory()),
                                     need_of(pod.requests.pods())};
-  for (int64_t seq = claim_index_.First(need); seq >= 0; seq = claim_index_.After(seq, need)) {
+  // Claims whose taints the pod does not tolerate fail CanAddClaim first thing: skipped.
+  std::vector<char> tolerated(taint_sets_.size());
+  for (size_t set = 0; set < taint_sets_.size(); ++set) {
+    tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working.tolerations) ? 1 : 0;
+  }
+  for (int64_t seq = NextClaimFor(tolerated, -1, need); seq >= 0;
+       seq = NextClaimFor(tolerated, seq, need)) {
     ClaimState& claim = *claims_[static_cast<size_t>(seq)];
     if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) continue;
     absl::StatusOr<ClaimFit> fit =
@@ -695,6 +741,7 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
   topology_->RegisterHostname(claim->hostname);
   claim_order_.insert({0, claim->seq});
+  claim->taint_set = static_cast<int>(TaintSetOf(*claim));
   const bool planned = cost_ != nullptr && pod.plan_group >= 0 &&
                        group_claims_.emplace(pod.plan_group, claim->seq).second;
   // Cost mode: the target is chosen on the fit, before the commit indexes the claim.
@@ -708,6 +755,7 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
     }
     limits->second.Subtract(max_capacity);
   }
+  if (!claim->tmpl->requirements.HasMinValues()) ++certain_claims_;
   claims_.push_back(std::move(claim));
 }
 
@@ -797,7 +845,12 @@ SolveResult Solver::Run() {
   std::vector<size_t> last_len(pods_.size(), 0);
   std::map<std::string, std::string> errors;
   bool timed_out = false;
+  const int stop_at = simulation_ != nullptr ? simulation_->stop_at_new_claims : 0;
   while (!queue.empty()) {
+    if (stop_at > 0 && certain_claims_ >= stop_at) {
+      if (simulation_->stopped != nullptr) *simulation_->stopped = true;
+      return SolveResult{};
+    }
     const size_t idx = queue.front();
     if (last_len[idx] == queue.size()) break;  // a full cycle without progress
     if (limited && absl::Now() > deadline) {

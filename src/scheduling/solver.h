@@ -93,6 +93,7 @@ struct ClaimState {
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
+  int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
   // its allocatable less daemon overhead, and the capacity type (rank) the claim launches.
   int target = -1;
@@ -211,6 +212,17 @@ class Solver {
   FirstFitIndex claim_index_;
   void IndexExisting(size_t i);
   void IndexClaim(const ClaimState& claim);
+  // The claims again, one index per distinct taint set of the templates (a pod that does not
+  // tolerate a set fails every claim of it first thing): step 2 merges the indexes of the sets
+  // the pod tolerates, in claim_order_'s order. By template index: its taint set.
+  std::vector<const std::vector<Taint>*> taint_sets_;
+  std::vector<FirstFitIndex> claim_index_by_taints_;
+  // The claim's taint set (ClaimState::taint_set when known), added when new.
+  size_t TaintSetOf(const ClaimState& claim);
+  // The first claim after claim `after` (-1: from the start) in key order, over the indexes
+  // of the `tolerated` taint sets, that has room for `need`; -1 when none.
+  int64_t NextClaimFor(const std::vector<char>& tolerated, int64_t after,
+                       const FirstFitIndex::Room& need) const;
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
   // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
   absl::flat_hash_map<std::string, int> zone_ids_;
@@ -224,6 +236,9 @@ class Solver {
   const CostPolicy* cost_ = nullptr;
   std::map<std::pair<const Template*, int>, std::set<std::pair<int64_t, int64_t>>> open_claims_;
   std::map<int, int64_t> group_claims_;  // exact plan node -> the claim opened for it
+  // Claims opened from a NodePool without minValues (never dropped by Finalize), for
+  // Simulation::stop_at_new_claims.
+  int certain_claims_ = 0;
 };
 
 }  // namespace karp::scheduling

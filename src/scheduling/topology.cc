@@ -132,12 +132,15 @@ bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
 }
 
 void TopologyGroup::Register(const std::string& domain) {
-  if (domains.emplace(domain, 0).second) empty_domains.insert(domain);
+  if (domains.find(domain) != domains.end()) return;
+  domains.Mut().emplace(domain, 0);
+  empty_domains.Mut().insert(domain);
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++domains[domain];
-  empty_domains.erase(domain);
+  const int32_t count = ++domains.Mut().try_emplace(domain, 0).first->second;
+  // A domain is empty only at count 0: from 1 on it is in empty_domains no more.
+  if (count == 1 && empty_domains.count(domain) > 0) empty_domains.Mut().erase(domain);
   if (slots != nullptr && key == kLabelHostname) {
     auto it = slots->find(domain);
     if (it != slots->end()) {
@@ -298,13 +301,16 @@ std::string TopologyGroup::CountsString() const {
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
                    PreferencePolicy policy, const std::set<std::string>* scheduling,
                    const std::map<std::string, const Node*>* nodes_by_name,
-                   const std::vector<const Pod*>* anti_affinity_pods)
+                   const std::vector<const Pod*>* anti_affinity_pods,
+                   BoundCountCache* bound_counts)
     : snapshot_(snapshot),
       universe_(universe),
       policy_(policy),
       scheduling_(scheduling),
       nodes_by_name_(*nodes_by_name),
-      anti_affinity_pods_(*anti_affinity_pods) {}
+      anti_affinity_pods_(*anti_affinity_pods) {
+  bound_counts_ = bound_counts;
+}
 
 std::set<std::string> Topology::Namespaces(const Pod& pod, const PodAffinityTerm& term) const {
   std::set<std::string> out(term.namespaces.begin(), term.namespaces.end());
@@ -359,16 +365,91 @@ const std::vector<std::pair<const Pod*, const Node*>>& Topology::CountedBoundPod
 }
 
 void Topology::CountDomains(TopologyGroup& g) const {
-  for (const Node& node : snapshot_->nodes) {
-    const std::optional<std::string>& d = DomainOf(node, g.key);
-    if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
+  // Claim slots exist once this solve opened claims; the cache's records ignore them.
+  if (bound_counts_ != nullptr && slots_.empty()) {
+    CountDomainsCached(g);
+    return;
   }
+  RegisterNodes(g);
   for (const auto& [p, node] : CountedBoundPods()) {
     if (!g.Selects(*p)) continue;
     const std::optional<std::string>& d = DomainOf(*node, g.key);
     if (!d) continue;
     if (!g.filter.Matches(RequirementsOf(*node), node->taints)) continue;
     g.Record(*d);
+  }
+}
+
+void Topology::RegisterNodes(TopologyGroup& g) const {
+  // Groups of one key and node filter register the same domains (all of them, for the
+  // hostname groups of a running cluster): register once, share the containers.
+  std::string key = internal::StrCat(g.key, "|", g.filter.Id());
+  for (const auto& [domain, count] : g.domains) {
+    key.push_back('\0');
+    key += domain;
+  }
+  auto [it, fresh] = registered_.try_emplace(std::move(key));
+  if (!fresh) {
+    g.domains = it->second.first;
+    g.empty_domains = it->second.second;
+    return;
+  }
+  for (const Node& node : snapshot_->nodes) {
+    const std::optional<std::string>& d = DomainOf(node, g.key);
+    if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
+  }
+  it->second = {g.domains, g.empty_domains};
+}
+
+std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGroup& g) const {
+  TopologyGroup counted;  // Register and Record touch only these (no claim slots)
+  counted.key = g.key;
+  counted.domains = g.domains;
+  counted.empty_domains = g.empty_domains;
+  counted.filter = g.filter;
+  RegisterNodes(counted);
+  const Cow<std::map<std::string, int32_t>> registered = counted.domains;  // shared, not copied
+  auto entry = std::make_unique<BoundCountCache::Entry>();
+  const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Node& node = *pods[i].node;
+    if (!g.Selects(*pods[i].pod)) continue;
+    const std::optional<std::string>& d = DomainOf(node, g.key);
+    if (!d || !g.filter.Matches(RequirementsOf(node), node.taints)) continue;
+    entry->records.push_back({static_cast<uint32_t>(i), registered.count(*d) > 0, *d});
+    counted.Record(*d);
+  }
+  entry->domains = std::move(counted.domains);
+  entry->empty_domains = std::move(counted.empty_domains);
+  return entry;
+}
+
+void Topology::CountDomainsCached(TopologyGroup& g) const {
+  std::string key = g.id;
+  for (const auto& [domain, count] : g.domains) {
+    key.push_back('\0');
+    key += domain;
+  }
+  const BoundCountCache::Entry* entry = bound_counts_->Find(key);
+  if (entry == nullptr) entry = bound_counts_->Insert(key, CountAllBound(g));
+  const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
+  if (scheduled_bound_.size() != pods.size()) {
+    scheduled_bound_.resize(pods.size());
+    for (size_t i = 0; i < pods.size(); ++i) {
+      scheduled_bound_[i] = scheduling_->count(pods[i].key) > 0 ? 1 : 0;
+    }
+  }
+  g.domains = entry->domains;  // shared until changed
+  g.empty_domains = entry->empty_domains;
+  for (const BoundCountCache::Entry::Rec& r : entry->records) {
+    if (scheduled_bound_[r.pod] == 0) continue;
+    auto it = g.domains.Mut().find(r.domain);
+    if (--it->second > 0) continue;
+    if (r.registered) {
+      g.empty_domains.Mut().insert(r.domain);
+    } else {
+      g.domains.Mut().erase(it);
+    }
   }
 }
 

@@ -28,6 +28,8 @@
 #include "karp/requirements.h"
 #include "karp/scheduler.h"
 #include "karp/taints.h"
+#include "scheduling/bound_counts.h"
+#include "scheduling/cow.h"
 
 namespace karp::scheduling {
 
@@ -62,8 +64,8 @@ class TopologyGroup {
   int32_t max_skew = 1;
   std::optional<int32_t> min_domains;
   NodeFilter filter;
-  std::map<std::string, int32_t> domains;  // domain -> count
-  std::set<std::string> empty_domains;
+  Cow<std::map<std::string, int32_t>> domains;  // domain -> count
+  Cow<std::set<std::string>> empty_domains;
   std::set<std::string> owners;  // pod keys
   // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
   // `domains`; lets the scheduler reject claims in O(1)).
@@ -113,7 +115,8 @@ class Topology {
   Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
            PreferencePolicy policy, const std::set<std::string>* scheduling,
            const std::map<std::string, const Node*>* nodes_by_name,
-           const std::vector<const Pod*>* anti_affinity_pods);
+           const std::vector<const Pod*>* anti_affinity_pods,
+           BoundCountCache* bound_counts = nullptr);
 
   // Builds the inverse anti-affinity groups of bound pods (call once, before Update).
   void InitExisting();
@@ -178,6 +181,13 @@ class Topology {
   // The inverse anti-affinity group of one required term of `pod`.
   std::unique_ptr<TopologyGroup> InverseGroup(const Pod& pod, const PodAffinityTerm& term) const;
   void CountDomains(TopologyGroup& g) const;
+  // CountDomains' first step: registers the domain of every node that `g`'s filter admits.
+  void RegisterNodes(TopologyGroup& g) const;
+  // CountDomains through bound_counts_ (same result): the cached counts over every bound pod,
+  // less the pods this solve schedules.
+  void CountDomainsCached(TopologyGroup& g) const;
+  // The cache entry of `g` (after InitDomains): every bound pod counted.
+  std::unique_ptr<BoundCountCache::Entry> CountAllBound(const TopologyGroup& g) const;
   void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
   std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
 
@@ -202,6 +212,14 @@ class Topology {
   PreferencePolicy policy_;
   const std::set<std::string>* scheduling_;
   mutable std::optional<std::vector<std::pair<const Pod*, const Node*>>> counted_bound_pods_;
+  // Shared counts of bound pods (null: count per group), and which of its pods this solve
+  // schedules (by index into BoundCountCache::Pods(), built on first use).
+  BoundCountCache* bound_counts_ = nullptr;
+  mutable std::vector<char> scheduled_bound_;
+  // RegisterNodes' results by (key, node filter, domains before): domains and empty domains.
+  mutable std::map<std::string, std::pair<Cow<std::map<std::string, int32_t>>,
+                                          Cow<std::set<std::string>>>>
+      registered_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;

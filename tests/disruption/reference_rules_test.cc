@@ -154,7 +154,9 @@ TEST_CASE("pending pods that need new nodes of their own block consolidation",
           "[consolidator][reference]") {
   // `lone` (medium, 500m) fits on `busy` and would be deleted. Two pending 5-cpu pods need two
   // new (large) nodes: the reference's simulation then yields more than one new NodeClaim and proposes
-  // nothing ("Can't remove without creating 2 candidates").
+  // nothing ("Can't remove without creating 2 candidates"). karp stops the simulation at the
+  // second new claim when the NodePool has no minValues (a claim without minValues is never
+  // dropped, so the count can only grow) and says so instead of giving the count.
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "lone", "default", "medium");
@@ -167,7 +169,26 @@ TEST_CASE("pending pods that need new nodes of their own block consolidation",
     const ConsolidationPlan plan = PlanOf(snap, catalog);
     INFO(Describe(plan));
     CHECK(plan.commands.empty());
-    CHECK_THAT(KeptOr(plan, "lone"), Catch::Contains("can't remove without creating 2 candidates"));
+    CHECK(KeptOr(plan, "lone") == "pending pods and the moved pods need at least 2 new nodes");
+  }
+  SECTION("three pending pods: the same decision and reason") {
+    for (int i = 0; i < 3; ++i) snap.pods.push_back(MakePod("pending-" + std::to_string(i), "5"));
+    const ConsolidationPlan plan = PlanOf(snap, catalog);
+    INFO(Describe(plan));
+    CHECK(plan.commands.empty());
+    CHECK(KeptOr(plan, "lone") == "pending pods and the moved pods need at least 2 new nodes");
+  }
+  SECTION("a NodePool with minValues: the simulation runs to the end and counts the claims") {
+    karp::NodeSelectorRequirement types;
+    types.key = std::string(karp::kLabelInstanceType);
+    types.op = karp::Operator::kExists;
+    types.min_values = 1;
+    snap.node_pools[0].requirements.push_back(types);
+    for (int i = 0; i < 3; ++i) snap.pods.push_back(MakePod("pending-" + std::to_string(i), "5"));
+    const ConsolidationPlan plan = PlanOf(snap, catalog);
+    INFO(Describe(plan));
+    CHECK(plan.commands.empty());
+    CHECK_THAT(KeptOr(plan, "lone"), Catch::Contains("can't remove without creating 3 candidates"));
   }
   SECTION("one pending pod needing one node: the reference judges that claim by price") {
     snap.pods.push_back(MakePod("pending-0", "5"));

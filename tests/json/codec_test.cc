@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "karp/aws_catalog.h"
+#include "karp/consolidator.h"
 #include "karp/scheduler.h"
 
 namespace {
@@ -1032,4 +1033,20 @@ TEST_CASE("a catalog file's spot price wins over the embedded estimate", "[json]
   CHECK(real.node_claims[0].launch->price == 0.0312);
   CHECK(!real.node_claims[0].launch->price_estimated);
   CHECK(karp::json::WriteSolveResult(real, 0).find("priceEstimated") == std::string::npos);
+}
+
+TEST_CASE("a consolidation plan says stoppedEarly only when a bound ended it", "[json]") {
+  karp::ConsolidationPlan plan;
+  plan.nodes = 3;
+  plan.candidates = 2;
+  const std::string full = karp::json::WriteConsolidationPlan(plan, -1);
+  CHECK(full.find("stoppedEarly") == std::string::npos);
+  CHECK(full.find(R"("summary":{"nodes":3,"candidates":2,"commands":0,"savingsPerHour":)") !=
+        std::string::npos);
+  plan.stopped_early = true;
+  const std::string bounded = karp::json::WriteConsolidationPlan(plan, -1);
+  INFO(bounded);
+  CHECK(bounded.size() > full.size());
+  CHECK(bounded.substr(0, full.size() - 2) == full.substr(0, full.size() - 2));
+  CHECK(bounded.substr(full.size() - 2) == R"(,"stoppedEarly":true}})");
 }
