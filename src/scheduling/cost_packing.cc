@@ -177,12 +177,9 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
   for (int i : fit.instance_types) {
     Candidate c;
     c.index = i;
-    c.price = CheapestOffering(t, static_cast<size_t>(i), mask);
     c.room = &Room(t, i);
-    const double units = Units(demand, *c.room);
-    if (units <= 0 || c.price == kNoPriceYet) continue;
-    c.score = c.price / units;
-    candidates.push_back(c);
+    c.score = UnitPrice(t, i, mask, demand, &c.price);
+    if (c.score != kNoPriceYet) candidates.push_back(c);
   }
   claim.capacity_rank = Rank(t, reqs);
   const Candidate* pick = PickTarget(candidates, strategy_);
@@ -215,12 +212,16 @@ double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
       FilterInstanceTypes(t, all, reqs, requests, ports, {}, /*relax_min_values=*/true);
   const std::vector<char> mask = t.OfferingMask(reqs);
   double best = kNoPriceYet;
-  for (int i : kept.kept) {
-    const double units = Units(requests, Room(t, i));
-    const double price = CheapestOffering(t, static_cast<size_t>(i), mask);
-    if (units > 0 && price != kNoPriceYet) best = std::min(best, price / units);
-  }
+  for (int i : kept.kept) best = std::min(best, UnitPrice(t, i, mask, requests));
   return best;
+}
+
+double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<char>& mask,
+                             const ResourceList& demand, double* price) const {
+  const double cheapest = CheapestOffering(t, static_cast<size_t>(i), mask);
+  if (price != nullptr) *price = cheapest;
+  const double units = Units(demand, Room(t, i));
+  return units <= 0 || cheapest == kNoPriceYet ? kNoPriceYet : cheapest / units;
 }
 
 bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {

@@ -93,6 +93,10 @@ class CostPolicy {
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
                        const std::vector<ContainerPort>& ports) const;
+  // Type `i`'s cheapest offering allowed by `mask` (into `price` when set) per unit of
+  // `demand` in its room; infinity when it has no such offering or no room for the demand.
+  double UnitPrice(const Template& t, int i, const std::vector<char>& mask,
+                   const ResourceList& demand, double* price = nullptr) const;
   // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
   const ResourceList& Room(const Template& t, int type) const {
     return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];
