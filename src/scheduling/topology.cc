@@ -132,15 +132,15 @@ bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
 }
 
 void TopologyGroup::Register(const std::string& domain) {
-  if (domains.find(domain) != domains.end()) return;
-  domains.Mut().emplace(domain, 0);
-  empty_domains.Mut().insert(domain);
+  if (domains.count(domain) > 0) return;
+  domains.Insert(std::make_pair(domain, 0));
+  empty_domains.Insert(domain);
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++domains.Mut().try_emplace(domain, 0).first->second;
+  const int32_t count = ++domains.Ref(domain);
   // A domain is empty only at count 0: from 1 on it is in empty_domains no more.
-  if (count == 1 && empty_domains.count(domain) > 0) empty_domains.Mut().erase(domain);
+  if (count == 1) empty_domains.Erase(domain);
   if (slots != nullptr && key == kLabelHostname) {
     auto it = slots->find(domain);
     if (it != slots->end()) {
@@ -398,7 +398,7 @@ void Topology::RegisterNodes(TopologyGroup& g) const {
     const std::optional<std::string>& d = DomainOf(node, g.key);
     if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
   }
-  it->second = {g.domains, g.empty_domains};
+  it->second = {g.domains.Flat(), g.empty_domains.Flat()};
 }
 
 std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGroup& g) const {
@@ -408,7 +408,7 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
   counted.empty_domains = g.empty_domains;
   counted.filter = g.filter;
   RegisterNodes(counted);
-  const Cow<std::map<std::string, int32_t>> registered = counted.domains;  // shared, not copied
+  const Cow<std::map<std::string, int32_t>> registered = counted.domains.Flat();  // shared
   auto entry = std::make_unique<BoundCountCache::Entry>();
   const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
   for (size_t i = 0; i < pods.size(); ++i) {
@@ -419,8 +419,8 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
     entry->records.push_back({static_cast<uint32_t>(i), registered.count(*d) > 0, *d});
     counted.Record(*d);
   }
-  entry->domains = std::move(counted.domains);
-  entry->empty_domains = std::move(counted.empty_domains);
+  entry->domains = counted.domains.Flat();
+  entry->empty_domains = counted.empty_domains.Flat();
   return entry;
 }
 
@@ -443,12 +443,11 @@ void Topology::CountDomainsCached(TopologyGroup& g) const {
   g.empty_domains = entry->empty_domains;
   for (const BoundCountCache::Entry::Rec& r : entry->records) {
     if (scheduled_bound_[r.pod] == 0) continue;
-    auto it = g.domains.Mut().find(r.domain);
-    if (--it->second > 0) continue;
+    if (--g.domains.Ref(r.domain) > 0) continue;
     if (r.registered) {
-      g.empty_domains.Mut().insert(r.domain);
+      g.empty_domains.Insert(r.domain);
     } else {
-      g.domains.Mut().erase(it);
+      g.domains.Erase(r.domain);
     }
   }
 }

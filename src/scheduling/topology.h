@@ -64,8 +64,9 @@ class TopologyGroup {
   int32_t max_skew = 1;
   std::optional<int32_t> min_domains;
   NodeFilter filter;
-  Cow<std::map<std::string, int32_t>> domains;  // domain -> count
-  Cow<std::set<std::string>> empty_domains;
+  // domain -> count; new claims' hostnames go to a layer of the group's own (cow.h)
+  Layered<std::map<std::string, int32_t>> domains;
+  Layered<std::set<std::string>> empty_domains;
   std::set<std::string> owners;  // pod keys
   // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
   // `domains`; lets the scheduler reject claims in O(1)).
