@@ -297,7 +297,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     cache.ledger = state_.options.pricing->Start(RunningInstances(*state_.snapshot, catalogs));
   }
   SolveResult result;
-  result.pods = static_cast<int>(pods_.size());
+  result.pods = static_cast<int>(refs_.size());
   result.timed_out = timed_out;
   std::map<std::string, int> per_pool_count;
   for (const auto& claim : claims_) {

@@ -123,6 +123,18 @@ class Topology {
   void InitExisting();
   // (Re)creates the groups of `pod` from its current (possibly relaxed) spec.
   void Update(const Pod& pod);
+  // The groups Update(pod) joins (creating those that do not exist yet), in order, without
+  // domains or owners: a function of the pod's spec and the preference policy only, so a
+  // scheduler can keep them across the solves of one snapshot.
+  struct Prototype {
+    bool inverse = false;
+    TopologyGroup group;
+  };
+  using Prototypes = std::vector<Prototype>;
+  static Prototypes PrototypesOf(const Pod& pod, PreferencePolicy policy);
+  // Update(pod) with `protos` = PrototypesOf(pod, policy) and `key` = pod.Key(). `protos` must
+  // outlive the Topology: groups are found again by the prototype's address.
+  void Update(const Pod& pod, const std::string& key, const Prototypes& protos);
   // The groups that matter for one pod: those it owns and the inverse groups selecting it.
   // Valid until the next Update() or GetOrCreate.
   struct PodGroups {
@@ -178,9 +190,12 @@ class Topology {
   void RegisterHostname(const std::string& hostname);
 
  private:
-  TopologyGroup* GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse, const Pod& owner);
+  // The group with `proto`'s id (created from `proto` when new), now owned by `owner` (whose
+  // key is `key`). `persistent`: `proto` outlives this Topology (its address is remembered).
+  TopologyGroup* GetOrCreate(const TopologyGroup& proto, bool inverse, const Pod& owner,
+                             const std::string& key, bool persistent);
   // The inverse anti-affinity group of one required term of `pod`.
-  std::unique_ptr<TopologyGroup> InverseGroup(const Pod& pod, const PodAffinityTerm& term) const;
+  static TopologyGroup InverseGroup(const Pod& pod, const PodAffinityTerm& term);
   void CountDomains(TopologyGroup& g) const;
   // CountDomains' first step: registers the domain of every node that `g`'s filter admits.
   void RegisterNodes(TopologyGroup& g) const;
@@ -190,7 +205,7 @@ class Topology {
   // The cache entry of `g` (after InitDomains): every bound pod counted.
   std::unique_ptr<BoundCountCache::Entry> CountAllBound(const TopologyGroup& g) const;
   void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
-  std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
+  static std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term);
 
   // A node's labels as requirements (plus its hostname), built once per node and Solve: every
   // new topology group counts domains over all nodes.
@@ -229,6 +244,8 @@ class Topology {
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
   absl::flat_hash_map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;
   std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
+  // Persistent prototypes (Update with prototypes) -> their group, found without the id.
+  absl::flat_hash_map<const TopologyGroup*, TopologyGroup*> by_prototype_;
   // groups_ and inverse_ in creation order (for RecordCache).
   std::vector<TopologyGroup*> group_list_;
   std::vector<TopologyGroup*> inverse_list_;
