@@ -8,8 +8,10 @@
 #define KARP_SRC_SCHEDULING_PREPARED_PODS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -75,6 +77,11 @@ class PreparedPods {
   // the same shared contexts reuses it.
   std::vector<const PodCtx*> queue_inputs ABSL_GUARDED_BY(mu);
   std::vector<uint32_t> queue_order ABSL_GUARDED_BY(mu);
+  // Topology group prototypes by (inverse, id and minDomains): pods with equal groups share one
+  // prototype, so
+  // a simulation finds their group by its address after the first pod (Topology::Update).
+  std::map<std::pair<bool, std::string>, std::shared_ptr<const TopologyGroup>> prototypes
+      ABSL_GUARDED_BY(mu);
   // Label class ids (PodCtx::label_class) by namespace and labels; lookups only.
   absl::flat_hash_map<std::string, size_t> label_classes ABSL_GUARDED_BY(mu);
 

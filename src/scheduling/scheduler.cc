@@ -176,9 +176,18 @@ absl::Status PrepareSimulatedPods(const Scheduler::State& state,
         fresh->invalid = PrepareOne(state, *p, nullptr, cache.label_classes, fresh->ctx);
         fresh->bound_key = cache.IsBoundKey(fresh->ctx.key);
         if (fresh->invalid.empty()) {
-          fresh->ctx.prototypes = std::make_shared<const scheduling::Topology::Prototypes>(
-              scheduling::Topology::PrototypesOf(fresh->ctx.working,
-                                                 state.options.preference_policy));
+          scheduling::Topology::Prototypes protos = scheduling::Topology::PrototypesOf(
+              fresh->ctx.working, state.options.preference_policy);
+          for (scheduling::Topology::Prototype& proto : protos) {
+            // The id leaves out minDomains: equal only with it.
+            const std::optional<int32_t>& min = proto.group->min_domains;
+            std::string id = internal::StrCat(proto.group->id, "|", min ? *min : -1);
+            proto.group =
+                cache.prototypes.try_emplace({proto.inverse, std::move(id)}, proto.group)
+                    .first->second;
+          }
+          fresh->ctx.prototypes =
+              std::make_shared<const scheduling::Topology::Prototypes>(std::move(protos));
         }
         e = cache.Set(static_cast<size_t>(i), std::move(fresh));
       }

@@ -915,7 +915,7 @@ SolveResult Solver::Run() {
     if (original && p.prototypes != nullptr) {
       topology_->Update(p.working, p.key, *p.prototypes);
     } else {
-      topology_->Update(p.working);
+      topology_->Update(p.working, p.key);
     }
   };
   for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), /*original=*/true);

@@ -453,7 +453,7 @@ void Topology::CountDomainsCached(TopologyGroup& g) const {
 }
 
 TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, const Pod& owner,
-                                     const std::string& key, bool persistent) {
+                                     std::string_view key, bool persistent) {
   auto known = persistent ? by_prototype_.find(&proto) : by_prototype_.end();
   TopologyGroup* g = nullptr;
   if (known != by_prototype_.end()) {
@@ -499,7 +499,7 @@ void Topology::InitExisting() {
     if (scheduling_->count(p.Key()) > 0) continue;
     auto node = nodes_by_name_.find(p.node_name);
     if (node == nodes_by_name_.end()) continue;
-    const std::string key = p.Key();
+    const std::string& key = Intern(p.Key());
     for (const PodAffinityTerm& term : p.pod_anti_affinity.required) {
       TopologyGroup* tg =
           GetOrCreate(InverseGroup(p, term), /*inverse=*/true, p, key, /*persistent=*/false);
@@ -508,27 +508,32 @@ void Topology::InitExisting() {
   }
 }
 
-void Topology::Update(const Pod& pod) {
-  const Prototypes protos = PrototypesOf(pod, policy_);
-  const std::string key = pod.Key();
+const std::string& Topology::Intern(std::string key) {
+  return *interned_.insert(std::move(key)).first;
+}
+
+void Topology::Disown(std::string_view key) {
   auto owned = owned_by_pod_.find(key);
   if (owned != owned_by_pod_.end()) {
     for (TopologyGroup* g : owned->second) g->owners.erase(key);
     owned->second.clear();
   }
+}
+
+void Topology::Update(const Pod& pod) { Update(pod, Intern(pod.Key())); }
+
+void Topology::Update(const Pod& pod, const std::string& key) {
+  const Prototypes protos = PrototypesOf(pod, policy_);
+  Disown(key);
   for (const Prototype& p : protos) {
-    GetOrCreate(p.group, p.inverse, pod, key, /*persistent=*/false);
+    GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/false);
   }
 }
 
 void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& protos) {
-  auto owned = owned_by_pod_.find(key);
-  if (owned != owned_by_pod_.end()) {
-    for (TopologyGroup* g : owned->second) g->owners.erase(key);
-    owned->second.clear();
-  }
+  Disown(key);
   for (const Prototype& p : protos) {
-    GetOrCreate(p.group, p.inverse, pod, key, /*persistent=*/true);
+    GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/true);
   }
 }
 
@@ -536,7 +541,7 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
   Prototypes out;
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-    out.push_back({true, InverseGroup(pod, term)});
+    out.push_back({true, std::make_shared<const TopologyGroup>(InverseGroup(pod, term))});
   }
   const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
   for (const TopologySpreadConstraint& tsc : pod.topology_spread_constraints) {
@@ -562,7 +567,7 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
     g.filter = MakeNodeFilter(pod, tsc);
     g.id = internal::StrCat("spread|", g.key, "|", ns, "|", g.max_skew, "|", g.filter.Id(), "|",
                             SelectorId(g.selector));
-    out.push_back({false, std::move(g)});
+    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
   }
   auto add_affinity = [&](const PodAffinityTerm& term, TopologyType type) {
     TopologyGroup g;
@@ -573,7 +578,7 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
     g.max_skew = kMaxInt32;
     g.id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g.key, "|",
                             absl::StrJoin(g.namespaces, ","), "|", SelectorId(g.selector));
-    out.push_back({false, std::move(g)});
+    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
   };
   for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
   for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {

@@ -56,6 +56,14 @@ ClusterSnapshot Cluster() {
                             .AntiAffinity(kHostname, {{"app", "db"}})
                             .PreferredTerm(10, {Expr("no-such-label", karp::Operator::kIn, {"x"})}));
   }
+  // Groups of the same id but for minDomains (not part of the id): the first pod in input
+  // order creates the group, in a simulation as in a Solve.
+  for (int i = 0; i < 2; ++i) {
+    karp::TopologySpreadConstraint tsc = SpreadConstraint(kZone, 1, {{"app", "api"}});
+    if (i == 1) tsc.min_domains = 3;
+    snap.pods.push_back(
+        MakePod("api-" + std::to_string(i), "2", "1Gi").Label("app", "api").Spread(tsc));
+  }
   snap.pods.push_back(MakePod("bad", "1", "1Gi").NodeSelector("karpenter.sh/nodepool", "none"));
   return snap;
 }
@@ -78,7 +86,7 @@ TEST_CASE("simulations over prepared pods decide as plain Solves", "[scheduler][
   absl::StatusOr<Scheduler> scheduler = Scheduler::Create(snap, FakeCatalog(30));
   REQUIRE(scheduler.ok());
   std::vector<const Pod*> pending = snap.PendingPods();
-  REQUIRE(pending.size() == 13);
+  REQUIRE(pending.size() == 15);
   std::vector<const Pod*> reversed(pending.rbegin(), pending.rend());
   std::vector<const Pod*> fewer(pending.begin() + 2, pending.end());
   Pod moved = snap.pods[0];  // bound-0, moving
