@@ -911,14 +911,14 @@ SolveResult Solver::Run() {
   topology_->InitExisting();
   for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
   // A pod's topology groups as its spec is now (kept prototypes: its original spec).
-  auto update_groups = [&](const PodCtx& p, bool original) {
+  auto update_groups = [&](const PodCtx& p, bool original, bool first = false) {
     if (original && p.prototypes != nullptr) {
-      topology_->Update(p.working, p.key, *p.prototypes);
+      topology_->Update(p.working, p.key, *p.prototypes, first);
     } else {
       topology_->Update(p.working, p.key);
     }
   };
-  for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), /*original=*/true);
+  for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), true, /*first=*/true);
 
   const bool limited = state_.options.time_limit != absl::InfiniteDuration();
   const absl::Time deadline = limited ? absl::Now() + state_.options.time_limit

@@ -530,8 +530,9 @@ void Topology::Update(const Pod& pod, const std::string& key) {
   }
 }
 
-void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& protos) {
-  Disown(key);
+void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& protos,
+                      bool first) {
+  if (!first) Disown(key);
   for (const Prototype& p : protos) {
     GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/true);
   }

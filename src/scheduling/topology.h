@@ -140,7 +140,9 @@ class Topology {
   static Prototypes PrototypesOf(const Pod& pod, PreferencePolicy policy);
   // Update(pod) with `protos` = PrototypesOf(pod, policy) and `key` = pod.Key(). `protos` and
   // `key` must outlive the Topology: groups are found again by the prototype's address.
-  void Update(const Pod& pod, const std::string& key, const Prototypes& protos);
+  // `first`: this is the pod's first Update (it owns no group yet).
+  void Update(const Pod& pod, const std::string& key, const Prototypes& protos,
+              bool first = false);
   // The groups that matter for one pod: those it owns and the inverse groups selecting it.
   // Valid until the next Update() or GetOrCreate.
   struct PodGroups {
