@@ -89,11 +89,11 @@ namespace karp {
 
 namespace scheduling {
 
-// What depends only on the NodePools, DaemonSets and catalogs (not on nodes or pods): shared
-// by the schedulers of successive consolidation loops.
 // The snapshot's pods as prepared for consolidation simulations (prepared_pods.h).
 class PreparedPods;
 
+// What depends only on the NodePools, DaemonSets and catalogs (not on nodes or pods): shared
+// by the schedulers of successive consolidation loops.
 struct PoolsState {
   LabelSet well_known;
   std::vector<Template> templates;  // weight desc, name desc
