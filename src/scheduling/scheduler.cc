@@ -18,6 +18,7 @@
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/lower_bound.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 #include "scheduling/cost_packing.h"
 #include "scheduling/prepare.h"
@@ -110,7 +111,9 @@ void SetLowerBound(const Scheduler::State& state,
       if (it != by_key.end()) placed.push_back(it->second);
     }
   }
-  absl::StatusOr<CostLowerBound> bound = PriceLowerBound(*state.snapshot, *catalog, placed);
+  // The state's snapshot is validated, the placed pods distinct: no checks again.
+  absl::StatusOr<CostLowerBound> bound =
+      quality::PriceLowerBoundUnchecked(*state.snapshot, *catalog, placed);
   if (bound.ok()) result.lower_bound_per_hour = bound->price_per_hour;
 }
 
