@@ -68,7 +68,7 @@ bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) 
          a.reserved_capacity_mode == b.reserved_capacity_mode && a.time_limit == b.time_limit &&
          a.packing == b.packing && a.cost_attempts == b.cost_attempts &&
          a.cost_threads == b.cost_threads && a.cost_time_limit == b.cost_time_limit &&
-         a.cost_repack_rounds == b.cost_repack_rounds &&
+         a.cost_repack_rounds == b.cost_repack_rounds && a.cost_pool_order == b.cost_pool_order &&
          a.compute_lower_bound == b.compute_lower_bound;
 }
 

@@ -121,10 +121,15 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
       rooms.back().Subtract(t.daemon_groups[static_cast<size_t>(t.daemon_group[i])].overhead);
     }
   }
+  orders_.emplace_back();
+  for (const Template& t : pools.templates) orders_[0].push_back(&t);
+  const bool by_price = state_.options.cost_pool_order == PoolOrder::kPrice;
+  std::map<std::string, int> order_ids;
   std::map<std::string, int> class_ids;
   std::map<std::string, bool> dear;  // by demand class and requests
   for (PodCtx& pod : pods) {
-    const Template* t = FirstTemplate(pools, pod);
+    const Template* t = by_price ? PriceOrder(pod, order_ids) : FirstTemplate(pools, pod);
+    pod.cost_template = t;
     if (t == nullptr) continue;
     std::string key = std::to_string(TemplateIndex(*t));
     key += '/';
@@ -147,6 +152,40 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
     }
     pod.pinned_dear = d->second;
   }
+}
+
+const Template* CostPolicy::PriceOrder(PodCtx& pod, std::map<std::string, int>& ids) {
+  const PoolsState& pools = *state_.pools;
+  std::string key;
+  for (const Template& t : pools.templates) {
+    const bool usable = ToleratesAll(t.taints, pod.working.tolerations) &&
+                        t.requirements.IsCompatible(pod.requirements, &pools.well_known);
+    key += usable ? '1' : '0';
+  }
+  key += pod.requirements.ToString();
+  key += '|';
+  key += pod.requests.ToString();
+  auto [pos, inserted] = ids.emplace(key, static_cast<int>(orders_.size()));
+  pod.pool_order = pos->second;
+  if (inserted) {
+    // (unit price, weight position) of the usable templates; the others keep weight order.
+    std::vector<std::pair<double, size_t>> usable;
+    std::vector<const Template*> order;
+    for (size_t i = 0; i < pools.templates.size(); ++i) {
+      const Template& t = pools.templates[i];
+      if (key[i] == '1') {
+        usable.push_back({BestUnitPrice(t, pod.requirements, pod.requests, pod.ports), i});
+      }
+    }
+    std::sort(usable.begin(), usable.end());
+    for (const auto& [price, i] : usable) order.push_back(&pools.templates[i]);
+    for (size_t i = 0; i < pools.templates.size(); ++i) {
+      if (key[i] == '0') order.push_back(&pools.templates[i]);
+    }
+    orders_.push_back(std::move(order));
+  }
+  const std::vector<const Template*>& order = orders_[static_cast<size_t>(pos->second)];
+  return !order.empty() && key[TemplateIndex(*order[0])] == '1' ? order[0] : nullptr;
 }
 
 size_t CostPolicy::TemplateIndex(const Template& t) const {
