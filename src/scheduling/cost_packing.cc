@@ -305,12 +305,13 @@ std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vec
                                    const CostStrategy& strategy, const Baseline& baseline,
                                    const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = pods;
-  CostPolicy policy(state, copy, strategy);
-  if (repack != nullptr) {
-    if (PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) return std::nullopt;
-  } else if (strategy.exact_small_groups) {
-    PlanSmallGroups(state, copy, ExactLimits{});
+  // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
+  if (repack != nullptr &&
+      PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
+    return std::nullopt;
   }
+  CostPolicy policy(state, copy, strategy);
+  if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
   Solver solver(state, std::move(copy), nullptr, &policy);
   SolveResult candidate = solver.Run();
   const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
