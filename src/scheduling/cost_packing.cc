@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -377,23 +378,30 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   std::atomic<int> done{0};
   std::atomic<bool> stopped{false};
   const size_t workers = Workers(state.options, budget);
-  std::vector<Best> bests(workers);
-  auto work = [&](size_t w) {
+  // One best for every worker (Offer's choice does not depend on the order of the offers),
+  // and the faithful result dropped as soon as a candidate beats it: at most one finished
+  // packing is held besides those being built.
+  std::mutex mu;
+  Best best;
+  auto offer = [&](std::optional<SolveResult> r, size_t k) {
+    std::lock_guard<std::mutex> lock(mu);
+    best.Offer(std::move(r), k);
+    if (best.result) faithful = SolveResult();
+  };
+  auto work = [&]() {
     for (size_t k = next++; k < budget; k = next++) {
       if (absl::Now() > deadline) {
         stopped = true;
         return;
       }
-      bests[w].Offer(Attempt(state, pods, Strategies()[k], baseline), k);
+      offer(Attempt(state, pods, Strategies()[k], baseline), k);
       ++done;
     }
   };
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
-  work(0);
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
   for (std::thread& t : threads) t.join();
-  Best best;
-  for (Best& b : bests) best.Offer(std::move(b.result), b.index);
   // Local improvement of the best packing: small windows of its claims packed exactly and
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).
