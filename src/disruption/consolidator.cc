@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "disruption/apply.h"
@@ -198,6 +199,29 @@ void PlanWork::Accept(DisruptionCommand cmd, const SolveResult& placement) {
   Apply(*snap, cmd, placement, *state.catalog, state.now);
   plan.savings_per_hour += cmd.savings_per_hour;
   plan.commands.push_back(std::move(cmd));
+}
+
+void PlanWork::AcceptAll(std::vector<std::pair<DisruptionCommand, SolveResult>> cmds) {
+  DisruptionCommand all;
+  SolveResult where;
+  for (auto& [cmd, placement] : cmds) {
+    NameReplacements(&cmd, &used_names, &next_index);
+    disrupted.insert(cmd.candidates.begin(), cmd.candidates.end());
+    CountDeleting(*snap, cmd, &deleting);
+    all.candidates.insert(all.candidates.end(), cmd.candidates.begin(), cmd.candidates.end());
+    all.replacements.insert(all.replacements.end(), cmd.replacements.begin(),
+                            cmd.replacements.end());
+    for (ExistingPlacement& e : placement.existing_nodes) {
+      where.existing_nodes.push_back(std::move(e));
+    }
+  }
+  if (state.options.mode == ConsolidationMode::kRepack) evictions += CountEvictions(*snap, all);
+  cache.Reset();  // pod addresses change below
+  Apply(*snap, all, where, *state.catalog, state.now);
+  for (auto& [cmd, placement] : cmds) {
+    plan.savings_per_hour += cmd.savings_per_hour;
+    plan.commands.push_back(std::move(cmd));
+  }
 }
 
 int64_t CompareSimulations(const ConsolidationOptions& o) {

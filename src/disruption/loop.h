@@ -211,6 +211,9 @@ struct PlanWork {
   // Names the command's replacements (unique across the plan), counts its candidates as
   // deleting, applies it to the snapshot with its simulation `placement` and appends it.
   void Accept(DisruptionCommand cmd, const SolveResult& placement);
+  // Accept for commands validated on one snapshot (disjoint candidates, none placing pods on
+  // another's replacements), applied to it in one pass: the same snapshot as one Accept each.
+  void AcceptAll(std::vector<std::pair<DisruptionCommand, SolveResult>> cmds);
   // A loop over the current snapshot, not yet initialized.
   Loop MakeLoop() {
     Loop l(state, snap, deleting, &cache, &pools, &budget);
