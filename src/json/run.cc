@@ -233,6 +233,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "once") return ReadBool(v, source, key, &o->once);
   if (key == "spotToSpot") return ReadBool(v, source, key, &o->spot_to_spot);
   if (key == "legacyOrder") return ReadBool(v, source, key, &o->legacy_order);
+  if (key == "repack") return ReadBool(v, source, key, &o->repack);
   if (key == "policies") return ReadStrings(v, source, key, &o->policies);
   if (key == "sample") return ReadDuration(v, source, key, &o->sample);
   if (key == "disruptionInterval") return ReadDuration(v, source, key, &o->disruption_interval);

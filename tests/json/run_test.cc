@@ -94,6 +94,7 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
       R"({"output": "yaml", "region": "us-gov-west-1", "zones": ["us-gov-west-1b"],
           "preferencePolicy": "Ignore", "minValuesPolicy": "BestEffort", "maxInstanceTypes": 60,
           "now": "2026-01-05T12:00:00Z", "once": true, "spotToSpot": true, "legacyOrder": true,
+          "repack": true,
           "policies": ["empty-spot"], "sample": "5m", "disruptionInterval": "1m",
           "launchLatency": "90s", "catalog": "sim", "packing": "cost", "costAttempts": 3, "costPoolOrder": "price",
           "costThreads": 2, "costDeadline": "1500ms"})",
@@ -106,7 +107,7 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
   CHECK(o->scheduler.min_values_policy == karp::MinValuesPolicy::kBestEffort);
   CHECK(o->scheduler.max_instance_types == 60);
   CHECK(o->now == absl::FromUnixSeconds(1767614400));
-  CHECK((o->once && o->spot_to_spot && o->legacy_order));
+  CHECK((o->once && o->spot_to_spot && o->legacy_order && o->repack));
   CHECK(o->sample == absl::Minutes(5));
   CHECK(o->launch_latency == absl::Seconds(90));
   CHECK(o->catalog == "sim");
