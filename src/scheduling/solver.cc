@@ -670,7 +670,7 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
                               const std::vector<Topology::HostnameCheck>& host_checks,
                               const std::vector<std::vector<int>>& zone_check_ids) {
   if (pod.plan_group >= 0) return PlaceOnPlannedClaim(pod, host_checks, zone_check_ids);
-  // Templates by weight; within one, the claims launching the pod's capacity type whose
+  // Templates in the pod's order (by weight unless PoolOrder::kPrice); within one, the claims launching the pod's capacity type whose
   // target has at least the pod's cpu left, least room first (best fit decreasing). Of the
   // first kMaxFits claims that take the pod, the one whose launch price rises least; a claim
   // that takes it for free ends the search.
@@ -681,7 +681,8 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
   double best_delta = 0;
   int fits = 0;
   int checks = 0;
-  for (const Template& t : state_.pools->templates) {
+  for (const Template* tp : cost_->Order(pod)) {
+    const Template& t = *tp;
     auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
     if (bucket == open_claims_.end()) continue;
     // A template the pod cannot use would only spend the check budget on refusals.
@@ -789,7 +790,10 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
         "nodepool requirements filtered out all available instance types");
   }
   std::vector<std::string> errors;
-  for (const Template& t : state_.pools->templates) {
+  const std::vector<Template>& templates = state_.pools->templates;
+  for (size_t k = 0; k < templates.size(); ++k) {
+    // Weight order, or the cost mode's order for this pod (CostPolicy::Order).
+    const Template& t = cost_ != nullptr ? *cost_->Order(pod)[k] : templates[k];
     std::string skip_reason;
     std::vector<int> candidates = LimitedCandidates(t, &skip_reason);
     if (!skip_reason.empty()) {

@@ -51,6 +51,10 @@ struct PodCtx {
   // belongs to (exact_packing.h); -1 for none.
   int demand_class = -1;
   int plan_group = -1;
+  // Cost mode: the order in which the pod's new claims try the templates (an index into
+  // CostPolicy's orders), and the first of them the pod can use (null: none).
+  int pool_order = 0;
+  const Template* cost_template = nullptr;
   // Cost mode: the pod's own requirements make it dearer per unit than its template's best
   // type (a pinned family, say); such pods are placed last (CostPolicy::PlacedLast).
   bool pinned_dear = false;
