@@ -56,6 +56,16 @@ InstanceType SpotAndOnDemand(std::string name, std::string_view cpu, std::string
                             Resources(cpu, memory, 110), karp::Overhead{}, std::move(offerings));
 }
 
+// One on-demand-only type of the given arch.
+InstanceType OnDemandType(std::string name, std::string arch, std::string_view cpu,
+                          std::string_view memory, double price) {
+  return InstanceType::Make(std::move(name),
+                            {{std::string(karp::kLabelArch), std::move(arch)},
+                             {std::string(karp::kLabelOs), "linux"}},
+                            Resources(cpu, memory, 110), karp::Overhead{},
+                            MakeOfferings(AllZones(), {kOnDemand}, price));
+}
+
 TEST_CASE("cost packing keeps spot-tolerant pods off a claim an on-demand pod narrowed",
           "[scheduler][cost]") {
   // Faithful: the on-demand pod comes first (largest), its claim narrows to on-demand, and
@@ -123,20 +133,12 @@ TEST_CASE("pods of a lower-weight NodePool share claims however many claims a he
   // Thirty pods that each need a node of their own open thirty claims with room in the
   // amd64 pool; the arm64 pods that follow must still find each other's claims (the search
   // for a claim skips the pools a pod cannot use rather than spending its budget on them).
-  auto typed = [](std::string name, std::string arch, std::string_view cpu,
-                  std::string_view mem, double price) {
-    return InstanceType::Make(std::move(name),
-                              {{std::string(karp::kLabelArch), std::move(arch)},
-                               {std::string(karp::kLabelOs), "linux"}},
-                              Resources(cpu, mem, 110), karp::Overhead{},
-                              MakeOfferings(AllZones(), {kOnDemand}, price));
-  };
   // amd64 types with spot at 40% of on-demand, so the cost packing has something to gain
   // over the faithful one (the on-demand pod below) and its own placement is returned.
   auto catalog = MakeCatalog({SpotAndOnDemand("x86-4", "4", "16Gi", 0.2),
                               SpotAndOnDemand("x86-16", "16", "64Gi", 0.8),
-                              typed("arm-4", "arm64", "4", "8Gi", 0.1),
-                              typed("arm-16", "arm64", "16", "32Gi", 0.4)});
+                              OnDemandType("arm-4", "arm64", "4", "8Gi", 0.1),
+                              OnDemandType("arm-16", "arm64", "16", "32Gi", 0.4)});
   const std::string arch(karp::kLabelArch);
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool(
@@ -175,14 +177,8 @@ TEST_CASE("the cost pool order decides whether weights or prices choose a new cl
   // Two NodePools over one catalog: "general" (amd64, weight 50) sells cpu at twice the price
   // per unit of "arm" (arm64, weight 10). Pods without an arch requirement open their claims
   // in "general" by weight, in "arm" by price; amd64-pinned pods stay in "general" either way.
-  auto typed = [](std::string name, std::string arch, std::string_view cpu, double price) {
-    return InstanceType::Make(std::move(name),
-                              {{std::string(karp::kLabelArch), std::move(arch)},
-                               {std::string(karp::kLabelOs), "linux"}},
-                              Resources(cpu, "32Gi", 110), karp::Overhead{},
-                              MakeOfferings(AllZones(), {kOnDemand}, price));
-  };
-  auto catalog = MakeCatalog({typed("x86-8", "amd64", "8", 0.8), typed("arm-8", "arm64", "8", 0.4)});
+  auto catalog = MakeCatalog({OnDemandType("x86-8", "amd64", "8", "32Gi", 0.8),
+                              OnDemandType("arm-8", "arm64", "8", "32Gi", 0.4)});
   const std::string arch(karp::kLabelArch);
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool(
