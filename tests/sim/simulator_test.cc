@@ -432,6 +432,44 @@ TEST_CASE("Simulator runs are deterministic", "[sim]") {
   CHECK(Dump(s1) != Dump(s2));
 }
 
+// Cached snapshots and reused schedulers and consolidators (SimOptions::reuse_state) must
+// not change a decision: the same runs prepared afresh for every solve and plan give the same
+// samples, events and summary. The trace changes the cluster in every way a view depends on:
+// arrivals, departures, jobs, launches, capacity errors, interruptions and consolidation.
+TEST_CASE("Simulator reuse of prepared state changes no result", "[sim]") {
+  Trace t = BaseTrace(absl::Hours(4));
+  t.seed = 7;
+  t.spot_interruption_rate = 0.5;
+  DeploymentTrace d;
+  d.name = "web";
+  d.pod = Cpu("700m");
+  for (int i = 0; i < 24; ++i) d.replicas.push_back({absl::Minutes(10 * i), (i * 5) % 11});
+  t.deployments.push_back(d);
+  JobTrace j;
+  j.name = "batch";
+  j.pod = Cpu("1500m");
+  j.at = absl::Minutes(3);
+  j.every = absl::Minutes(20);
+  j.parallelism = 4;
+  j.run_for = absl::Minutes(9);
+  t.jobs.push_back(j);
+  t.capacity_errors.push_back({absl::Minutes(40), absl::Minutes(100), "spot", "large", ""});
+  SimOptions fresh;
+  fresh.reuse_state = false;
+  const Policy policies[] = {Karpenter("spot"), Karpenter("on-demand"),
+                             Karpenter("on-demand", ConsolidationPolicy::kWhenEmpty), Static()};
+  for (size_t i = 0; i < std::size(policies); ++i) {
+    const Policy& p = policies[i];
+    INFO("policy " << i << ": " << p.name);
+    const SimResult reused = Run(t, p);
+    const SimResult prepared = Run(t, p, fresh);
+    CHECK(reused.summary.plans + reused.summary.solves > 20);
+    CHECK(Dump(reused) == Dump(prepared));
+    CHECK(WriteSamplesCsv({reused}) == WriteSamplesCsv({prepared}));
+    CHECK(WriteSummaryTable({reused}) == WriteSummaryTable({prepared}));
+  }
+}
+
 TEST_CASE("Simulator rejects invalid options and traces", "[sim]") {
   SimOptions bad;
   bad.batch_idle = absl::ZeroDuration();
