@@ -399,7 +399,9 @@ TEST_CASE("Simulator expires nodes after expireAfter and reschedules their pods"
   CHECK(r.samples.back().nodes == 1);
 }
 
-TEST_CASE("Simulator runs are deterministic", "[sim]") {
+// Three hours of churn: a deployment scaling up and down, periodic jobs, drawn spot
+// interruptions and a capacity shortage.
+Trace ChurnTrace() {
   Trace t = BaseTrace(absl::Hours(3));
   t.seed = 42;
   t.spot_interruption_rate = 0.5;
@@ -417,6 +419,11 @@ TEST_CASE("Simulator runs are deterministic", "[sim]") {
   j.run_for = absl::Minutes(12);
   t.jobs.push_back(j);
   t.capacity_errors.push_back({absl::Minutes(30), absl::Minutes(90), "spot", "medium", ""});
+  return t;
+}
+
+TEST_CASE("Simulator runs are deterministic", "[sim]") {
+  Trace t = ChurnTrace();
   for (const Policy& p : {Karpenter("spot"), Static()}) {
     const SimResult a = Run(t, p);
     const SimResult b = Run(t, p);
@@ -434,26 +441,11 @@ TEST_CASE("Simulator runs are deterministic", "[sim]") {
 
 // Cached snapshots and reused schedulers and consolidators (SimOptions::reuse_state) must
 // not change a decision: the same runs prepared afresh for every solve and plan give the same
-// samples, events and summary. The trace changes the cluster in every way a view depends on:
-// arrivals, departures, jobs, launches, capacity errors, interruptions and consolidation.
+// samples, events and summary, over a trace that changes the cluster in every way a view
+// depends on (arrivals, departures, jobs, launches, capacity errors, interruptions,
+// consolidation).
 TEST_CASE("Simulator reuse of prepared state changes no result", "[sim]") {
-  Trace t = BaseTrace(absl::Hours(4));
-  t.seed = 7;
-  t.spot_interruption_rate = 0.5;
-  DeploymentTrace d;
-  d.name = "web";
-  d.pod = Cpu("700m");
-  for (int i = 0; i < 24; ++i) d.replicas.push_back({absl::Minutes(10 * i), (i * 5) % 11});
-  t.deployments.push_back(d);
-  JobTrace j;
-  j.name = "batch";
-  j.pod = Cpu("1500m");
-  j.at = absl::Minutes(3);
-  j.every = absl::Minutes(20);
-  j.parallelism = 4;
-  j.run_for = absl::Minutes(9);
-  t.jobs.push_back(j);
-  t.capacity_errors.push_back({absl::Minutes(40), absl::Minutes(100), "spot", "large", ""});
+  const Trace t = ChurnTrace();
   SimOptions fresh;
   fresh.reuse_state = false;
   const Policy policies[] = {Karpenter("spot"), Karpenter("on-demand"),
