@@ -295,6 +295,7 @@ class Engine {
   absl::Status Disrupt(bool forced);
   absl::Time NextReplan() const;
   absl::Status ScaleDownStatic();
+  absl::StatusOr<std::optional<size_t>> PodsFitElsewhere(const std::string& name);
   void Trigger();
   std::optional<absl::Time> WindowClose() const;
 
@@ -365,6 +366,8 @@ class Engine {
   absl::Time plan_refresh_at_;
   bool interruption_pending_ = false;
   absl::Time last_scale_up_ = absl::InfinitePast();
+  // Static groups: nodes whose pods did not fit elsewhere, with the view version of that answer.
+  std::map<std::string, uint64_t> misfits_;
 
   // Unavailable offerings applied to the catalog, recomputed when the cache changes.
   std::vector<absl::Time> mark_expiries_;
@@ -1147,25 +1150,41 @@ absl::Status Engine::ScaleDownStatic() {
   }
   if (empty_removed > 0) return absl::OkStatus();
   for (const std::string& name : unneeded) {
-    auto snap = std::make_shared<const ClusterSnapshot>(Snapshot(false, name));
-    std::vector<const Pod*> moving;
-    std::vector<Pod> copies;
-    copies.reserve(pods_.size());
-    for (const auto& [key, p] : pods_) {
-      if (p.pod.node_name == name) {
-        copies.push_back(p.pod);
-        copies.back().node_name.clear();
-      }
-    }
-    for (const Pod& p : copies) moving.push_back(&p);
-    KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, kube_scheduler_.For(snap, catalog_));
-    KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve(moving));
-    if (!r.pod_errors.empty() || !r.node_claims.empty()) continue;
-    Log("scale-down", internal::StrCat(name, " ", copies.size(), " pod(s) fit elsewhere"));
+    KARP_ASSIGN_OR_RETURN(std::optional<size_t> moved, PodsFitElsewhere(name));
+    if (!moved) continue;
+    Log("scale-down", internal::StrCat(name, " ", *moved, " pod(s) fit elsewhere"));
     Drain(name, "scale-down");
     return absl::OkStatus();
   }
   return absl::OkStatus();
+}
+
+// Whether the pods of `name` fit on the other ready nodes (a Solve over the cluster without the
+// node places them all, with no new node): their count, or nullopt. A node found not to fit
+// stays so until the cluster changes, so that answer is kept for later scans.
+absl::StatusOr<std::optional<size_t>> Engine::PodsFitElsewhere(const std::string& name) {
+  auto misfit = misfits_.find(name);
+  if (options_.reuse_state && misfit != misfits_.end() && misfit->second == view_version_) {
+    return std::nullopt;
+  }
+  auto snap = std::make_shared<const ClusterSnapshot>(Snapshot(false, name));
+  std::vector<const Pod*> moving;
+  std::vector<Pod> copies;
+  copies.reserve(pods_.size());
+  for (const auto& [key, p] : pods_) {
+    if (p.pod.node_name == name) {
+      copies.push_back(p.pod);
+      copies.back().node_name.clear();
+    }
+  }
+  for (const Pod& p : copies) moving.push_back(&p);
+  KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, kube_scheduler_.For(snap, catalog_));
+  KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve(moving));
+  if (!r.pod_errors.empty() || !r.node_claims.empty()) {
+    misfits_[name] = view_version_;
+    return std::nullopt;
+  }
+  return copies.size();
 }
 
 // ---------------------------------------------------------------------------------------------
