@@ -78,6 +78,8 @@ WORKLOAD_FILES = ["running-cluster-20k-pending-1000-nodes.objects.json",
                   "realistic-100k-pending.objects.json", "aws-us-east-1.catalog.json"]
 RUNNING = "running cluster (1,000 nodes, 6,000 bound pods)"
 REALISTIC = "realistic 100k pending"
+# The cost rows with new claims' NodePools chosen by price (--cost-pool-order price).
+BY_PRICE = ", NodePools by price"
 
 
 class CliRun:
@@ -139,6 +141,10 @@ def plan(quick):
     for n in [1000] if quick else [1000, 10000, 50000]:
         runs.append(Run("cost", "realistic AWS", "scheduler_bench", f"BM_Scheduling_AwsCost/{n}",
                         n, 1 if quick else (3 if n <= 1000 else 1)))
+    for n in [1000] if quick else [1000, 10000, 50000]:
+        runs.append(Run("cost", "realistic AWS" + BY_PRICE, "scheduler_bench",
+                        f"BM_Scheduling_AwsCostByPrice/{n}", n,
+                        1 if quick else (3 if n <= 1000 else 1)))
     if not quick:
         runs.append(Run("cost", "openb, pods alive at the busiest instant", "scheduler_bench",
                         "BM_Scheduling_TraceCost/busiest:1", None, 3))
@@ -147,9 +153,7 @@ def plan(quick):
         runs.append(Run("consolidation", "full consolidation pass", "consolidator_bench",
                         f"BM_Consolidation_FullPass/{n}/iterations:1", n, reps))
     for n in [100] if quick else [100, 1000, 5000]:
-        # Budgets lifted at 5,000 nodes is not in the report: not measured yet (the faithful
-        # plan it is compared with grows with every node allowed to move).
-        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %"))[:2 if n < 5000 else 1]:
+        for lifted, label in ((0, "budgets 10 %"), (1, "budgets lifted to 100 %")):
             runs.append(Run("repack", f"consolidation benchmark cluster, {label}",
                             "consolidator_bench",
                             f"BM_Consolidation_Repack/{n}/{lifted}/iterations:1", n, 1))
@@ -461,7 +465,7 @@ def cost_table(rows):
     for r in rows:
         if r["family"] != "cost" or "error" in r:
             continue
-        f = faithful.get((r["workload"], r["pods"]))
+        f = faithful.get((r["workload"].replace(BY_PRICE, ""), r["pods"]))
         faithful_price = r["faithful_per_bound"] * r["bound"]
         out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {faithful_price:,.2f} | "
                    f"{r['price']:,.2f} | {r['bound']:,.2f} | {r['faithful_per_bound']:.3f} | "

@@ -240,8 +240,11 @@ int RunConsolidate(const std::vector<std::string>& args) {
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return InputError(plan.status());
   if (plan->stopped_early) {
-    std::cerr << "karp consolidate: stopped early after " << plan->simulations
-              << " simulation(s) (--max-simulations/--timeout): the " << plan->commands.size()
+    const bool compared = plan->repack && plan->repack->faithful_plan;
+    std::cerr << "karp consolidate: stopped early after " << plan->simulations << " simulation(s) ("
+              << (compared ? "the faithful plan re-pack is compared with, bounded"
+                           : "--max-simulations/--timeout")
+              << "): the " << plan->commands.size()
               << " command(s) are the first of the full plan; later loops were not computed\n";
   }
   if (output != "text") {

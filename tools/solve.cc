@@ -44,6 +44,8 @@ constexpr char kSolveUsage[] =
     "  --packing faithful|cost      faithful: the reference's first-fit packing (default);\n"
     "                               cost: a cheaper packing under the same constraints, never\n"
     "                               costlier nor fewer pods than faithful (docs/design.md §13)\n"
+    "  --cost-pool-order weight|price  cost packing: new nodes come from the first NodePool\n"
+    "                               by weight (default) or from the cheapest per unit\n"
     "  --cost-attempts N            cost packing: candidate packings tried, 1..10, or 0 for\n"
     "                               auto (default: 4 up to 10,000 pods, fewer above)\n"
     "  --cost-repack-rounds N       cost packing: rounds of exact re-packing of the best\n"
@@ -156,7 +158,8 @@ int TakeSchedulerFlag(const std::vector<std::string>& args, size_t& i, Scheduler
   return 1;
 }
 
-// --packing, --cost-attempts, --cost-threads, --cost-repack-rounds and --cost-deadline, as
+// --packing, --cost-pool-order, --cost-attempts, --cost-threads, --cost-repack-rounds and
+// --cost-deadline, as
 // CatalogFlags::Take.
 int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOptions* options,
                     std::string* error) {
@@ -181,6 +184,14 @@ int TakePackingFlag(const std::vector<std::string>& args, size_t& i, SchedulerOp
     *out = static_cast<int>(n);
     return 1;
   };
+  if (TakeFlag(args, i, "--cost-pool-order", &value) != 0) {
+    if (value != "weight" && value != "price") {
+      *error = "--cost-pool-order must be weight or price";
+      return -1;
+    }
+    options->cost_pool_order = value == "price" ? PoolOrder::kPrice : PoolOrder::kWeight;
+    return 1;
+  }
   if (int r = integer("--cost-attempts", 0, 10, &options->cost_attempts); r != 0) return r;
   if (int r = integer("--cost-threads", 0, 1024, &options->cost_threads); r != 0) return r;
   if (int r = integer("--cost-repack-rounds", 0, 3, &options->cost_repack_rounds); r != 0) {

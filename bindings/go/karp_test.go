@@ -180,6 +180,22 @@ func TestConsolidateSameBytesAsCLI(t *testing.T) {
 	}
 }
 
+func TestConsolidateRepack(t *testing.T) {
+	path := filepath.Join(sourceDir(), "examples", "consolidate_cluster.yaml")
+	now := time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
+	plan, err := Consolidate(context.Background(), readFile(t, path), nil, &ConsolidateOptions{Now: now, Repack: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, "consolidate --repack", plan.Raw,
+		cli(t, "consolidate", "-f", path, "--now", "2026-01-05T12:00:00Z", "--repack"))
+	s := plan.Summary
+	if s.Mode != "repack" || s.PriceBeforePerHour <= 0 || s.PriceAfterPerHour > s.PriceBeforePerHour ||
+		s.LowerBoundPerHour > s.PriceAfterPerHour {
+		t.Errorf("want a re-pack summary with bound <= after <= before, got %+v", s)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	_, err := Solve(context.Background(), []byte(`{"kind": "Pod"`), nil, nil)
 	var kerr *Error

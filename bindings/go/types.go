@@ -34,8 +34,9 @@ type ConsolidateOptions struct {
 	// current time; set it for reproducible results).
 	Now time.Time
 	// Once keeps only the first loop's command; SpotToSpot enables SpotToSpotConsolidation;
-	// LegacyOrder orders candidates by disruption cost (before Karpenter v1.14).
-	Once, SpotToSpot, LegacyOrder bool
+	// LegacyOrder orders candidates by disruption cost (before Karpenter v1.14); Repack selects
+	// the re-pack mode (`--repack`, docs/repack.md: the summary then has the Repack fields).
+	Once, SpotToSpot, LegacyOrder, Repack bool
 }
 
 // CatalogOptions select the embedded AWS catalog's region and zones.
@@ -60,6 +61,7 @@ type wireOptions struct {
 	Once             bool     `json:"once,omitempty"`
 	SpotToSpot       bool     `json:"spotToSpot,omitempty"`
 	LegacyOrder      bool     `json:"legacyOrder,omitempty"`
+	Repack           bool     `json:"repack,omitempty"`
 }
 
 func (o *SolveOptions) wire() wireOptions {
@@ -84,7 +86,7 @@ func (o *ConsolidateOptions) wire() wireOptions {
 	if !o.Now.IsZero() {
 		w.Now = o.Now.UTC().Format(time.RFC3339Nano)
 	}
-	w.Once, w.SpotToSpot, w.LegacyOrder = o.Once, o.SpotToSpot, o.LegacyOrder
+	w.Once, w.SpotToSpot, w.LegacyOrder, w.Repack = o.Once, o.SpotToSpot, o.LegacyOrder, o.Repack
 	return w
 }
 
@@ -194,12 +196,19 @@ type KeptNode struct {
 	Reason string `json:"reason"`
 }
 
-// ConsolidateSummary counts a plan.
+// ConsolidateSummary counts a plan. The fields after SavingsPerHour are set only by the
+// re-pack mode (ConsolidateOptions.Repack; docs/formats.md §4.2).
 type ConsolidateSummary struct {
-	Nodes          int     `json:"nodes"`
-	Candidates     int     `json:"candidates"`
-	Commands       int     `json:"commands"`
-	SavingsPerHour float64 `json:"savingsPerHour"`
+	Nodes              int     `json:"nodes"`
+	Candidates         int     `json:"candidates"`
+	Commands           int     `json:"commands"`
+	SavingsPerHour     float64 `json:"savingsPerHour"`
+	Mode               string  `json:"mode,omitempty"` // "repack"
+	PriceBeforePerHour float64 `json:"priceBeforePerHour,omitempty"`
+	PriceAfterPerHour  float64 `json:"priceAfterPerHour,omitempty"`
+	LowerBoundPerHour  float64 `json:"lowerBoundPerHour,omitempty"`
+	Evictions          int     `json:"evictions,omitempty"`
+	FaithfulPlan       bool    `json:"faithfulPlan,omitempty"`
 }
 
 // InstanceCatalog is a catalog in the format of docs/formats.md §2.

@@ -80,11 +80,13 @@ struct InterruptionEvent {
 //    simulation on the cluster as left by the commands before it and saving money on its own
 //    under the reference's spot/on-demand and price rules. Pending pods are left to the
 //    provisioner (not placed by re-pack commands). The faithful methods are also planned on
-//    the same cluster (pending pods left out); when they end cheaper their plan is returned
-//    (RepackSummary::faithful_plan), so a re-pack plan never ends above them.
+//    the same cluster (pending pods left out), within repack_compare_simulations; when they
+//    end cheaper their plan is returned (RepackSummary::faithful_plan), so a re-pack plan
+//    never ends above them (above their first repack_compare_simulations simulations' commands
+//    on clusters where they need more).
 //    Complexity: one cost-packed Solve of the movable nodes' pods per round (at most
 //    repack_rounds), one scheduling simulation per candidate command (and per node of a
-//    command that fails), plus the faithful plan it is compared with.
+//    command that fails), plus at most repack_compare_simulations for the comparison.
 enum class ConsolidationMode { kFaithful, kRepack };
 // "faithful", "repack".
 std::string_view ConsolidationModeName(ConsolidationMode m);
@@ -140,6 +142,11 @@ struct ConsolidationOptions {
   // previous one were applied (a later round sees the candidates an earlier one could not
   // move). Must be from 1 to 16. Default: 3.
   int repack_rounds = 3;
+  // Re-pack mode: the scheduling simulations the faithful plan it is compared with may run
+  // (0: no bound; max_simulations, when smaller, bounds it too). That plan's savings come
+  // mostly from its first loops (multi-node consolidation); past the bound its commands so
+  // far are the comparison. Must be >= 0. Default: 128.
+  int64_t repack_compare_simulations = 128;
   // Called on the thread running Plan() before every scheduling simulation and once after the
   // last loop (default: none). It must not call into the Consolidator.
   std::function<void(const ConsolidationProgress&)> progress;

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,7 +101,7 @@ class Requirement {
   const std::string& key() const { return key_; }
   bool complement() const { return complement_; }
   // Sorted, unique: the allowed values (not complement) or the excluded values (complement).
-  const std::vector<std::string>& values() const { return values_; }
+  const std::vector<std::string>& values() const { return values_ ? *values_ : NoValues(); }
   const std::optional<int64_t>& gte() const { return gte_; }
   const std::optional<int64_t>& lte() const { return lte_; }
   const std::optional<int>& min_values() const { return min_values_; }
@@ -137,7 +138,8 @@ class Requirement {
   std::vector<NodeSelectorRequirement> ToApi() const;
 
   friend bool operator==(const Requirement& a, const Requirement& b) {
-    return a.key_ == b.key_ && a.complement_ == b.complement_ && a.values_ == b.values_ &&
+    return a.key_ == b.key_ && a.complement_ == b.complement_ &&
+           (a.values_ == b.values_ || a.values() == b.values()) &&
            a.gte_ == b.gte_ && a.lte_ == b.lte_ && a.min_values_ == b.min_values_;
   }
   friend bool operator!=(const Requirement& a, const Requirement& b) { return !(a == b); }
@@ -148,7 +150,11 @@ class Requirement {
 
   std::string key_;
   bool complement_ = false;
-  std::vector<std::string> values_;
+  // Shared, immutable (copies of a requirement, and intersections that keep one side's values,
+  // share one list: the instance-type lists of thousands of claims are a few); null when empty.
+  std::shared_ptr<const std::vector<std::string>> values_;
+  static const std::vector<std::string>& NoValues();
+  void SetValues(std::vector<std::string> values);
   std::optional<int64_t> gte_;
   std::optional<int64_t> lte_;
   std::optional<int> min_values_;

@@ -62,6 +62,15 @@ enum class ReservedCapacityMode { kStrict, kFallback };
 // dropped for a pod whose preferences the faithful placement kept.
 enum class PackingMode { kFaithful, kCost };
 
+// Cost mode: which NodePool a new NodeClaim comes from (docs/design.md §13.5).
+//  - kWeight: the first NodePool by weight that can take the pod, as in the faithful mode:
+//    weights stay priorities, and a lower-weight NodePool is used only for pods the heavier
+//    ones cannot take (or as the faithful mode does, through claims other pods opened).
+//  - kPrice: the NodePool whose instance types buy the pod's requests most cheaply per unit
+//    (allocatable less daemon overhead, cheapest allowed offering); weights break ties. For
+//    hosts whose weights express no preference beyond price.
+enum class PoolOrder { kWeight, kPrice };
+
 struct SchedulerOptions {
   // Default: Respect (the reference's default).
   PreferencePolicy preference_policy = PreferencePolicy::kRespect;
@@ -95,6 +104,8 @@ struct SchedulerOptions {
   // claims re-packed exactly, then replayed under every constraint; docs/design.md §13.3).
   // Must be from 0 (none) to 3. Default: 3.
   int cost_repack_rounds = 3;
+  // Cost mode: how new claims choose their NodePool (PoolOrder). Default: kWeight.
+  PoolOrder cost_pool_order = PoolOrder::kWeight;
   // Computes SolveResult::lower_bound_per_hour (karp/lower_bound.h) for schedulers built on one
   // catalog. Default: off (it costs a pass over the pods).
   bool compute_lower_bound = false;

@@ -170,6 +170,7 @@ absl::StatusOr<std::string> Consolidate(const karp_input* snapshot, size_t count
   co.once = o.once;
   co.spot_to_spot = o.spot_to_spot;
   if (o.legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
+  if (o.repack) co.mode = ConsolidationMode::kRepack;
   absl::StatusOr<Consolidator> consolidator =
       Consolidator::Create(in->snapshot, in->catalog, o.now.value_or(absl::Now()), co);
   if (!consolidator.ok()) return consolidator.status();

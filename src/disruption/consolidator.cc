@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "disruption/apply.h"
@@ -48,6 +49,10 @@ absl::Status ConsolidationOptions::Validate() const {
   if (max_simulations < 0) {
     return absl::InvalidArgumentError("consolidation options: max_simulations must be >= 0");
   }
+  if (repack_compare_simulations < 0) {
+    return absl::InvalidArgumentError(
+        "consolidation options: repack_compare_simulations must be >= 0");
+  }
   if (repack_rounds < 1 || repack_rounds > 16) {
     return absl::InvalidArgumentError("consolidation options: repack_rounds must be from 1 to 16");
   }
@@ -68,7 +73,7 @@ bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) 
          a.reserved_capacity_mode == b.reserved_capacity_mode && a.time_limit == b.time_limit &&
          a.packing == b.packing && a.cost_attempts == b.cost_attempts &&
          a.cost_threads == b.cost_threads && a.cost_time_limit == b.cost_time_limit &&
-         a.cost_repack_rounds == b.cost_repack_rounds &&
+         a.cost_repack_rounds == b.cost_repack_rounds && a.cost_pool_order == b.cost_pool_order &&
          a.compute_lower_bound == b.compute_lower_bound;
 }
 
@@ -172,11 +177,14 @@ void RecordFirstReasons(const KeptReasons& kept, KeptReasons* first_reason) {
 }  // namespace
 
 PlanWork::PlanWork(const Consolidator::State& s, bool repack_plan)
+    : PlanWork(s, repack_plan, s.options.max_simulations) {}
+
+PlanWork::PlanWork(const Consolidator::State& s, bool repack_plan, int64_t max_simulations)
     : state(s),
       repack(repack_plan),
       snap(std::make_shared<ClusterSnapshot>(s.snapshot)),
       pools(s.pools),
-      budget(s.options) {
+      budget(s.options, max_simulations) {
   plan.nodes = static_cast<int>(snap->nodes.size());
   for (const NodeClaim& nc : snap->node_claims) used_names.insert(nc.metadata.name);
   for (const Node& n : snap->nodes) used_names.insert(n.metadata.name);
@@ -191,6 +199,35 @@ void PlanWork::Accept(DisruptionCommand cmd, const SolveResult& placement) {
   Apply(*snap, cmd, placement, *state.catalog, state.now);
   plan.savings_per_hour += cmd.savings_per_hour;
   plan.commands.push_back(std::move(cmd));
+}
+
+void PlanWork::AcceptAll(std::vector<std::pair<DisruptionCommand, SolveResult>> cmds) {
+  DisruptionCommand all;
+  SolveResult where;
+  for (auto& [cmd, placement] : cmds) {
+    NameReplacements(&cmd, &used_names, &next_index);
+    disrupted.insert(cmd.candidates.begin(), cmd.candidates.end());
+    CountDeleting(*snap, cmd, &deleting);
+    all.candidates.insert(all.candidates.end(), cmd.candidates.begin(), cmd.candidates.end());
+    all.replacements.insert(all.replacements.end(), cmd.replacements.begin(),
+                            cmd.replacements.end());
+    for (ExistingPlacement& e : placement.existing_nodes) {
+      where.existing_nodes.push_back(std::move(e));
+    }
+  }
+  if (state.options.mode == ConsolidationMode::kRepack) evictions += CountEvictions(*snap, all);
+  cache.Reset();  // pod addresses change below
+  Apply(*snap, all, where, *state.catalog, state.now);
+  for (auto& [cmd, placement] : cmds) {
+    plan.savings_per_hour += cmd.savings_per_hour;
+    plan.commands.push_back(std::move(cmd));
+  }
+}
+
+int64_t CompareSimulations(const ConsolidationOptions& o) {
+  const int64_t a = o.max_simulations, b = o.repack_compare_simulations;
+  if (a == 0 || b == 0) return std::max(a, b);
+  return std::min(a, b);
 }
 
 namespace {
@@ -239,37 +276,17 @@ absl::Status RunPlan(PlanWork& w) {
   return absl::OkStatus();
 }
 
-}  // namespace
-}  // namespace disruption
-
-absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
-  const bool repack = state_->options.mode == ConsolidationMode::kRepack;
-  std::optional<RepackSummary> summary;
-  if (repack) {
-    absl::StatusOr<RepackSummary> s = disruption::RepackStart(*state_);
-    if (!s.ok()) return s.status();
-    summary = *s;
-  }
-  auto work = std::make_unique<disruption::PlanWork>(*state_, repack);
-  if (absl::Status s = disruption::RunPlan(*work); !s.ok()) return s;
-  if (repack) {
-    // The faithful methods on the same cluster (pending pods left out as re-pack does): when
-    // they end cheaper, their plan is the answer, so re-pack never ends above them.
-    auto faithful = std::make_unique<disruption::PlanWork>(*state_, false);
-    if (absl::Status s = disruption::RunPlan(*faithful); !s.ok()) return s;
-    if (faithful->plan.savings_per_hour > work->plan.savings_per_hour + 1e-9) {
-      work = std::move(faithful);
-      summary->faithful_plan = true;
-    }
-  }
-  disruption::PlanWork& w = *work;
+// The plan of `w`, with every node not disrupted kept for its first reason, and the re-pack
+// summary completed.
+ConsolidationPlan FinishPlan(const Consolidator::State& state, PlanWork& w,
+                             std::optional<RepackSummary> summary) {
   ConsolidationPlan plan = std::move(w.plan);
   plan.simulations = w.budget.simulations();
   plan.stopped_early = w.budget.exhausted();
   w.budget.commands = static_cast<int>(plan.commands.size());
   w.budget.Report();
   plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
-  for (const Node& node : state_->snapshot.nodes) {
+  for (const Node& node : state.snapshot.nodes) {
     const std::string& n = node.metadata.name;
     if (w.disrupted.count(n) > 0) continue;
     auto k = w.first_reason.find(n);
@@ -286,6 +303,34 @@ absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
     plan.repack = summary;
   }
   return plan;
+}
+
+}  // namespace
+}  // namespace disruption
+
+absl::StatusOr<ConsolidationPlan> Consolidator::Plan() const {
+  const bool repack = state_->options.mode == ConsolidationMode::kRepack;
+  std::optional<RepackSummary> summary;
+  if (repack) {
+    absl::StatusOr<RepackSummary> s = disruption::RepackStart(*state_);
+    if (!s.ok()) return s.status();
+    summary = *s;
+  }
+  auto work = std::make_unique<disruption::PlanWork>(*state_, repack);
+  if (absl::Status s = disruption::RunPlan(*work); !s.ok()) return s;
+  if (repack) {
+    // The faithful methods on the same cluster (pending pods left out as re-pack does), within
+    // repack_compare_simulations: when they end cheaper, their plan is the answer, so re-pack
+    // never ends above them (above their commands within that bound).
+    auto faithful = std::make_unique<disruption::PlanWork>(
+        *state_, false, disruption::CompareSimulations(state_->options));
+    if (absl::Status s = disruption::RunPlan(*faithful); !s.ok()) return s;
+    if (faithful->plan.savings_per_hour > work->plan.savings_per_hour + 1e-9) {
+      work = std::move(faithful);
+      summary->faithful_plan = true;
+    }
+  }
+  return disruption::FinishPlan(*state_, *work, summary);
 }
 
 }  // namespace karp

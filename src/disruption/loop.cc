@@ -25,7 +25,7 @@ DisruptionCommand DeleteNodeCommand(const NodeView& v, DisruptionReason reason) 
 
 bool PassBudget::Take(std::string_view method) {
   if (exhausted_) return false;
-  if ((options_.max_simulations > 0 && simulations_ >= options_.max_simulations) ||
+  if ((max_simulations_ > 0 && simulations_ >= max_simulations_) ||
       (options_.deadline != absl::InfiniteFuture() && absl::Now() >= options_.deadline)) {
     exhausted_ = true;
     return false;

@@ -62,7 +62,11 @@ inline constexpr std::string_view kPrepaidReason =
 // deadline), and its progress reports.
 class PassBudget {
  public:
-  explicit PassBudget(const ConsolidationOptions& options) : options_(options) {}
+  explicit PassBudget(const ConsolidationOptions& options)
+      : options_(options), max_simulations_(options.max_simulations) {}
+  // A bound of `max_simulations` (0: none) instead of the options' (the deadline still holds).
+  PassBudget(const ConsolidationOptions& options, int64_t max_simulations)
+      : options_(options), max_simulations_(max_simulations) {}
   // Counts one more simulation of `method` and reports progress; false (and exhausted() from
   // then on) when the bound allows no more.
   bool Take(std::string_view method);
@@ -77,6 +81,7 @@ class PassBudget {
 
  private:
   const ConsolidationOptions& options_;
+  int64_t max_simulations_ = 0;
   int64_t simulations_ = 0;
   bool exhausted_ = false;
 };
@@ -198,12 +203,17 @@ class Loop {
 // What one Plan() carries from loop to loop (consolidator.cc; repack.cc adds commands too).
 struct PlanWork {
   // `repack`: the re-pack plan (faithful methods before consolidation, then repack.cc);
-  // otherwise, in re-pack mode, the faithful plan without pending pods it is compared with.
+  // otherwise, in re-pack mode, the faithful plan without pending pods it is compared with,
+  // bounded by `max_simulations` (0: none) instead of the options' bound.
   PlanWork(const Consolidator::State& s, bool repack);
+  PlanWork(const Consolidator::State& s, bool repack, int64_t max_simulations);
 
   // Names the command's replacements (unique across the plan), counts its candidates as
   // deleting, applies it to the snapshot with its simulation `placement` and appends it.
   void Accept(DisruptionCommand cmd, const SolveResult& placement);
+  // Accept for commands validated on one snapshot (disjoint candidates, none placing pods on
+  // another's replacements), applied to it in one pass: the same snapshot as one Accept each.
+  void AcceptAll(std::vector<std::pair<DisruptionCommand, SolveResult>> cmds);
   // A loop over the current snapshot, not yet initialized.
   Loop MakeLoop() {
     Loop l(state, snap, deleting, &cache, &pools, &budget);
@@ -229,6 +239,9 @@ struct PlanWork {
   int64_t evictions = 0;  // reschedulable pods on accepted commands' candidates
 };
 
+// Re-pack mode: the simulation bound of the faithful plan a re-pack plan is compared with, the
+// smaller of max_simulations and repack_compare_simulations (0 for either: the other).
+int64_t CompareSimulations(const ConsolidationOptions& options);
 // Re-pack mode (repack.cc): the summary's prices and bound before any command.
 absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state);
 // Re-pack mode: the rounds of target placement and validated commands, after the faithful

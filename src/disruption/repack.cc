@@ -484,12 +484,13 @@ absl::StatusOr<int> RunGroups(PlanWork& w, std::vector<Group> groups,
     absl::Status s = SubRound(w, &q, frozen, &accepted);
     Unstage(w, &q);
     if (!s.ok()) return s;
-    for (auto& [cmd, placement] : accepted) {
-      w.budget.commands = static_cast<int>(w.plan.commands.size());
-      w.Accept(std::move(cmd), placement);
-      for (const NewNodeClaim& nc : w.plan.commands.back().replacements) frozen->insert(nc.name);
+    const size_t first = w.plan.commands.size();
+    w.AcceptAll(std::move(accepted));
+    for (size_t i = first; i < w.plan.commands.size(); ++i) {
+      for (const NewNodeClaim& nc : w.plan.commands[i].replacements) frozen->insert(nc.name);
       ++n;
     }
+    w.budget.commands = static_cast<int>(w.plan.commands.size());
     if (w.budget.exhausted() || (w.state.options.once && n > 0)) break;
   }
   return n;

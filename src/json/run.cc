@@ -202,6 +202,14 @@ absl::Status ReadPackingField(const std::string& key, const OJson& v, std::strin
   if (key == "costRepackRounds") {
     return ReadInt(v, source, key, 0, 3, &o->cost_repack_rounds);
   }
+  if (key == "costPoolOrder") {
+    std::string s;
+    if (absl::Status st = ReadString(v, source, key, {"weight", "price"}, &s); !st.ok()) {
+      return st;
+    }
+    o->cost_pool_order = s == "price" ? PoolOrder::kPrice : PoolOrder::kWeight;
+    return absl::OkStatus();
+  }
   if (key == "costDeadline") {
     if (!v.is_string()) return FieldError(source, key, "must be a duration such as \"2s\"");
     absl::StatusOr<absl::Duration> parsed = codec_internal::ParseGoDuration(v.get<std::string>());
@@ -225,6 +233,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "once") return ReadBool(v, source, key, &o->once);
   if (key == "spotToSpot") return ReadBool(v, source, key, &o->spot_to_spot);
   if (key == "legacyOrder") return ReadBool(v, source, key, &o->legacy_order);
+  if (key == "repack") return ReadBool(v, source, key, &o->repack);
   if (key == "policies") return ReadStrings(v, source, key, &o->policies);
   if (key == "sample") return ReadDuration(v, source, key, &o->sample);
   if (key == "disruptionInterval") return ReadDuration(v, source, key, &o->disruption_interval);

@@ -131,9 +131,22 @@ absl::StatusOr<Operator> ParseOperator(std::string_view text) {
 Requirement Requirement::In(std::string_view key, std::vector<std::string> values) {
   Requirement r;
   r.key_ = std::string(NormalizeLabelKey(key));
-  r.values_ = std::move(values);
-  SortUnique(r.values_);
+  SortUnique(values);
+  r.SetValues(std::move(values));
   return r;
+}
+
+const std::vector<std::string>& Requirement::NoValues() {
+  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
+  return *kNone;
+}
+
+void Requirement::SetValues(std::vector<std::string> values) {
+  if (values.empty()) {
+    values_.reset();
+  } else {
+    values_ = std::make_shared<const std::vector<std::string>>(std::move(values));
+  }
 }
 
 Requirement Requirement::NotIn(std::string_view key, std::vector<std::string> values) {
@@ -199,10 +212,10 @@ absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator o
       }
       r = op == Operator::kIn ? In(key, values) : NotIn(key, values);
       if (op == Operator::kIn && min_values &&
-          static_cast<int64_t>(r.values_.size()) < *min_values) {
+          static_cast<int64_t>(r.values().size()) < *min_values) {
         return absl::InvalidArgumentError(internal::StrCat(
             "key ", key, " with operator In must have at least minValues (", *min_values,
-            ") values, got ", r.values_.size()));
+            ") values, got ", r.values().size()));
       }
       break;
     }
@@ -240,8 +253,8 @@ absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator o
 }
 
 Operator Requirement::op() const {
-  if (complement_) return values_.empty() ? Operator::kExists : Operator::kNotIn;
-  return values_.empty() ? Operator::kDoesNotExist : Operator::kIn;
+  if (complement_) return values_ == nullptr ? Operator::kExists : Operator::kNotIn;
+  return values_ == nullptr ? Operator::kDoesNotExist : Operator::kIn;
 }
 
 bool Requirement::WithinBounds(std::string_view value) const {
@@ -249,20 +262,20 @@ bool Requirement::WithinBounds(std::string_view value) const {
 }
 
 bool Requirement::Has(std::string_view value) const {
-  const bool listed = Contains(values_, value);
+  const bool listed = Contains(values(), value);
   if (complement_ ? listed : !listed) return false;
   return WithinBounds(value);
 }
 
 int64_t Requirement::Len() const {
-  if (complement_) return kMaxInt64 - static_cast<int64_t>(values_.size());
-  return static_cast<int64_t>(values_.size());
+  if (complement_) return kMaxInt64 - static_cast<int64_t>(values().size());
+  return static_cast<int64_t>(values().size());
 }
 
 std::string Requirement::Any() const {
   switch (op()) {
     case Operator::kIn:
-      for (const std::string& v : values_) {
+      for (const std::string& v : values()) {
         if (WithinBounds(v)) return v;
       }
       return "";
@@ -272,7 +285,7 @@ std::string Requirement::Any() const {
       const int64_t hi = lte_ ? *lte_ : kMaxInt64;
       for (int64_t v = lo; v <= hi; ++v) {
         std::string s = std::to_string(v);
-        if (!Contains(values_, s)) return s;
+        if (!Contains(values(), s)) return s;
         if (v == kMaxInt64) break;
       }
       return "";
@@ -294,25 +307,35 @@ Requirement Requirement::Intersection(const Requirement& other) const {
     none.min_values_ = r.min_values_;
     return none;
   }
+  const std::vector<std::string>& mine = values();
+  const std::vector<std::string>& theirs = other.values();
+  std::vector<std::string> out;
   if (complement_ && other.complement_) {
-    std::set_union(values_.begin(), values_.end(), other.values_.begin(), other.values_.end(),
-                   std::back_inserter(r.values_));
+    std::set_union(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+                   std::back_inserter(out));
   } else if (complement_) {
-    std::set_difference(other.values_.begin(), other.values_.end(), values_.begin(),
-                        values_.end(), std::back_inserter(r.values_));
+    std::set_difference(theirs.begin(), theirs.end(), mine.begin(), mine.end(),
+                        std::back_inserter(out));
   } else if (other.complement_) {
-    std::set_difference(values_.begin(), values_.end(), other.values_.begin(),
-                        other.values_.end(), std::back_inserter(r.values_));
+    std::set_difference(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+                        std::back_inserter(out));
   } else {
-    std::set_intersection(values_.begin(), values_.end(), other.values_.begin(),
-                          other.values_.end(), std::back_inserter(r.values_));
+    std::set_intersection(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+                          std::back_inserter(out));
   }
   if (r.gte_ || r.lte_) {
-    r.values_.erase(std::remove_if(r.values_.begin(), r.values_.end(),
-                                   [&](const std::string& v) {
-                                     return !InBounds(v, r.gte_, r.lte_);
-                                   }),
-                    r.values_.end());
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const std::string& v) { return !InBounds(v, r.gte_, r.lte_); }),
+              out.end());
+  }
+  // Every operation above yields a subset of one side or a superset of both: the same size
+  // as a side's (sorted, unique) list means the same list, which is then shared.
+  if (!out.empty() && out.size() == mine.size() && out == mine) {
+    r.values_ = values_;
+  } else if (!out.empty() && out.size() == theirs.size() && out == theirs) {
+    r.values_ = other.values_;
+  } else {
+    r.SetValues(std::move(out));
   }
   if (!r.complement_) {
     r.gte_.reset();
@@ -329,15 +352,17 @@ bool Requirement::HasIntersection(const Requirement& other) const {
   if (complement_ || other.complement_) {
     const Requirement& concrete = complement_ ? other : *this;
     const Requirement& comp = complement_ ? *this : other;
-    for (const std::string& v : concrete.values_) {
-      if (!Contains(comp.values_, v) && InBounds(v, gte, lte)) return true;
+    for (const std::string& v : concrete.values()) {
+      if (!Contains(comp.values(), v) && InBounds(v, gte, lte)) return true;
     }
     return false;
   }
   // Both concrete: walk the sorted lists.
-  auto a = values_.begin();
-  auto b = other.values_.begin();
-  while (a != values_.end() && b != other.values_.end()) {
+  const std::vector<std::string>& mine = values();
+  const std::vector<std::string>& theirs = other.values();
+  auto a = mine.begin();
+  auto b = theirs.begin();
+  while (a != mine.end() && b != theirs.end()) {
     int c = a->compare(*b);
     if (c < 0) {
       ++a;
@@ -359,8 +384,9 @@ std::string Requirement::ToString() const {
     s = internal::StrCat(key_, " ", OperatorName(o));
   } else {
     std::vector<std::string> shown;
-    const size_t n = values_.size();
-    for (size_t i = 0; i < n && i < 5; ++i) shown.push_back(values_[i]);
+    const std::vector<std::string>& values = this->values();
+    const size_t n = values.size();
+    for (size_t i = 0; i < n && i < 5; ++i) shown.push_back(values[i]);
     if (n > 5) shown.push_back(internal::StrCat("and ", n - 5, " others"));
     s = internal::StrCat(key_, " ", OperatorName(o), " [", absl::StrJoin(shown, " "), "]");
   }
@@ -380,7 +406,7 @@ std::vector<NodeSelectorRequirement> Requirement::ToApi() const {
     }
     return out;
   }
-  out.push_back({key_, op(), values_, min_values_});
+  out.push_back({key_, op(), values(), min_values_});
   return out;
 }
 

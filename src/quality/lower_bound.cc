@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
@@ -499,6 +500,12 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
                                                const std::vector<const Pod*>& pods) {
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
   if (absl::Status s = CheckPods(pods); !s.ok()) return s;
+  return quality::PriceLowerBoundUnchecked(snapshot, catalog, pods);
+}
+
+absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
+    const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+    const std::vector<const Pod*>& pods) {
   CostLowerBound out;
   std::vector<Pool> pools;
   std::vector<Kind> kinds;

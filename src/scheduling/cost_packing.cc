@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -121,10 +122,15 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
       rooms.back().Subtract(t.daemon_groups[static_cast<size_t>(t.daemon_group[i])].overhead);
     }
   }
+  orders_.emplace_back();
+  for (const Template& t : pools.templates) orders_[0].push_back(&t);
+  const bool by_price = state_.options.cost_pool_order == PoolOrder::kPrice;
+  std::map<std::string, int> order_ids;
   std::map<std::string, int> class_ids;
   std::map<std::string, bool> dear;  // by demand class and requests
   for (PodCtx& pod : pods) {
-    const Template* t = FirstTemplate(pools, pod);
+    const Template* t = by_price ? PriceOrder(pod, order_ids) : FirstTemplate(pools, pod);
+    pod.cost_template = t;
     if (t == nullptr) continue;
     std::string key = std::to_string(TemplateIndex(*t));
     key += '/';
@@ -147,6 +153,40 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
     }
     pod.pinned_dear = d->second;
   }
+}
+
+const Template* CostPolicy::PriceOrder(PodCtx& pod, std::map<std::string, int>& ids) {
+  const PoolsState& pools = *state_.pools;
+  std::string key;
+  for (const Template& t : pools.templates) {
+    const bool usable = ToleratesAll(t.taints, pod.working.tolerations) &&
+                        t.requirements.IsCompatible(pod.requirements, &pools.well_known);
+    key += usable ? '1' : '0';
+  }
+  key += pod.requirements.ToString();
+  key += '|';
+  key += pod.requests.ToString();
+  auto [pos, inserted] = ids.emplace(key, static_cast<int>(orders_.size()));
+  pod.pool_order = pos->second;
+  if (inserted) {
+    // (unit price, weight position) of the usable templates; the others keep weight order.
+    std::vector<std::pair<double, size_t>> usable;
+    std::vector<const Template*> order;
+    for (size_t i = 0; i < pools.templates.size(); ++i) {
+      const Template& t = pools.templates[i];
+      if (key[i] == '1') {
+        usable.push_back({BestUnitPrice(t, pod.requirements, pod.requests, pod.ports), i});
+      }
+    }
+    std::sort(usable.begin(), usable.end());
+    for (const auto& [price, i] : usable) order.push_back(&pools.templates[i]);
+    for (size_t i = 0; i < pools.templates.size(); ++i) {
+      if (key[i] == '0') order.push_back(&pools.templates[i]);
+    }
+    orders_.push_back(std::move(order));
+  }
+  const std::vector<const Template*>& order = orders_[static_cast<size_t>(pos->second)];
+  return !order.empty() && key[TemplateIndex(*order[0])] == '1' ? order[0] : nullptr;
 }
 
 size_t CostPolicy::TemplateIndex(const Template& t) const {
@@ -266,12 +306,13 @@ std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vec
                                    const CostStrategy& strategy, const Baseline& baseline,
                                    const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = pods;
-  CostPolicy policy(state, copy, strategy);
-  if (repack != nullptr) {
-    if (PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) return std::nullopt;
-  } else if (strategy.exact_small_groups) {
-    PlanSmallGroups(state, copy, ExactLimits{});
+  // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
+  if (repack != nullptr &&
+      PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
+    return std::nullopt;
   }
+  CostPolicy policy(state, copy, strategy);
+  if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
   Solver solver(state, std::move(copy), nullptr, &policy);
   SolveResult candidate = solver.Run();
   const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
@@ -337,23 +378,30 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   std::atomic<int> done{0};
   std::atomic<bool> stopped{false};
   const size_t workers = Workers(state.options, budget);
-  std::vector<Best> bests(workers);
-  auto work = [&](size_t w) {
+  // One best for every worker (Offer's choice does not depend on the order of the offers),
+  // and the faithful result dropped as soon as a candidate beats it: at most one finished
+  // packing is held besides those being built.
+  std::mutex mu;
+  Best best;
+  auto offer = [&](std::optional<SolveResult> r, size_t k) {
+    std::lock_guard<std::mutex> lock(mu);
+    best.Offer(std::move(r), k);
+    if (best.result) faithful = SolveResult();
+  };
+  auto work = [&]() {
     for (size_t k = next++; k < budget; k = next++) {
       if (absl::Now() > deadline) {
         stopped = true;
         return;
       }
-      bests[w].Offer(Attempt(state, pods, Strategies()[k], baseline), k);
+      offer(Attempt(state, pods, Strategies()[k], baseline), k);
       ++done;
     }
   };
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
-  work(0);
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
   for (std::thread& t : threads) t.join();
-  Best best;
-  for (Best& b : bests) best.Offer(std::move(b.result), b.index);
   // Local improvement of the best packing: small windows of its claims packed exactly and
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).

@@ -25,6 +25,7 @@
 #define KARP_SRC_SCHEDULING_COST_PACKING_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,12 @@ class CostPolicy {
   // past the target, so it launches as the target or a cheaper type.
   void ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodCtx& pod) const;
   const CostStrategy& strategy() const { return strategy_; }
+  // The templates `pod` tries for a new claim, in order: by weight (PoolOrder::kWeight), or
+  // those it can use by its best unit price, weights breaking ties, then the others by
+  // weight (PoolOrder::kPrice).
+  const std::vector<const Template*>& Order(const PodCtx& pod) const {
+    return orders_[static_cast<size_t>(pod.pool_order)];
+  }
   // The cheap admission checks of a pod into a claim (rank, and room left in the target).
   bool Admits(const ClaimState& claim, const PodCtx& pod) const;
   // The price a claim of template `t` with types `its` and requirements `reqs` launches at,
@@ -89,6 +96,10 @@ class CostPolicy {
 
  private:
   size_t TemplateIndex(const Template& t) const;
+  // PoolOrder::kPrice: sets pod.pool_order (orders shared by pods with the same usable
+  // templates, requirements and requests, through `ids`) and returns the first usable
+  // template of the order (null: none).
+  const Template* PriceOrder(PodCtx& pod, std::map<std::string, int>& ids);
   // The least price per unit of `requests` over the types of `t` that hold them under
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
@@ -107,6 +118,7 @@ class CostPolicy {
   std::vector<ResourceList> class_demand_;
   std::vector<uint8_t> template_ranks_;  // per template: bit r set if it offers rank r
   std::vector<std::vector<ResourceList>> rooms_;
+  std::vector<std::vector<const Template*>> orders_;  // [0]: every template by weight
 };
 
 // The first template (by weight) whose taints the pod tolerates and whose requirements its

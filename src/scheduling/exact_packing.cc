@@ -322,7 +322,8 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
   std::vector<std::pair<const Template*, std::vector<size_t>>> groups;
   std::vector<char> spoiled;
   for (size_t i = 0; i < pods.size(); ++i) {
-    const Template* t = FirstTemplate(pools, pods[i]);
+    const Template* t =
+        pods[i].cost_template != nullptr ? pods[i].cost_template : FirstTemplate(pools, pods[i]);
     if (t == nullptr) continue;
     auto [pos, inserted] = group_of.emplace(t, groups.size());
     if (inserted) {

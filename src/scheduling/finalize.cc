@@ -27,7 +27,8 @@ constexpr std::string_view kMinValuesRelaxedTrue = "true";
 struct FinalPlan {
   std::vector<int> kept_index;  // price order
   std::vector<std::string> names;
-  std::vector<std::string> sorted_names;
+  // instance-type In the kept types: one list shared by every claim of this plan.
+  std::optional<Requirement> instance_types;
   std::set<std::string> capacity_types;
   const Offering* best = nullptr;
   const InstanceType* best_it = nullptr;
@@ -136,10 +137,10 @@ std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<i
   ChooseLaunch(t, mask, plan.get());
   std::vector<int> by_name = plan->kept_index;
   std::sort(by_name.begin(), by_name.end());
-  plan->sorted_names.reserve(by_name.size());
-  for (int i : by_name) {
-    plan->sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
-  }
+  std::vector<std::string> sorted_names;
+  sorted_names.reserve(by_name.size());
+  for (int i : by_name) sorted_names.push_back(t.instance_types[static_cast<size_t>(i)]->name);
+  plan->instance_types = Requirement::In(kLabelInstanceType, std::move(sorted_names));
   return plan;
 }
 
@@ -242,7 +243,7 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanC
   nc.node_pool = t.pool->name();
   nc.name = internal::StrCat(nc.node_pool, "-", ++per_pool_count[nc.node_pool]);
   nc.instance_types = plan.names;
-  Requirement it_req = Requirement::In(kLabelInstanceType, plan.sorted_names);
+  Requirement it_req = *plan.instance_types;
   if (it_req_before != nullptr) it_req.set_min_values(it_req_before->min_values());
   reqs.Set(it_req);
   reqs.Set(Requirement::In(kLabelCapacityType,
@@ -297,7 +298,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     cache.ledger = state_.options.pricing->Start(RunningInstances(*state_.snapshot, catalogs));
   }
   SolveResult result;
-  result.pods = static_cast<int>(pods_.size());
+  result.pods = static_cast<int>(refs_.size());
   result.timed_out = timed_out;
   std::map<std::string, int> per_pool_count;
   for (const auto& claim : claims_) {

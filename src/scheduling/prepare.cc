@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
+#include "scheduling/prepared_pods.h"
 
 namespace karp::scheduling {
 namespace {
@@ -498,6 +499,7 @@ std::shared_ptr<Scheduler::State> PrepareCluster(std::shared_ptr<const ClusterSn
   state->remaining_limits = RemainingLimits(index);
   state->bound_counts = std::make_shared<BoundCountCache>(state->snapshot.get(),
                                                           &state->nodes_by_name);
+  state->prepared_pods = std::make_shared<PreparedPods>(state->snapshot.get());
   return state;
 }
 

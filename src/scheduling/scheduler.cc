@@ -18,9 +18,11 @@
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/lower_bound.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 #include "scheduling/cost_packing.h"
 #include "scheduling/prepare.h"
+#include "scheduling/prepared_pods.h"
 #include "scheduling/scheduler_internal.h"
 #include "scheduling/solver.h"
 
@@ -109,50 +111,123 @@ void SetLowerBound(const Scheduler::State& state,
       if (it != by_key.end()) placed.push_back(it->second);
     }
   }
-  absl::StatusOr<CostLowerBound> bound = PriceLowerBound(*state.snapshot, *catalog, placed);
+  // The state's snapshot is validated, the placed pods distinct: no checks again.
+  absl::StatusOr<CostLowerBound> bound =
+      quality::PriceLowerBoundUnchecked(*state.snapshot, *catalog, placed);
   if (bound.ok()) result.lower_bound_per_hour = bound->price_per_hour;
 }
 
-absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
-                                      const std::vector<const Pod*>& pods,
-                                      const scheduling::Simulation* simulation) {
-  std::vector<PodCtx> ctxs;
-  ctxs.reserve(pods.size());
+// A pod's working context as a Solve prepares it (its label class from `label_classes`):
+// "" when it may be scheduled (then the context is refreshed), else the pod error.
+std::string PrepareOne(const Scheduler::State& state, const Pod& p,
+                       const scheduling::Simulation* simulation,
+                       absl::flat_hash_map<std::string, size_t>& label_classes, PodCtx& c) {
+  c.original = &p;
+  c.working = p;
+  if (c.working.metadata.namespace_.empty()) c.working.metadata.namespace_ = "default";
+  c.key = c.working.Key();
+  c.label_class = LabelClass(c.working, label_classes);
+  std::string invalid = ValidatePod(state, p, c, simulation);
+  if (invalid.empty()) scheduling::Refresh(c, state.options.preference_policy);
+  return invalid;
+}
+
+absl::Status DuplicatePod(const std::string& key) {
+  return absl::InvalidArgumentError(internal::StrCat("pod ", key, ": duplicate"));
+}
+
+// The contexts of `pods` (in order) and the pods rejected by validation; InvalidArgument for a
+// null or duplicate pod.
+absl::Status PreparePods(const Scheduler::State& state, const std::vector<const Pod*>& pods,
+                         std::vector<PodCtx>* ctxs, std::vector<PodError>* rejected) {
   std::set<std::string> keys;
   absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
-  std::vector<PodError> rejected;
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
     PodCtx c;
-    c.original = p;
-    c.working = *p;
-    if (c.working.metadata.namespace_.empty()) c.working.metadata.namespace_ = "default";
-    c.key = c.working.Key();
-    c.label_class = LabelClass(c.working, label_classes);
-    if (!keys.insert(c.key).second) {
-      return absl::InvalidArgumentError(internal::StrCat("pod ", c.key, ": duplicate"));
-    }
-    std::string invalid = ValidatePod(state, *p, c, simulation);
+    std::string invalid = PrepareOne(state, *p, nullptr, label_classes, c);
+    if (!keys.insert(c.key).second) return DuplicatePod(c.key);
     if (!invalid.empty()) {
-      rejected.push_back({c.key, invalid});
+      rejected->push_back({c.key, invalid});
       continue;
     }
-    scheduling::Refresh(c, state.options.preference_policy);
-    ctxs.push_back(std::move(c));
+    ctxs->push_back(std::move(c));
   }
-  const bool bound = state.options.compute_lower_bound && simulation == nullptr;
-  std::map<std::string, const Pod*> by_key;
-  if (bound) {
-    for (const PodCtx& c : ctxs) by_key.emplace(c.key, c.original);
+  return absl::OkStatus();
+}
+
+// PreparePods for a simulation: the snapshot's pods are copied from the scheduler's
+// PreparedPods (prepared there on first use), the others prepared afresh. Same result.
+absl::Status PrepareSimulatedPods(const Scheduler::State& state,
+                                  const std::vector<const Pod*>& pods,
+                                  const scheduling::Simulation& simulation,
+                                  std::vector<PodCtx>* ctxs,
+                                  std::vector<scheduling::PodInput>* inputs,
+                                  std::vector<PodError>* rejected) {
+  scheduling::PreparedPods& cache = *state.prepared_pods;
+  absl::MutexLock lock(&cache.mu);
+  std::set<std::string> keys;  // of the pods prepared afresh
+  std::vector<char> seen(state.snapshot->pods.size(), 0);  // snapshot pods taken from the cache
+  for (const Pod* p : pods) {
+    if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
+    const int64_t i = cache.IndexOf(p);
+    const scheduling::PreparedPods::Entry* e = nullptr;
+    if (i >= 0) {
+      e = cache.Find(static_cast<size_t>(i));
+      if (e == nullptr) {
+        auto fresh = std::make_unique<scheduling::PreparedPods::Entry>();
+        fresh->invalid = PrepareOne(state, *p, nullptr, cache.label_classes, fresh->ctx);
+        fresh->bound_key = cache.IsBoundKey(fresh->ctx.key);
+        if (fresh->invalid.empty()) {
+          scheduling::Topology::Prototypes protos = scheduling::Topology::PrototypesOf(
+              fresh->ctx.working, state.options.preference_policy);
+          for (scheduling::Topology::Prototype& proto : protos) {
+            // The id leaves out minDomains: equal only with it.
+            const std::optional<int32_t>& min = proto.group->min_domains;
+            std::string id = internal::StrCat(proto.group->id, "|", min ? *min : -1);
+            proto.group =
+                cache.prototypes.try_emplace({proto.inverse, std::move(id)}, proto.group)
+                    .first->second;
+          }
+          fresh->ctx.prototypes =
+              std::make_shared<const scheduling::Topology::Prototypes>(std::move(protos));
+        }
+        e = cache.Set(static_cast<size_t>(i), std::move(fresh));
+      }
+      // A moving pod with volumes is validated as moving: prepared afresh.
+      if (!p->volumes.empty() && simulation.moving.count(e->ctx.key) > 0) e = nullptr;
+    }
+    if (e != nullptr) {
+      if (seen[static_cast<size_t>(i)] != 0 || keys.count(e->ctx.key) > 0) {
+        return DuplicatePod(e->ctx.key);
+      }
+      seen[static_cast<size_t>(i)] = 1;
+      if (!e->invalid.empty()) {
+        rejected->push_back({e->ctx.key, e->invalid});
+      } else {
+        inputs->push_back({&e->ctx, 0, e->bound_key});
+      }
+      continue;
+    }
+    PodCtx c;
+    std::string invalid = PrepareOne(state, *p, &simulation, cache.label_classes, c);
+    const int64_t same = cache.IndexOfKey(c.key);
+    if (!keys.insert(c.key).second || (same >= 0 && seen[static_cast<size_t>(same)] != 0)) {
+      return DuplicatePod(c.key);
+    }
+    if (!invalid.empty()) {
+      rejected->push_back({c.key, invalid});
+      continue;
+    }
+    inputs->push_back({nullptr, ctxs->size(), false});
+    ctxs->push_back(std::move(c));
   }
-  SolveResult result;
-  if (state.options.packing == PackingMode::kCost && simulation == nullptr) {
-    result = scheduling::SolveCostMode(state, ctxs);
-  } else {
-    scheduling::Solver solver(state, std::move(ctxs), simulation);
-    result = solver.Run();
-  }
-  if (bound) SetLowerBound(state, by_key, result);
+  return absl::OkStatus();
+}
+
+// SolveImpl's last step: the pod count and the pods rejected by validation, by key.
+SolveResult Finish(const std::vector<const Pod*>& pods, std::vector<PodError> rejected,
+                   SolveResult result) {
   result.pods = static_cast<int>(pods.size());
   if (!rejected.empty()) {
     result.pod_errors.insert(result.pod_errors.end(), rejected.begin(), rejected.end());
@@ -160,6 +235,37 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
               [](const PodError& a, const PodError& b) { return a.pod < b.pod; });
   }
   return result;
+}
+
+absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
+                                      const std::vector<const Pod*>& pods,
+                                      const scheduling::Simulation* simulation) {
+  std::vector<PodCtx> ctxs;
+  ctxs.reserve(pods.size());
+  std::vector<PodError> rejected;
+  if (simulation != nullptr) {
+    std::vector<scheduling::PodInput> inputs;
+    absl::Status s =
+        PrepareSimulatedPods(state, pods, *simulation, &ctxs, &inputs, &rejected);
+    if (!s.ok()) return s;
+    scheduling::Solver solver(state, std::move(ctxs), std::move(inputs), simulation);
+    return Finish(pods, std::move(rejected), solver.Run());
+  }
+  if (absl::Status s = PreparePods(state, pods, &ctxs, &rejected); !s.ok()) return s;
+  const bool bound = state.options.compute_lower_bound;
+  std::map<std::string, const Pod*> by_key;
+  if (bound) {
+    for (const PodCtx& c : ctxs) by_key.emplace(c.key, c.original);
+  }
+  SolveResult result;
+  if (state.options.packing == PackingMode::kCost) {
+    result = scheduling::SolveCostMode(state, ctxs);
+  } else {
+    scheduling::Solver solver(state, std::move(ctxs), nullptr);
+    result = solver.Run();
+  }
+  if (bound) SetLowerBound(state, by_key, result);
+  return Finish(pods, std::move(rejected), std::move(result));
 }
 
 }  // namespace

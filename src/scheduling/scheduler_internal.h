@@ -89,6 +89,9 @@ namespace karp {
 
 namespace scheduling {
 
+// The snapshot's pods as prepared for consolidation simulations (prepared_pods.h).
+class PreparedPods;
+
 // What depends only on the NodePools, DaemonSets and catalogs (not on nodes or pods): shared
 // by the schedulers of successive consolidation loops.
 struct PoolsState {
@@ -120,6 +123,8 @@ struct Scheduler::State {
   // Bound-pod counts of topology groups shared by the consolidation simulations over this
   // state (bound_counts.h); thread-safe.
   std::shared_ptr<scheduling::BoundCountCache> bound_counts;
+  // The snapshot's pods prepared once for those simulations (prepared_pods.h); thread-safe.
+  std::shared_ptr<scheduling::PreparedPods> prepared_pods;
 };
 
 }  // namespace karp

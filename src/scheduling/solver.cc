@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "karp/labels.h"
 #include "scheduling/cost_packing.h"
 #include "scheduling/instance_filter.h"
+#include "scheduling/prepared_pods.h"
 
 namespace karp::scheduling {
 namespace {
@@ -109,12 +111,33 @@ bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
   return false;
 }
 
+namespace {
+
+std::vector<PodInput> OwnInputs(size_t n) {
+  std::vector<PodInput> inputs(n);
+  for (size_t i = 0; i < n; ++i) inputs[i].own = i;
+  return inputs;
+}
+
+}  // namespace
+
 Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
                const Simulation* simulation, const CostPolicy* cost)
-    : state_(state), pods_(std::move(pods)), simulation_(simulation), cost_(cost) {
+    : Solver(state, std::move(pods), OwnInputs(pods.size()), simulation) {
+  cost_ = cost;
+}
+
+Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
+               std::vector<PodInput> inputs, const Simulation* simulation)
+    : state_(state), pods_(std::move(pods)), simulation_(simulation) {
   size_t label_classes = 0;
-  for (const PodCtx& p : pods_) {
-    scheduling_.insert(p.key);
+  refs_.reserve(inputs.size());
+  for (const PodInput& in : inputs) {
+    refs_.push_back(in.shared != nullptr ? PodRef{in.shared, nullptr}
+                                         : PodRef{nullptr, &pods_[in.own]});
+    const PodCtx& p = View(refs_.size() - 1);
+    // Topology looks scheduling_ up for bound pods only.
+    if (in.shared == nullptr || in.bound_key) scheduling_.insert(p.key);
     label_classes = std::max(label_classes, p.label_class + 1);
   }
   label_caches_.resize(label_classes);
@@ -647,7 +670,7 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
                               const std::vector<Topology::HostnameCheck>& host_checks,
                               const std::vector<std::vector<int>>& zone_check_ids) {
   if (pod.plan_group >= 0) return PlaceOnPlannedClaim(pod, host_checks, zone_check_ids);
-  // Templates by weight; within one, the claims launching the pod's capacity type whose
+  // Templates in the pod's order (by weight unless PoolOrder::kPrice); within one, the claims launching the pod's capacity type whose
   // target has at least the pod's cpu left, least room first (best fit decreasing). Of the
   // first kMaxFits claims that take the pod, the one whose launch price rises least; a claim
   // that takes it for free ends the search.
@@ -658,7 +681,8 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
   double best_delta = 0;
   int fits = 0;
   int checks = 0;
-  for (const Template& t : state_.pools->templates) {
+  for (const Template* tp : cost_->Order(pod)) {
+    const Template& t = *tp;
     auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
     if (bucket == open_claims_.end()) continue;
     // A template the pod cannot use would only spend the check budget on refusals.
@@ -766,7 +790,10 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
         "nodepool requirements filtered out all available instance types");
   }
   std::vector<std::string> errors;
-  for (const Template& t : state_.pools->templates) {
+  const std::vector<Template>& templates = state_.pools->templates;
+  for (size_t k = 0; k < templates.size(); ++k) {
+    // Weight order, or the cost mode's order for this pod (CostPolicy::Order).
+    const Template& t = cost_ != nullptr ? *cost_->Order(pod)[k] : templates[k];
     std::string skip_reason;
     std::vector<int> candidates = LimitedCandidates(t, &skip_reason);
     if (!skip_reason.empty()) {
@@ -804,45 +831,104 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
   return absl::FailedPreconditionError(message);
 }
 
-SolveResult Solver::Run() {
-  // Queue order (docs/design.md §5.5): cpu desc, memory desc, creation asc, uid asc, then key.
-  std::vector<size_t> order(pods_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const PodCtx& x = pods_[a];
-    const PodCtx& y = pods_[b];
-    if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
-    if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
-    if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
-      return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
-    }
-    if (x.original->metadata.uid != y.original->metadata.uid) {
-      return x.original->metadata.uid < y.original->metadata.uid;
-    }
-    return x.key < y.key;
-  });
+PodCtx& Solver::Own(size_t i) {
+  PodRef& r = refs_[i];
+  if (r.own == nullptr) {
+    copied_.push_back(*r.shared);
+    r.own = &copied_.back();
+  }
+  return *r.own;
+}
+
+bool Solver::QueueBefore(size_t a, size_t b) const {
+  // Queue order (docs/design.md §5.5): cpu desc, memory desc, creation asc, uid asc, then key
+  // (unique within a Solve, so the order is total).
+  const PodCtx& x = View(a);
+  const PodCtx& y = View(b);
+  if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
+  if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
+  if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
+    return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
+  }
+  if (x.original->metadata.uid != y.original->metadata.uid) {
+    return x.original->metadata.uid < y.original->metadata.uid;
+  }
+  return x.key < y.key;
+}
+
+std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) const {
+  std::vector<const PodCtx*> contexts(shared.size());
+  for (size_t k = 0; k < shared.size(); ++k) contexts[k] = refs_[shared[k]].shared;
+  PreparedPods& cache = *state_.prepared_pods;
+  std::vector<uint32_t> perm;
+  {
+    absl::MutexLock lock(&cache.mu);
+    if (cache.queue_inputs == contexts) perm = cache.queue_order;
+  }
+  if (perm.size() != shared.size()) {
+    perm.resize(shared.size());
+    for (size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<uint32_t>(k);
+    std::sort(perm.begin(), perm.end(),
+              [&](uint32_t a, uint32_t b) { return QueueBefore(shared[a], shared[b]); });
+    absl::MutexLock lock(&cache.mu);
+    cache.queue_inputs = std::move(contexts);
+    cache.queue_order = perm;
+  }
+  std::vector<size_t> order(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) order[k] = shared[perm[k]];
+  return order;
+}
+
+std::vector<size_t> Solver::QueueOrder() const {
+  // The shared contexts (the same pending pods in every simulation) keep their order between
+  // simulations; the others are sorted and merged in (the same order: it is total).
+  std::vector<size_t> shared, own;
+  for (size_t i = 0; i < refs_.size(); ++i) (refs_[i].shared != nullptr ? shared : own).push_back(i);
+  auto before = [&](size_t a, size_t b) { return QueueBefore(a, b); };
+  std::sort(own.begin(), own.end(), before);
+  std::vector<size_t> order;
+  if (shared.empty()) {
+    order = std::move(own);
+  } else {
+    const std::vector<size_t> sorted_shared = SharedQueueOrder(shared);
+    order.reserve(refs_.size());
+    std::merge(sorted_shared.begin(), sorted_shared.end(), own.begin(), own.end(),
+               std::back_inserter(order), before);
+  }
   if (cost_ != nullptr) {
     std::stable_partition(order.begin(), order.end(),
-                          [&](size_t i) { return !pods_[i].pinned_dear; });
+                          [&](size_t i) { return !View(i).pinned_dear; });
   }
   if (cost_ != nullptr && cost_->strategy().exclusive_first) {
     std::stable_partition(order.begin(), order.end(), [&](size_t i) {
-      for (const PodAffinityTerm& t : pods_[i].working.pod_anti_affinity.required) {
+      for (const PodAffinityTerm& t : View(i).working.pod_anti_affinity.required) {
         if (t.topology_key == kLabelHostname) return true;
       }
       return false;
     });
   }
+  return order;
+}
 
+SolveResult Solver::Run() {
+  const std::vector<size_t> order = QueueOrder();
   topology_->InitExisting();
   for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
-  for (PodCtx& p : pods_) topology_->Update(p.working);
+  // A pod's topology groups as its spec is now (kept prototypes: its original spec).
+  auto update_groups = [&](const PodCtx& p, bool original, bool first = false) {
+    if (original && p.prototypes != nullptr) {
+      topology_->Update(p.working, p.key, *p.prototypes, first);
+    } else {
+      topology_->Update(p.working, p.key);
+    }
+  };
+  for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), true, /*first=*/true);
 
   const bool limited = state_.options.time_limit != absl::InfiniteDuration();
   const absl::Time deadline = limited ? absl::Now() + state_.options.time_limit
                                       : absl::InfiniteFuture();
   std::deque<size_t> queue(order.begin(), order.end());
-  std::vector<size_t> last_len(pods_.size(), 0);
+  std::vector<size_t> last_len(refs_.size(), 0);
   std::map<std::string, std::string> errors;
   bool timed_out = false;
   const int stop_at = simulation_ != nullptr ? simulation_->stop_at_new_claims : 0;
@@ -858,14 +944,14 @@ SolveResult Solver::Run() {
       break;
     }
     queue.pop_front();
-    PodCtx& pod = pods_[idx];
+    PodCtx& pod = Own(idx);
     absl::Status s;
     while (true) {
       s = Add(pod);
       if (s.ok()) break;
       if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
       if (!Relax(pod.working, state_.pools->tolerate_prefer_no_schedule)) break;
-      topology_->Update(pod.working);
+      update_groups(pod, /*original=*/false);
       Refresh(pod, state_.options.preference_policy);
     }
     if (s.ok()) {
@@ -874,7 +960,7 @@ SolveResult Solver::Run() {
     }
     errors[pod.key] = std::string(s.message());
     pod.working = *pod.original;
-    topology_->Update(pod.working);
+    update_groups(pod, /*original=*/true);
     Refresh(pod, state_.options.preference_policy);
     queue.push_back(idx);
     last_len[idx] = queue.size();
@@ -884,7 +970,8 @@ SolveResult Solver::Run() {
 
 std::vector<std::string> Solver::RelaxedPods() const {
   std::vector<std::string> relaxed;
-  for (const PodCtx& p : pods_) {
+  for (size_t i = 0; i < refs_.size(); ++i) {
+    const PodCtx& p = View(i);
     const Pod& w = p.working;
     const Pod& o = *p.original;
     if (w.node_affinity.required.size() != o.node_affinity.required.size() ||

@@ -7,6 +7,7 @@
 #define KARP_SRC_SCHEDULING_SOLVER_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,12 +42,19 @@ struct PodCtx {
   std::string key;
   // Topology groups of this attempt (refreshed before each Add).
   Topology::PodGroups groups;
+  // The prototypes of the groups of the original spec (Topology::PrototypesOf), kept by the
+  // scheduler across simulations; null: computed when needed.
+  std::shared_ptr<const Topology::Prototypes> prototypes;
   // Volume topology and claims (docs/design.md §5.13); null for pods whose volumes change nothing.
   std::shared_ptr<const scheduling::PodVolumes> volumes;
   // Cost mode (cost_packing.h): the pod's demand class, and the node of the exact plan it
   // belongs to (exact_packing.h); -1 for none.
   int demand_class = -1;
   int plan_group = -1;
+  // Cost mode: the order in which the pod's new claims try the templates (an index into
+  // CostPolicy's orders), and the first of them the pod can use (null: none).
+  int pool_order = 0;
+  const Template* cost_template = nullptr;
   // Cost mode: the pod's own requirements make it dearer per unit than its template's best
   // type (a pinned family, say); such pods are placed last (CostPolicy::PlacedLast).
   bool pinned_dear = false;
@@ -116,11 +124,26 @@ struct PlanCache;
 // The cost mode's rules (cost_packing.h).
 class CostPolicy;
 
+// A pod of a Solve, in input order: one of the solver's own contexts, or a context shared with
+// the scheduler's PreparedPods (prepared_pods.h) that the solver copies when it first places
+// the pod (a simulation that stops early never copies most pending pods).
+struct PodInput {
+  const PodCtx* shared = nullptr;  // null: the context is the solver's own
+  size_t own = 0;                  // index into the solver's own contexts
+  // Shared only: the pod's key is the key of a bound pod of the snapshot (Topology then must
+  // not count that pod; keys of pending pods are otherwise never looked up).
+  bool bound_key = false;
+};
+
 class Solver {
  public:
   // `cost` selects the cost mode's placement rules (null: faithful).
   Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
          const Simulation* simulation = nullptr, const CostPolicy* cost = nullptr);
+  // The pods `inputs` in that order: own contexts from `pods`, shared ones by pointer (the
+  // shared contexts must outlive the solver).
+  Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods, std::vector<PodInput> inputs,
+         const Simulation* simulation);
 
   // Places the pods in queue order (docs/design.md §5.5) and finalizes the result.
   SolveResult Run();
@@ -195,8 +218,27 @@ class Solver {
   std::vector<ExistingPlacement> ExistingPlacements(
       std::map<std::string, std::string>& errors) const;
 
+  // The queue order of the pods (docs/design.md §5.5), by input index.
+  std::vector<size_t> QueueOrder() const;
+  bool QueueBefore(size_t a, size_t b) const;
+  // The queue order of the inputs `shared` (shared contexts), kept by PreparedPods.
+  std::vector<size_t> SharedQueueOrder(const std::vector<size_t>& shared) const;
+  // Input `i`'s context to read, and to change (a shared one is copied first).
+  const PodCtx& View(size_t i) const {
+    const PodRef& r = refs_[i];
+    return r.own != nullptr ? *r.own : *r.shared;
+  }
+  PodCtx& Own(size_t i);
+
   const Scheduler::State& state_;
   std::vector<PodCtx> pods_;
+  // Every pod in input order: its own context (in pods_ or copied_) or a shared one.
+  struct PodRef {
+    const PodCtx* shared = nullptr;
+    PodCtx* own = nullptr;
+  };
+  std::vector<PodRef> refs_;
+  std::deque<PodCtx> copied_;  // shared contexts copied by Own (stable addresses)
   std::vector<Topology::RecordCache> label_caches_;  // by PodCtx::label_class
   const Simulation* simulation_ = nullptr;
   std::set<std::string> scheduling_;

@@ -132,15 +132,15 @@ bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
 }
 
 void TopologyGroup::Register(const std::string& domain) {
-  if (domains.find(domain) != domains.end()) return;
-  domains.Mut().emplace(domain, 0);
-  empty_domains.Mut().insert(domain);
+  if (domains.count(domain) > 0) return;
+  domains.Insert(std::make_pair(domain, 0));
+  empty_domains.Insert(domain);
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++domains.Mut().try_emplace(domain, 0).first->second;
+  const int32_t count = ++domains.Ref(domain);
   // A domain is empty only at count 0: from 1 on it is in empty_domains no more.
-  if (count == 1 && empty_domains.count(domain) > 0) empty_domains.Mut().erase(domain);
+  if (count == 1) empty_domains.Erase(domain);
   if (slots != nullptr && key == kLabelHostname) {
     auto it = slots->find(domain);
     if (it != slots->end()) {
@@ -312,7 +312,7 @@ Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* univer
   bound_counts_ = bound_counts;
 }
 
-std::set<std::string> Topology::Namespaces(const Pod& pod, const PodAffinityTerm& term) const {
+std::set<std::string> Topology::Namespaces(const Pod& pod, const PodAffinityTerm& term) {
   std::set<std::string> out(term.namespaces.begin(), term.namespaces.end());
   // Namespace labels are not part of the snapshot: an empty namespaceSelector selects every
   // namespace; a non-empty one adds none.
@@ -398,7 +398,7 @@ void Topology::RegisterNodes(TopologyGroup& g) const {
     const std::optional<std::string>& d = DomainOf(node, g.key);
     if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
   }
-  it->second = {g.domains, g.empty_domains};
+  it->second = {g.domains.Flat(), g.empty_domains.Flat()};
 }
 
 std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGroup& g) const {
@@ -408,7 +408,7 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
   counted.empty_domains = g.empty_domains;
   counted.filter = g.filter;
   RegisterNodes(counted);
-  const Cow<std::map<std::string, int32_t>> registered = counted.domains;  // shared, not copied
+  const Cow<std::map<std::string, int32_t>> registered = counted.domains.Flat();  // shared
   auto entry = std::make_unique<BoundCountCache::Entry>();
   const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
   for (size_t i = 0; i < pods.size(); ++i) {
@@ -419,8 +419,8 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
     entry->records.push_back({static_cast<uint32_t>(i), registered.count(*d) > 0, *d});
     counted.Record(*d);
   }
-  entry->domains = std::move(counted.domains);
-  entry->empty_domains = std::move(counted.empty_domains);
+  entry->domains = counted.domains.Flat();
+  entry->empty_domains = counted.empty_domains.Flat();
   return entry;
 }
 
@@ -443,47 +443,51 @@ void Topology::CountDomainsCached(TopologyGroup& g) const {
   g.empty_domains = entry->empty_domains;
   for (const BoundCountCache::Entry::Rec& r : entry->records) {
     if (scheduled_bound_[r.pod] == 0) continue;
-    auto it = g.domains.Mut().find(r.domain);
-    if (--it->second > 0) continue;
+    if (--g.domains.Ref(r.domain) > 0) continue;
     if (r.registered) {
-      g.empty_domains.Mut().insert(r.domain);
+      g.empty_domains.Insert(r.domain);
     } else {
-      g.domains.Mut().erase(it);
+      g.domains.Erase(r.domain);
     }
   }
 }
 
-TopologyGroup* Topology::GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse,
-                                     const Pod& owner) {
-  auto& map = inverse ? inverse_ : groups_;
-  auto it = map.find(group->id);
-  if (it == map.end()) {
-    group->slots = &slots_;
-    const bool filter_by_taints =
-        group->type != TopologyType::kSpread || group->filter.honor_taints;
-    InitDomains(*group, owner, filter_by_taints);
-    if (!inverse) CountDomains(*group);
-    it = map.emplace(group->id, std::move(group)).first;
-    (inverse ? inverse_list_ : group_list_).push_back(it->second.get());
-    if (it->second->key == kLabelHostname) hostname_groups_.push_back(it->second.get());
+TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, const Pod& owner,
+                                     std::string_view key, bool persistent) {
+  auto known = persistent ? by_prototype_.find(&proto) : by_prototype_.end();
+  TopologyGroup* g = nullptr;
+  if (known != by_prototype_.end()) {
+    g = known->second;
+  } else {
+    auto& map = inverse ? inverse_ : groups_;
+    auto it = map.find(proto.id);
+    if (it == map.end()) {
+      auto group = std::make_unique<TopologyGroup>(proto);
+      group->slots = &slots_;
+      const bool filter_by_taints =
+          group->type != TopologyType::kSpread || group->filter.honor_taints;
+      InitDomains(*group, owner, filter_by_taints);
+      if (!inverse) CountDomains(*group);
+      it = map.emplace(group->id, std::move(group)).first;
+      (inverse ? inverse_list_ : group_list_).push_back(it->second.get());
+      if (it->second->key == kLabelHostname) hostname_groups_.push_back(it->second.get());
+    }
+    g = it->second.get();
+    if (persistent) by_prototype_.emplace(&proto, g);
   }
-  TopologyGroup* g = it->second.get();
-  if (g->owners.insert(owner.Key()).second && !inverse) {
-    owned_by_pod_[owner.Key()].push_back(g);
-  }
+  if (g->owners.insert(key).second && !inverse) owned_by_pod_[key].push_back(g);
   return g;
 }
 
-std::unique_ptr<TopologyGroup> Topology::InverseGroup(const Pod& pod,
-                                                      const PodAffinityTerm& term) const {
-  auto g = std::make_unique<TopologyGroup>();
-  g->key = term.topology_key;
-  g->type = TopologyType::kAntiAffinity;
-  g->namespaces = Namespaces(pod, term);
-  g->selector = term.label_selector;
-  g->max_skew = kMaxInt32;
-  g->id = internal::StrCat("inverse|", g->key, "|", absl::StrJoin(g->namespaces, ","), "|",
-                           SelectorId(g->selector));
+TopologyGroup Topology::InverseGroup(const Pod& pod, const PodAffinityTerm& term) {
+  TopologyGroup g;
+  g.key = term.topology_key;
+  g.type = TopologyType::kAntiAffinity;
+  g.namespaces = Namespaces(pod, term);
+  g.selector = term.label_selector;
+  g.max_skew = kMaxInt32;
+  g.id = internal::StrCat("inverse|", g.key, "|", absl::StrJoin(g.namespaces, ","), "|",
+                          SelectorId(g.selector));
   return g;
 }
 
@@ -495,69 +499,93 @@ void Topology::InitExisting() {
     if (scheduling_->count(p.Key()) > 0) continue;
     auto node = nodes_by_name_.find(p.node_name);
     if (node == nodes_by_name_.end()) continue;
+    const std::string& key = Intern(p.Key());
     for (const PodAffinityTerm& term : p.pod_anti_affinity.required) {
-      TopologyGroup* tg = GetOrCreate(InverseGroup(p, term), /*inverse=*/true, p);
+      TopologyGroup* tg =
+          GetOrCreate(InverseGroup(p, term), /*inverse=*/true, p, key, /*persistent=*/false);
       if (std::optional<std::string> d = NodeDomain(*node->second, tg->key)) tg->Record(*d);
     }
   }
 }
 
-void Topology::Update(const Pod& pod) {
-  const std::string key = pod.Key();
+const std::string& Topology::Intern(std::string key) {
+  return *interned_.insert(std::move(key)).first;
+}
+
+void Topology::Disown(std::string_view key) {
   auto owned = owned_by_pod_.find(key);
   if (owned != owned_by_pod_.end()) {
     for (TopologyGroup* g : owned->second) g->owners.erase(key);
     owned->second.clear();
   }
+}
 
+void Topology::Update(const Pod& pod) { Update(pod, Intern(pod.Key())); }
+
+void Topology::Update(const Pod& pod, const std::string& key) {
+  const Prototypes protos = PrototypesOf(pod, policy_);
+  Disown(key);
+  for (const Prototype& p : protos) {
+    GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/false);
+  }
+}
+
+void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& protos,
+                      bool first) {
+  if (!first) Disown(key);
+  for (const Prototype& p : protos) {
+    GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/true);
+  }
+}
+
+Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy policy) {
+  Prototypes out;
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-    GetOrCreate(InverseGroup(pod, term), /*inverse=*/true, pod);
+    out.push_back({true, std::make_shared<const TopologyGroup>(InverseGroup(pod, term))});
   }
-
   const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
   for (const TopologySpreadConstraint& tsc : pod.topology_spread_constraints) {
-    if (policy_ == PreferencePolicy::kIgnore &&
+    if (policy == PreferencePolicy::kIgnore &&
         tsc.when_unsatisfiable == WhenUnsatisfiable::kScheduleAnyway) {
       continue;
     }
-    auto g = std::make_unique<TopologyGroup>();
-    g->key = tsc.topology_key;
-    g->type = TopologyType::kSpread;
-    g->namespaces = {ns};
-    g->selector = tsc.label_selector;
-    if (g->selector) {
+    TopologyGroup g;
+    g.key = tsc.topology_key;
+    g.type = TopologyType::kSpread;
+    g.namespaces = {ns};
+    g.selector = tsc.label_selector;
+    if (g.selector) {
       for (const std::string& k : tsc.match_label_keys) {
         auto v = pod.metadata.labels.find(k);
         if (v != pod.metadata.labels.end()) {
-          g->selector->match_expressions.push_back({k, Operator::kIn, {v->second}});
+          g.selector->match_expressions.push_back({k, Operator::kIn, {v->second}});
         }
       }
     }
-    g->max_skew = tsc.max_skew;
-    g->min_domains = tsc.min_domains;
-    g->filter = MakeNodeFilter(pod, tsc);
-    g->id = internal::StrCat("spread|", g->key, "|", ns, "|", g->max_skew, "|", g->filter.Id(),
-                             "|", SelectorId(g->selector));
-    GetOrCreate(std::move(g), /*inverse=*/false, pod);
+    g.max_skew = tsc.max_skew;
+    g.min_domains = tsc.min_domains;
+    g.filter = MakeNodeFilter(pod, tsc);
+    g.id = internal::StrCat("spread|", g.key, "|", ns, "|", g.max_skew, "|", g.filter.Id(), "|",
+                            SelectorId(g.selector));
+    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
   }
-
   auto add_affinity = [&](const PodAffinityTerm& term, TopologyType type) {
-    auto g = std::make_unique<TopologyGroup>();
-    g->key = term.topology_key;
-    g->type = type;
-    g->namespaces = Namespaces(pod, term);
-    g->selector = term.label_selector;
-    g->max_skew = kMaxInt32;
-    g->id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g->key, "|",
-                             absl::StrJoin(g->namespaces, ","), "|", SelectorId(g->selector));
-    GetOrCreate(std::move(g), /*inverse=*/false, pod);
+    TopologyGroup g;
+    g.key = term.topology_key;
+    g.type = type;
+    g.namespaces = Namespaces(pod, term);
+    g.selector = term.label_selector;
+    g.max_skew = kMaxInt32;
+    g.id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g.key, "|",
+                            absl::StrJoin(g.namespaces, ","), "|", SelectorId(g.selector));
+    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
   };
   for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
   for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {
     add_affinity(t, TopologyType::kAntiAffinity);
   }
-  if (policy_ == PreferencePolicy::kRespect) {
+  if (policy == PreferencePolicy::kRespect) {
     for (const WeightedPodAffinityTerm& t : pod.pod_affinity.preferred) {
       add_affinity(t.term, TopologyType::kAffinity);
     }
@@ -565,8 +593,8 @@ void Topology::Update(const Pod& pod) {
       add_affinity(t.term, TopologyType::kAntiAffinity);
     }
   }
+  return out;
 }
-
 
 Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key) const {
   PodGroups out;

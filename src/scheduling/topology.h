@@ -16,11 +16,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/container/node_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
@@ -64,9 +67,11 @@ class TopologyGroup {
   int32_t max_skew = 1;
   std::optional<int32_t> min_domains;
   NodeFilter filter;
-  Cow<std::map<std::string, int32_t>> domains;  // domain -> count
-  Cow<std::set<std::string>> empty_domains;
-  std::set<std::string> owners;  // pod keys
+  // domain -> count; new claims' hostnames go to a layer of the group's own (cow.h)
+  Layered<std::map<std::string, int32_t>> domains;
+  Layered<std::set<std::string>> empty_domains;
+  // Pod keys: views of strings that outlive the Topology (never iterated).
+  absl::flat_hash_set<std::string_view> owners;
   // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
   // `domains`; lets the scheduler reject claims in O(1)).
   std::vector<int32_t> slot_counts;
@@ -122,6 +127,22 @@ class Topology {
   void InitExisting();
   // (Re)creates the groups of `pod` from its current (possibly relaxed) spec.
   void Update(const Pod& pod);
+  // The same with `key` = pod.Key(), which must outlive the Topology.
+  void Update(const Pod& pod, const std::string& key);
+  // The groups Update(pod) joins (creating those that do not exist yet), in order, without
+  // domains or owners: a function of the pod's spec and the preference policy only, so a
+  // scheduler can keep them across the solves of one snapshot.
+  struct Prototype {
+    bool inverse = false;
+    std::shared_ptr<const TopologyGroup> group;  // pods may share equal prototypes
+  };
+  using Prototypes = std::vector<Prototype>;
+  static Prototypes PrototypesOf(const Pod& pod, PreferencePolicy policy);
+  // Update(pod) with `protos` = PrototypesOf(pod, policy) and `key` = pod.Key(). `protos` and
+  // `key` must outlive the Topology: groups are found again by the prototype's address.
+  // `first`: this is the pod's first Update (it owns no group yet).
+  void Update(const Pod& pod, const std::string& key, const Prototypes& protos,
+              bool first = false);
   // The groups that matter for one pod: those it owns and the inverse groups selecting it.
   // Valid until the next Update() or GetOrCreate.
   struct PodGroups {
@@ -177,9 +198,16 @@ class Topology {
   void RegisterHostname(const std::string& hostname);
 
  private:
-  TopologyGroup* GetOrCreate(std::unique_ptr<TopologyGroup> group, bool inverse, const Pod& owner);
+  // The group with `proto`'s id (created from `proto` when new), now owned by `owner` (whose
+  // key is `key`). `persistent`: `proto` outlives this Topology (its address is remembered).
+  TopologyGroup* GetOrCreate(const TopologyGroup& proto, bool inverse, const Pod& owner,
+                             std::string_view key, bool persistent);
+  // Update's first step: `key` owns none of its groups any more (inverse groups excepted).
+  void Disown(std::string_view key);
+  // A copy of `key` that lives as long as the Topology.
+  const std::string& Intern(std::string key);
   // The inverse anti-affinity group of one required term of `pod`.
-  std::unique_ptr<TopologyGroup> InverseGroup(const Pod& pod, const PodAffinityTerm& term) const;
+  static TopologyGroup InverseGroup(const Pod& pod, const PodAffinityTerm& term);
   void CountDomains(TopologyGroup& g) const;
   // CountDomains' first step: registers the domain of every node that `g`'s filter admits.
   void RegisterNodes(TopologyGroup& g) const;
@@ -189,7 +217,7 @@ class Topology {
   // The cache entry of `g` (after InitDomains): every bound pod counted.
   std::unique_ptr<BoundCountCache::Entry> CountAllBound(const TopologyGroup& g) const;
   void InitDomains(TopologyGroup& g, const Pod& owner, bool filter_by_taints) const;
-  std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term) const;
+  static std::set<std::string> Namespaces(const Pod& pod, const PodAffinityTerm& term);
 
   // A node's labels as requirements (plus its hostname), built once per node and Solve: every
   // new topology group counts domains over all nodes.
@@ -226,8 +254,11 @@ class Topology {
   const std::vector<const Pod*>& anti_affinity_pods_;
   std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
-  absl::flat_hash_map<std::string, std::vector<TopologyGroup*>> owned_by_pod_;
+  absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> owned_by_pod_;
+  absl::node_hash_set<std::string> interned_;  // keys the Topology built itself (Intern)
   std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
+  // Persistent prototypes (Update with prototypes) -> their group, found without the id.
+  absl::flat_hash_map<const TopologyGroup*, TopologyGroup*> by_prototype_;
   // groups_ and inverse_ in creation order (for RecordCache).
   std::vector<TopologyGroup*> group_list_;
   std::vector<TopologyGroup*> inverse_list_;

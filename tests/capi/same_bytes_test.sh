@@ -52,6 +52,8 @@ for o in json yaml nodeclaims; do
 done
 same consolidate-once "consolidate -f $EX/consolidate_cluster.yaml --now $NOW --once --legacy-order" -- \
   consolidate "$EX/consolidate_cluster.yaml" - "{\"now\": \"$NOW\", \"once\": true, \"legacyOrder\": true}"
+same consolidate-repack "consolidate -f $EX/consolidate_cluster.yaml --now $NOW --repack" -- \
+  consolidate "$EX/consolidate_cluster.yaml" - "{\"now\": \"$NOW\", \"repack\": true}"
 same catalog-json "catalog -o json --region us-gov-west-1" -- catalog - - '{"region": "us-gov-west-1"}'
 same catalog-yaml "catalog -o yaml --region cn-north-1" -- catalog - - '{"region": "cn-north-1", "output": "yaml"}'
 same simulate "simulate --trace $EX/traces/inflate.yaml --policy empty-spot,static-groups --sample 5m --csv -" -- \

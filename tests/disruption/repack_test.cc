@@ -237,6 +237,47 @@ TEST_CASE("repack: invalid options are errors", "[repack]") {
       karp::Consolidator::Create(ClusterSnapshot{}, catalog, karp::testing::DisruptionNow(), o);
   REQUIRE_FALSE(c.ok());
   CHECK_THAT(std::string(c.status().message()), Catch::Contains("repack_rounds"));
+  o = Repack();
+  o.repack_compare_simulations = -1;
+  c = karp::Consolidator::Create(ClusterSnapshot{}, catalog, karp::testing::DisruptionNow(), o);
+  REQUIRE_FALSE(c.ok());
+  CHECK_THAT(std::string(c.status().message()), Catch::Contains("repack_compare_simulations"));
+}
+
+// The simulations of the faithful plan a re-pack plan is compared with (the second plan of a
+// Plan(): the simulation count of the progress reports restarts with it).
+int64_t ComparisonSimulations(const ClusterSnapshot& snap,
+                              std::shared_ptr<const InstanceCatalog> catalog, int64_t bound) {
+  ConsolidationOptions o = Repack();
+  o.repack_compare_simulations = bound;
+  std::vector<int64_t> counts;
+  o.progress = [&](const karp::ConsolidationProgress& p) {
+    if (!p.method.empty()) counts.push_back(p.simulations);  // "" reports sit between loops
+  };
+  MustPlan(snap, std::move(catalog), o);
+  int64_t last = 0;
+  for (size_t i = 1; i < counts.size(); ++i) {
+    if (counts[i] < counts[i - 1]) last = 0;  // the comparison plan starts
+    last = std::max(last, counts[i]);
+  }
+  return last;
+}
+
+TEST_CASE("repack: the faithful comparison runs within repack_compare_simulations", "[repack]") {
+  auto catalog = SpotCatalog();
+  const ClusterSnapshot snap = HalfEmptyOnDemand(*catalog);
+  const int64_t unbounded = ComparisonSimulations(snap, catalog, 0);
+  INFO("unbounded comparison: " << unbounded << " simulations");
+  REQUIRE(unbounded > 1);
+  CHECK(ComparisonSimulations(snap, catalog, 1) == 1);
+  // The bound does not change a plan the comparison does not win.
+  ConsolidationOptions bounded = Repack();
+  bounded.repack_compare_simulations = 1;
+  const ConsolidationPlan a = MustPlan(snap, catalog, Repack());
+  const ConsolidationPlan b = MustPlan(snap, catalog, bounded);
+  REQUIRE_FALSE(a.repack->faithful_plan);
+  CHECK(a.savings_per_hour == b.savings_per_hour);
+  CHECK(a.commands.size() == b.commands.size());
 }
 
 // ---------------------------------------------------------------------------------------------

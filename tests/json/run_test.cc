@@ -94,8 +94,9 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
       R"({"output": "yaml", "region": "us-gov-west-1", "zones": ["us-gov-west-1b"],
           "preferencePolicy": "Ignore", "minValuesPolicy": "BestEffort", "maxInstanceTypes": 60,
           "now": "2026-01-05T12:00:00Z", "once": true, "spotToSpot": true, "legacyOrder": true,
+          "repack": true,
           "policies": ["empty-spot"], "sample": "5m", "disruptionInterval": "1m",
-          "launchLatency": "90s", "catalog": "sim", "packing": "cost", "costAttempts": 3,
+          "launchLatency": "90s", "catalog": "sim", "packing": "cost", "costAttempts": 3, "costPoolOrder": "price",
           "costThreads": 2, "costDeadline": "1500ms"})",
       "options");
   REQUIRE(o.ok());
@@ -106,16 +107,19 @@ TEST_CASE("ParseRunOptions reads every option and names a bad one", "[json][run]
   CHECK(o->scheduler.min_values_policy == karp::MinValuesPolicy::kBestEffort);
   CHECK(o->scheduler.max_instance_types == 60);
   CHECK(o->now == absl::FromUnixSeconds(1767614400));
-  CHECK((o->once && o->spot_to_spot && o->legacy_order));
+  CHECK((o->once && o->spot_to_spot && o->legacy_order && o->repack));
   CHECK(o->sample == absl::Minutes(5));
   CHECK(o->launch_latency == absl::Seconds(90));
   CHECK(o->catalog == "sim");
   CHECK(o->scheduler.packing == karp::PackingMode::kCost);
   CHECK(o->scheduler.cost_attempts == 3);
+  CHECK(o->scheduler.cost_pool_order == karp::PoolOrder::kPrice);
   CHECK(o->scheduler.cost_threads == 2);
   CHECK(o->scheduler.cost_time_limit == absl::Milliseconds(1500));
   CHECK(ParseRunOptions(R"({"packing": "best"})", "options").status().message() ==
         "options: packing: must be one of faithful, cost, got \"best\"");
+  CHECK(ParseRunOptions(R"({"costPoolOrder": "cheapest"})", "options").status().message() ==
+        "options: costPoolOrder: must be one of weight, price, got \"cheapest\"");
   CHECK(ParseRunOptions(R"({"costAttempts": 11})", "options").status().message() ==
         "options: costAttempts: must be an integer from 0 to 10");
   CHECK(ParseRunOptions(R"({"costDeadline": "0s"})", "options").status().message() ==

@@ -170,6 +170,54 @@ TEST_CASE("pods of a lower-weight NodePool share claims however many claims a he
   CHECK(arm_claims == 1);  // 3 cpu of arm pods: one arm-4 node
 }
 
+TEST_CASE("the cost pool order decides whether weights or prices choose a new claim's pool",
+          "[scheduler][cost]") {
+  // Two NodePools over one catalog: "general" (amd64, weight 50) sells cpu at twice the price
+  // per unit of "arm" (arm64, weight 10). Pods without an arch requirement open their claims
+  // in "general" by weight, in "arm" by price; amd64-pinned pods stay in "general" either way.
+  auto typed = [](std::string name, std::string arch, std::string_view cpu, double price) {
+    return InstanceType::Make(std::move(name),
+                              {{std::string(karp::kLabelArch), std::move(arch)},
+                               {std::string(karp::kLabelOs), "linux"}},
+                              Resources(cpu, "32Gi", 110), karp::Overhead{},
+                              MakeOfferings(AllZones(), {kOnDemand}, price));
+  };
+  auto catalog = MakeCatalog({typed("x86-8", "amd64", "8", 0.8), typed("arm-8", "arm64", "8", 0.4)});
+  const std::string arch(karp::kLabelArch);
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool(
+      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
+  snap.node_pools.push_back(MakeNodePool(
+      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  for (int i = 0; i < 8; ++i) snap.pods.push_back(MakePod("any-" + std::to_string(i), "2", "1Gi"));
+  for (int i = 0; i < 3; ++i) {
+    snap.pods.push_back(MakePod("x86-" + std::to_string(i), "2", "1Gi").NodeSelector(arch, "amd64"));
+  }
+  auto pools_of = [](const SolveResult& r) {
+    std::map<std::string, int> pools;
+    for (const karp::NewNodeClaim& nc : r.node_claims) ++pools[nc.node_pool];
+    return pools;
+  };
+  SchedulerOptions by_weight;
+  const SolveResult weight = SolveWith(snap, catalog, karp::PackingMode::kCost, by_weight);
+  SchedulerOptions by_price;
+  by_price.cost_pool_order = karp::PoolOrder::kPrice;
+  const SolveResult price = SolveWith(snap, catalog, karp::PackingMode::kCost, by_price);
+  REQUIRE(weight.pod_errors.empty());
+  REQUIRE(price.pod_errors.empty());
+  // By weight: 22 cpu of pods on amd64 nodes only (the faithful placement: 3 x $0.8).
+  CHECK(pools_of(weight) == std::map<std::string, int>{{"general", 3}});
+  CHECK(weight.LaunchPricePerHour() == Approx(2.4));
+  // By price: the 16 cpu of unpinned pods on two arm nodes, the 6 pinned cpu on one amd64.
+  CHECK(pools_of(price) == std::map<std::string, int>{{"arm", 2}, {"general", 1}});
+  CHECK(price.LaunchPricePerHour() == Approx(0.8 + 2 * 0.4));
+  for (const karp::NewNodeClaim& nc : price.node_claims) {
+    for (const std::string& p : nc.pods) {
+      if (p.find("x86-") != std::string::npos) CHECK(nc.node_pool == "general");
+    }
+  }
+}
+
 TEST_CASE("the cost packing's re-pack rounds never cost more and are validated",
           "[scheduler][cost]") {
   ClusterSnapshot snap;

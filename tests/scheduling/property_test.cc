@@ -929,8 +929,11 @@ class Validator {
       }
       return false;
     };
+    // With NodePools chosen by price (PoolOrder::kPrice) any pool may open a claim.
+    const bool by_weight = c_.options.packing == karp::PackingMode::kFaithful ||
+                           c_.options.cost_pool_order == karp::PoolOrder::kWeight;
     for (const NewNodeClaim& nc : r_.node_claims) {
-      if (nc.pods.empty()) continue;
+      if (nc.pods.empty() || !by_weight) continue;
       auto it = pending_.find(nc.pods.front());
       if (it == pending_.end()) continue;
       const Pod& p = *it->second;
@@ -1210,13 +1213,15 @@ int CaseCount() {
 // Runs the property over CaseCount() random cases with the given packing mode. In the cost
 // mode every result is also compared with the faithful one on the same case: never fewer pods
 // scheduled, never a higher launch price.
-void RunProperty(karp::PackingMode packing) {
+void RunProperty(karp::PackingMode packing,
+                 karp::PoolOrder pool_order = karp::PoolOrder::kWeight) {
   const int cases = CaseCount();
   Stats stats;
   const auto start = std::chrono::steady_clock::now();
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(cases); ++seed) {
     Case c = Generate(seed);
     c.options.packing = packing;
+    c.options.cost_pool_order = pool_order;
     absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(c.snap, c.catalog, c.options);
     if (!s.ok()) {
       FAIL_CHECK("seed " << seed << ": Create failed: " << std::string(s.status().message()) << "\n"
@@ -1281,6 +1286,11 @@ TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[
 TEST_CASE("cost-packed results satisfy the provisioning rules and never lose to faithful",
           "[property][cost]") {
   RunProperty(karp::PackingMode::kCost);
+}
+
+TEST_CASE("cost-packed results with NodePools chosen by price satisfy the rules too",
+          "[property][cost]") {
+  RunProperty(karp::PackingMode::kCost, karp::PoolOrder::kPrice);
 }
 
 TEST_CASE("the property validator rejects corrupted results", "[property]") {

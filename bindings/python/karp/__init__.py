@@ -159,7 +159,9 @@ def solve(objects, catalog=None, *, recursive=False, raw=False, **options):
 def consolidate(objects, catalog=None, *, recursive=False, raw=False, **options):
     """Which nodes to delete or replace (`karp consolidate`). As solve(), with the options
     now (datetime or RFC 3339 text; default the current time), once, spot_to_spot,
-    legacy_order; output "nodeclaims" gives the replacements as NodeClaims."""
+    legacy_order, repack (the re-pack mode, docs/repack.md: the summary then has
+    priceBeforePerHour, priceAfterPerHour, lowerBoundPerHour and evictions); output
+    "nodeclaims" gives the replacements as NodeClaims."""
     return _result(_karp.consolidate(_snapshot_inputs(objects, recursive),
                                      _catalog_input(catalog), _options(options)),
                    raw, options.get("output"))

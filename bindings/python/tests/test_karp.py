@@ -114,6 +114,15 @@ def test_consolidate_now_as_datetime():
     assert len(plan["commands"]) == 1 and plan["summary"]["nodes"] == 6
 
 
+def test_consolidate_repack():
+    plan = karp.consolidate(CLUSTER, now=NOW, repack=True)
+    assert plan == json.loads(cli("consolidate", "-f", CLUSTER, "--now", NOW, "--repack"))
+    s = plan["summary"]
+    assert s["mode"] == "repack"
+    assert s["lowerBoundPerHour"] <= s["priceAfterPerHour"] <= s["priceBeforePerHour"]
+    assert "mode" not in karp.consolidate(CLUSTER, now=NOW)["summary"]
+
+
 def test_directory_input(tmp_path):
     (tmp_path / "sub").mkdir()
     shutil.copy(INFLATE, tmp_path / "inflate.yaml")

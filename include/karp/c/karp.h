@@ -92,8 +92,8 @@ KARP_C_API karp_status karp_solve(const karp_input* snapshot, size_t count,
                                   size_t* out_size, char** error);
 
 /* `karp consolidate`: which nodes to delete or replace. Inputs as karp_solve; options also
- * now (RFC 3339; default the current time), once, spotToSpot, legacyOrder; output json, yaml
- * or nodeclaims (the replacements). */
+ * now (RFC 3339; default the current time), once, spotToSpot, legacyOrder, repack (the re-pack
+ * mode, docs/repack.md); output json, yaml or nodeclaims (the replacements). */
 KARP_C_API karp_status karp_consolidate(const karp_input* snapshot, size_t count,
                                         const karp_input* catalog, const char* options,
                                         char** out, size_t* out_size, char** error);

@@ -55,7 +55,8 @@ struct Input {
 //   packing           "faithful" (default) | "cost";  costAttempts 1..10;  costThreads
 //                     0..1024;  costDeadline a positive duration such as "2s"
 //   now               RFC 3339 (consolidate's clock; default: the current time)
-//   once, spotToSpot, legacyOrder   booleans (consolidate)
+//   once, spotToSpot, legacyOrder, repack   booleans (consolidate; repack selects
+//                     ConsolidationMode::kRepack, as `karp consolidate --repack`)
 //   policies          names of sim::StandardPolicies() (simulate; default all)
 //   sample, disruptionInterval, launchLatency   durations such as "60s" (simulate, >= 1s)
 // Errors: InvalidArgument `<source>: <field>: <what>` for a field of the wrong type or value
@@ -71,6 +72,7 @@ struct RunOptions {
   bool once = false;
   bool spot_to_spot = false;
   bool legacy_order = false;
+  bool repack = false;
   std::vector<std::string> policies;
   std::optional<absl::Duration> sample, disruption_interval, launch_latency;
 };
