@@ -14,6 +14,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "json/document.h"
 
@@ -30,8 +31,9 @@ bool IsAscii(std::string_view s) {
 }  // namespace
 
 void JsonWriter::NewLine(size_t depth) {
-  out_ += '\n';
-  out_.append(depth * static_cast<size_t>(indent_), ' ');
+  const size_t at = out_.size();
+  out_.resize(at + 1 + depth * static_cast<size_t>(indent_), ' ');
+  out_[at] = '\n';
 }
 
 void JsonWriter::BeforeValue() {
@@ -75,6 +77,26 @@ void JsonWriter::Key(std::string_view key) {
 }
 
 void JsonWriter::Escaped(std::string_view s) {
+  // Most strings need no escaping and are ASCII: one scan, one copy.
+  size_t plain = 0;
+  while (plain < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[plain]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++plain;
+  }
+  if (plain == s.size()) {
+    const size_t at = out_.size();
+    out_.resize(at + s.size() + 2);
+    char* p = out_.data() + at;
+    *p = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return;
+  }
+  EscapedSlow(s);
+}
+
+void JsonWriter::EscapedSlow(std::string_view s) {
   if (!IsAscii(s) && !IsValidUtf8(s)) {
     // Rare: let nlohmann replace the invalid bytes exactly as it always has.
     out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false,

@@ -58,6 +58,7 @@ class JsonWriter {
   void Close(char bracket);
   void NewLine(size_t depth);
   void Escaped(std::string_view s);
+  void EscapedSlow(std::string_view s);  // escapes, non-ASCII or invalid UTF-8
 
   int indent_;
   std::string out_;

@@ -202,6 +202,34 @@ struct SimNode {
   int64_t seq = 0;
 };
 
+// A scheduler kept from one solve to the next: Scheduler::Update reuses its NodePool-level
+// preparation while the catalog is the same (Update(s).Solve() equals Create(s).Solve()).
+class ReusedScheduler {
+ public:
+  explicit ReusedScheduler(bool reuse) : reuse_(reuse) {}
+
+  absl::StatusOr<const Scheduler*> For(std::shared_ptr<const ClusterSnapshot> snap,
+                                       std::shared_ptr<const InstanceCatalog> catalog,
+                                       const SchedulerOptions& options = {}) {
+    const bool same = reuse_ && scheduler_ && catalog_ == catalog;
+    if (same && snapshot_ == snap) return &*scheduler_;
+    absl::StatusOr<Scheduler> next = same
+                                         ? scheduler_->Update(*snap)
+                                         : Scheduler::Create(*snap, catalog, options);
+    if (!next.ok()) return next.status();
+    scheduler_ = *std::move(next);
+    catalog_ = std::move(catalog);
+    snapshot_ = std::move(snap);
+    return &*scheduler_;
+  }
+
+ private:
+  std::optional<Scheduler> scheduler_;
+  std::shared_ptr<const InstanceCatalog> catalog_;
+  std::shared_ptr<const ClusterSnapshot> snapshot_;  // what scheduler_ was made from
+  bool reuse_;
+};
+
 // A disruption command waiting for its replacements to become ready.
 struct PendingCommand {
   std::vector<std::string> candidates;
@@ -219,7 +247,9 @@ class Engine {
         policy_(policy),
         options_(options),
         cloud_(catalog_, options.launch_latency),
-        launcher_(&cloud_, &cache_) {}
+        launcher_(&cloud_, &cache_),
+        provisioner_(options.reuse_state),
+        kube_scheduler_(options.reuse_state) {}
 
   absl::Status Init();
   absl::StatusOr<SimResult> Run();
@@ -229,6 +259,11 @@ class Engine {
   absl::Duration Offset() const { return now_ - trace_.start; }
   void Log(std::string kind, std::string detail) {
     if (options_.record_events) result_.events.push_back({Offset(), std::move(kind), std::move(detail)});
+  }
+  // Every change of what a plan sees (pods, nodes): plans and cached views start afresh.
+  void StateChanged() {
+    ++state_version_;
+    ++view_version_;
   }
   void Push(absl::Time at, EvKind kind, size_t index = 0, int64_t value = 0,
             std::string name = "", uint64_t gen = 0) {
@@ -260,11 +295,15 @@ class Engine {
   absl::Status Disrupt(bool forced);
   absl::Time NextReplan() const;
   absl::Status ScaleDownStatic();
+  absl::StatusOr<std::optional<size_t>> PodsFitElsewhere(const std::string& name);
   void Trigger();
   std::optional<absl::Time> WindowClose() const;
 
   // Views.
   ClusterSnapshot Snapshot(bool karpenter_view, const std::string& without_node = "") const;
+  // Snapshot(karpenter_view), kept while nothing in it changed: solves and plans of an
+  // unchanged cluster share one copy.
+  std::shared_ptr<const ClusterSnapshot> View(bool karpenter_view);
   std::shared_ptr<const InstanceCatalog> CurrentCatalog();
   double PricePerHour() const;
   void TakeSample();
@@ -287,6 +326,9 @@ class Engine {
   std::optional<Consolidator> consolidator_;
   std::shared_ptr<const InstanceCatalog> consolidator_catalog_;
   Launcher launcher_;
+  // Provisioning solves (the Karpenter view) and kube-scheduler passes (ready nodes only).
+  ReusedScheduler provisioner_;
+  ReusedScheduler kube_scheduler_;
 
   std::vector<NodePool> pools_;
   absl::Time now_;
@@ -311,10 +353,21 @@ class Engine {
   // Disruption.
   absl::Time next_disruption_;
   uint64_t state_version_ = 1;
+  // Cached views (View()): the cluster's version, and the instant for views that hold it (the
+  // deletion timestamp of nodes being disrupted).
+  struct CachedView {
+    std::shared_ptr<const ClusterSnapshot> snapshot;
+    uint64_t version = 0;
+    std::optional<absl::Time> at;
+  };
+  uint64_t view_version_ = 1;
+  CachedView views_[2];  // kube-scheduler view, Karpenter view
   uint64_t planned_version_ = 0;  // the version of the last plan that found nothing
   absl::Time plan_refresh_at_;
   bool interruption_pending_ = false;
   absl::Time last_scale_up_ = absl::InfinitePast();
+  // Static groups: nodes whose pods did not fit elsewhere, with the view version of that answer.
+  std::map<std::string, uint64_t> misfits_;
 
   // Unavailable offerings applied to the catalog, recomputed when the cache changes.
   std::vector<absl::Time> mark_expiries_;
@@ -507,7 +560,7 @@ void Engine::CreatePod(const std::string& workload, const std::string& ns,
   pods_[key] = std::move(p);
   ++result_.summary.pods;
   kube_dirty_ = true;
-  ++state_version_;
+  StateChanged();
 }
 
 void Engine::DeletePod(const std::string& key) {
@@ -522,7 +575,7 @@ void Engine::DeletePod(const std::string& key) {
     ++result_.summary.pods_never_scheduled;
   }
   pods_.erase(it);
-  ++state_version_;
+  StateChanged();
 }
 
 void Engine::Bind(SimPod& p, SimNode& node) {
@@ -533,7 +586,7 @@ void Engine::Bind(SimPod& p, SimNode& node) {
   ++p.gen;
   episodes_.push_back(absl::ToDoubleSeconds(now_ - p.pending_since));
   node.last_pod_event = now_;
-  ++state_version_;
+  StateChanged();
   if (p.job) Push(now_ + p.run_for, EvKind::kJobDone, 0, 0, p.pod.Key(), p.gen);
 }
 
@@ -546,7 +599,7 @@ void Engine::Evict(SimPod& p) {
   ++result_.summary.evictions;
   ++sample_evictions_;
   kube_dirty_ = true;
-  ++state_version_;
+  StateChanged();
 }
 
 void Engine::ScaleDeployment(size_t index, int64_t replicas) {
@@ -643,7 +696,7 @@ absl::StatusOr<std::string> Engine::Launch(NewNodeClaim claim) {
   }
   std::string name = node.name;
   nodes_[name] = std::move(node);
-  ++state_version_;
+  StateChanged();
   return name;
 }
 
@@ -653,7 +706,7 @@ void Engine::NodeReady(SimNode& node) {
   node.last_pod_event = now_;
   Log("ready", node.name);
   kube_dirty_ = true;
-  ++state_version_;
+  StateChanged();
 }
 
 void Engine::Drain(const std::string& name, const std::string& reason) {
@@ -671,7 +724,7 @@ void Engine::Drain(const std::string& name, const std::string& reason) {
   ++result_.summary.disruptions[reason];
   ++sample_disruptions_;
   nodes_.erase(it);
-  ++state_version_;
+  StateChanged();
   kube_dirty_ = true;
 }
 
@@ -693,6 +746,7 @@ void Engine::CheckCommands() {
       for (const std::string& cand : c.candidates) {
         auto n = nodes_.find(cand);
         if (n != nodes_.end()) n->second.disrupting = false;
+        ++view_version_;  // the Karpenter view un-marks them (plans are not forced by it)
       }
       commands_.erase(commands_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
@@ -780,6 +834,21 @@ ClusterSnapshot Engine::Snapshot(bool karpenter_view, const std::string& without
     s.pods.push_back(p.pod);
   }
   return s;
+}
+
+std::shared_ptr<const ClusterSnapshot> Engine::View(bool karpenter_view) {
+  std::optional<absl::Time> at;
+  for (const auto& [name, n] : nodes_) {
+    if (karpenter_view && n.disrupting && n.state == NodeState::kReady) at = now_;
+  }
+  CachedView& cached = views_[karpenter_view ? 1 : 0];
+  if (cached.snapshot == nullptr || cached.version != view_version_ || cached.at != at ||
+      !options_.reuse_state) {
+    cached.snapshot = std::make_shared<const ClusterSnapshot>(Snapshot(karpenter_view));
+    cached.version = view_version_;
+    cached.at = at;
+  }
+  return cached.snapshot;
 }
 
 double Engine::PricePerHour() const {
@@ -888,9 +957,9 @@ absl::Status Engine::KubeSchedule() {
   bool any_ready = false;
   for (const auto& [name, n] : nodes_) any_ready |= n.state == NodeState::kReady && !n.disrupting;
   if (any_ready) {
-    ClusterSnapshot snap = Snapshot(false);
-    KARP_ASSIGN_OR_RETURN(Scheduler scheduler, Scheduler::Create(snap, catalog_));
-    KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler.Solve());
+    std::shared_ptr<const ClusterSnapshot> snap = View(false);
+    KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, kube_scheduler_.For(snap, catalog_));
+    KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve());
     for (const ExistingPlacement& e : r.existing_nodes) {
       if (e.in_flight) continue;
       auto n = nodes_.find(e.name);
@@ -912,12 +981,12 @@ absl::Status Engine::KubeSchedule() {
 
 absl::Status Engine::Provision() {
   window_start_.reset();
-  ClusterSnapshot snap = Snapshot(true);
+  std::shared_ptr<const ClusterSnapshot> snap = View(true);
   std::shared_ptr<const InstanceCatalog> catalog = CurrentCatalog();
   SchedulerOptions so;
   so.pricing = DecisionPricing();
-  KARP_ASSIGN_OR_RETURN(Scheduler scheduler, Scheduler::Create(snap, catalog, so));
-  KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler.Solve());
+  KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, provisioner_.For(snap, catalog, so));
+  KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve());
   ++result_.summary.solves;
   Log("provision", internal::StrCat(r.pods, " pod(s): ", r.node_claims.size(), " new claim(s), ",
                                     r.pod_errors.size(), " unschedulable"));
@@ -983,13 +1052,13 @@ absl::Status Engine::Disrupt(bool forced) {
       co.interruptions.push_back({name, "spot-interruption", *n.interruption_deadline});
     }
   }
-  ClusterSnapshot snap = Snapshot(true);
+  std::shared_ptr<const ClusterSnapshot> snap = View(true);
   // The previous plan's consolidator lends its prepared NodePools while the catalog is the same.
   std::shared_ptr<const InstanceCatalog> catalog = CurrentCatalog();
   absl::StatusOr<Consolidator> updated =
-      consolidator_ && consolidator_catalog_ == catalog
-          ? consolidator_->Update(snap, now_, co)
-          : Consolidator::Create(snap, catalog, now_, co);
+      options_.reuse_state && consolidator_ && consolidator_catalog_ == catalog
+          ? consolidator_->Update(*snap, now_, co)
+          : Consolidator::Create(*snap, catalog, now_, co);
   if (!updated.ok()) return updated.status();
   consolidator_ = *std::move(updated);
   consolidator_catalog_ = catalog;
@@ -1023,7 +1092,7 @@ absl::Status Engine::Disrupt(bool forced) {
     if (cmd.reason == DisruptionReason::kInterrupted) n->second.interruption_handled = true;
     names += (names.empty() ? "" : ", ") + c;
   }
-  ++state_version_;
+  StateChanged();
   Log("disrupt", internal::StrCat(DisruptionDecisionName(cmd.decision), " ", reason, ": ", names,
                                   replacements.empty() ? "" : " -> ",
                                   replacements.empty() ? "" : replacements.front(),
@@ -1081,25 +1150,41 @@ absl::Status Engine::ScaleDownStatic() {
   }
   if (empty_removed > 0) return absl::OkStatus();
   for (const std::string& name : unneeded) {
-    ClusterSnapshot snap = Snapshot(false, name);
-    std::vector<const Pod*> moving;
-    std::vector<Pod> copies;
-    copies.reserve(pods_.size());
-    for (const auto& [key, p] : pods_) {
-      if (p.pod.node_name == name) {
-        copies.push_back(p.pod);
-        copies.back().node_name.clear();
-      }
-    }
-    for (const Pod& p : copies) moving.push_back(&p);
-    KARP_ASSIGN_OR_RETURN(Scheduler scheduler, Scheduler::Create(snap, catalog_));
-    KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler.Solve(moving));
-    if (!r.pod_errors.empty() || !r.node_claims.empty()) continue;
-    Log("scale-down", internal::StrCat(name, " ", copies.size(), " pod(s) fit elsewhere"));
+    KARP_ASSIGN_OR_RETURN(std::optional<size_t> moved, PodsFitElsewhere(name));
+    if (!moved) continue;
+    Log("scale-down", internal::StrCat(name, " ", *moved, " pod(s) fit elsewhere"));
     Drain(name, "scale-down");
     return absl::OkStatus();
   }
   return absl::OkStatus();
+}
+
+// Whether the pods of `name` fit on the other ready nodes (a Solve over the cluster without the
+// node places them all, with no new node): their count, or nullopt. A node found not to fit
+// stays so until the cluster changes, so that answer is kept for later scans.
+absl::StatusOr<std::optional<size_t>> Engine::PodsFitElsewhere(const std::string& name) {
+  auto misfit = misfits_.find(name);
+  if (options_.reuse_state && misfit != misfits_.end() && misfit->second == view_version_) {
+    return std::nullopt;
+  }
+  auto snap = std::make_shared<const ClusterSnapshot>(Snapshot(false, name));
+  std::vector<const Pod*> moving;
+  std::vector<Pod> copies;
+  copies.reserve(pods_.size());
+  for (const auto& [key, p] : pods_) {
+    if (p.pod.node_name == name) {
+      copies.push_back(p.pod);
+      copies.back().node_name.clear();
+    }
+  }
+  for (const Pod& p : copies) moving.push_back(&p);
+  KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, kube_scheduler_.For(snap, catalog_));
+  KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve(moving));
+  if (!r.pod_errors.empty() || !r.node_claims.empty()) {
+    misfits_[name] = view_version_;
+    return std::nullopt;
+  }
+  return copies.size();
 }
 
 // ---------------------------------------------------------------------------------------------

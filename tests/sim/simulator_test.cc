@@ -399,7 +399,9 @@ TEST_CASE("Simulator expires nodes after expireAfter and reschedules their pods"
   CHECK(r.samples.back().nodes == 1);
 }
 
-TEST_CASE("Simulator runs are deterministic", "[sim]") {
+// Three hours of churn: a deployment scaling up and down, periodic jobs, drawn spot
+// interruptions and a capacity shortage.
+Trace ChurnTrace() {
   Trace t = BaseTrace(absl::Hours(3));
   t.seed = 42;
   t.spot_interruption_rate = 0.5;
@@ -417,6 +419,11 @@ TEST_CASE("Simulator runs are deterministic", "[sim]") {
   j.run_for = absl::Minutes(12);
   t.jobs.push_back(j);
   t.capacity_errors.push_back({absl::Minutes(30), absl::Minutes(90), "spot", "medium", ""});
+  return t;
+}
+
+TEST_CASE("Simulator runs are deterministic", "[sim]") {
+  Trace t = ChurnTrace();
   for (const Policy& p : {Karpenter("spot"), Static()}) {
     const SimResult a = Run(t, p);
     const SimResult b = Run(t, p);
@@ -430,6 +437,29 @@ TEST_CASE("Simulator runs are deterministic", "[sim]") {
   t.seed = 43;
   const SimResult s2 = Run(t, Karpenter("spot"));
   CHECK(Dump(s1) != Dump(s2));
+}
+
+// Cached snapshots and reused schedulers and consolidators (SimOptions::reuse_state) must
+// not change a decision: the same runs prepared afresh for every solve and plan give the same
+// samples, events and summary, over a trace that changes the cluster in every way a view
+// depends on (arrivals, departures, jobs, launches, capacity errors, interruptions,
+// consolidation).
+TEST_CASE("Simulator reuse of prepared state changes no result", "[sim]") {
+  const Trace t = ChurnTrace();
+  SimOptions fresh;
+  fresh.reuse_state = false;
+  const Policy policies[] = {Karpenter("spot"), Karpenter("on-demand"),
+                             Karpenter("on-demand", ConsolidationPolicy::kWhenEmpty), Static()};
+  for (size_t i = 0; i < std::size(policies); ++i) {
+    const Policy& p = policies[i];
+    INFO("policy " << i << ": " << p.name);
+    const SimResult reused = Run(t, p);
+    const SimResult prepared = Run(t, p, fresh);
+    CHECK(reused.summary.plans + reused.summary.solves > 20);
+    CHECK(Dump(reused) == Dump(prepared));
+    CHECK(WriteSamplesCsv({reused}) == WriteSamplesCsv({prepared}));
+    CHECK(WriteSummaryTable({reused}) == WriteSummaryTable({prepared}));
+  }
 }
 
 TEST_CASE("Simulator rejects invalid options and traces", "[sim]") {

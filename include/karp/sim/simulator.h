@@ -107,6 +107,12 @@ struct SimOptions {
   absl::Duration sample_interval = absl::Seconds(60);
   // Keep SimResult::events (every decision with its time). Default: true.
   bool record_events = true;
+  // Reuse prepared state between solves and plans (default: true): the snapshot of the cluster
+  // while nothing in it changed, and the schedulers' and consolidator's NodePool-level
+  // preparation (Scheduler::Update, Consolidator::Update) while the catalog is the same.
+  // Results are identical either way; false prepares everything afresh for every solve and
+  // plan (much slower), to check exactly that.
+  bool reuse_state = true;
   // Called after every sample with the simulated time so far and the trace's duration, on
   // the thread running Simulate (default: none). For progress displays; results never depend
   // on it.
