@@ -91,7 +91,8 @@ cmake --build "$CORE/build"
 # (libkarp_c.so.1) alone, as a Go or Python host does.
 CAPI=$(mktemp -d)
 trap 'rm -rf "$PREFIX" "$CONSUMER" "$CORE" "$CAPI"' EXIT
-LIBDIR=$(dirname "$(find "$PREFIX" -name 'libkarp_c.so' | head -n 1)")
+# -print -quit, not `| head`: under pipefail, find killed by SIGPIPE would fail the script.
+LIBDIR=$(dirname "$(find "$PREFIX" -name 'libkarp_c.so' -print -quit)")
 cat > "$CAPI/main.c" <<'C'
 #include <stdio.h>
 #include <string.h>
