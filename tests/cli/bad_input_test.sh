@@ -62,6 +62,7 @@ expect 2 '^karp: --now must be an RFC3339 time, got "garbage"$' -- solve -f "$TM
 expect 2 '^karp: --max-input-bytes must be a positive size' -- solve -f "$TMP/pool.yaml" --max-input-bytes abc
 expect 2 '^karp: --packing must be faithful or cost$' -- solve -f "$TMP/pool.yaml" --packing cheapest
 expect 2 '^karp: --cost-attempts must be an integer from 0 to 10$' -- solve -f "$TMP/pool.yaml" --cost-attempts 11
+expect 2 '^karp: --cost-pool-order must be weight or price$' -- solve -f "$TMP/pool.yaml" --cost-pool-order cheapest
 expect 2 '^karp: --cost-threads must be an integer from 0 to 1024$' -- solve -f "$TMP/pool.yaml" --cost-threads -1
 expect 2 '^karp: --cost-deadline must be a positive duration such as 2s, got "0s"$' -- solve -f "$TMP/pool.yaml" --cost-deadline 0s
 expect 2 '^karp: --from and --until select a window of --openb only$' -- simulate --trace "$EXAMPLES/traces/inflate.yaml" --from 5h
