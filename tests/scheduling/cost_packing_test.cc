@@ -66,6 +66,17 @@ InstanceType OnDemandType(std::string name, std::string arch, std::string_view c
                             MakeOfferings(AllZones(), {kOnDemand}, price));
 }
 
+// NodePools "general" (amd64, weight 50) and "arm" (arm64, weight 10), no pods.
+ClusterSnapshot ArchPools() {
+  const std::string arch(karp::kLabelArch);
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool(
+      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
+  snap.node_pools.push_back(MakeNodePool(
+      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  return snap;
+}
+
 TEST_CASE("cost packing keeps spot-tolerant pods off a claim an on-demand pod narrowed",
           "[scheduler][cost]") {
   // Faithful: the on-demand pod comes first (largest), its claim narrows to on-demand, and
@@ -140,11 +151,7 @@ TEST_CASE("pods of a lower-weight NodePool share claims however many claims a he
                               OnDemandType("arm-4", "arm64", "4", "8Gi", 0.1),
                               OnDemandType("arm-16", "arm64", "16", "32Gi", 0.4)});
   const std::string arch(karp::kLabelArch);
-  ClusterSnapshot snap;
-  snap.node_pools.push_back(MakeNodePool(
-      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
-  snap.node_pools.push_back(MakeNodePool(
-      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  ClusterSnapshot snap = ArchPools();
   for (int i = 0; i < 30; ++i) {
     snap.pods.push_back(MakePod("solo-" + std::to_string(i), "1", "1Gi")
                             .Label("app", "solo")
@@ -180,11 +187,7 @@ TEST_CASE("the cost pool order decides whether weights or prices choose a new cl
   auto catalog = MakeCatalog({OnDemandType("x86-8", "amd64", "8", "32Gi", 0.8),
                               OnDemandType("arm-8", "arm64", "8", "32Gi", 0.4)});
   const std::string arch(karp::kLabelArch);
-  ClusterSnapshot snap;
-  snap.node_pools.push_back(MakeNodePool(
-      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
-  snap.node_pools.push_back(MakeNodePool(
-      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  ClusterSnapshot snap = ArchPools();
   for (int i = 0; i < 8; ++i) snap.pods.push_back(MakePod("any-" + std::to_string(i), "2", "1Gi"));
   for (int i = 0; i < 3; ++i) {
     snap.pods.push_back(MakePod("x86-" + std::to_string(i), "2", "1Gi").NodeSelector(arch, "amd64"));
