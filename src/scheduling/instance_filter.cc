@@ -228,6 +228,12 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     changed_reqs.push_back(reqs.Find(k));
   }
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
+  // The mask as bits when the template has them (HasOffering in one AND).
+  const bool offering_bits = offerings_changed && !t.available_offering_bits.empty();
+  uint64_t mask_bits = 0;
+  for (size_t k = 0; offering_bits && k < mask.size(); ++k) {
+    if (mask[k]) mask_bits |= uint64_t{1} << k;
+  }
   // Per daemon group: host-port conflict and total requests.
   std::vector<char> conflict(t.daemon_groups.size(), 2);
   std::vector<ResourceList> totals(t.daemon_groups.size());
@@ -258,7 +264,15 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       totals[g].Add(t.daemon_groups[g].overhead);
     }
     if (conflict[g] == 1) continue;
-    if (!Fits(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
+    const ResourceList& alloc = t.allocatable[static_cast<size_t>(i)];
+    const ResourceList& total = totals[g];
+    if (total.HasExtended()) {
+      if (!Fits(total, alloc)) continue;
+    } else if (total.cpu() > alloc.cpu() || total.memory() > alloc.memory() ||
+               total.ephemeral_storage() > alloc.ephemeral_storage() ||
+               total.pods() > alloc.pods()) {
+      continue;  // Fits' comparison: allocatable is never negative (PrefilterTypes)
+    }
     bool ok = true;
     for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
       const Requirement* r = changed_reqs[k];
@@ -279,7 +293,11 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       ok = m == 1;
     }
     if (!ok) continue;
-    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) continue;
+    if (offering_bits) {
+      if ((t.available_offering_bits[static_cast<size_t>(i)] & mask_bits) == 0) continue;
+    } else if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) {
+      continue;
+    }
     kept.push_back(i);
   }
   return kept;
