@@ -6,6 +6,7 @@
 #include "scheduling/solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <iterator>
 #include <map>
@@ -198,11 +199,14 @@ void Solver::IndexExisting(size_t i) {
   existing_index_.Insert(id, 0, {r.cpu(), r.memory(), r.pods()});
 }
 
-void Solver::IndexClaim(const ClaimState& claim) {
+FirstFitIndex::Room Solver::RoomOf(const ClaimState& claim) {
   const ResourceList& max = claim.max_allocatable;
   const ResourceList& used = claim.requests;
-  const FirstFitIndex::Room room = {max.cpu() - used.cpu(), max.memory() - used.memory(),
-                                    max.pods() - used.pods()};
+  return {max.cpu() - used.cpu(), max.memory() - used.memory(), max.pods() - used.pods()};
+}
+
+void Solver::IndexClaim(const ClaimState& claim) {
+  const FirstFitIndex::Room room = RoomOf(claim);
   const int64_t rank = static_cast<int64_t>(claim.pods.size());
   FirstFitIndex& by_taints = claim_index_by_taints_[TaintSetOf(claim)];
   if (by_taints.Contains(claim.seq)) by_taints.Erase(claim.seq);
@@ -539,6 +543,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   IndexClaim(claim);
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
+  IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
     // The launch price changes only if the current launch type left or the offerings did.
     if (requirements_changed || claim.current_type < 0 ||
@@ -637,16 +642,81 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   for (size_t set = 0; set < taint_sets_.size(); ++set) {
     tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working.tolerations) ? 1 : 0;
   }
-  for (ClaimCursor cursor(*this, tolerated, need); cursor.id() >= 0; cursor.Advance()) {
-    ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
-    if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) continue;
+  // One claim of the walk: false to go on, true when the pod was placed.
+  auto try_claim = [&](ClaimState& claim) {
+    if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) return false;
     absl::StatusOr<ClaimFit> fit =
         CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
-    if (!fit.ok()) continue;
+    if (!fit.ok()) return false;
     CommitClaim(claim, pod, *std::move(fit));
     return true;
+  };
+  // A group that limits the pod to claims where it counts no pod and blocks many claims: walk
+  // only its free claims (the same order, minus claims the walk below would skip as blocked).
+  if (const FirstFitIndex* free = FreeIndexFor(host_checks); free != nullptr) {
+    for (FirstFitIndex::Cursor cursor(*free, need); cursor.id() >= 0; cursor.Advance()) {
+      ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
+      if (tolerated[static_cast<size_t>(claim.taint_set)] == 0) continue;
+      if (try_claim(claim)) return true;
+    }
+    return false;
   }
+  int64_t blocked = 0;
+  for (ClaimCursor cursor(*this, tolerated, need); cursor.id() >= 0; cursor.Advance()) {
+    ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
+    if (ClaimBlocked(claim, host_checks, zone_check_ids)) {
+      ++blocked;
+      continue;
+    }
+    if (try_claim(claim)) return true;
+  }
+  if (blocked >= FreeIndexMinBlocked()) AddFreeIndexes(host_checks);
   return false;
+}
+
+namespace {
+std::atomic<int64_t> free_index_min_blocked{kFreeIndexMinBlocked};
+}  // namespace
+
+int64_t FreeIndexMinBlocked() { return free_index_min_blocked.load(std::memory_order_relaxed); }
+void SetFreeIndexMinBlockedForTesting(int64_t n) {
+  free_index_min_blocked.store(n, std::memory_order_relaxed);
+}
+
+void Solver::IndexFreeClaim(const ClaimState& claim) {
+  for (FreeIndex& f : free_indexes_) {
+    if (f.index.Contains(claim.seq)) f.index.Erase(claim.seq);
+    if (f.group->SlotCount(static_cast<int>(claim.seq)) == 0) {
+      f.index.Insert(claim.seq, static_cast<int64_t>(claim.pods.size()), RoomOf(claim));
+    }
+  }
+}
+
+const FirstFitIndex* Solver::FreeIndexFor(
+    const std::vector<Topology::HostnameCheck>& host_checks) const {
+  for (const auto& check : host_checks) {
+    if (check.limit != 0) continue;
+    for (const FreeIndex& f : free_indexes_) {
+      if (f.group == check.group) return &f.index;
+    }
+  }
+  return nullptr;
+}
+
+void Solver::AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks) {
+  for (const auto& check : host_checks) {
+    if (free_indexes_.size() >= kMaxFreeIndexes) return;
+    if (check.limit != 0 || check.group->SlotsAbove(0) < FreeIndexMinBlocked()) continue;
+    bool known = false;
+    for (const FreeIndex& f : free_indexes_) known = known || f.group == check.group;
+    if (known) continue;
+    free_indexes_.push_back({check.group, FirstFitIndex()});
+    FirstFitIndex& index = free_indexes_.back().index;
+    for (const auto& claim : claims_) {
+      if (check.group->SlotCount(static_cast<int>(claim->seq)) > 0) continue;
+      index.Insert(claim->seq, static_cast<int64_t>(claim->pods.size()), RoomOf(*claim));
+    }
+  }
 }
 
 bool Solver::ClaimBlocked(const ClaimState& claim,

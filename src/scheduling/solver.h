@@ -137,6 +137,14 @@ struct PodInput {
   bool bound_key = false;
 };
 
+// How many blocked claims a first-fit walk skips before the hostname groups that blocked them
+// get a free-claim index (Solver::FreeIndex): kFreeIndexMinBlocked unless a test set it.
+// Decisions do not depend on it; tests set it low (1) or high to compare the two walks.
+// Thread-safe.
+inline constexpr int64_t kFreeIndexMinBlocked = 64;
+int64_t FreeIndexMinBlocked();
+void SetFreeIndexMinBlockedForTesting(int64_t n);
+
 class Solver {
  public:
   // `cost` selects the cost mode's placement rules (null: faithful).
@@ -261,6 +269,23 @@ class Solver {
   FirstFitIndex existing_index_;
   void IndexExisting(size_t i);
   void IndexClaim(const ClaimState& claim);
+  static FirstFitIndex::Room RoomOf(const ClaimState& claim);
+  // Faithful mode: hostname groups that block many claims (anti-affinity, or spread that a pod
+  // may join only where the group counts none), each with an index of the claims where it
+  // counts no pod, kept in first-fit order as claim_index_by_taints_. A pod that such a group
+  // limits to 0 walks that index instead of skipping the blocked claims one by one; the first
+  // claim that takes it is the same. Added once a walk skipped kFreeIndexMinBlocked claims.
+  struct FreeIndex {
+    const TopologyGroup* group;
+    FirstFitIndex index;
+  };
+  static constexpr size_t kMaxFreeIndexes = 32;
+  std::vector<FreeIndex> free_indexes_;
+  void IndexFreeClaim(const ClaimState& claim);
+  const FirstFitIndex* FreeIndexFor(const std::vector<Topology::HostnameCheck>& host_checks) const;
+  // Added once a walk skipped FreeIndexMinBlocked() blocked claims, for its groups blocking
+  // that many claims.
+  void AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks);
   // The claims again, one index per distinct taint set of the templates (a pod that does not
   // tolerate a set fails every claim of it first thing): step 2 merges the indexes of the sets
   // the pod tolerates, in claim_order_'s order. By template index: its taint set.
