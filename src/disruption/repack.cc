@@ -17,6 +17,7 @@
 #include "disruption/loop.h"
 #include "internal/strings.h"
 #include "karp/lower_bound.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 
 namespace karp::disruption {
@@ -512,6 +513,75 @@ absl::StatusOr<std::vector<Group>> RoundGroups(
   return GroupsOf(w, *target, movable, frozen);
 }
 
+// The nodes expiration or an interruption removes whether or not their pods fit elsewhere.
+bool ForcefullyRemoved(const NodeView& v, const ConsolidationOptions& options) {
+  if (v.expired && !v.deleting) return true;
+  if (!v.managed) return false;
+  return std::any_of(options.interruptions.begin(), options.interruptions.end(),
+                     [&](const InterruptionEvent& ev) { return ev.node == v.name; });
+}
+
+// Whether no method of a plan may remove node `v` (RepackSummary::lower_bound_per_hour): the
+// graceful methods reject it, and neither drift (a drifted node whose pod-level blocks its
+// terminationGracePeriod lifts), expiration nor an interruption takes it.
+bool MustStay(const NodeView& v, const ConsolidationOptions& options) {
+  if (v.reject.empty() || ForcefullyRemoved(v, options)) return false;
+  const bool drift_removes = !v.drift_reason.empty() && v.reject_eventual.empty() &&
+                             v.pool != nullptr && !v.pool->replicas;
+  return !drift_removes;
+}
+
+// The free room of node `v`: its allocatable less the requests of its pods that are not
+// terminal, per resource, never negative.
+ResourceList FreeRoom(const NodeView& v) {
+  ResourceList used;
+  for (const Pod* p : v.pods) {
+    if (!p->IsTerminal()) used.Add(p->Requests());
+  }
+  ResourceList free;
+  v.node->allocatable.ForEach([&](std::string_view name, int64_t a) {
+    const int64_t left = a - used.Get(name);
+    if (left > 0) free.Set(name, left);
+  });
+  return free;
+}
+
+struct ClusterBound {
+  double must_stay_price = 0;
+  double moving_bound = 0;
+};
+
+// RepackSummary::lower_bound_per_hour in two parts. Why it is a lower bound on the price after
+// any plan that keeps the nodes that must stay and places every pod it moves: such a plan
+// pays every node that must stay (must_stay_price). The reschedulable pods of the other nodes
+// (those of expired and interrupted nodes left out) end in the free room of the nodes that
+// stay, on the other nodes the plan keeps (each paid at its price), or on new nodes (each
+// paid at least its kind's price, karp/lower_bound.h). Only the free room is unpaid, and the
+// pods use at most all of it, so the paid nodes hold at least the pods' demand less the room:
+// quality::PriceLowerBoundWithRoom with the kept nodes as extra options bounds their price.
+absl::StatusOr<ClusterBound> ClusterLowerBound(const Consolidator::State& state,
+                                               const std::vector<NodeView>& views) {
+  ClusterBound out;
+  ResourceList room;
+  std::vector<quality::RoomOption> keepable;
+  std::vector<const Pod*> moving;
+  for (const NodeView& v : views) {
+    if (MustStay(v, state.options)) {
+      out.must_stay_price += v.price;
+      room.Add(FreeRoom(v));
+      continue;
+    }
+    if (ForcefullyRemoved(v, state.options)) continue;
+    keepable.push_back(quality::RoomOption{v.price, v.node->allocatable});
+    moving.insert(moving.end(), v.reschedulable.begin(), v.reschedulable.end());
+  }
+  absl::StatusOr<double> b = quality::PriceLowerBoundWithRoom(state.snapshot, *state.catalog,
+                                                              moving, room, keepable);
+  if (!b.ok()) return b.status();
+  out.moving_bound = *b;
+  return out;
+}
+
 }  // namespace
 
 std::vector<const NodeView*> Loop::RepackCandidates(KeptReasons* kept,
@@ -535,7 +605,11 @@ absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state) {
   }
   absl::StatusOr<CostLowerBound> lb = PriceLowerBound(state.snapshot, *state.catalog, pods);
   if (!lb.ok()) return lb.status();
-  s.lower_bound_per_hour = lb->price_per_hour;
+  s.all_pods_lower_bound_per_hour = lb->price_per_hour;
+  absl::StatusOr<ClusterBound> cluster = ClusterLowerBound(state, views);
+  if (!cluster.ok()) return cluster.status();
+  s.must_stay_price_per_hour = cluster->must_stay_price;
+  s.lower_bound_per_hour = cluster->must_stay_price + cluster->moving_bound;
   return s;
 }
 
