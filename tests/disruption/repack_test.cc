@@ -402,6 +402,10 @@ void CheckAndApply(const DisruptionCommand& cmd, const RandomCluster& c,
     REQUIRE(it != nullptr);
     CHECK(r.requests.Get(karp::kResourceCpu) <= it->Allocatable().Get(karp::kResourceCpu));
     on_replacements.insert(r.pods.begin(), r.pods.end());
+    // The label that pins pods to their target nodes while a command is validated never
+    // reaches a command.
+    CHECK_FALSE(r.requirements.Has("karp.sh/repack-pin"));
+    CHECK(r.labels.count("karp.sh/repack-pin") == 0);
   }
   CHECK(cmd.savings_per_hour > 0);
   CHECK(cmd.savings_per_hour == Approx(candidates_price - launch).margin(1e-6));
