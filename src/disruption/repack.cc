@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -382,8 +383,10 @@ constexpr char kPinLabel[] = "karp.sh/repack-pin";
 // Pins the pods of the pinned groups not yet validated to their target nodes.
 void Pin(PlanWork& w, RoundQueue* q) {
   std::map<std::string, const std::string*> pin;
+  std::set<std::string_view> sources;  // of the pinned groups: only their pods are looked up
   for (size_t i = q->next; i < q->groups.size(); ++i) {
     if (!q->groups[i].pin) continue;
+    sources.insert(q->groups[i].sources.begin(), q->groups[i].sources.end());
     for (const auto& [key, node] : q->groups[i].pins) {
       pin.emplace(key, &node);
       q->pin_targets.insert(node);
@@ -391,7 +394,7 @@ void Pin(PlanWork& w, RoundQueue* q) {
   }
   std::vector<Pod>& pods = w.snap->pods;
   for (size_t i = 0; i < pods.size() && !pin.empty(); ++i) {
-    if (pods[i].node_name.empty()) continue;
+    if (pods[i].node_name.empty() || sources.count(pods[i].node_name) == 0) continue;
     auto f = pin.find(pods[i].Key());
     if (f == pin.end()) continue;
     q->pinned.push_back(i);
