@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "karp/shared_strings.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/pricing.h"
@@ -138,8 +139,8 @@ struct NewNodeClaim {
   std::string node_pool;
   // Every type the claim may launch as (fits all its pods plus daemon overhead, satisfies its
   // requirements, has a compatible available offering), cheapest first, at most
-  // max_instance_types.
-  std::vector<std::string> instance_types;
+  // max_instance_types. Claims planned from the same types share the list (shared_strings.h).
+  SharedStrings instance_types;
   // NodePool requirements and template labels narrowed by the pods' requirements, with
   // instance-type and capacity-type narrowed to the kept types' available offerings.
   Requirements requirements;

@@ -109,13 +109,13 @@ PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const Instance
                               Requirements reqs, const MarginalInput* m) {
   OrderByPrice(cheaper, reqs);
   NewNodeClaim out = nc;
-  out.instance_types.clear();
+  std::vector<std::string> names;
   const Offering* best = nullptr;
   const InstanceType* best_it = nullptr;
   std::vector<const InstanceType*> kept;
   for (const InstanceType* it : cheaper) {
     if (!it->HasCompatibleOffering(reqs)) continue;
-    out.instance_types.push_back(it->name);
+    names.push_back(it->name);
     kept.push_back(it);
     const Offering* o = it->CheapestOffering(reqs);
     if (o != nullptr && LaunchesBefore(*o, *it, best, best_it)) {
@@ -126,7 +126,8 @@ PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const Instance
   if (best == nullptr) return Rejected(std::string(kNotCheaper));
   std::optional<Launch> marginal_launch;
   if (m != nullptr) marginal_launch = CheapestMarginalLaunch(kept, reqs, *m->ledger);
-  Requirement it_req = Requirement::In(kLabelInstanceType, out.instance_types);
+  Requirement it_req = Requirement::In(kLabelInstanceType, names);
+  out.instance_types = std::move(names);
   if (const Requirement* prev = reqs.Find(kLabelInstanceType)) it_req.set_min_values(prev->min_values());
   reqs.Set(it_req);
   out.requirements = std::move(reqs);

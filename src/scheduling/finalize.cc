@@ -26,7 +26,7 @@ constexpr std::string_view kMinValuesRelaxedTrue = "true";
 // offering mask and candidate types (common: many claims hold the same set of types).
 struct FinalPlan {
   std::vector<int> kept_index;  // price order
-  std::vector<std::string> names;
+  SharedStrings names;          // of kept_index, shared by the plan's claims
   // instance-type In the kept types: one list shared by every claim of this plan.
   std::optional<Requirement> instance_types;
   std::set<std::string> capacity_types;
@@ -101,10 +101,11 @@ bool BetterLaunch(const Offering* b, const InstanceType* b_it, const InstanceTyp
 // The plan's names, launch (cheapest compatible available offering) and capacity types.
 void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* plan) {
   std::vector<char> capacity_type_seen(t.offering_keys.size(), 0);
-  plan->names.reserve(plan->kept_index.size());
+  std::vector<std::string> names;
+  names.reserve(plan->kept_index.size());
   for (int i : plan->kept_index) {
     const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
-    plan->names.push_back(it->name);
+    names.push_back(it->name);
     const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
     for (size_t o = 0; o < keys.size(); ++o) {
       const Offering& off = it->offerings[o];
@@ -119,6 +120,7 @@ void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* p
   for (size_t k = 0; k < t.offering_keys.size(); ++k) {
     if (capacity_type_seen[k]) plan->capacity_types.insert(t.offering_keys[k].second);
   }
+  plan->names = std::move(names);
 }
 
 std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<int>& its,

@@ -1341,8 +1341,9 @@ TEST_CASE("the property validator rejects corrupted results", "[property]") {
     const NewNodeClaim& first = solved->node_claims[0];
     if (first.instance_types.size() >= 2) {
       expect_problem("type order", [](SolveResult& r) {
-        auto& t = r.node_claims[0].instance_types;
+        std::vector<std::string> t = r.node_claims[0].instance_types;
         std::reverse(t.begin(), t.end());
+        r.node_claims[0].instance_types = std::move(t);
       });
     }
     if (first.instance_types.size() >= 2 && c.snap.node_pools.size() == 1 &&
