@@ -305,7 +305,10 @@ class Topology {
   // `by_pod` (its owned_inverse part) belongs to this pod.
   void Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
               const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod);
-  // Registers a hostname domain (a new claim's placeholder or an existing node).
+  // Registers a hostname domain (a new claim's placeholder or an existing node): every
+  // hostname group that exists now has it as a domain (at count 0 until a pod is recorded
+  // there); groups created later do not. One registry entry, O(log names), whatever the number
+  // of groups.
   void RegisterHostname(const std::string& hostname);
 
  private:
