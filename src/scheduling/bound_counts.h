@@ -36,6 +36,9 @@ class BoundCountCache {
   // come from its view instead).
   struct Entry {
     Cow<std::map<std::string, int32_t>> domains;
+    // Hostname groups: the node hostnames the group's filter admits, by node-domain index
+    // (HostnameRegistry indexes them in snapshot order, the same in every simulation).
+    std::shared_ptr<const std::vector<char>> nodes;
     // Each Record of a bound pod: the pod (index into Pods()), its domain, and whether the
     // domain existed before the records (so it stays, at 0, when all its pods are taken back).
     struct Rec {

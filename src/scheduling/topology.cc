@@ -420,7 +420,7 @@ std::string DomainsKey(std::string prefix, const TopologyGroup& g) {
 
 void Topology::RegisterNodes(TopologyGroup& g) const {
   if (g.view.registry != nullptr) {  // hostname: the registry holds the nodes' hostnames
-    g.view.nodes = &NodeMask(g.filter);
+    g.view.nodes = NodeMask(g.filter).get();
     return;
   }
   // Groups of one key and node filter register the same domains: register once, share them.
@@ -437,20 +437,34 @@ void Topology::RegisterNodes(TopologyGroup& g) const {
   it->second = g.counts.Flat();
 }
 
-const std::vector<char>& Topology::NodeMask(const NodeFilter& filter) const {
-  auto [it, fresh] = node_masks_.try_emplace(filter.Id());
-  std::vector<char>& mask = it->second;
-  if (!fresh) return mask;
+void Topology::AddNodeDomains() const {
+  if (node_domains_added_) return;
+  node_domains_added_ = true;
   static const std::string* const kHostname = new std::string(kLabelHostname);
+  for (const Node& node : snapshot_->nodes) {
+    if (const std::optional<std::string>& d = DomainOf(node, *kHostname)) registry_.AddNode(*d);
+  }
+}
+
+const std::shared_ptr<const std::vector<char>>& Topology::NodeMask(
+    const NodeFilter& filter) const {
+  auto [it, fresh] = node_masks_.try_emplace(filter.Id());
+  if (!fresh) return it->second;
+  AddNodeDomains();
+  static const std::string* const kHostname = new std::string(kLabelHostname);
+  static const Requirements* const kNone = new Requirements();
+  auto mask = std::make_shared<std::vector<char>>(static_cast<size_t>(registry_.nodes()), 0);
   for (const Node& node : snapshot_->nodes) {
     const std::optional<std::string>& d = DomainOf(node, *kHostname);
     if (!d) continue;
-    const size_t i = static_cast<size_t>(registry_.AddNode(*d));
-    if (mask.size() <= i) mask.resize(i + 1, 0);
-    if (filter.Matches(RequirementsOf(node), node.taints)) mask[i] = 1;
+    // Without terms the filter looks at taints only: no node requirements built for it.
+    const Requirements& reqs = filter.terms.empty() ? *kNone : RequirementsOf(node);
+    if (filter.Matches(reqs, node.taints)) {
+      (*mask)[static_cast<size_t>(registry_.Find(*d)->node)] = 1;
+    }
   }
-  mask.resize(static_cast<size_t>(registry_.nodes()), 0);
-  return mask;
+  it->second = std::move(mask);
+  return it->second;
 }
 
 std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGroup& g) const {
@@ -472,6 +486,7 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
     counted.Record(*d);
   }
   entry->domains = counted.counts.Flat();
+  if (g.view.registry != nullptr) entry->nodes = NodeMask(g.filter);
   return entry;
 }
 
@@ -486,8 +501,12 @@ void Topology::CountDomainsCached(TopologyGroup& g) const {
       scheduled_bound_[i] = scheduling_->count(pods[i].key) > 0 ? 1 : 0;
     }
   }
-  // Hostname groups see the nodes' hostnames through the registry, the entry has the rest.
-  if (g.view.registry != nullptr) g.view.nodes = &NodeMask(g.filter);
+  // Hostname groups see the nodes' hostnames through the registry (the entry keeps which
+  // ones, so no node is matched against the filter again), the entry has the rest.
+  if (g.view.registry != nullptr) {
+    AddNodeDomains();
+    g.view.nodes = entry->nodes.get();
+  }
   g.counts = entry->domains;  // shared until changed
   for (const BoundCountCache::Entry::Rec& r : entry->records) {
     if (scheduled_bound_[r.pod] != 0) g.TakeBack(r.domain, r.registered);

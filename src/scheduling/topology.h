@@ -327,7 +327,9 @@ class Topology {
   // (hostname groups: makes their view see those nodes' hostnames).
   void RegisterNodes(TopologyGroup& g) const;
   // The node hostnames that `filter` admits, by node-domain index (built once per filter).
-  const std::vector<char>& NodeMask(const NodeFilter& filter) const;
+  const std::shared_ptr<const std::vector<char>>& NodeMask(const NodeFilter& filter) const;
+  // Adds every node's hostname to the registry, in snapshot order (once).
+  void AddNodeDomains() const;
   // CountDomains through bound_counts_ (same result): the cached counts over every bound pod,
   // less the pods this solve schedules.
   void CountDomainsCached(TopologyGroup& g) const;
@@ -366,7 +368,8 @@ class Topology {
   // This solve's hostname domains (claims' placeholders and nodes' hostnames), and per node
   // filter the node hostnames it admits (HostnameView::nodes).
   mutable HostnameRegistry registry_;  // node entries are added on first use
-  mutable std::map<std::string, std::vector<char>> node_masks_;
+  mutable std::map<std::string, std::shared_ptr<const std::vector<char>>> node_masks_;
+  mutable bool node_domains_added_ = false;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;
