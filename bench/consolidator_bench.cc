@@ -3,7 +3,7 @@
 // with ~10 pods per node, PDBs and a few do-not-disrupt pods, on the embedded AWS catalog.
 // One pass is checked before timing (commands found, 0 < savings <= cluster price).
 // BM_Consolidation_Repack/N/B: the same clusters in re-pack mode (docs/repack.md), with the
-// price after the plan, the lower bound of re-packing every reschedulable pod, their ratio,
+// price after the plan, its lower bound (RepackSummary::lower_bound_per_hour), their ratio,
 // the evictions, and the faithful pass's price after beside them; B = 1 lifts the budgets.
 // The faithful pass shown beside it is bounded to 1,000 simulations at 5,000 nodes (its tail
 // of single-node commands would take many minutes there; faithful_stopped = 1 says so).

@@ -322,8 +322,8 @@ def execute(run, build_dir, trace, quick, tmp, dirs, timeout=None):
 
 def repack_table(rows, errors):
     """The re-pack consolidation rows (docs/repack.md), the faithful result beside them."""
-    lines = ["### Re-pack consolidation (`--repack`: price after the plan against the lower bound "
-             "of re-packing every reschedulable pod; faithful pass beside it)", "",
+    lines = ["### Re-pack consolidation (`--repack`: price after the plan against its lower bound, "
+             "`lowerBoundPerHour`; faithful pass beside it)", "",
              "| workload | nodes | time (Create + Plan) | commands | evictions | price before | "
              "after | bound | after / bound | faithful after | faithful / bound | peak RSS |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -101,8 +101,10 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
     const RepackSummary& r = *plan.repack;
     std::cout << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency)
               << " to " << PerHour(r.price_after_per_hour, currency) << " evicting "
-              << r.evictions << " pod(s); re-packing every reschedulable pod costs at least "
-              << PerHour(r.lower_bound_per_hour, currency) << "\n";
+              << r.evictions << " pod(s); no plan ends below "
+              << PerHour(r.lower_bound_per_hour, currency)
+              << ", and re-packing every reschedulable pod costs at least "
+              << PerHour(r.all_pods_lower_bound_per_hour, currency) << "\n";
   }
 }
 

@@ -172,10 +172,22 @@ struct KeptNode {
 struct RepackSummary {
   double price_before_per_hour = 0;  // every node of the snapshot
   double price_after_per_hour = 0;   // after all commands: before - plan savings
-  // karp::PriceLowerBound of every reschedulable pod bound to a node of the snapshot, placed
-  // on new nodes: no re-packing of those pods costs less (pods that must stay, DaemonSet pods
-  // and nodes without reschedulable pods are not counted).
+  // A lower bound on the price of the cluster after any plan that places every reschedulable
+  // pod it moves (docs/repack.md §4): the price of the nodes no method of a plan may remove
+  // (a do-not-disrupt node or pod, a pod whose PDB allows no eviction, unmanaged,
+  // uninitialized or deleting nodes; not those drift, expiration or an interruption removes),
+  // plus the bound of the other nodes' reschedulable pods on new nodes, the free room of the
+  // staying nodes and the other nodes themselves (each at its price) counted as capacity.
+  // The pods of expired and interrupted nodes are left out (those methods may leave them
+  // pending). Never above price_after_per_hour for such a plan.
   double lower_bound_per_hour = 0;
+  // karp::PriceLowerBound of every reschedulable pod bound to a node of the snapshot, placed
+  // on new nodes: no re-packing of all those pods on new nodes costs less (DaemonSet pods and
+  // nodes without reschedulable pods are not counted). The figure lower_bound_per_hour gave
+  // before it counted the nodes that must stay.
+  double all_pods_lower_bound_per_hour = 0;
+  // The part of lower_bound_per_hour that is the price of the nodes that must stay.
+  double must_stay_price_per_hour = 0;
   int64_t evictions = 0;  // reschedulable pods on the commands' candidates
   int rounds = 0;         // target placements computed
   // The faithful methods alone (pending pods left out, as re-pack does) ended cheaper on this

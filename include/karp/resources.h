@@ -122,6 +122,8 @@ class ResourceList {
 
   // Names of present resources, in name order.
   std::vector<std::string> Names() const;
+  // True if a resource other than the four well-known ones is present.
+  bool HasExtended() const { return !extended_.empty(); }
 
   // Per-key sum; a key missing on one side counts as zero (karpenter `Merge`).
   void Add(const ResourceList& other);

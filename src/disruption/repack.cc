@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "disruption/loop.h"
 #include "internal/strings.h"
 #include "karp/lower_bound.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 
 namespace karp::disruption {
@@ -37,6 +39,13 @@ struct Group {
   // validation may use (so that it takes no room the target gave another group). Unset for the
   // pieces of a split group, which may use any.
   std::optional<std::set<std::string>> existing;
+  // Where the target put each of the sources' pods (pod key -> kept node or staged claim),
+  // and whether the validation pins them there (kPinLabel, only while the group is
+  // validated): the first-fit simulation then reproduces the target instead of
+  // packing the pods in its own order (which overflows the staged nodes into extra claims).
+  // Unset for placement-coupled pods (a selector changes which nodes their spread counts).
+  std::map<std::string, std::string> pins;
+  bool pin = false;
 };
 
 class UnionFind {
@@ -186,6 +195,29 @@ ResourceList StagedAllocatable(const NewNodeClaim& nc, const std::map<std::strin
   return clamped;
 }
 
+// Whether a pod's placement depends on other pods beyond capacity: pod (anti-)affinity,
+// topology spread, host ports, volumes (attach limits, zonal volumes).
+bool PlacementCoupled(const Pod& p) {
+  if (!p.pod_affinity.empty() || !p.pod_anti_affinity.empty() ||
+      !p.topology_spread_constraints.empty() || !p.volumes.empty()) {
+    return true;
+  }
+  for (const Container& c : p.containers) {
+    for (const ContainerPort& port : c.ports) {
+      if (port.host_port != 0) return true;
+    }
+  }
+  return false;
+}
+
+// Whether a pod group `g` pins is placement-coupled (then it is not pinned).
+bool PinsCoupled(const Group& g, const std::map<std::string, const Pod*>& pods) {
+  for (const auto& [key, node] : g.pins) {
+    if (auto p = pods.find(key); p != pods.end() && PlacementCoupled(*p->second)) return true;
+  }
+  return false;
+}
+
 // The connected components of the target placement (sources joined by the new claims their
 // pods share), without the sources it could not place, as groups that save money by its
 // estimate; the other sources are frozen.
@@ -220,11 +252,13 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     claims.emplace_back(srcs[0], &nc);
   }
   std::map<size_t, Group> by_root;
+  std::map<std::string, std::string> target_node;  // pod key -> kept node or staged claim
   for (const auto& [first, nc] : claims) {
     Group& g = by_root[uf.Find(first)];
     g.savings -= nc->launch->price;
     g.claims.push_back(StagedClaim(w, *nc));
     g.allocatable.push_back(StagedAllocatable(*nc, pods, *w.state.catalog));
+    for (const std::string& pod : nc->pods) target_node[pod] = g.claims.back().name;
   }
   for (const ExistingPlacement& e : target.existing_nodes) {
     for (const std::string& pod : e.pods) {
@@ -233,6 +267,7 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
       Group& g = by_root[uf.Find(f->second)];
       if (!g.existing) g.existing.emplace();
       g.existing->insert(e.name);
+      target_node[pod] = e.name;
     }
   }
   for (size_t i = 0; i < movable.size(); ++i) {
@@ -242,7 +277,11 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     g.sources.push_back(movable[i]->name);
     g.savings += movable[i]->price;
     g.evictions += static_cast<int64_t>(movable[i]->reschedulable.size());
+    for (const Pod* p : movable[i]->reschedulable) {
+      if (auto t = target_node.find(p->Key()); t != target_node.end()) g.pins[p->Key()] = t->second;
+    }
   }
+  for (auto& [root, g] : by_root) g.pin = !g.pins.empty() && !PinsCoupled(g, pods);
   std::vector<Group> groups;
   for (auto& [root, g] : by_root) {
     if (g.sources.empty()) continue;
@@ -257,21 +296,6 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
   }
   SortGroups(&groups);
   return groups;
-}
-
-// Whether a pod's placement depends on other pods beyond capacity: pod (anti-)affinity,
-// topology spread, host ports, volumes (attach limits, zonal volumes).
-bool PlacementCoupled(const Pod& p) {
-  if (!p.pod_affinity.empty() || !p.pod_anti_affinity.empty() ||
-      !p.topology_spread_constraints.empty() || !p.volumes.empty()) {
-    return true;
-  }
-  for (const Container& c : p.containers) {
-    for (const ContainerPort& port : c.ports) {
-      if (port.host_port != 0) return true;
-    }
-  }
-  return false;
 }
 
 // Whether the pods of `sources` are placement-coupled: such a group is validated alone on a
@@ -327,6 +351,9 @@ struct RoundQueue {
   size_t next = 0;
   std::set<std::string> pending;  // sources of groups not yet validated
   std::set<std::string> staged;   // staged target nodes in the snapshot now
+  // Pods pinned in the snapshot now (indices in its pods), and the nodes labelled as targets.
+  std::vector<size_t> pinned;
+  std::set<std::string> pin_targets;
 };
 
 // Replaces the failed group `q->groups[q->next]` by one group per source, right after it; a
@@ -347,6 +374,35 @@ void Split(RoundQueue* q, const std::map<std::string, const NodeView*>& views) {
   SortGroups(&singles);
   q->groups.insert(q->groups.begin() + static_cast<std::ptrdiff_t>(q->next) + 1, singles.begin(),
                    singles.end());
+}
+
+// The label that pins a pod to its target node during a validation: a nodeSelector on the
+// pod, the node's name as a label on the node (hostname selectors are not allowed).
+constexpr char kPinLabel[] = "karp.sh/repack-pin";
+
+// Pins the pods of the pinned groups not yet validated to their target nodes.
+void Pin(PlanWork& w, RoundQueue* q) {
+  std::map<std::string, const std::string*> pin;
+  std::set<std::string_view> sources;  // of the pinned groups: only their pods are looked up
+  for (size_t i = q->next; i < q->groups.size(); ++i) {
+    if (!q->groups[i].pin) continue;
+    sources.insert(q->groups[i].sources.begin(), q->groups[i].sources.end());
+    for (const auto& [key, node] : q->groups[i].pins) {
+      pin.emplace(key, &node);
+      q->pin_targets.insert(node);
+    }
+  }
+  std::vector<Pod>& pods = w.snap->pods;
+  for (size_t i = 0; i < pods.size() && !pin.empty(); ++i) {
+    if (pods[i].node_name.empty() || sources.count(pods[i].node_name) == 0) continue;
+    auto f = pin.find(pods[i].Key());
+    if (f == pin.end()) continue;
+    q->pinned.push_back(i);
+    pods[i].node_selector[kPinLabel] = *f->second;
+  }
+  for (Node& n : w.snap->nodes) {
+    if (q->pin_targets.count(n.metadata.name) > 0) n.metadata.labels[kPinLabel] = n.metadata.name;
+  }
 }
 
 // Adds the target claims of the groups not yet validated to the snapshot as initialized,
@@ -371,10 +427,17 @@ void Stage(PlanWork& w, RoundQueue* q) {
   for (NodeClaim& nc : w.snap->node_claims) {
     if (q->staged.count(nc.metadata.name) > 0) nc.last_pod_event_time = absl::InfinitePast();
   }
+  Pin(w, q);
 }
 
-// Removes the staged nodes from the snapshot.
+// Removes the staged nodes and the pins from the snapshot.
 void Unstage(PlanWork& w, RoundQueue* q) {
+  for (size_t i : q->pinned) w.snap->pods[i].node_selector.erase(kPinLabel);
+  for (Node& n : w.snap->nodes) {
+    if (q->pin_targets.count(n.metadata.name) > 0) n.metadata.labels.erase(kPinLabel);
+  }
+  q->pinned.clear();
+  q->pin_targets.clear();
   auto staged = [&](const std::string& name) { return q->staged.count(name) > 0; };
   ClusterSnapshot& snap = *w.snap;
   snap.nodes.erase(std::remove_if(snap.nodes.begin(), snap.nodes.end(),
@@ -419,6 +482,17 @@ Evaluation EvaluateGroup(const Loop& l, const RoundQueue& q, const Group& g,
   return e;
 }
 
+// Whether `cmd` launches a claim that is not one of `g`'s staged target claims.
+bool OpensClaims(const DisruptionCommand& cmd, const Group& g) {
+  for (const NewNodeClaim& r : cmd.replacements) {
+    if (std::none_of(g.claims.begin(), g.claims.end(),
+                     [&](const NewNodeClaim& nc) { return nc.name == r.name; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Validates groups from q->next on one loop over the current snapshot (with the target claims
 // staged) until a group needs a fresh loop (topology-sensitive, after others were accepted)
 // or the queue ends. Each accepted command is valid on the cluster the ones before it leave.
@@ -447,6 +521,13 @@ absl::Status SubRound(PlanWork& w, RoundQueue* q, std::set<std::string>* frozen,
     bool conflict = false;
     Evaluation e = EvaluateGroup(l, *q, g, sources, views, &changes, &placement, &conflict);
     if (w.budget.exhausted()) return absl::OkStatus();
+    if (g.pin && (!e.command || OpensClaims(*e.command, g))) {
+      // The target's placement does not validate as it is: the group is validated again,
+      // unpinned, on a fresh loop (its pods' selectors are part of the loop's snapshot).
+      q->groups[q->next].pin = false;
+      for (const std::string& n : g.sources) q->pending.insert(n);
+      return absl::OkStatus();
+    }
     if (conflict) {
       // It needs room earlier commands of this loop took: validate it again on a fresh loop
       // that sees them (it is never the first of its loop).
@@ -512,6 +593,75 @@ absl::StatusOr<std::vector<Group>> RoundGroups(
   return GroupsOf(w, *target, movable, frozen);
 }
 
+// The nodes expiration or an interruption removes whether or not their pods fit elsewhere.
+bool ForcefullyRemoved(const NodeView& v, const ConsolidationOptions& options) {
+  if (v.expired && !v.deleting) return true;
+  if (!v.managed) return false;
+  return std::any_of(options.interruptions.begin(), options.interruptions.end(),
+                     [&](const InterruptionEvent& ev) { return ev.node == v.name; });
+}
+
+// Whether no method of a plan may remove node `v` (RepackSummary::lower_bound_per_hour): the
+// graceful methods reject it, and neither drift (a drifted node whose pod-level blocks its
+// terminationGracePeriod lifts), expiration nor an interruption takes it.
+bool MustStay(const NodeView& v, const ConsolidationOptions& options) {
+  if (v.reject.empty() || ForcefullyRemoved(v, options)) return false;
+  const bool drift_removes = !v.drift_reason.empty() && v.reject_eventual.empty() &&
+                             v.pool != nullptr && !v.pool->replicas;
+  return !drift_removes;
+}
+
+// The free room of node `v`: its allocatable less the requests of its pods that are not
+// terminal, per resource, never negative.
+ResourceList FreeRoom(const NodeView& v) {
+  ResourceList used;
+  for (const Pod* p : v.pods) {
+    if (!p->IsTerminal()) used.Add(p->Requests());
+  }
+  ResourceList free;
+  v.node->allocatable.ForEach([&](std::string_view name, int64_t a) {
+    const int64_t left = a - used.Get(name);
+    if (left > 0) free.Set(name, left);
+  });
+  return free;
+}
+
+struct ClusterBound {
+  double must_stay_price = 0;
+  double moving_bound = 0;
+};
+
+// RepackSummary::lower_bound_per_hour in two parts. Why it is a lower bound on the price after
+// any plan that keeps the nodes that must stay and places every pod it moves: such a plan
+// pays every node that must stay (must_stay_price). The reschedulable pods of the other nodes
+// (those of expired and interrupted nodes left out) end in the free room of the nodes that
+// stay, on the other nodes the plan keeps (each paid at its price), or on new nodes (each
+// paid at least its kind's price, karp/lower_bound.h). Only the free room is unpaid, and the
+// pods use at most all of it, so the paid nodes hold at least the pods' demand less the room:
+// quality::PriceLowerBoundWithRoom with the kept nodes as extra options bounds their price.
+absl::StatusOr<ClusterBound> ClusterLowerBound(const Consolidator::State& state,
+                                               const std::vector<NodeView>& views) {
+  ClusterBound out;
+  ResourceList room;
+  std::vector<quality::RoomOption> keepable;
+  std::vector<const Pod*> moving;
+  for (const NodeView& v : views) {
+    if (MustStay(v, state.options)) {
+      out.must_stay_price += v.price;
+      room.Add(FreeRoom(v));
+      continue;
+    }
+    if (ForcefullyRemoved(v, state.options)) continue;
+    keepable.push_back(quality::RoomOption{v.price, v.node->allocatable});
+    moving.insert(moving.end(), v.reschedulable.begin(), v.reschedulable.end());
+  }
+  absl::StatusOr<double> b = quality::PriceLowerBoundWithRoom(state.snapshot, *state.catalog,
+                                                              moving, room, keepable);
+  if (!b.ok()) return b.status();
+  out.moving_bound = *b;
+  return out;
+}
+
 }  // namespace
 
 std::vector<const NodeView*> Loop::RepackCandidates(KeptReasons* kept,
@@ -535,7 +685,11 @@ absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state) {
   }
   absl::StatusOr<CostLowerBound> lb = PriceLowerBound(state.snapshot, *state.catalog, pods);
   if (!lb.ok()) return lb.status();
-  s.lower_bound_per_hour = lb->price_per_hour;
+  s.all_pods_lower_bound_per_hour = lb->price_per_hour;
+  absl::StatusOr<ClusterBound> cluster = ClusterLowerBound(state, views);
+  if (!cluster.ok()) return cluster.status();
+  s.must_stay_price_per_hour = cluster->must_stay_price;
+  s.lower_bound_per_hour = cluster->must_stay_price + cluster->moving_bound;
   return s;
 }
 

@@ -196,6 +196,8 @@ void WriteRepackSummary(JsonWriter& w, const RepackSummary& r) {
   w.Double(RoundPrice(r.price_after_per_hour));
   w.Key("lowerBoundPerHour");
   w.Double(RoundPrice(r.lower_bound_per_hour));
+  w.Key("allPodsLowerBoundPerHour");
+  w.Double(RoundPrice(r.all_pods_lower_bound_per_hour));
   w.Key("evictions");
   w.Int(r.evictions);
   w.Key("rounds");

@@ -121,6 +121,44 @@ std::vector<std::string> ResourceList::Names() const {
   return out;
 }
 
+namespace {
+
+using Extended = std::vector<std::pair<std::string, int64_t>>;
+
+// For each entry of `other` (sorted by name, as `mine`): mine's value becomes
+// combine(mine's, other's), or other's entry is inserted when mine has none. Linear in both
+// sizes; allocates only when an entry is new.
+template <typename Fn>
+void MergeExtended(Extended& mine, const Extended& other, Fn combine) {
+  size_t i = 0;
+  size_t missing = 0;
+  for (const auto& [name, value] : other) {
+    while (i < mine.size() && mine[i].first < name) ++i;
+    if (i < mine.size() && mine[i].first == name) {
+      mine[i].second = combine(mine[i].second, value);
+      ++i;
+    } else {
+      ++missing;
+    }
+  }
+  if (missing == 0) return;
+  Extended merged;
+  merged.reserve(mine.size() + missing);
+  size_t a = 0;
+  for (const auto& entry : other) {
+    while (a < mine.size() && mine[a].first < entry.first) merged.push_back(std::move(mine[a++]));
+    if (a < mine.size() && mine[a].first == entry.first) {
+      merged.push_back(std::move(mine[a++]));  // combined above
+    } else {
+      merged.push_back(entry);
+    }
+  }
+  while (a < mine.size()) merged.push_back(std::move(mine[a++]));
+  mine = std::move(merged);
+}
+
+}  // namespace
+
 void ResourceList::Add(const ResourceList& other) {
   for (int k = 0; k < 4; ++k) {
     if ((other.present_ >> k) & 1u) {
@@ -128,7 +166,7 @@ void ResourceList::Add(const ResourceList& other) {
       present_ |= static_cast<uint8_t>(1u << k);
     }
   }
-  for (const auto& [name, value] : other.extended_) Set(name, SatAdd(Get(name), value));
+  MergeExtended(extended_, other.extended_, [](int64_t a, int64_t b) { return SatAdd(a, b); });
 }
 
 void ResourceList::Subtract(const ResourceList& other) {
@@ -148,13 +186,7 @@ void ResourceList::MaxWith(const ResourceList& other) {
       present_ |= static_cast<uint8_t>(1u << k);
     }
   }
-  for (const auto& [name, value] : other.extended_) {
-    if (Has(name)) {
-      Set(name, std::max(Get(name), value));
-    } else {
-      Set(name, value);
-    }
-  }
+  MergeExtended(extended_, other.extended_, [](int64_t a, int64_t b) { return std::max(a, b); });
 }
 
 void ResourceList::MinWith(const ResourceList& other) {

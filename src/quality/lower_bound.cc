@@ -198,6 +198,15 @@ class Bounder {
           const std::vector<std::vector<std::pair<int, int64_t>>>& exclusive_counts)
       : kinds_(kinds), caps_(caps), classes_(classes), exclusive_(exclusive_counts) {}
 
+  // With free room (quality::PriceLowerBoundWithRoom): every demand is reduced by `room` (per
+  // resource index; the room may hold any pod) and the `extra` options (price, capacity per
+  // resource index) may be bought beside the kinds. The node count is then not a resource.
+  void SetRoom(std::vector<double> room, std::vector<std::pair<double, std::vector<double>>> extra) {
+    room_ = std::move(room);
+    extra_ = std::move(extra);
+    with_room_ = true;
+  }
+
   // The best two-resource bound for the pods of `members` on the kinds of `mask`; with
   // `count_nodes` the node count (>= 1 and >= every exclusive set) is a resource too.
   double Evaluate(const std::vector<int>& members, const Mask& mask, bool count_nodes) const {
@@ -207,6 +216,12 @@ class Bounder {
     for (int c : members) {
       const std::vector<double>& d = classes_[static_cast<size_t>(c)].demand;
       for (size_t r = 0; r < d.size(); ++r) demand[r] += d[r];
+    }
+    if (with_room_) {
+      for (size_t r = 0; r < resources && r < room_.size(); ++r) {
+        demand[r] = std::max(0.0, demand[r] - room_[r]);
+      }
+      count_nodes = false;
     }
     if (count_nodes && resources > 0) {
       std::vector<char> in(classes_.size(), 0);
@@ -230,11 +245,15 @@ class Bounder {
       if (Test(mask, k)) in_mask.push_back(k);
     }
     double best = 0;
-    std::vector<CoverOption> options(in_mask.size());
+    std::vector<CoverOption> options(in_mask.size() + extra_.size());
     auto cover = [&](size_t r1, size_t r2, double d2) {
       for (size_t i = 0; i < in_mask.size(); ++i) {
         const size_t k = in_mask[i];
         options[i] = CoverOption{kinds_[k].price, caps_[k][r1], caps_[k][r2]};
+      }
+      for (size_t i = 0; i < extra_.size(); ++i) {
+        const auto& [price, cap] = extra_[i];
+        options[in_mask.size() + i] = CoverOption{price, cap[r1], cap[r2]};
       }
       best = std::max(best, CoverExact(options, demand[r1], d2));
     };
@@ -250,6 +269,9 @@ class Bounder {
   const std::vector<std::vector<double>>& caps_;
   const std::vector<Class>& classes_;
   const std::vector<std::vector<std::pair<int, int64_t>>>& exclusive_;
+  bool with_room_ = false;
+  std::vector<double> room_;
+  std::vector<std::pair<double, std::vector<double>>> extra_;
 };
 
 // PriceLowerBound's argument check: OK, or InvalidArgument for a null or duplicate pod.
@@ -503,58 +525,112 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
   return quality::PriceLowerBoundUnchecked(snapshot, catalog, pods);
 }
 
+namespace {
+
+// What both bounds need: the kinds, the resources (every name a pod requests, then "nodes")
+// and each kind's capacity in them, the pod classes and the exclusive sets.
+struct Prepared {
+  std::vector<Pool> pools;
+  std::vector<Kind> kinds;
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> caps;
+  Classes classes;
+  std::vector<std::vector<std::pair<int, int64_t>>> exclusive;
+  size_t words = 0;
+};
+
+absl::Status Prepare(const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+                     const std::vector<const Pod*>& pods, Prepared* p, CostLowerBound* out) {
+  if (absl::Status s = BuildPools(snapshot, catalog, &p->pools, &p->kinds); !s.ok()) return s;
+  out->kinds = static_cast<int>(p->kinds.size());
+  p->words = (p->kinds.size() + 63) / 64;
+  std::vector<ResourceList> requests;
+  requests.reserve(pods.size());
+  std::set<std::string> names_set;
+  for (const Pod* pod : pods) {
+    requests.push_back(pod->Requests());
+    requests.back().ForEach([&](std::string_view name, int64_t) { names_set.emplace(name); });
+  }
+  p->names.assign(names_set.begin(), names_set.end());
+  const size_t resources = p->names.size() + 1;
+  p->caps.assign(p->kinds.size(), std::vector<double>(resources, 1.0));
+  for (size_t k = 0; k < p->kinds.size(); ++k) {
+    for (size_t r = 0; r < p->names.size(); ++r) {
+      p->caps[k][r] = static_cast<double>(p->kinds[k].capacity.Get(p->names[r]));
+    }
+  }
+  p->classes =
+      BuildClasses(pods, requests, p->names, p->pools, p->kinds, catalog.well_known_labels());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (p->classes.pod_class[i] < 0) out->unplaceable_pods.push_back(pods[i]->Key());
+  }
+  std::sort(out->unplaceable_pods.begin(), out->unplaceable_pods.end());
+  out->classes = static_cast<int>(p->classes.classes.size());
+  p->exclusive = ExclusiveSets(pods, p->classes.pod_class, &out->anti_affinity_nodes);
+  return absl::OkStatus();
+}
+
+// Every class, and the union of their kinds.
+std::pair<std::vector<int>, Mask> AllClasses(const Prepared& p) {
+  Mask all_kinds(p.words, 0);
+  std::vector<int> all_classes;
+  for (size_t c = 0; c < p.classes.classes.size(); ++c) {
+    all_classes.push_back(static_cast<int>(c));
+    for (size_t w = 0; w < p.words; ++w) all_kinds[w] |= p.classes.classes[c].kinds[w];
+  }
+  return {std::move(all_classes), std::move(all_kinds)};
+}
+
+// `list`'s amounts in the prepared resources ("nodes" last: `nodes`).
+std::vector<double> PerResource(const Prepared& p, const ResourceList& list, double nodes) {
+  std::vector<double> out(p.names.size() + 1, nodes);
+  for (size_t r = 0; r < p.names.size(); ++r) {
+    out[r] = static_cast<double>(std::max<int64_t>(0, list.Get(p.names[r])));
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
     const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
     const std::vector<const Pod*>& pods) {
   CostLowerBound out;
-  std::vector<Pool> pools;
-  std::vector<Kind> kinds;
-  if (absl::Status s = BuildPools(snapshot, catalog, &pools, &kinds); !s.ok()) return s;
-  out.kinds = static_cast<int>(kinds.size());
-  const size_t words = (kinds.size() + 63) / 64;
-
-  // Resources: every name a pod requests, then "nodes".
-  std::vector<ResourceList> requests;
-  requests.reserve(pods.size());
-  std::set<std::string> names_set;
-  for (const Pod* p : pods) {
-    requests.push_back(p->Requests());
-    requests.back().ForEach([&](std::string_view name, int64_t) { names_set.emplace(name); });
-  }
-  const std::vector<std::string> names(names_set.begin(), names_set.end());
-  const size_t resources = names.size() + 1;
-  std::vector<std::vector<double>> caps(kinds.size(), std::vector<double>(resources, 1.0));
-  for (size_t k = 0; k < kinds.size(); ++k) {
-    for (size_t r = 0; r < names.size(); ++r) {
-      caps[k][r] = static_cast<double>(kinds[k].capacity.Get(names[r]));
-    }
-  }
-
-  const Classes classes =
-      BuildClasses(pods, requests, names, pools, kinds, catalog.well_known_labels());
-  for (size_t i = 0; i < pods.size(); ++i) {
-    if (classes.pod_class[i] < 0) out.unplaceable_pods.push_back(pods[i]->Key());
-  }
-  std::sort(out.unplaceable_pods.begin(), out.unplaceable_pods.end());
-  out.classes = static_cast<int>(classes.classes.size());
-  const std::vector<std::vector<std::pair<int, int64_t>>> exclusive =
-      ExclusiveSets(pods, classes.pod_class, &out.anti_affinity_nodes);
-  if (classes.classes.empty()) return out;
-
-  const std::map<int, std::vector<int>> components = Components(classes.classes, kinds.size());
+  Prepared p;
+  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &out); !s.ok()) return s;
+  if (p.classes.classes.empty()) return out;
+  const std::map<int, std::vector<int>> components = Components(p.classes.classes, p.kinds.size());
   out.components = static_cast<int>(components.size());
-  const Bounder bounder(kinds, caps, classes.classes, exclusive);
-  Mask all_kinds(words, 0);
-  std::vector<int> all_classes;
-  for (size_t c = 0; c < classes.classes.size(); ++c) {
-    all_classes.push_back(static_cast<int>(c));
-    for (size_t w = 0; w < words; ++w) all_kinds[w] |= classes.classes[c].kinds[w];
-  }
+  const Bounder bounder(p.kinds, p.caps, p.classes.classes, p.exclusive);
+  const auto [all_classes, all_kinds] = AllClasses(p);
   out.fractional_price_per_hour = bounder.Evaluate(all_classes, all_kinds, false);
   for (const auto& [root, members] : components) {
-    out.price_per_hour += ComponentBound(bounder, classes.classes, members, words);
+    out.price_per_hour += ComponentBound(bounder, p.classes.classes, members, p.words);
   }
   return out;
+}
+
+absl::StatusOr<double> quality::PriceLowerBoundWithRoom(const ClusterSnapshot& snapshot,
+                                                        const InstanceCatalog& catalog,
+                                                        const std::vector<const Pod*>& pods,
+                                                        const ResourceList& room,
+                                                        const std::vector<RoomOption>& extra) {
+  CostLowerBound unused;
+  Prepared p;
+  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &unused); !s.ok()) return s;
+  if (p.classes.classes.empty()) return 0.0;
+  Bounder bounder(p.kinds, p.caps, p.classes.classes, p.exclusive);
+  std::vector<std::pair<double, std::vector<double>>> options;
+  for (const RoomOption& o : extra) options.emplace_back(o.price, PerResource(p, o.capacity, 1));
+  bounder.SetRoom(PerResource(p, room, 0), std::move(options));
+  // The free room and the extra options may serve pods of any component, so the components'
+  // bounds do not add up here: the largest single set's bound is kept.
+  const auto [all_classes, all_kinds] = AllClasses(p);
+  double best = bounder.Evaluate(all_classes, all_kinds, false);
+  for (const auto& [root, members] : Components(p.classes.classes, p.kinds.size())) {
+    best = std::max(best, ComponentBound(bounder, p.classes.classes, members, p.words));
+  }
+  return best;
 }
 
 }  // namespace karp

@@ -10,6 +10,7 @@
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/lower_bound.h"
+#include "karp/resources.h"
 
 namespace karp::quality {
 
@@ -18,6 +19,30 @@ namespace karp::quality {
 absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& snapshot,
                                                         const InstanceCatalog& catalog,
                                                         const std::vector<const Pod*>& pods);
+
+// Capacity that may be bought at `price` beside the NodePools' kinds (an existing node that a
+// plan may keep).
+struct RoomOption {
+  double price = 0;
+  ResourceList capacity;
+};
+
+// A lower bound on the price of the new capacity (and kept `extra` options) that any placement
+// of `pods` needs when `room` is free capacity any of them may use: for each set of pods the
+// bound of karp/lower_bound.h considers (the union of every class, each component, the classes
+// nested in each class), the fractional two-resource cover of the set's demand less `room`
+// (clamped at 0) by the set's kinds and the `extra` options; the largest over all sets. Valid
+// because in any placement the pods of a set use at most `room` of the free room, so the
+// nodes of the set's kinds and the extra options bought hold at least the rest, and a
+// fractional cover with more options and less demand only costs less. The components' bounds
+// are not added (the room and the extra options are shared between them), and the node count
+// is not a resource (pods that exclude each other may sit in the room). Same preconditions
+// as PriceLowerBoundUnchecked; 0 when no pod can use a kind.
+absl::StatusOr<double> PriceLowerBoundWithRoom(const ClusterSnapshot& snapshot,
+                                               const InstanceCatalog& catalog,
+                                               const std::vector<const Pod*>& pods,
+                                               const ResourceList& room,
+                                               const std::vector<RoomOption>& extra);
 
 }  // namespace karp::quality
 

@@ -90,6 +90,35 @@ int64_t FirstFitIndex::Find(int64_t t, const Key* after, const Room& need) const
   return Find(n.right, after, need);
 }
 
+FirstFitIndex::Cursor::Cursor(const FirstFitIndex& index, const Room& need)
+    : index_(&index), need_(need) {
+  PushLeftSpine(index.root_);
+  Advance();
+}
+
+void FirstFitIndex::Cursor::PushLeftSpine(int64_t t) {
+  while (t >= 0) {
+    const Node& n = index_->nodes_[static_cast<size_t>(t)];
+    if (!Covers(n.max, need_)) return;
+    stack_.push_back(t);
+    t = n.left;
+  }
+}
+
+void FirstFitIndex::Cursor::Advance() {
+  while (!stack_.empty()) {
+    const int64_t t = stack_.back();
+    stack_.pop_back();
+    const Node& n = index_->nodes_[static_cast<size_t>(t)];
+    PushLeftSpine(n.right);
+    if (Covers(n.room, need_)) {
+      current_ = t;
+      return;
+    }
+  }
+  current_ = -1;
+}
+
 int64_t FirstFitIndex::Next(const Key* after, const Room& need) const {
   return Find(root_, after, need);
 }

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+
 namespace karp::scheduling {
 
 class FirstFitIndex {
@@ -48,6 +50,26 @@ class FirstFitIndex {
     const Key key = KeyOf(id);
     return Next(&key, need);
   }
+
+  // Walks the entries whose room covers `need`, in key order: the same sequence as First()
+  // then After() repeatedly, in O(k + s) for k entries returned and s subtrees whose maxima
+  // cover `need` without an entry that does (instead of O(k log n) from the root each time).
+  // Insert and Erase invalidate it.
+  class Cursor {
+   public:
+    Cursor(const FirstFitIndex& index, const Room& need);
+    int64_t id() const { return current_; }  // -1 past the last
+    Key key() const { return index_->KeyOf(current_); }  // when id() >= 0
+    void Advance();
+
+   private:
+    // Pushes `t` and its left spine, stopping at the first subtree without room for need_.
+    void PushLeftSpine(int64_t t);
+    const FirstFitIndex* index_;
+    Room need_;
+    absl::InlinedVector<int64_t, 48> stack_;
+    int64_t current_ = -1;
+  };
 
  private:
   struct Node {

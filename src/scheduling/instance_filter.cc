@@ -167,6 +167,23 @@ bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask) {
   return false;
 }
 
+// Fits(total, alloc) for a template's allocatable, which is never negative (PrefilterTypes):
+// the four inline comparisons when `total` has only well-known resources.
+inline bool FitsAllocatable(const ResourceList& total, const ResourceList& alloc) {
+  if (total.HasExtended()) return Fits(total, alloc);
+  return total.cpu() <= alloc.cpu() && total.memory() <= alloc.memory() &&
+         total.ephemeral_storage() <= alloc.ephemeral_storage() && total.pods() <= alloc.pods();
+}
+
+// An offering mask of at most 64 pairs as bits (Template::available_offering_bits).
+uint64_t MaskBits(const std::vector<char>& mask) {
+  uint64_t bits = 0;
+  for (size_t k = 0; k < mask.size(); ++k) {
+    if (mask[k]) bits |= uint64_t{1} << k;
+  }
+  return bits;
+}
+
 }  // namespace
 
 FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& candidates,
@@ -228,6 +245,9 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     changed_reqs.push_back(reqs.Find(k));
   }
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
+  // The mask as bits when the template has them (HasOffering in one AND).
+  const bool offering_bits = offerings_changed && !t.available_offering_bits.empty();
+  const uint64_t mask_bits = offering_bits ? MaskBits(mask) : 0;
   // Per daemon group: host-port conflict and total requests.
   std::vector<char> conflict(t.daemon_groups.size(), 2);
   std::vector<ResourceList> totals(t.daemon_groups.size());
@@ -258,7 +278,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       totals[g].Add(t.daemon_groups[g].overhead);
     }
     if (conflict[g] == 1) continue;
-    if (!Fits(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
+    if (!FitsAllocatable(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
     bool ok = true;
     for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
       const Requirement* r = changed_reqs[k];
@@ -279,7 +299,11 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       ok = m == 1;
     }
     if (!ok) continue;
-    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) continue;
+    if (offering_bits) {
+      if ((t.available_offering_bits[static_cast<size_t>(i)] & mask_bits) == 0) continue;
+    } else if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) {
+      continue;
+    }
     kept.push_back(i);
   }
   return kept;

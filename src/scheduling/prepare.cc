@@ -153,6 +153,15 @@ void IndexOfferings(Template& t) {
     }
     t.offering_key_of.push_back(std::move(keys));
   }
+  if (t.offering_keys.size() > 64) return;
+  for (size_t i = 0; i < t.instance_types.size(); ++i) {
+    uint64_t bits = 0;
+    const std::vector<int>& keys = t.offering_key_of[i];
+    for (size_t o = 0; o < keys.size(); ++o) {
+      if (t.instance_types[i]->offerings[o].available) bits |= uint64_t{1} << keys[o];
+    }
+    t.available_offering_bits.push_back(bits);
+  }
 }
 
 // Per label key, the classes of equal type requirements (Template::key_classes).
@@ -218,6 +227,9 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
       t.daemon_groups.push_back(std::move(g));
     }
     t.daemon_group.push_back(pos->second);
+    ResourceList room = t.allocatable[t.headroom.size()];
+    room.Subtract(t.daemon_groups[static_cast<size_t>(pos->second)].overhead);
+    t.headroom.push_back(std::move(room));
   }
 }
 

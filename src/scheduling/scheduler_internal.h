@@ -5,6 +5,7 @@
 #ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <memory>
@@ -49,12 +50,18 @@ struct Template {
   std::vector<ResourceList> allocatable;  // parallel to instance_types
   std::vector<int> daemon_group;          // parallel to instance_types
   std::vector<DaemonGroup> daemon_groups;
+  // Parallel to instance_types: allocatable minus the type's daemon overhead, what pods can
+  // use (a type takes pods totalling `r` iff r fits its headroom and its allocatable is valid).
+  std::vector<ResourceList> headroom;
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
   // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering
   // the index of its pair: offering compatibility becomes a lookup in a per-claim mask.
   std::vector<std::pair<std::string, std::string>> offering_keys;
   std::vector<std::vector<int>> offering_key_of;  // parallel to instance_types
+  // With at most 64 pairs: bit k of available_offering_bits[i] set iff type i has an
+  // available offering of pair k (an offering check is one AND with a mask of pairs).
+  std::vector<uint64_t> available_offering_bits;  // parallel to instance_types, or empty
 
   // Per label key, the types' requirements on it grouped into classes of equal requirements
   // (class_of[i] = -1 when type i does not define the key): filters memoize per class.

@@ -6,6 +6,7 @@
 #include "scheduling/solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <iterator>
 #include <map>
@@ -80,6 +81,18 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
 }
 
 }  // namespace
+
+// False when no type of `claim` has the headroom for its requests plus `pod`'s, a condition
+// FastFilter's resource check implies (it also subtracts the daemon overhead, and more).
+bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
+  ResourceList total = claim.requests;
+  total.Add(pod.requests);
+  const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+  for (int i : claim.its) {
+    if (headroom[static_cast<size_t>(i)].Admits(total)) return true;
+  }
+  return false;
+}
 
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
 bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
@@ -186,14 +199,15 @@ void Solver::IndexExisting(size_t i) {
   existing_index_.Insert(id, 0, {r.cpu(), r.memory(), r.pods()});
 }
 
-void Solver::IndexClaim(const ClaimState& claim) {
-  if (claim_index_.Contains(claim.seq)) claim_index_.Erase(claim.seq);
+FirstFitIndex::Room Solver::RoomOf(const ClaimState& claim) {
   const ResourceList& max = claim.max_allocatable;
   const ResourceList& used = claim.requests;
-  const FirstFitIndex::Room room = {max.cpu() - used.cpu(), max.memory() - used.memory(),
-                                    max.pods() - used.pods()};
+  return {max.cpu() - used.cpu(), max.memory() - used.memory(), max.pods() - used.pods()};
+}
+
+void Solver::IndexClaim(const ClaimState& claim) {
+  const FirstFitIndex::Room room = RoomOf(claim);
   const int64_t rank = static_cast<int64_t>(claim.pods.size());
-  claim_index_.Insert(claim.seq, rank, room);
   FirstFitIndex& by_taints = claim_index_by_taints_[TaintSetOf(claim)];
   if (by_taints.Contains(claim.seq)) by_taints.Erase(claim.seq);
   by_taints.Insert(claim.seq, rank, room);
@@ -211,27 +225,29 @@ size_t Solver::TaintSetOf(const ClaimState& claim) {
   return set;
 }
 
-int64_t Solver::NextClaimFor(const std::vector<char>& tolerated, int64_t after,
-                             const FirstFitIndex::Room& need) const {
-  std::optional<FirstFitIndex::Key> after_key;
-  if (after >= 0) {
-    // The claim's own index holds its key (the same in every index: pods, then seq).
-    after_key = claim_index_.KeyOf(after);
-  }
-  int64_t best = -1;
-  FirstFitIndex::Key best_key;
-  for (size_t set = 0; set < claim_index_by_taints_.size(); ++set) {
+Solver::ClaimCursor::ClaimCursor(const Solver& solver, const std::vector<char>& tolerated,
+                                 const FirstFitIndex::Room& need) {
+  for (size_t set = 0; set < solver.claim_index_by_taints_.size(); ++set) {
     if (set >= tolerated.size() || tolerated[set] == 0) continue;
-    const FirstFitIndex& index = claim_index_by_taints_[set];
-    const int64_t id = index.Next(after_key ? &*after_key : nullptr, need);
-    if (id < 0) continue;
-    const FirstFitIndex::Key key = index.KeyOf(id);
-    if (best < 0 || key < best_key) {
-      best = id;
-      best_key = key;
+    cursors_.emplace_back(solver.claim_index_by_taints_[set], need);
+  }
+  Pick();
+}
+
+void Solver::ClaimCursor::Pick() {
+  // The least key over the sets' heads (a claim is in exactly one set).
+  best_ = -1;
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    if (cursors_[i].id() < 0) continue;
+    if (best_ < 0 || cursors_[i].key() < cursors_[static_cast<size_t>(best_)].key()) {
+      best_ = static_cast<int64_t>(i);
     }
   }
-  return best;
+}
+
+void Solver::ClaimCursor::Advance() {
+  cursors_[static_cast<size_t>(best_)].Advance();
+  Pick();
 }
 
 absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
@@ -438,6 +454,10 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     return absl::FailedPreconditionError(
         internal::StrCat("incompatible requirements, ", s.message()));
   }
+  // Resources first, before the topology merge: when no type has room the filter keeps none.
+  if (!explain && !AnyTypeHasRoom(claim, pod)) {
+    return absl::FailedPreconditionError("no instance type");
+  }
   ClaimFit fit;
   std::optional<Requirements>& merged = fit.requirements;
   std::vector<std::string> changed;
@@ -502,8 +522,6 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     if (to_reserve.count(id) == 0) ++reservation_capacity_[id];
   }
   claim.reserved_ids = std::move(to_reserve);
-  claim_order_.erase({claim.pods.size(), claim.seq});
-  claim_order_.insert({claim.pods.size() + 1, claim.seq});
   claim.pods.push_back(pod.key);
   claim.its = std::move(fit.instance_types);
   claim.requests.Add(pod.requests);
@@ -519,12 +537,13 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   if (claim.its.size() != claim.max_allocatable_of) {
     claim.max_allocatable = ResourceList();
-    for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->allocatable[static_cast<size_t>(i)]);
+    for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
     claim.max_allocatable_of = claim.its.size();
   }
   IndexClaim(claim);
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
+  IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
     // The launch price changes only if the current launch type left or the offerings did.
     if (requirements_changed || claim.current_type < 0 ||
@@ -558,8 +577,8 @@ bool Solver::PlaceOnExisting(PodCtx& pod) {
   // Only nodes with room for the pod's cpu, memory and pod slot (Fits' own comparison).
   const FirstFitIndex::Room need = {pod.requests.cpu(), pod.requests.memory(),
                                     pod.requests.pods()};
-  for (int64_t i = existing_index_.First(need); i >= 0; i = existing_index_.After(i, need)) {
-    ExistingNodeState& node = existing_[static_cast<size_t>(i)];
+  for (FirstFitIndex::Cursor cursor(existing_index_, need); cursor.id() >= 0; cursor.Advance()) {
+    ExistingNodeState& node = existing_[static_cast<size_t>(cursor.id())];
     if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
     // Most nodes of a running cluster are full: reject them on resources and taints, two of
     // CanAddExisting's own checks, without building an error status per node.
@@ -623,17 +642,81 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   for (size_t set = 0; set < taint_sets_.size(); ++set) {
     tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working.tolerations) ? 1 : 0;
   }
-  for (int64_t seq = NextClaimFor(tolerated, -1, need); seq >= 0;
-       seq = NextClaimFor(tolerated, seq, need)) {
-    ClaimState& claim = *claims_[static_cast<size_t>(seq)];
-    if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) continue;
+  // One claim of the walk: false to go on, true when the pod was placed.
+  auto try_claim = [&](ClaimState& claim) {
+    if (ClaimBlocked(claim, host_checks, zone_check_ids) || !MayFit(claim, pod)) return false;
     absl::StatusOr<ClaimFit> fit =
         CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
-    if (!fit.ok()) continue;
+    if (!fit.ok()) return false;
     CommitClaim(claim, pod, *std::move(fit));
     return true;
+  };
+  // A group that limits the pod to claims where it counts no pod and blocks many claims: walk
+  // only its free claims (the same order, minus claims the walk below would skip as blocked).
+  if (const FirstFitIndex* free = FreeIndexFor(host_checks); free != nullptr) {
+    for (FirstFitIndex::Cursor cursor(*free, need); cursor.id() >= 0; cursor.Advance()) {
+      ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
+      if (tolerated[static_cast<size_t>(claim.taint_set)] == 0) continue;
+      if (try_claim(claim)) return true;
+    }
+    return false;
   }
+  int64_t blocked = 0;
+  for (ClaimCursor cursor(*this, tolerated, need); cursor.id() >= 0; cursor.Advance()) {
+    ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
+    if (ClaimBlocked(claim, host_checks, zone_check_ids)) {
+      ++blocked;
+      continue;
+    }
+    if (try_claim(claim)) return true;
+  }
+  if (blocked >= FreeIndexMinBlocked()) AddFreeIndexes(host_checks);
   return false;
+}
+
+namespace {
+std::atomic<int64_t> free_index_min_blocked{kFreeIndexMinBlocked};
+}  // namespace
+
+int64_t FreeIndexMinBlocked() { return free_index_min_blocked.load(std::memory_order_relaxed); }
+void SetFreeIndexMinBlockedForTesting(int64_t n) {
+  free_index_min_blocked.store(n, std::memory_order_relaxed);
+}
+
+void Solver::IndexFreeClaim(const ClaimState& claim) {
+  for (FreeIndex& f : free_indexes_) {
+    if (f.index.Contains(claim.seq)) f.index.Erase(claim.seq);
+    if (f.group->SlotCount(static_cast<int>(claim.seq)) == 0) {
+      f.index.Insert(claim.seq, static_cast<int64_t>(claim.pods.size()), RoomOf(claim));
+    }
+  }
+}
+
+const FirstFitIndex* Solver::FreeIndexFor(
+    const std::vector<Topology::HostnameCheck>& host_checks) const {
+  for (const auto& check : host_checks) {
+    if (check.limit != 0) continue;
+    for (const FreeIndex& f : free_indexes_) {
+      if (f.group == check.group) return &f.index;
+    }
+  }
+  return nullptr;
+}
+
+void Solver::AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks) {
+  for (const auto& check : host_checks) {
+    if (free_indexes_.size() >= kMaxFreeIndexes) return;
+    if (check.limit != 0 || check.group->SlotsAbove(0) < FreeIndexMinBlocked()) continue;
+    bool known = false;
+    for (const FreeIndex& f : free_indexes_) known = known || f.group == check.group;
+    if (known) continue;
+    free_indexes_.push_back({check.group, FirstFitIndex()});
+    FirstFitIndex& index = free_indexes_.back().index;
+    for (const auto& claim : claims_) {
+      if (check.group->SlotCount(static_cast<int>(claim->seq)) > 0) continue;
+      index.Insert(claim->seq, static_cast<int64_t>(claim->pods.size()), RoomOf(*claim));
+    }
+  }
 }
 
 bool Solver::ClaimBlocked(const ClaimState& claim,
@@ -745,13 +828,36 @@ std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_
         internal::StrCat("node limits have been exhausted for nodepool \"", pool, "\"");
     return candidates;
   }
-  for (size_t i = 0; i < t.instance_types.size(); ++i) {
-    bool exceeds = false;
-    limits->second.ForEach([&](std::string_view name, int64_t remaining) {
-      if (t.instance_types[i]->capacity.Get(name) > remaining) exceeds = true;
-    });
-    if (!exceeds) candidates.push_back(static_cast<int>(i));
+  // Limits only shrink during a solve, so the types within them only shrink too: the last
+  // list stands while every limit still covers its largest capacity, else it is re-filtered.
+  const ResourceList& remaining = limits->second;
+  LimitMemo& memo = limit_memo_[&t];
+  bool covered = memo.valid;
+  remaining.ForEach([&](std::string_view name, int64_t left) {
+    if (covered && memo.max_capacity.Get(name) > left) covered = false;
+  });
+  if (!covered) {
+    std::vector<int> kept;
+    auto keep = [&](int i) {
+      bool exceeds = false;
+      remaining.ForEach([&](std::string_view name, int64_t left) {
+        if (!exceeds && t.instance_types[static_cast<size_t>(i)]->capacity.Get(name) > left) {
+          exceeds = true;
+        }
+      });
+      if (!exceeds) kept.push_back(i);
+    };
+    if (memo.valid) {
+      for (int i : memo.candidates) keep(i);
+    } else {
+      for (size_t i = 0; i < t.instance_types.size(); ++i) keep(static_cast<int>(i));
+    }
+    memo.max_capacity = ResourceList();
+    for (int i : kept) memo.max_capacity.MaxWith(t.instance_types[static_cast<size_t>(i)]->capacity);
+    memo.candidates = std::move(kept);
+    memo.valid = true;
   }
+  candidates = memo.candidates;
   if (candidates.empty()) {
     *skip_reason = internal::StrCat(
         "all available instance types exceed limits for nodepool \"", pool, "\"");
@@ -764,7 +870,6 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   claim->min_values_relaxed |= fit.relaxed_min_values;
   topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
   topology_->RegisterHostname(claim->hostname);
-  claim_order_.insert({0, claim->seq});
   claim->taint_set = static_cast<int>(TaintSetOf(*claim));
   const bool planned = cost_ != nullptr && pod.plan_group >= 0 &&
                        group_claims_.emplace(pod.plan_group, claim->seq).second;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/scheduler.h"
@@ -95,9 +96,10 @@ struct ClaimState {
   int64_t seq = 0;
   std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
-  // Per-resource maximum of the allocatable of the types in `its` (recomputed when `its`
-  // shrinks): a pod whose requests plus `requests` exceed it on any resource fits none of them,
-  // so first fit can skip the claim without running the filter (same decision, less work).
+  // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
+  // `its` (recomputed when `its` shrinks): a pod whose requests plus `requests` exceed it on
+  // any resource fits none of them, so first fit can skip the claim without running the
+  // filter (same decision, less work).
   ResourceList max_allocatable;
   size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
@@ -134,6 +136,14 @@ struct PodInput {
   // not count that pod; keys of pending pods are otherwise never looked up).
   bool bound_key = false;
 };
+
+// How many blocked claims a first-fit walk skips before the hostname groups that blocked them
+// get a free-claim index (Solver::FreeIndex): kFreeIndexMinBlocked unless a test set it.
+// Decisions do not depend on it; tests set it low (1) or high to compare the two walks.
+// Thread-safe.
+inline constexpr int64_t kFreeIndexMinBlocked = 64;
+int64_t FreeIndexMinBlocked();
+void SetFreeIndexMinBlockedForTesting(int64_t n);
 
 class Solver {
  public:
@@ -244,16 +254,38 @@ class Solver {
   std::set<std::string> scheduling_;
   std::unique_ptr<Topology> topology_;
   std::map<std::string, ResourceList> remaining_limits_;
+  // LimitedCandidates' last answer per template, and the largest capacity in it.
+  struct LimitMemo {
+    bool valid = false;
+    std::vector<int> candidates;
+    ResourceList max_capacity;
+  };
+  mutable std::map<const Template*, LimitMemo> limit_memo_;
   std::vector<ExistingNodeState> existing_;
   std::vector<std::unique_ptr<ClaimState>> claims_;
-  // Claims ordered for first fit: fewest pods first, then creation order.
-  std::set<std::pair<size_t, int64_t>> claim_order_;
   // First-fit pre-filters on free cpu, memory and pod slots (first_fit_index.h): existing_
-  // by index (rank 0), claims by seq ranked by pod count, as claim_order_.
+  // by index (rank 0); claims by seq ranked by pod count (first fit's order: fewest pods
+  // first, then creation order), one index per taint set below.
   FirstFitIndex existing_index_;
-  FirstFitIndex claim_index_;
   void IndexExisting(size_t i);
   void IndexClaim(const ClaimState& claim);
+  static FirstFitIndex::Room RoomOf(const ClaimState& claim);
+  // Faithful mode: hostname groups that block many claims (anti-affinity, or spread that a pod
+  // may join only where the group counts none), each with an index of the claims where it
+  // counts no pod, kept in first-fit order as claim_index_by_taints_. A pod that such a group
+  // limits to 0 walks that index instead of skipping the blocked claims one by one; the first
+  // claim that takes it is the same. Added once a walk skipped kFreeIndexMinBlocked claims.
+  struct FreeIndex {
+    const TopologyGroup* group;
+    FirstFitIndex index;
+  };
+  static constexpr size_t kMaxFreeIndexes = 32;
+  std::vector<FreeIndex> free_indexes_;
+  void IndexFreeClaim(const ClaimState& claim);
+  const FirstFitIndex* FreeIndexFor(const std::vector<Topology::HostnameCheck>& host_checks) const;
+  // Added once a walk skipped FreeIndexMinBlocked() blocked claims, for its groups blocking
+  // that many claims.
+  void AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks);
   // The claims again, one index per distinct taint set of the templates (a pod that does not
   // tolerate a set fails every claim of it first thing): step 2 merges the indexes of the sets
   // the pod tolerates, in claim_order_'s order. By template index: its taint set.
@@ -261,10 +293,22 @@ class Solver {
   std::vector<FirstFitIndex> claim_index_by_taints_;
   // The claim's taint set (ClaimState::taint_set when known), added when new.
   size_t TaintSetOf(const ClaimState& claim);
-  // The first claim after claim `after` (-1: from the start) in key order, over the indexes
-  // of the `tolerated` taint sets, that has room for `need`; -1 when none.
-  int64_t NextClaimFor(const std::vector<char>& tolerated, int64_t after,
-                       const FirstFitIndex::Room& need) const;
+  // The claims with room for `need` in first-fit order, over the indexes of the `tolerated`
+  // taint sets (a merge of one FirstFitIndex::Cursor per set). Claim changes invalidate it.
+  class ClaimCursor {
+   public:
+    ClaimCursor(const Solver& solver, const std::vector<char>& tolerated,
+                const FirstFitIndex::Room& need);
+    int64_t id() const {  // the claim's seq; -1 past the last
+      return best_ < 0 ? -1 : cursors_[static_cast<size_t>(best_)].id();
+    }
+    void Advance();
+
+   private:
+    void Pick();
+    absl::InlinedVector<FirstFitIndex::Cursor, 2> cursors_;
+    int64_t best_ = -1;  // index into cursors_
+  };
   std::map<std::string, int64_t> pinned_claims_;  // zone -> claims pinned to it ("" = unpinned)
   // Small integer ids of zones that pin claims, so the first-fit loop compares ints.
   absl::flat_hash_map<std::string, int> zone_ids_;

@@ -402,6 +402,10 @@ void CheckAndApply(const DisruptionCommand& cmd, const RandomCluster& c,
     REQUIRE(it != nullptr);
     CHECK(r.requests.Get(karp::kResourceCpu) <= it->Allocatable().Get(karp::kResourceCpu));
     on_replacements.insert(r.pods.begin(), r.pods.end());
+    // The label that pins pods to their target nodes while a command is validated never
+    // reaches a command.
+    CHECK_FALSE(r.requirements.Has("karp.sh/repack-pin"));
+    CHECK(r.labels.count("karp.sh/repack-pin") == 0);
   }
   CHECK(cmd.savings_per_hour > 0);
   CHECK(cmd.savings_per_hour == Approx(candidates_price - launch).margin(1e-6));
@@ -488,6 +492,208 @@ TEST_CASE("repack property: random clusters", "[repack][property]") {
   // The re-pack plan itself is what most clusters get (the faithful fallback is the exception).
   INFO("faithful plans returned: " << faithful_plans << " of " << with_commands);
   CHECK(faithful_plans * 4 <= with_commands);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lower bound against brute force
+
+// A small cluster for brute force: 2-4 nodes, some blocked by a do-not-disrupt pod (they must
+// stay), at most 6 pods on the others, varied cpu and memory, some pods on-demand only.
+struct SmallCluster {
+  ClusterSnapshot snap;
+  std::set<std::string> must_stay;
+};
+
+SmallCluster MakeSmallCluster(std::mt19937& rng, const InstanceCatalog& catalog) {
+  SmallCluster c;
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const std::vector<std::string> types = {"small", "medium", "large"};
+  c.snap.node_pools.push_back(DisruptionPool(
+      "default", {Expr(std::string(karp::kLabelCapacityType), Operator::kIn, {kSpot, kOnDemand})}));
+  int moving = 0;
+  const int nodes = pick(2, 4);
+  for (int n = 0; n < nodes; ++n) {
+    const std::string node = "n" + std::to_string(n);
+    const std::string type = types[static_cast<size_t>(pick(0, 2))];
+    AddManagedNode(c.snap, catalog, node, "default", type, std::string(karp::testing::kZone1),
+                   pick(0, 1) == 0 ? kSpot : kOnDemand);
+    const bool stays = pick(0, 2) == 0;
+    const int64_t cpu_free = catalog.Find(type)->Allocatable().Get(karp::kResourceCpu);
+    int64_t cpu_used = 0;
+    for (int p = pick(1, 3); p > 0 && (stays || moving < 6); --p) {
+      const int cpu = 250 * pick(1, 6);
+      if (cpu_used + cpu > cpu_free) break;
+      cpu_used += cpu;
+      auto b = BoundPod(node + "-p" + std::to_string(p), node, std::to_string(cpu) + "m",
+                        std::to_string(512 * pick(1, 6)) + "Mi");
+      if (pick(0, 3) == 0) b.NodeSelector(std::string(karp::kLabelCapacityType), kOnDemand);
+      if (stays && c.must_stay.insert(node).second) {
+        b.Annotation(std::string(karp::kAnnotationDoNotDisrupt), "true");
+      }
+      moving += stays ? 0 : 1;
+      c.snap.pods.push_back(b);
+    }
+  }
+  return c;
+}
+
+// The cheapest hourly price of any plan that keeps the must-stay nodes, by exhaustive search:
+// every pod of the other nodes goes to a node that stays (in its free room), to another node
+// (then kept at its price), or to a new node (the cheapest offering of a type that holds its
+// pods, on demand when one of them requires it).
+class BruteForce {
+ public:
+  BruteForce(const SmallCluster& c, const InstanceCatalog& catalog) : catalog_(catalog) {
+    std::map<std::string, size_t> index;
+    for (const karp::Node& n : c.snap.nodes) {
+      index[n.metadata.name] = alloc_.size();
+      alloc_.push_back(n.allocatable);
+      used_.emplace_back();
+      const bool stays = c.must_stay.count(n.metadata.name) > 0;
+      price_.push_back(stays ? 0 : NodePriceOf(n, catalog));
+      stays_price_ += stays ? NodePriceOf(n, catalog) : 0;
+    }
+    assigned_.assign(alloc_.size(), 0);
+    for (const karp::Pod& p : c.snap.pods) {
+      if (c.must_stay.count(p.node_name) > 0) {
+        used_[index[p.node_name]].Add(p.Requests());
+      } else {
+        pods_.push_back(p.Requests());
+        on_demand_.push_back(!p.node_selector.empty());
+      }
+    }
+  }
+
+  double Optimum() {
+    best_ = 1e18;
+    Place(0);
+    return stays_price_ + best_;
+  }
+
+ private:
+  static double NodePriceOf(const karp::Node& n, const InstanceCatalog& catalog) {
+    return NodePrice(catalog, n.metadata.labels.at(std::string(karp::kLabelInstanceType)),
+                     n.metadata.labels.at(std::string(karp::kLabelCapacityType)));
+  }
+
+  // The cheapest new node holding `used`; infinite when no type does.
+  double NewNodePrice(const karp::ResourceList& used, bool on_demand) const {
+    double best = 1e18;
+    for (const InstanceType& it : catalog_.instance_types()) {
+      if (!karp::Fits(used, it.Allocatable())) continue;
+      for (const karp::Offering& o : it.offerings) {
+        if (!on_demand || o.capacity_type == kOnDemand) best = std::min(best, o.price);
+      }
+    }
+    return best;
+  }
+
+  double Cost() const {
+    double cost = 0;
+    for (size_t e = 0; e < alloc_.size(); ++e) cost += assigned_[e] > 0 ? price_[e] : 0;
+    for (size_t b = 0; b < bins_.size(); ++b) cost += NewNodePrice(bins_[b], bin_on_demand_[b]);
+    return cost;
+  }
+
+  void Place(size_t i) {
+    if (i == pods_.size()) {
+      best_ = std::min(best_, Cost());
+      return;
+    }
+    const karp::ResourceList& r = pods_[i];
+    for (size_t e = 0; e < alloc_.size(); ++e) {
+      karp::ResourceList u = karp::ResourceList::Sum(used_[e], r);
+      if (!karp::Fits(u, alloc_[e])) continue;
+      std::swap(used_[e], u);
+      ++assigned_[e];
+      Place(i + 1);
+      --assigned_[e];
+      std::swap(used_[e], u);
+    }
+    for (size_t b = 0; b <= bins_.size(); ++b) {
+      const bool fresh = b == bins_.size();
+      if (fresh) {
+        bins_.emplace_back();
+        bin_on_demand_.push_back(false);
+      }
+      karp::ResourceList u = karp::ResourceList::Sum(bins_[b], r);
+      const bool od = bin_on_demand_[b] || on_demand_[i];
+      if (NewNodePrice(u, od) < 1e17) {
+        std::swap(bins_[b], u);
+        const bool was = bin_on_demand_[b];
+        bin_on_demand_[b] = od;
+        Place(i + 1);
+        bin_on_demand_[b] = was;
+        std::swap(bins_[b], u);
+      }
+      if (fresh) {
+        bins_.pop_back();
+        bin_on_demand_.pop_back();
+        break;
+      }
+    }
+  }
+
+  const InstanceCatalog& catalog_;
+  std::vector<karp::ResourceList> alloc_, used_, pods_, bins_;
+  std::vector<double> price_;
+  std::vector<int> assigned_;
+  std::vector<bool> on_demand_, bin_on_demand_;
+  double stays_price_ = 0;
+  double best_ = 0;
+};
+
+TEST_CASE("repack: the cluster lower bound never exceeds the cheapest plan (brute force)",
+          "[repack][bound]") {
+  auto catalog = SpotCatalog();
+  int tight = 0, with_stays = 0;
+  for (uint32_t seed = 1; seed <= 120; ++seed) {
+    std::mt19937 rng(seed);
+    const SmallCluster c = MakeSmallCluster(rng, *catalog);
+    const ConsolidationPlan plan = MustPlan(c.snap, catalog, Repack());
+    REQUIRE(plan.repack.has_value());
+    const double optimum = BruteForce(c, *catalog).Optimum();
+    INFO("seed " << seed << ": bound " << plan.repack->lower_bound_per_hour << ", optimum "
+                 << optimum << "\n" << Describe(plan));
+    CHECK(plan.repack->lower_bound_per_hour <= optimum + 1e-9);
+    CHECK(plan.repack->lower_bound_per_hour <= plan.repack->price_after_per_hour + 1e-9);
+    double stays = 0;
+    for (const karp::Node& n : c.snap.nodes) {
+      if (c.must_stay.count(n.metadata.name) == 0) continue;
+      stays += NodePrice(*catalog, n.metadata.labels.at(std::string(karp::kLabelInstanceType)),
+                         n.metadata.labels.at(std::string(karp::kLabelCapacityType)));
+    }
+    CHECK(plan.repack->must_stay_price_per_hour == Approx(stays).margin(1e-9));
+    with_stays += c.must_stay.empty() ? 0 : 1;
+    tight += plan.repack->lower_bound_per_hour >= 0.8 * optimum ? 1 : 0;
+  }
+  INFO(tight << " of 120 bounds within 80 % of the optimum; " << with_stays << " with must-stay nodes");
+  CHECK(with_stays >= 40);
+  CHECK(tight >= 60);
+}
+
+TEST_CASE("repack: the cluster bound pays the nodes that must stay and uses their free room",
+          "[repack][bound]") {
+  auto catalog = SpotCatalog();
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(DisruptionPool(
+      "default", {Expr(std::string(karp::kLabelCapacityType), Operator::kIn, {kOnDemand})}));
+  // An xlarge node held by a do-not-disrupt pod, 15 of its 16 cpu free; a large node whose
+  // 4 one-cpu pods fit that room.
+  AddManagedNode(snap, *catalog, "stays", "default", "xlarge");
+  snap.pods.push_back(BoundPod("pinned", "stays", "1")
+                          .Annotation(std::string(karp::kAnnotationDoNotDisrupt), "true"));
+  AddManagedNode(snap, *catalog, "moves", "default", "large");
+  for (int p = 0; p < 4; ++p) snap.pods.push_back(BoundPod("m" + std::to_string(p), "moves", "1"));
+  const ConsolidationPlan plan = MustPlan(snap, catalog, Repack());
+  INFO(Describe(plan));
+  REQUIRE(plan.repack.has_value());
+  // The xlarge on demand ($0.80/h) stays; the moving pods cost nothing on top of it.
+  CHECK(plan.repack->must_stay_price_per_hour == Approx(0.8));
+  CHECK(plan.repack->lower_bound_per_hour == Approx(0.8));
+  // Re-packing every reschedulable pod (the pinned one included) on new nodes: 5 cpu.
+  CHECK(plan.repack->all_pods_lower_bound_per_hour == Approx(0.25));
+  CHECK(plan.repack->price_after_per_hour == Approx(0.8));
 }
 
 }  // namespace
