@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -32,10 +31,14 @@ class BoundCountCache {
     const Node* node;
     std::string key;  // pod.Key()
   };
-  // One group's state after counting every bound pod, from a given state after InitDomains.
+  // One group's state after counting every bound pod, from a given state after InitDomains:
+  // its own domain counts (TopologyGroup::counts; a hostname group's zero-count node hostnames
+  // come from its view instead).
   struct Entry {
     Cow<std::map<std::string, int32_t>> domains;
-    Cow<std::set<std::string>> empty_domains;
+    // Hostname groups: the node hostnames the group's filter admits, by node-domain index
+    // (HostnameRegistry indexes them in snapshot order, the same in every simulation).
+    std::shared_ptr<const std::vector<char>> nodes;
     // Each Record of a bound pod: the pod (index into Pods()), its domain, and whether the
     // domain existed before the records (so it stays, at 0, when all its pods are taken back).
     struct Rec {

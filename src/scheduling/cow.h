@@ -1,6 +1,6 @@
 // Cow<C>: a container shared between copies until one of them changes it (copy on write).
-// Topology groups of one key start from the same domains (every node's hostname, say): copies
-// of a group, and groups built from one cached state, share them until a pod is recorded.
+// Topology groups of one key start from the same domains (every node's zone, say): copies of a
+// group, and groups built from one cached state, share them until a pod is recorded.
 // Reads go through the const interface; Mut() gives the container to change, copying it first
 // when another Cow shares it. Copies of one Cow may live in different threads: a container is
 // never changed while shared, and use_count() > 1 only errs towards copying. Internal.
@@ -53,10 +53,11 @@ class Cow {
 
 
 // Layered<C>: a Cow<C> base plus a small container of keys added while the base is shared
-// (an ordered map or set). Every hostname topology group of a solve shares the domains of all
-// nodes; a new claim's hostname then goes into each group's own layer instead of copying the
-// shared base. The keys of the two layers are disjoint; reads see their union in key order,
-// exactly as one container holding both. Writing an entry of the base copies it first (Cow).
+// (an ordered map or set). A topology group built from a shared state (the bound-pod counts of
+// a simulation) that counts a pod in a new domain (a new claim's hostname) puts it into its own
+// layer instead of copying the shared base. The keys of the two layers are disjoint; reads see
+// their union in key order, exactly as one container holding both. Writing an entry of the
+// base copies it first (Cow).
 template <typename C>
 class Layered {
  public:

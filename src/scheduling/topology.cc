@@ -132,47 +132,71 @@ bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
 }
 
 void TopologyGroup::Register(const std::string& domain) {
-  if (domains.count(domain) > 0) return;
-  domains.Insert(std::make_pair(domain, 0));
-  empty_domains.Insert(domain);
+  if (!Find(domain)) counts.Insert(std::make_pair(domain, 0));
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++domains.Ref(domain);
-  // A domain is empty only at count 0: from 1 on it is in empty_domains no more.
-  if (count == 1) empty_domains.Erase(domain);
-  if (slots != nullptr && key == kLabelHostname) {
-    auto it = slots->find(domain);
-    if (it != slots->end()) {
-      const size_t slot = static_cast<size_t>(it->second);
-      if (slot_counts.size() <= slot) slot_counts.resize(slot + 1, 0);
-      const int32_t before = slot_counts[slot];
-      slot_counts[slot] = count;
-      if (slot_histogram.size() <= static_cast<size_t>(count)) {
-        slot_histogram.resize(static_cast<size_t>(count) + 1, 0);
-      }
-      if (before > 0) --slot_histogram[static_cast<size_t>(before)];
-      ++slot_histogram[static_cast<size_t>(count)];
-    }
+  const int32_t count = ++counts.Ref(domain);
+  if (view.registry != nullptr) SetSlotCount(view.registry->SlotOf(domain), count);
+}
+
+void TopologyGroup::TakeBack(const std::string& domain, bool keep) {
+  const int32_t count = --counts.Ref(domain);
+  const HostnameRegistry::Entry* e =
+      view.registry != nullptr ? view.registry->Find(domain) : nullptr;
+  if (e != nullptr) SetSlotCount(e->slot, count);
+  if (count > 0) return;
+  // A name the view sees is a domain at 0 without an entry of its own.
+  if (!keep || (e != nullptr && view.Sees(*e))) counts.Erase(domain);
+}
+
+void TopologyGroup::SetSlotCount(int32_t slot, int32_t count) {
+  if (slot < 0) return;
+  const size_t s = static_cast<size_t>(slot);
+  if (slot_counts.size() <= s) slot_counts.resize(s + 1, 0);
+  const int32_t before = slot_counts[s];
+  slot_counts[s] = count;
+  if (slot_histogram.size() <= static_cast<size_t>(count)) {
+    slot_histogram.resize(static_cast<size_t>(count) + 1, 0);
   }
+  if (before > 0) --slot_histogram[static_cast<size_t>(before)];
+  if (count > 0) ++slot_histogram[static_cast<size_t>(count)];
+}
+
+std::optional<int32_t> TopologyGroup::Find(const std::string& domain) const {
+  auto it = counts.find(domain);
+  if (it != counts.end()) return it->second;
+  if (view.registry == nullptr) return std::nullopt;
+  const HostnameRegistry::Entry* e = view.registry->Find(domain);
+  if (e != nullptr && view.Sees(*e)) return 0;
+  return std::nullopt;
+}
+
+bool TopologyGroup::AnyCounted() const {
+  for (const auto& [domain, count] : counts) {
+    if (count > 0) return true;
+  }
+  return false;
 }
 
 int32_t TopologyGroup::DomainMinCount(const Requirement& pod_domains) const {
   if (key == kLabelHostname) return 0;
   int32_t min = kMaxInt32;
   int32_t supported = 0;
-  for (const auto& [domain, count] : domains) {
+  ForEachDomain([&](const std::string& domain, int32_t count) {
     if (pod_domains.Has(domain)) {
       ++supported;
       min = std::min(min, count);
     }
-  }
+    return true;
+  });
   if (min_domains && supported < *min_domains) min = 0;
   return min;
 }
 
 bool TopologyGroup::AnyCompatiblePodDomain(const Requirement& pod_domains) const {
-  for (const auto& [domain, count] : domains) {
+  // Domains the view adds are at 0: only the group's own counts can be positive.
+  for (const auto& [domain, count] : counts) {
     if (count > 0 && pod_domains.Has(domain)) return true;
   }
   return false;
@@ -202,8 +226,7 @@ Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_dom
   const int32_t self = Selects(pod) ? 1 : 0;
   if (SingleNodeDomain(key, node_domains)) {
     const std::string& host = node_domains.values()[0];
-    auto it = domains.find(host);
-    const int64_t count = (it == domains.end() ? 0 : it->second) + self;
+    const int64_t count = CountOf(host) + self;
     if (count <= max_skew) return Requirement::In(key, {host});
     return Requirement::DoesNotExist(key);
   }
@@ -219,13 +242,13 @@ Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_dom
   };
   if (node_domains.op() == Operator::kIn) {
     for (const std::string& d : node_domains.values()) {
-      auto it = domains.find(d);
-      if (it != domains.end()) consider(it->first, it->second);
+      if (std::optional<int32_t> count = Find(d)) consider(d, *count);
     }
   } else {
-    for (const auto& [domain, count] : domains) {
+    ForEachDomain([&](const std::string& domain, int32_t count) {
       if (node_domains.Has(domain)) consider(domain, count);
-    }
+      return true;
+    });
   }
   if (best == nullptr) return Requirement::DoesNotExist(key);
   return Requirement::In(key, {*best});
@@ -234,19 +257,18 @@ Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_dom
 Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_domains,
                                         const Requirement& node_domains) const {
   const bool self = Selects(pod);
-  const bool none_anywhere = domains.size() == empty_domains.size();
+  const bool none_anywhere = !AnyCounted();
   if (SingleNodeDomain(key, node_domains)) {
     const std::string& host = node_domains.values()[0];
     if (!pod_domains.Has(host)) return Requirement::DoesNotExist(key);
-    auto it = domains.find(host);
-    const int32_t count = it == domains.end() ? 0 : it->second;
+    const int32_t count = CountOf(host);
     if (count > 0 || (self && (none_anywhere || !AnyCompatiblePodDomain(pod_domains)))) {
       return Requirement::In(key, {host});
     }
     return Requirement::DoesNotExist(key);
   }
   std::vector<std::string> options;
-  for (const auto& [domain, count] : domains) {
+  for (const auto& [domain, count] : counts) {  // positive counts are the group's own
     if (count > 0 && pod_domains.Has(domain) && node_domains.Has(domain)) {
       options.push_back(domain);
     }
@@ -256,18 +278,15 @@ Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_d
     // Bootstrap: the first domain (by name) allowed by both the pod and the node, and the
     // first allowed by the pod.
     const Requirement both = pod_domains.Intersection(node_domains);
-    for (const auto& [domain, count] : domains) {
-      if (both.Has(domain)) {
+    auto first_in = [&](const Requirement& allowed) {
+      ForEachDomain([&](const std::string& domain, int32_t) {
+        if (!allowed.Has(domain)) return true;
         options.push_back(domain);
-        break;
-      }
-    }
-    for (const auto& [domain, count] : domains) {
-      if (pod_domains.Has(domain)) {
-        options.push_back(domain);
-        break;
-      }
-    }
+        return false;
+      });
+    };
+    first_in(both);
+    first_in(pod_domains);
   }
   if (options.empty()) return Requirement::DoesNotExist(key);
   return Requirement::In(key, std::move(options));
@@ -277,21 +296,26 @@ Requirement TopologyGroup::NextAntiAffinity(const Requirement& pod_domains,
                                             const Requirement& node_domains) const {
   if (SingleNodeDomain(key, node_domains)) {
     const std::string& host = node_domains.values()[0];
-    auto it = domains.find(host);
-    if (it == domains.end() || it->second == 0) return Requirement::In(key, {host});
+    if (CountOf(host) == 0) return Requirement::In(key, {host});
     return Requirement::DoesNotExist(key);
   }
   std::vector<std::string> options;
-  for (const std::string& domain : empty_domains) {
-    if (node_domains.Has(domain) && pod_domains.Has(domain)) options.push_back(domain);
-  }
+  ForEachDomain([&](const std::string& domain, int32_t count) {
+    if (count == 0 && node_domains.Has(domain) && pod_domains.Has(domain)) {
+      options.push_back(domain);
+    }
+    return true;
+  });
   if (options.empty()) return Requirement::DoesNotExist(key);
   return Requirement::In(key, std::move(options));
 }
 
 std::string TopologyGroup::CountsString() const {
   std::vector<std::string> parts;
-  for (const auto& [d, c] : domains) parts.push_back(internal::StrCat(d, ":", c));
+  ForEachDomain([&](const std::string& d, int32_t c) {
+    parts.push_back(internal::StrCat(d, ":", c));
+    return true;
+  });
   return internal::StrCat("map[", absl::StrJoin(parts, " "), "]");
 }
 
@@ -366,7 +390,7 @@ const std::vector<std::pair<const Pod*, const Node*>>& Topology::CountedBoundPod
 
 void Topology::CountDomains(TopologyGroup& g) const {
   // Claim slots exist once this solve opened claims; the cache's records ignore them.
-  if (bound_counts_ != nullptr && slots_.empty()) {
+  if (bound_counts_ != nullptr && registry_.slots() == 0) {
     CountDomainsCached(g);
     return;
   }
@@ -380,35 +404,77 @@ void Topology::CountDomains(TopologyGroup& g) const {
   }
 }
 
+namespace {
+
+// A cache key: `prefix` and then the group's domains (its state before counting).
+std::string DomainsKey(std::string prefix, const TopologyGroup& g) {
+  g.ForEachDomain([&](const std::string& domain, int32_t) {
+    prefix.push_back('\0');
+    prefix += domain;
+    return true;
+  });
+  return prefix;
+}
+
+}  // namespace
+
 void Topology::RegisterNodes(TopologyGroup& g) const {
-  // Groups of one key and node filter register the same domains (all of them, for the
-  // hostname groups of a running cluster): register once, share the containers.
-  std::string key = internal::StrCat(g.key, "|", g.filter.Id());
-  for (const auto& [domain, count] : g.domains) {
-    key.push_back('\0');
-    key += domain;
+  if (g.view.registry != nullptr) {  // hostname: the registry holds the nodes' hostnames
+    g.view.nodes = NodeMask(g.filter).get();
+    return;
   }
-  auto [it, fresh] = registered_.try_emplace(std::move(key));
+  // Groups of one key and node filter register the same domains: register once, share them.
+  auto [it, fresh] =
+      registered_.try_emplace(DomainsKey(internal::StrCat(g.key, "|", g.filter.Id()), g));
   if (!fresh) {
-    g.domains = it->second.first;
-    g.empty_domains = it->second.second;
+    g.counts = it->second;
     return;
   }
   for (const Node& node : snapshot_->nodes) {
     const std::optional<std::string>& d = DomainOf(node, g.key);
     if (d && g.filter.Matches(RequirementsOf(node), node.taints)) g.Register(*d);
   }
-  it->second = {g.domains.Flat(), g.empty_domains.Flat()};
+  it->second = g.counts.Flat();
+}
+
+void Topology::AddNodeDomains() const {
+  if (node_domains_added_) return;
+  node_domains_added_ = true;
+  static const std::string* const kHostname = new std::string(kLabelHostname);
+  for (const Node& node : snapshot_->nodes) {
+    if (const std::optional<std::string>& d = DomainOf(node, *kHostname)) registry_.AddNode(*d);
+  }
+}
+
+const std::shared_ptr<const std::vector<char>>& Topology::NodeMask(
+    const NodeFilter& filter) const {
+  auto [it, fresh] = node_masks_.try_emplace(filter.Id());
+  if (!fresh) return it->second;
+  AddNodeDomains();
+  static const std::string* const kHostname = new std::string(kLabelHostname);
+  static const Requirements* const kNone = new Requirements();
+  auto mask = std::make_shared<std::vector<char>>(static_cast<size_t>(registry_.nodes()), 0);
+  for (const Node& node : snapshot_->nodes) {
+    const std::optional<std::string>& d = DomainOf(node, *kHostname);
+    if (!d) continue;
+    // Without terms the filter looks at taints only: no node requirements built for it.
+    const Requirements& reqs = filter.terms.empty() ? *kNone : RequirementsOf(node);
+    if (filter.Matches(reqs, node.taints)) {
+      (*mask)[static_cast<size_t>(registry_.Find(*d)->node)] = 1;
+    }
+  }
+  it->second = std::move(mask);
+  return it->second;
 }
 
 std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGroup& g) const {
   TopologyGroup counted;  // Register and Record touch only these (no claim slots)
   counted.key = g.key;
-  counted.domains = g.domains;
-  counted.empty_domains = g.empty_domains;
+  counted.counts = g.counts;
+  counted.view = g.view;
   counted.filter = g.filter;
   RegisterNodes(counted);
-  const Cow<std::map<std::string, int32_t>> registered = counted.domains.Flat();  // shared
+  const TopologyGroup registered = counted;  // its domains before the records (shared)
   auto entry = std::make_unique<BoundCountCache::Entry>();
   const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
   for (size_t i = 0; i < pods.size(); ++i) {
@@ -416,20 +482,16 @@ std::unique_ptr<BoundCountCache::Entry> Topology::CountAllBound(const TopologyGr
     if (!g.Selects(*pods[i].pod)) continue;
     const std::optional<std::string>& d = DomainOf(node, g.key);
     if (!d || !g.filter.Matches(RequirementsOf(node), node.taints)) continue;
-    entry->records.push_back({static_cast<uint32_t>(i), registered.count(*d) > 0, *d});
+    entry->records.push_back({static_cast<uint32_t>(i), registered.Find(*d).has_value(), *d});
     counted.Record(*d);
   }
-  entry->domains = counted.domains.Flat();
-  entry->empty_domains = counted.empty_domains.Flat();
+  entry->domains = counted.counts.Flat();
+  if (g.view.registry != nullptr) entry->nodes = NodeMask(g.filter);
   return entry;
 }
 
 void Topology::CountDomainsCached(TopologyGroup& g) const {
-  std::string key = g.id;
-  for (const auto& [domain, count] : g.domains) {
-    key.push_back('\0');
-    key += domain;
-  }
+  const std::string key = DomainsKey(g.id, g);
   const BoundCountCache::Entry* entry = bound_counts_->Find(key);
   if (entry == nullptr) entry = bound_counts_->Insert(key, CountAllBound(g));
   const std::vector<BoundCountCache::BoundPod>& pods = bound_counts_->Pods();
@@ -439,16 +501,15 @@ void Topology::CountDomainsCached(TopologyGroup& g) const {
       scheduled_bound_[i] = scheduling_->count(pods[i].key) > 0 ? 1 : 0;
     }
   }
-  g.domains = entry->domains;  // shared until changed
-  g.empty_domains = entry->empty_domains;
+  // Hostname groups see the nodes' hostnames through the registry (the entry keeps which
+  // ones, so no node is matched against the filter again), the entry has the rest.
+  if (g.view.registry != nullptr) {
+    AddNodeDomains();
+    g.view.nodes = entry->nodes.get();
+  }
+  g.counts = entry->domains;  // shared until changed
   for (const BoundCountCache::Entry::Rec& r : entry->records) {
-    if (scheduled_bound_[r.pod] == 0) continue;
-    if (--g.domains.Ref(r.domain) > 0) continue;
-    if (r.registered) {
-      g.empty_domains.Insert(r.domain);
-    } else {
-      g.domains.Erase(r.domain);
-    }
+    if (scheduled_bound_[r.pod] != 0) g.TakeBack(r.domain, r.registered);
   }
 }
 
@@ -463,14 +524,13 @@ TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, c
     auto it = map.find(proto.id);
     if (it == map.end()) {
       auto group = std::make_unique<TopologyGroup>(proto);
-      group->slots = &slots_;
+      if (group->key == kLabelHostname) group->view = {&registry_, registry_.epoch(), nullptr};
       const bool filter_by_taints =
           group->type != TopologyType::kSpread || group->filter.honor_taints;
       InitDomains(*group, owner, filter_by_taints);
       if (!inverse) CountDomains(*group);
       it = map.emplace(group->id, std::move(group)).first;
       (inverse ? inverse_list_ : group_list_).push_back(it->second.get());
-      if (it->second->key == kLabelHostname) hostname_groups_.push_back(it->second.get());
     }
     g = it->second.get();
     if (persistent) by_prototype_.emplace(&proto, g);
@@ -669,9 +729,10 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
   const Requirement pod_domains = pd ? *pd : Requirement::Exists(kLabelZone);
   auto anti = [&](const TopologyGroup& g) {
     std::vector<std::string> allowed;
-    for (const std::string& d : g.empty_domains) {
-      if (pod_domains.Has(d)) allowed.push_back(d);
-    }
+    g.ForEachDomain([&](const std::string& d, int32_t count) {
+      if (count == 0 && pod_domains.Has(d)) allowed.push_back(d);
+      return true;
+    });
     out.push_back(std::move(allowed));
   };
   for (const TopologyGroup* g : groups.owned) {
@@ -680,16 +741,17 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
       const int64_t min = g->DomainMinCount(pod_domains);
       const int64_t self = g->Selects(pod) ? 1 : 0;
       std::vector<std::string> allowed;
-      for (const auto& [d, count] : g->domains) {
+      g->ForEachDomain([&](const std::string& d, int32_t count) {
         if (count + self - min <= g->max_skew) allowed.push_back(d);
-      }
+        return true;
+      });
       out.push_back(std::move(allowed));
     } else if (g->type == TopologyType::kAffinity) {
       const bool self = g->Selects(pod);
-      const bool none_anywhere = g->domains.size() == g->empty_domains.size();
+      const bool none_anywhere = !g->AnyCounted();
       if (self && (none_anywhere || !g->AnyCompatiblePodDomain(pod_domains))) continue;
       std::vector<std::string> allowed;
-      for (const auto& [d, count] : g->domains) {
+      for (const auto& [d, count] : g->counts) {  // positive counts are the group's own
         if (count > 0 && pod_domains.Has(d)) allowed.push_back(d);
       }
       out.push_back(std::move(allowed));
@@ -704,7 +766,7 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
 }
 
 void Topology::RegisterClaimSlot(const std::string& hostname, int slot) {
-  slots_[hostname] = slot;
+  registry_.SetSlot(hostname, slot);
 }
 
 void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
@@ -758,7 +820,7 @@ void Topology::Record(const Pod& pod, const std::string& key, const std::vector<
 }
 
 void Topology::RegisterHostname(const std::string& hostname) {
-  for (TopologyGroup* g : hostname_groups_) g->Register(hostname);
+  registry_.Register(hostname);  // every hostname group sees it from now on
 }
 
 }  // namespace karp::scheduling

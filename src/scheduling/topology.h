@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +58,68 @@ struct DomainSource {
 };
 using DomainUniverse = std::map<std::string, std::map<std::string, DomainSource>>;
 
+// The hostname domains of one Solve that hostname groups hold at count 0 without storing
+// them: new claims' placeholder hostnames and existing nodes' hostnames, each name once, in
+// name order. A hostname group stores only its counted domains (and those of the universe) and
+// sees the registry's names through its HostnameView, so a new claim costs one entry here
+// instead of one in every hostname group. Not thread-safe (one per Topology).
+class HostnameRegistry {
+ public:
+  struct Entry {
+    int32_t node = -1;   // index of the node domain (node masks), -1: not a node's hostname
+    int32_t slot = -1;   // the claim slot of a new claim's placeholder, -1: none
+    uint32_t epoch = 0;  // 1 + the epoch of the name's last Register, 0: never registered
+  };
+  using Map = std::map<std::string, Entry, std::less<>>;
+
+  // A RegisterHostname: the groups that exist now see `name` from here on.
+  void Register(const std::string& name) { names_[name].epoch = ++epoch_; }
+  // Maps a new claim's placeholder hostname to its slot.
+  void SetSlot(const std::string& name, int slot) {
+    names_[name].slot = slot;
+    ++slots_;
+  }
+  // The node-domain index of `name` (added on first call; indexes count from 0).
+  int32_t AddNode(const std::string& name) {
+    Entry& e = names_[name];
+    if (e.node < 0) e.node = nodes_++;
+    return e.node;
+  }
+  // Registers so far: a group created now sees the names registered after it.
+  uint32_t epoch() const { return epoch_; }
+  int32_t nodes() const { return nodes_; }
+  int64_t slots() const { return slots_; }
+  const Map& names() const { return names_; }
+  const Entry* Find(std::string_view name) const {
+    auto it = names_.find(name);
+    return it == names_.end() ? nullptr : &it->second;
+  }
+  // The claim slot of `name`, or -1.
+  int32_t SlotOf(std::string_view name) const {
+    const Entry* e = slots_ > 0 ? Find(name) : nullptr;
+    return e == nullptr ? -1 : e->slot;
+  }
+
+ private:
+  Map names_;
+  uint32_t epoch_ = 0;
+  int32_t nodes_ = 0;
+  int64_t slots_ = 0;
+};
+
+// Which registry names one hostname group has as domains: those registered while it existed
+// (RegisterHostname) and the node hostnames its node filter admits (registered when the group
+// counted its domains).
+struct HostnameView {
+  const HostnameRegistry* registry = nullptr;  // null: none
+  uint32_t since = 0;                          // sees names registered at epochs >= since
+  const std::vector<char>* nodes = nullptr;    // by node-domain index; null: no node domains
+  bool Sees(const HostnameRegistry::Entry& e) const {
+    return e.epoch > since ||
+           (nodes != nullptr && e.node >= 0 && (*nodes)[static_cast<size_t>(e.node)] != 0);
+  }
+};
+
 class TopologyGroup {
  public:
   std::string id;
@@ -67,22 +130,37 @@ class TopologyGroup {
   int32_t max_skew = 1;
   std::optional<int32_t> min_domains;
   NodeFilter filter;
-  // domain -> count; new claims' hostnames go to a layer of the group's own (cow.h)
-  Layered<std::map<std::string, int32_t>> domains;
-  Layered<std::set<std::string>> empty_domains;
+  // domain -> count, shared copy-on-write between groups built from one state (cow.h). The
+  // group's domains are these plus, at count 0, the names `view` sees (hostname groups: their
+  // domains here are only those with a count and those of the universe). Read them through
+  // ForEachDomain and Find, which see the union in name order.
+  Layered<std::map<std::string, int32_t>> counts;
+  HostnameView view;
   // Pod keys: views of strings that outlive the Topology (never iterated).
   absl::flat_hash_set<std::string_view> owners;
-  // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors
-  // `domains`; lets the scheduler reject claims in O(1)).
+  // Counts of the hostname domains of this solve's new claims, by claim slot (mirrors the
+  // counts; lets the scheduler reject claims in O(1)).
   std::vector<int32_t> slot_counts;
   std::vector<int32_t> slot_histogram;  // slot_histogram[c]: claims with count c (c >= 1)
-  const std::map<std::string, int>* slots = nullptr;  // hostname -> slot (owned by Topology)
 
   bool Selects(const Pod& pod) const;
   bool Counts(const Pod& pod, const Requirements& node_reqs,
               const std::vector<Taint>& taints) const;
+  // Adds `domain` at count 0 unless it is a domain already.
   void Register(const std::string& domain);
+  // One more pod counted in `domain` (made a domain if it is not one).
   void Record(const std::string& domain);
+  // One pod fewer in `domain`, whose count is positive; at 0 the domain stays a domain only
+  // if `keep` (or the view sees it).
+  void TakeBack(const std::string& domain, bool keep);
+  // The count of `domain`, or nullopt when it is not a domain of the group.
+  std::optional<int32_t> Find(const std::string& domain) const;
+  int32_t CountOf(const std::string& domain) const { return Find(domain).value_or(0); }
+  // Whether some domain has a positive count.
+  bool AnyCounted() const;
+  // Calls f(domain, count) for every domain in name order while f returns true.
+  template <typename F>
+  void ForEachDomain(F&& f) const;
   // Number of claim slots whose count exceeds `limit`.
   int64_t SlotsAbove(int32_t limit) const {
     int64_t n = 0;
@@ -103,6 +181,9 @@ class TopologyGroup {
   bool AnyCompatiblePodDomain(const Requirement& pod_domains) const;
 
  private:
+  // Keeps slot_counts and slot_histogram in step with the count of a claim's hostname
+  // (slot < 0: not a claim's).
+  void SetSlotCount(int32_t slot, int32_t count);
   Requirement NextSpread(const Pod& pod, const Requirement& pod_domains,
                          const Requirement& node_domains) const;
   Requirement NextAffinity(const Pod& pod, const Requirement& pod_domains,
@@ -110,6 +191,36 @@ class TopologyGroup {
   Requirement NextAntiAffinity(const Requirement& pod_domains,
                                const Requirement& node_domains) const;
 };
+
+template <typename F>
+void TopologyGroup::ForEachDomain(F&& f) const {
+  auto own = counts.begin();
+  const auto own_end = counts.end();
+  const HostnameRegistry::Map* names = view.registry != nullptr ? &view.registry->names() : nullptr;
+  if (names == nullptr || (view.nodes == nullptr && view.since >= view.registry->epoch())) {
+    for (; own != own_end; ++own) {
+      if (!f(own->first, own->second)) return;
+    }
+    return;
+  }
+  // Merge by name; a name in both is the group's own (with its count).
+  auto reg = names->begin();
+  while (own != own_end || reg != names->end()) {
+    if (reg != names->end() && !view.Sees(reg->second)) {
+      ++reg;
+      continue;
+    }
+    const int order = reg == names->end() ? -1 : own == own_end ? 1 : own->first.compare(reg->first);
+    if (order <= 0) {
+      if (order == 0) ++reg;
+      if (!f(own->first, own->second)) return;
+      ++own;
+    } else {
+      if (!f(reg->first, 0)) return;
+      ++reg;
+    }
+  }
+}
 
 // The topology state of one Solve.
 class Topology {
@@ -194,7 +305,10 @@ class Topology {
   // `by_pod` (its owned_inverse part) belongs to this pod.
   void Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
               const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod);
-  // Registers a hostname domain (a new claim's placeholder or an existing node).
+  // Registers a hostname domain (a new claim's placeholder or an existing node): every
+  // hostname group that exists now has it as a domain (at count 0 until a pod is recorded
+  // there); groups created later do not. One registry entry, O(log names), whatever the number
+  // of groups.
   void RegisterHostname(const std::string& hostname);
 
  private:
@@ -209,8 +323,13 @@ class Topology {
   // The inverse anti-affinity group of one required term of `pod`.
   static TopologyGroup InverseGroup(const Pod& pod, const PodAffinityTerm& term);
   void CountDomains(TopologyGroup& g) const;
-  // CountDomains' first step: registers the domain of every node that `g`'s filter admits.
+  // CountDomains' first step: registers the domain of every node that `g`'s filter admits
+  // (hostname groups: makes their view see those nodes' hostnames).
   void RegisterNodes(TopologyGroup& g) const;
+  // The node hostnames that `filter` admits, by node-domain index (built once per filter).
+  const std::shared_ptr<const std::vector<char>>& NodeMask(const NodeFilter& filter) const;
+  // Adds every node's hostname to the registry, in snapshot order (once).
+  void AddNodeDomains() const;
   // CountDomains through bound_counts_ (same result): the cached counts over every bound pod,
   // less the pods this solve schedules.
   void CountDomainsCached(TopologyGroup& g) const;
@@ -244,19 +363,20 @@ class Topology {
   // schedules (by index into BoundCountCache::Pods(), built on first use).
   BoundCountCache* bound_counts_ = nullptr;
   mutable std::vector<char> scheduled_bound_;
-  // RegisterNodes' results by (key, node filter, domains before): domains and empty domains.
-  mutable std::map<std::string, std::pair<Cow<std::map<std::string, int32_t>>,
-                                          Cow<std::set<std::string>>>>
-      registered_;
+  // RegisterNodes' results by (key, node filter, domains before), for keys other than hostname.
+  mutable std::map<std::string, Cow<std::map<std::string, int32_t>>> registered_;
+  // This solve's hostname domains (claims' placeholders and nodes' hostnames), and per node
+  // filter the node hostnames it admits (HostnameView::nodes).
+  mutable HostnameRegistry registry_;  // node entries are added on first use
+  mutable std::map<std::string, std::shared_ptr<const std::vector<char>>> node_masks_;
+  mutable bool node_domains_added_ = false;
   std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
   std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;
   const std::vector<const Pod*>& anti_affinity_pods_;
-  std::map<std::string, int> slots_;  // claim placeholder hostname -> slot
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
   absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> owned_by_pod_;
   absl::node_hash_set<std::string> interned_;  // keys the Topology built itself (Intern)
-  std::vector<TopologyGroup*> hostname_groups_;  // groups (and inverse groups) on hostname
   // Persistent prototypes (Update with prototypes) -> their group, found without the id.
   absl::flat_hash_map<const TopologyGroup*, TopologyGroup*> by_prototype_;
   // groups_ and inverse_ in creation order (for RecordCache).

@@ -39,8 +39,16 @@ auto Db(const std::string& name) {
       .AntiAffinity("kubernetes.io/hostname", {{"app", "db"}});
 }
 
-// Six nodes in three zones, bound web pods (zonal spread) and db pods (hostname
-// anti-affinity) spread unevenly, and pending pods of both.
+// Hostname spread over the nodes of one zone only (a node filter with a term).
+auto Cache(const std::string& name) {
+  return MakePod(name, "250m", "512Mi")
+      .Label("app", "cache")
+      .NodeSelector(kZone, "test-zone-1")
+      .Spread(SpreadConstraint("kubernetes.io/hostname", 1, {{"app", "cache"}}));
+}
+
+// Six nodes in three zones, bound web pods (zonal spread), db pods (hostname anti-affinity)
+// and cache pods (hostname spread in one zone) spread unevenly, and pending pods of each.
 ClusterSnapshot Cluster() {
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool("default"));
@@ -53,6 +61,9 @@ ClusterSnapshot Cluster() {
     }
     if (i % 2 == 0) snap.pods.push_back(Db("db-" + std::to_string(i)).BoundTo(node));
   }
+  snap.pods.push_back(Cache("cache-0").BoundTo("node-0"));
+  snap.pods.push_back(Cache("cache-1").BoundTo("node-0"));
+  for (int i = 0; i < 3; ++i) snap.pods.push_back(Cache("cache-pending-" + std::to_string(i)));
   for (int i = 0; i < 5; ++i) {
     snap.pods.push_back(Web("web-pending-" + std::to_string(i)));
     snap.pods.push_back(Db("db-pending-" + std::to_string(i)));
@@ -70,7 +81,8 @@ TEST_CASE("simulations sharing bound-pod counts place pods as a plain Solve",
   // Sets of bound pods to move (unbound copies scheduled with the pending pods), each
   // simulated after the previous ones filled the cache.
   const std::vector<std::vector<std::string>> moves = {
-      {}, {"web-0-0", "web-0-1"}, {"db-0", "web-2-0"}, {"db-0", "db-2", "db-4"}, {"web-1-2"}, {}};
+      {}, {"web-0-0", "web-0-1"}, {"db-0", "web-2-0"}, {"db-0", "db-2", "db-4"}, {"web-1-2"},
+      {"cache-0"}, {"cache-0", "cache-1", "db-2"}, {}};
   for (const std::vector<std::string>& names : moves) {
     std::vector<Pod> moved;
     for (const Pod& p : snap.pods) {
