@@ -298,6 +298,14 @@ const std::vector<double>& CostPolicy::TypePrices(const Template& t,
 
 bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
   if (claim.target < 0) return false;
+  // Memory and pod slots first, without a lookup by name: most refusals are one of them.
+  const ResourceList& room = claim.target_room;
+  const ResourceList& used = claim.requests;
+  const ResourceList& want = pod.requests;
+  if ((want.memory() > 0 && used.memory() + want.memory() > room.memory()) ||
+      (want.pods() > 0 && used.pods() + want.pods() > room.pods())) {
+    return false;
+  }
   bool fits = true;
   pod.requests.ForEach([&](std::string_view name, int64_t value) {
     if (fits && value > 0 &&
