@@ -109,10 +109,10 @@ const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   return nullptr;
 }
 
-CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
+CostPolicy::CostPolicy(const Scheduler::State& state, const std::vector<PodCtx>& pods,
                        CostStrategy strategy)
-    : state_(state), strategy_(strategy) {
-  const PoolsState& pools = *state_.pools;
+    : state_(&state), strategy_(strategy) {
+  const PoolsState& pools = *state_->pools;
   for (const Template& t : pools.templates) {
     template_ranks_.push_back(TemplateRanks(t));
     std::vector<ResourceList>& rooms = rooms_.emplace_back();
@@ -124,13 +124,16 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
   }
   orders_.emplace_back();
   for (const Template& t : pools.templates) orders_[0].push_back(&t);
-  const bool by_price = state_.options.cost_pool_order == PoolOrder::kPrice;
+  const bool by_price = state_->options.cost_pool_order == PoolOrder::kPrice;
   std::map<std::string, int> order_ids;
   std::map<std::string, int> class_ids;
   std::map<std::string, bool> dear;  // by demand class and requests
-  for (PodCtx& pod : pods) {
-    const Template* t = by_price ? PriceOrder(pod, order_ids) : FirstTemplate(pools, pod);
-    pod.cost_template = t;
+  pod_fields_.reserve(pods.size());
+  for (const PodCtx& pod : pods) {
+    PodFields& f = pod_fields_.emplace_back();
+    const Template* t =
+        by_price ? PriceOrder(pod, order_ids, &f.pool_order) : FirstTemplate(pools, pod);
+    f.cost_template = t;
     if (t == nullptr) continue;
     std::string key = std::to_string(TemplateIndex(*t));
     key += '/';
@@ -139,24 +142,41 @@ CostPolicy::CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods,
     key += pod.requirements.ToString();
     auto [pos, inserted] = class_ids.emplace(std::move(key), static_cast<int>(class_ids.size()));
     if (inserted) class_demand_.emplace_back();
-    pod.demand_class = pos->second;
+    f.demand_class = pos->second;
     class_demand_[static_cast<size_t>(pos->second)].Add(pod.requests);
     // Pinned pods whose own requirements cost them more than 5% per unit over what the
     // template offers go last: placed first, their claims would grow as their dear types to
     // hold other pods that cheaper types would take.
-    const std::string dear_key = std::to_string(pod.demand_class) + pod.requests.ToString();
+    const std::string dear_key = std::to_string(f.demand_class) + pod.requests.ToString();
     auto d = dear.find(dear_key);
     if (d == dear.end()) {
       const double own = BestUnitPrice(*t, pod.requirements, pod.requests, pod.ports);
       const double free = BestUnitPrice(*t, Requirements(), pod.requests, pod.ports);
       d = dear.emplace(dear_key, own > free * 1.05).first;
     }
-    pod.pinned_dear = d->second;
+    f.pinned_dear = d->second;
   }
 }
 
-const Template* CostPolicy::PriceOrder(PodCtx& pod, std::map<std::string, int>& ids) {
-  const PoolsState& pools = *state_.pools;
+CostPolicy CostPolicy::WithStrategy(const CostStrategy& strategy) const {
+  CostPolicy copy = *this;
+  copy.strategy_ = strategy;
+  return copy;
+}
+
+void CostPolicy::Apply(std::vector<PodCtx>& pods) const {
+  for (size_t i = 0; i < pods.size() && i < pod_fields_.size(); ++i) {
+    const PodFields& f = pod_fields_[i];
+    pods[i].demand_class = f.demand_class;
+    pods[i].pool_order = f.pool_order;
+    pods[i].cost_template = f.cost_template;
+    pods[i].pinned_dear = f.pinned_dear;
+  }
+}
+
+const Template* CostPolicy::PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids,
+                                       int* order_id) {
+  const PoolsState& pools = *state_->pools;
   std::string key;
   for (const Template& t : pools.templates) {
     const bool usable = ToleratesAll(t.taints, pod.working.tolerations) &&
@@ -167,7 +187,7 @@ const Template* CostPolicy::PriceOrder(PodCtx& pod, std::map<std::string, int>& 
   key += '|';
   key += pod.requests.ToString();
   auto [pos, inserted] = ids.emplace(key, static_cast<int>(orders_.size()));
-  pod.pool_order = pos->second;
+  *order_id = pos->second;
   if (inserted) {
     // (unit price, weight position) of the usable templates; the others keep weight order.
     std::vector<std::pair<double, size_t>> usable;
@@ -190,7 +210,7 @@ const Template* CostPolicy::PriceOrder(PodCtx& pod, std::map<std::string, int>& 
 }
 
 size_t CostPolicy::TemplateIndex(const Template& t) const {
-  return static_cast<size_t>(&t - state_.pools->templates.data());
+  return static_cast<size_t>(&t - state_->pools->templates.data());
 }
 
 int CostPolicy::Rank(const Template& t, const Requirements& reqs) const {
@@ -211,14 +231,14 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
     demand = class_demand_[static_cast<size_t>(pod.demand_class)];
   }
   if (strategy_.demand != TargetDemand::kClass) demand.Erase(kResourcePods);
-  const std::vector<char> mask = t.OfferingMask(reqs);
+  const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
   std::vector<Candidate> candidates;
   candidates.reserve(fit.instance_types.size());
   for (int i : fit.instance_types) {
     Candidate c;
     c.index = i;
     c.room = &Room(t, i);
-    c.score = UnitPrice(t, i, mask, demand, &c.price);
+    c.score = UnitPrice(t, i, prices, demand, &c.price);
     if (c.score != kNoPriceYet) candidates.push_back(c);
   }
   claim.capacity_rank = Rank(t, reqs);
@@ -230,10 +250,10 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
 
 double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& its,
                                const Requirements& reqs, int* type) const {
-  const std::vector<char> mask = t.OfferingMask(reqs);
+  const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
   double best = kNoPriceYet;
   for (int i : its) {
-    const double price = CheapestOffering(t, static_cast<size_t>(i), mask);
+    const double price = prices[static_cast<size_t>(i)];
     if (price < best) {
       best = price;
       if (type != nullptr) *type = i;
@@ -250,22 +270,42 @@ double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   const FilterOutcome kept =
       FilterInstanceTypes(t, all, reqs, requests, ports, {}, /*relax_min_values=*/true);
-  const std::vector<char> mask = t.OfferingMask(reqs);
+  const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
   double best = kNoPriceYet;
-  for (int i : kept.kept) best = std::min(best, UnitPrice(t, i, mask, requests));
+  for (int i : kept.kept) best = std::min(best, UnitPrice(t, i, prices, requests));
   return best;
 }
 
-double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<char>& mask,
+double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<double>& prices,
                              const ResourceList& demand, double* price) const {
-  const double cheapest = CheapestOffering(t, static_cast<size_t>(i), mask);
+  const double cheapest = prices[static_cast<size_t>(i)];
   if (price != nullptr) *price = cheapest;
   const double units = Units(demand, Room(t, i));
   return units <= 0 || cheapest == kNoPriceYet ? kNoPriceYet : cheapest / units;
 }
 
+const std::vector<double>& CostPolicy::TypePrices(const Template& t,
+                                                  const std::vector<char>& mask) const {
+  auto [pos, inserted] = type_prices_.try_emplace({TemplateIndex(t), mask});
+  if (inserted) {
+    pos->second.resize(t.instance_types.size());
+    for (size_t i = 0; i < t.instance_types.size(); ++i) {
+      pos->second[i] = CheapestOffering(t, i, mask);
+    }
+  }
+  return pos->second;
+}
+
 bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
   if (claim.target < 0) return false;
+  // Memory and pod slots first, without a lookup by name: most refusals are one of them.
+  const ResourceList& room = claim.target_room;
+  const ResourceList& used = claim.requests;
+  const ResourceList& want = pod.requests;
+  if ((want.memory() > 0 && used.memory() + want.memory() > room.memory()) ||
+      (want.pods() > 0 && used.pods() + want.pods() > room.pods())) {
+    return false;
+  }
   bool fits = true;
   pod.requests.ForEach([&](std::string_view name, int64_t value) {
     if (fits && value > 0 &&
@@ -303,15 +343,17 @@ struct Baseline {
 // dropped that the faithful packing kept). With `repack`, the packing replays `repack` with
 // its small windows of claims packed exactly (PlanRepack); nullopt when that gains nothing.
 std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vector<PodCtx>& pods,
-                                   const CostStrategy& strategy, const Baseline& baseline,
-                                   const SolveResult* repack = nullptr, int round = 0) {
+                                   const CostPolicy& shared, const CostStrategy& strategy,
+                                   const Baseline& baseline, const SolveResult* repack = nullptr,
+                                   int round = 0) {
   std::vector<PodCtx> copy = pods;
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr &&
       PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
     return std::nullopt;
   }
-  CostPolicy policy(state, copy, strategy);
+  CostPolicy policy = shared.WithStrategy(strategy);
+  policy.Apply(copy);
   if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
   Solver solver(state, std::move(copy), nullptr, &policy);
   SolveResult candidate = solver.Run();
@@ -374,6 +416,8 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   const absl::Time deadline =
       limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;
   const size_t budget = AttemptBudget(state.options, pods.size());
+  // What the attempts share: the pods' demand classes, template orders and price tables.
+  const CostPolicy shared(state, pods);
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
   std::atomic<bool> stopped{false};
@@ -394,7 +438,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
         stopped = true;
         return;
       }
-      offer(Attempt(state, pods, Strategies()[k], baseline), k);
+      offer(Attempt(state, pods, shared, Strategies()[k], baseline), k);
       ++done;
     }
   };
@@ -413,7 +457,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
       break;
     }
     std::optional<SolveResult> improved =
-        Attempt(state, pods, Strategies()[strategy], baseline, &*best.result, round);
+        Attempt(state, pods, shared, Strategies()[strategy], baseline, &*best.result, round);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
   }

@@ -66,11 +66,21 @@ struct CostStrategy {
   bool exclusive_first = false;
 };
 
-// The cost mode's rules for one Solver. Immutable during a solve.
+// The cost mode's rules for one Solver. Its rules are immutable during a solve; it memoizes
+// price tables, so one policy serves one Solver (one thread) at a time.
 class CostPolicy {
  public:
-  // Assigns each pod's PodCtx::demand_class and pinned_dear, and sums the classes' demand.
-  CostPolicy(const Scheduler::State& state, std::vector<PodCtx>& pods, CostStrategy strategy);
+  // Chooses each pod's PodCtx::demand_class, pinned_dear, pool_order and cost_template (set
+  // on a copy of `pods` by Apply), and sums the classes' demand. None of that depends on the
+  // strategy: SolveCostMode builds one policy, and each attempt a copy (WithStrategy).
+  CostPolicy(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+             CostStrategy strategy = {});
+
+  // A copy of this policy with `strategy`.
+  CostPolicy WithStrategy(const CostStrategy& strategy) const;
+  // Sets on `pods` (the pods this policy was built from, in the same order) the fields the
+  // constructor set. O(pods).
+  void Apply(std::vector<PodCtx>& pods) const;
 
   // The cheapest capacity type (rank) a claim of template `t` with requirements `reqs` can
   // launch, kNoRank when none.
@@ -96,29 +106,44 @@ class CostPolicy {
 
  private:
   size_t TemplateIndex(const Template& t) const;
-  // PoolOrder::kPrice: sets pod.pool_order (orders shared by pods with the same usable
-  // templates, requirements and requests, through `ids`) and returns the first usable
-  // template of the order (null: none).
-  const Template* PriceOrder(PodCtx& pod, std::map<std::string, int>& ids);
+  // PoolOrder::kPrice: sets `*order_id`, the pod's order (orders shared by pods with the
+  // same usable templates, requirements and requests, through `ids`), and returns the first
+  // usable template of the order (null: none).
+  const Template* PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids,
+                             int* order_id);
   // The least price per unit of `requests` over the types of `t` that hold them under
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
                        const std::vector<ContainerPort>& ports) const;
-  // Type `i`'s cheapest offering allowed by `mask` (into `price` when set) per unit of
-  // `demand` in its room; infinity when it has no such offering or no room for the demand.
-  double UnitPrice(const Template& t, int i, const std::vector<char>& mask,
+  // Type `i`'s cheapest offering (`prices`, from TypePrices; into `price` when set) per unit
+  // of `demand` in its room; infinity when it has no such offering or no room for the demand.
+  double UnitPrice(const Template& t, int i, const std::vector<double>& prices,
                    const ResourceList& demand, double* price = nullptr) const;
+  // Per type of `t`, the price of its cheapest available offering allowed by `mask`
+  // (infinity: none); computed once per template and mask, then looked up.
+  const std::vector<double>& TypePrices(const Template& t, const std::vector<char>& mask) const;
   // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
   const ResourceList& Room(const Template& t, int type) const {
     return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];
   }
 
-  const Scheduler::State& state_;
+  // The fields the constructor set on each pod (Apply).
+  struct PodFields {
+    int demand_class = -1;
+    int pool_order = 0;
+    const Template* cost_template = nullptr;
+    bool pinned_dear = false;
+  };
+
+  const Scheduler::State* state_;
   CostStrategy strategy_;
+  std::vector<PodFields> pod_fields_;
   std::vector<ResourceList> class_demand_;
   std::vector<uint8_t> template_ranks_;  // per template: bit r set if it offers rank r
   std::vector<std::vector<ResourceList>> rooms_;
   std::vector<std::vector<const Template*>> orders_;  // [0]: every template by weight
+  // TypePrices' memo, by template index and offering mask.
+  mutable std::map<std::pair<size_t, std::vector<char>>, std::vector<double>> type_prices_;
 };
 
 // The first template (by weight) whose taints the pod tolerates and whose requirements its

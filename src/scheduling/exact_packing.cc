@@ -91,6 +91,8 @@ struct TemplateModel {
   };
   std::vector<Base> kinds;
   std::map<std::string, Mask> masks;  // by the pod requirements' ToString()
+  // The kinds with their capacity per resource, by the resources of a group (BuildModel).
+  std::map<std::vector<std::string>, std::vector<Kind>> sized;
 };
 
 void BuildKinds(const Template& t, TemplateModel* model) {
@@ -138,11 +140,11 @@ const Mask& KindsAllowed(const Template& t, const Requirements& reqs, TemplateMo
   return mask;
 }
 
-// The group's kinds (the template's, with capacity per resource of the group) and each pod's
-// item.
-void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
-                const std::vector<size_t>& members, TemplateModel* model,
-                std::vector<Kind>* kinds, std::vector<Item>* items) {
+// The group's kinds (the template's, with capacity per resource of the group; built once
+// per set of resources) and each pod's item.
+const std::vector<Kind>& BuildModel(const Template& t, const std::vector<PodCtx>& pods,
+                                    const std::vector<size_t>& members, TemplateModel* model,
+                                    std::vector<Item>* items) {
   std::vector<std::string> resources;
   for (size_t m : members) {
     pods[m].requests.ForEach([&](std::string_view name, int64_t) {
@@ -152,13 +154,17 @@ void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
     });
   }
   if (model->kinds.empty()) BuildKinds(t, model);
-  for (const TemplateModel::Base& base : model->kinds) {
-    Kind k;
-    k.type = base.type;
-    k.rank = base.rank;
-    k.price = base.price;
-    for (const std::string& r : resources) k.cap.push_back(base.room.Get(r));
-    kinds->push_back(std::move(k));
+  auto [sized, inserted] = model->sized.try_emplace(resources);
+  if (inserted) {
+    sized->second.reserve(model->kinds.size());
+    for (const TemplateModel::Base& base : model->kinds) {
+      Kind& k = sized->second.emplace_back();
+      k.type = base.type;
+      k.rank = base.rank;
+      k.price = base.price;
+      k.cap.reserve(resources.size());
+      for (const std::string& r : resources) k.cap.push_back(base.room.Get(r));
+    }
   }
   for (size_t m : members) {
     Item item;
@@ -167,6 +173,7 @@ void BuildModel(const Template& t, const std::vector<PodCtx>& pods,
     item.kinds = KindsAllowed(t, pods[m].requirements, model);
     items->push_back(std::move(item));
   }
+  return sized->second;
 }
 
 // Branch and bound over set partitions (items in decreasing size, each into an existing node
@@ -220,15 +227,20 @@ class Search {
     for (size_t r = 0; r < sum.size(); ++r) sum[r] += items_[j].need[r];
     const double price = Cheapest(allowed, sum);
     if (price == kInfinite) return;
-    Node saved = node;
-    node.sum = std::move(sum);
-    node.kinds = std::move(allowed);
+    // The node's previous state is swapped out and back (deeper levels only append nodes
+    // and remove them again, but may move `nodes_`: node b is looked up afresh).
+    node.sum.swap(sum);
+    node.kinds.swap(allowed);
     node.members.push_back(j);
     const double before = node.price;
     node.price = price;
     assign_[j] = static_cast<int>(b);
     Go(j + 1, cost - before + price);
-    nodes_[b] = std::move(saved);
+    Node& restored = nodes_[b];
+    restored.sum.swap(sum);
+    restored.kinds.swap(allowed);
+    restored.members.pop_back();
+    restored.price = before;
   }
 
   void Go(size_t j, double cost) {
@@ -280,9 +292,8 @@ void SortItems(const std::vector<Kind>& kinds, std::vector<Item>& items) {
 int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& members,
               const ExactLimits& limits, TemplateModel* model, int* next_group,
               double no_better_than = kInfinite, double* price = nullptr) {
-  std::vector<Kind> kinds;
   std::vector<Item> items;
-  BuildModel(t, pods, members, model, &kinds, &items);
+  const std::vector<Kind>& kinds = BuildModel(t, pods, members, model, &items);
   if (kinds.empty()) return 0;
   SortItems(kinds, items);
   std::vector<std::vector<char>> conflicts(items.size(), std::vector<char>(items.size(), 0));
