@@ -117,11 +117,40 @@ absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
   return WrongType(path, "a quantity string", v);
 }
 
+namespace {
+
+// An RFC 3339 timestamp into *t; false when invalid (the caller names the path).
+bool TimestampValue(const std::string& text, absl::Time* t) {
+  std::string err;
+  return absl::ParseTime(absl::RFC3339_full, text, t, &err) && *t != absl::InfiniteFuture() &&
+         *t != absl::InfinitePast();
+}
+
+// The value of an integer JSON number within [lo, hi], or nullopt for anything else (a float,
+// out of range, not a number): the checked conversions then name the path and the problem.
+// The fast path of the readers below: no path is built for a field that reads fine.
+std::optional<int64_t> PlainInteger(const Json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi) return std::nullopt;
+    return i;
+  }
+  return std::nullopt;
+}
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
 absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
   absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
-      t == absl::InfinitePast()) {
+  if (!TimestampValue(text, &t)) {
     return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
   }
   return t;
@@ -172,17 +201,21 @@ absl::StatusOr<FieldReader> FieldReader::Object(std::string_view key) const {
   return Make(*f, At(key));
 }
 
+// The readers below build the field's path only for an error: most fields read fine.
+
 absl::Status FieldReader::String(std::string_view key, std::string* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  *out = f->get_ref<const std::string&>();
   return absl::OkStatus();
 }
 
 absl::Status FieldReader::String(std::string_view key, std::optional<std::string>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  *out = f->get_ref<const std::string&>();
   return absl::OkStatus();
 }
 
@@ -209,6 +242,10 @@ absl::Status FieldReader::Bool(std::string_view key, std::optional<bool>* out) c
 absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
+    *out = static_cast<int32_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
   return absl::OkStatus();
 }
@@ -216,6 +253,10 @@ absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
 absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
+    *out = static_cast<int32_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
   return absl::OkStatus();
 }
@@ -223,6 +264,10 @@ absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* ou
 absl::Status FieldReader::Int64(std::string_view key, std::optional<int64_t>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max())) {
+    *out = static_cast<int64_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
   return absl::OkStatus();
 }
@@ -262,6 +307,14 @@ absl::Status FieldReader::Resources(std::string_view key, ResourceList* out) con
   for (auto it = f->begin(); it != f->end(); ++it) {
     const std::string& name = it.key();
     if (it->is_null()) continue;
+    if (!name.empty() && it->is_string()) {
+      // The common case, without a path; any error is reported by the checked reading below.
+      absl::StatusOr<int64_t> q = ParseQuantity(it->get_ref<const std::string&>(), name);
+      if (q.ok()) {
+        list.Set(name, *q);
+        continue;
+      }
+    }
     const std::string path = JoinPath(At(key), name);
     if (name.empty()) return PathError(path, "empty resource name");
     KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
@@ -283,8 +336,11 @@ absl::Status FieldReader::Time(std::string_view key, absl::Time* out) const {
 absl::Status FieldReader::Time(std::string_view key, std::optional<absl::Time>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-  KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  const std::string& text = f->get_ref<const std::string&>();
+  absl::Time t;
+  if (!TimestampValue(text, &t)) return ParseTimestamp(text, At(key)).status();
+  *out = t;
   return absl::OkStatus();
 }
 

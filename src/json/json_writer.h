@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,7 +24,9 @@ class JsonWriter {
  public:
   // `indent` spaces per level with a line per value; negative: one line without spaces.
   // `reserve`: the expected size of the text, to allocate once.
-  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) { out_.reserve(reserve); }
+  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) {
+    out_.resize(reserve);
+  }
 
   void BeginObject();
   void EndObject();
@@ -46,7 +49,11 @@ class JsonWriter {
   void StringMap(const std::map<std::string, std::string>& m);
 
   // The text written so far (the value must be complete).
-  std::string Take() { return std::move(out_); }
+  std::string Take() {
+    out_.resize(size_);
+    size_ = 0;
+    return std::move(out_);
+  }
 
  private:
   struct Level {
@@ -59,9 +66,24 @@ class JsonWriter {
   void NewLine(size_t depth);
   void Escaped(std::string_view s);
   void EscapedSlow(std::string_view s);  // escapes, non-ASCII or invalid UTF-8
+  // Room for `n` more characters: where to write them (counted as written).
+  char* Extend(size_t n) {
+    if (out_.size() - size_ < n) Grow(n);
+    char* p = out_.data() + size_;
+    size_ += n;
+    return p;
+  }
+  void Grow(size_t n);
+  void Append(std::string_view s) {
+    if (!s.empty()) std::memcpy(Extend(s.size()), s.data(), s.size());
+  }
+  void Append(char c) { *Extend(1) = c; }
 
   int indent_;
+  // The text is out_[0, size_): out_ is sized ahead (its capacity in use) so that writing a
+  // value is a copy into place, not a std::string append per piece.
   std::string out_;
+  size_t size_ = 0;
   std::vector<Level> open_;
   bool after_key_ = false;
 };
