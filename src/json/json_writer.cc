@@ -35,6 +35,11 @@ void JsonWriter::Grow(size_t n) {
   out_.resize(std::max(2 * out_.size(), size_ + n + 4096));
 }
 
+void JsonWriter::Flush() {
+  if (sink_ != nullptr && size_ > 0) sink_->write(out_.data(), static_cast<std::streamsize>(size_));
+  size_ = 0;
+}
+
 void JsonWriter::NewLine(size_t depth) {
   const size_t spaces = depth * static_cast<size_t>(indent_);
   char* p = Extend(1 + spaces);
@@ -43,6 +48,7 @@ void JsonWriter::NewLine(size_t depth) {
 }
 
 void JsonWriter::BeforeValue() {
+  MaybeFlush();
   if (after_key_) {
     after_key_ = false;
     return;
@@ -73,6 +79,7 @@ void JsonWriter::BeginArray() { Open('[', false); }
 void JsonWriter::EndArray() { Close(']'); }
 
 void JsonWriter::Key(std::string_view key) {
+  MaybeFlush();
   Level& top = open_.back();
   if (!top.empty) Append(',');
   top.empty = false;
@@ -167,6 +174,29 @@ void JsonWriter::StringList(const std::vector<std::string>& v) {
   BeginArray();
   for (const std::string& s : v) String(s);
   EndArray();
+}
+
+void JsonWriter::RecurringStringList(const std::vector<std::string>& v) {
+  BeforeValue();
+  const size_t depth = open_.size();
+  for (const ListText& l : lists_) {
+    if (l.depth == depth && l.items == v) {
+      Append(l.text);
+      return;
+    }
+  }
+  const size_t begin = size_;
+  after_key_ = true;  // BeforeValue is done: StringList's opening bracket goes right here
+  capturing_ = true;  // out_ from `begin` on must stay until it is kept
+  StringList(v);
+  capturing_ = false;
+  ListText entry{v, depth, std::string(out_.data() + begin, size_ - begin)};
+  if (lists_.size() < kListTexts) {
+    lists_.push_back(std::move(entry));
+  } else {
+    lists_[next_list_] = std::move(entry);
+    next_list_ = (next_list_ + 1) % kListTexts;
+  }
 }
 
 void JsonWriter::StringMap(const std::map<std::string, std::string>& m) {

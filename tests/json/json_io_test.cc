@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,60 @@ TEST_CASE("The streaming writer's conveniences write arrays and objects of strin
   CHECK(w.Take() ==
         "{\n \"list\": [\n  \"a\",\n  \"b\"\n ],\n \"map\": {\n  \"k1\": \"v1\",\n  \"k2\": "
         "\"v2\"\n },\n \"none\": []\n}");
+}
+
+// Writes the same document of recurring lists (equal lists at several depths, more distinct
+// lists than the writer keeps, empty ones) with StringList or RecurringStringList.
+void WriteLists(JsonWriter& w, bool recurring) {
+  auto list = [&](const std::vector<std::string>& v) {
+    if (recurring) {
+      w.RecurringStringList(v);
+    } else {
+      w.StringList(v);
+    }
+  };
+  w.BeginArray();
+  for (int i = 0; i < 400; ++i) {
+    std::vector<std::string> v;
+    for (int j = 0; j < i % 45; ++j) v.push_back("type-" + std::to_string(j) + (j == 3 ? "\"" : ""));
+    w.BeginObject();
+    w.Key("types");
+    list(v);
+    w.Key("nested");
+    w.BeginArray();
+    list(v);
+    w.EndArray();
+    w.Member("name", "claim-" + std::to_string(i));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+TEST_CASE("Recurring lists are written as plain lists", "[json][json-writer]") {
+  for (int indent : {-1, 1, 2}) {
+    INFO("indent " << indent);
+    JsonWriter plain(indent);
+    WriteLists(plain, false);
+    JsonWriter recurring(indent);
+    WriteLists(recurring, true);
+    CHECK(recurring.Take() == plain.Take());
+  }
+}
+
+TEST_CASE("The streamed writer writes the same text in chunks", "[json][json-writer]") {
+  // Several chunks: the text is larger than JsonWriter::kChunkBytes.
+  JsonWriter whole(1);
+  std::ostringstream streamed_out;
+  JsonWriter streamed(1, streamed_out);
+  for (JsonWriter* w : {&whole, &streamed}) {
+    w->BeginArray();
+    for (int i = 0; i < 30; ++i) WriteLists(*w, true);
+    w->EndArray();
+  }
+  streamed.Finish();
+  const std::string text = whole.Take();
+  REQUIRE(text.size() > 2 * JsonWriter::kChunkBytes);
+  CHECK(streamed_out.str() == text);
 }
 
 }  // namespace
