@@ -619,13 +619,17 @@ constexpr KindInfo kKinds[] = {
 class SnapshotDecoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
+    Reserve(v);
     return ForEachObject(
         v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
         &objects_seen_);
   }
 
   // The input the next documents come from (named in duplicate-object errors).
-  void SetSource(std::string_view source) { source_ = std::string(source); }
+  void SetSource(std::string_view source) {
+    source_ = std::string(source);
+    sources_.push_back(source_);
+  }
 
   // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h).
   absl::Status FinishConversions() {
@@ -710,22 +714,42 @@ class SnapshotDecoder {
     return absl::OkStatus();
   }
 
+  // Room for the Pods and Nodes of a List document (kubectl's output), so that the large
+  // vectors are not moved as they grow. Only a guess: the items are checked as they are read.
+  void Reserve(const Json& v) {
+    if (!v.is_object()) return;
+    auto items = v.find("items");
+    if (items == v.end() || !items->is_array()) return;
+    size_t pods = 0;
+    size_t nodes = 0;
+    for (const Json& item : *items) {
+      if (!item.is_object()) continue;
+      auto kind = item.find("kind");
+      if (kind == item.end() || !kind->is_string()) continue;
+      const std::string& k = kind->get_ref<const std::string&>();
+      pods += k == "Pod";
+      nodes += k == "Node";
+    }
+    snap_.pods.reserve(snap_.pods.size() + pods);
+    snap_.nodes.reserve(snap_.nodes.size() + nodes);
+  }
+
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
   // file read by this decoder; then the object passes its model validator (karp/objects.h).
   absl::Status CheckUnique(const FieldReader& item, std::string_view what, const ObjectMeta& meta,
                            bool namespaced, const absl::Status& valid) {
-    const std::string name_path = JoinPath(item.At("metadata"), "name");
-    if (meta.name.empty()) return PathError(name_path, "required");
+    auto name_path = [&] { return JoinPath(item.At("metadata"), "name"); };
+    if (meta.name.empty()) return PathError(name_path(), "required");
     if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Message(valid)));
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
     auto [it, inserted] =
-        seen_.emplace(internal::StrCat(what, " ", key), Origin{source_, item.path()});
+        seen_.emplace(internal::StrCat(what, " ", key), Origin{sources_.size() - 1, item.path()});
     if (!inserted) {
       const std::string at = it->second.path.empty() ? "the top level" : it->second.path;
-      const std::string where =
-          it->second.source == source_ ? at : internal::StrCat(at, " of ", it->second.source);
-      return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
-                                                   "\" (first defined at ", where, ")"));
+      const std::string& first = sources_[it->second.source];
+      const std::string where = first == source_ ? at : internal::StrCat(at, " of ", first);
+      return PathError(name_path(), internal::StrCat("duplicate ", what, " \"", key,
+                                                     "\" (first defined at ", where, ")"));
     }
     return absl::OkStatus();
   }
@@ -736,10 +760,11 @@ class SnapshotDecoder {
   }
 
   struct Origin {
-    std::string source;
+    size_t source;  // in sources_
     std::string path;
   };
   std::string source_;
+  std::vector<std::string> sources_ = {""};  // every source set, in order; source_ is the last
   int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
   codec_internal::OldApiConverter old_api_;

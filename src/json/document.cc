@@ -488,13 +488,14 @@ class JsonPathTracker {
 };
 
 absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::string_view source) {
-  if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   std::vector<Document> docs(1);
-  // The fast reader handles valid input; nlohmann parses the rest and names what is wrong.
+  // The fast reader handles valid input (its own depth bound is kMaxDepth); nlohmann parses
+  // the rest, after the depth check, and names what is wrong.
   if (std::optional<Json> fast = FastParseJson(text)) {
     docs[0].value = std::move(*fast);
     return docs;
   }
+  if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   JsonPathTracker tracker;
   try {
     docs[0].value = Json::parse(text.begin(), text.end(), std::ref(tracker));

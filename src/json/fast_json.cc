@@ -92,6 +92,7 @@ class DomBuilder {
 
  private:
   bool Open(Json::value_t type) {
+    if (open_.size() >= static_cast<size_t>(kMaxDepth)) return false;  // left to nlohmann's path
     Json* slot = Add(Json(type));
     if (slot == nullptr) return false;
     open_.push_back(slot);
@@ -114,8 +115,12 @@ class DomBuilder {
       a->push_back(std::move(v));
       return &a->back();
     }
-    auto [it, inserted] = parent.get_ptr<Json::object_t*>()->emplace(std::move(key_), std::move(v));
-    return inserted ? &it->second : nullptr;
+    // Keys often come in order (as nlohmann and Go write them): hinted at the end, such a key
+    // is placed without a search; any other is placed by one, as emplace would.
+    Json::object_t& object = *parent.get_ptr<Json::object_t*>();
+    const size_t before = object.size();
+    auto it = object.emplace_hint(object.end(), std::move(key_), std::move(v));
+    return object.size() > before ? &it->second : nullptr;
   }
 
   Json root_;

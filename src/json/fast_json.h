@@ -17,8 +17,9 @@ namespace karp::json::codec_internal {
 // nlohmann types them: unsigned for non-negative integers, integer for negative ones, float
 // otherwise), or nullopt when the text is not valid JSON or holds what the fast path leaves to
 // nlohmann: a duplicate key, a string that is not valid UTF-8, a NUL byte, a number that does
-// not convert exactly (out of range). Nesting must already be bounded (CheckJsonDepth): the
-// reader recurses once per level. Never throws (allocation failure aside).
+// not convert exactly (out of range), or nesting deeper than kMaxDepth (the reader recurses
+// once per level and stops at the first level too deep, so no depth check is needed before
+// it). Never throws (allocation failure aside).
 // Complexity: linear in the size of the text.
 std::optional<Json> FastParseJson(std::string_view text);
 
