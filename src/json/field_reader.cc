@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
@@ -119,8 +120,39 @@ absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
 
 namespace {
 
+// Digits text[at, at + n) as a number; -1 if any is not a digit.
+int Digits(const std::string& text, size_t at, size_t n) {
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    v = v * 10 + (text[i] - '0');
+  }
+  return v;
+}
+
+// The form Kubernetes writes, "2006-01-02T15:04:05Z", read without absl::ParseTime's general
+// parser; false for any other text or a field out of its range (absl::ParseTime decides).
+bool PlainUtcTimestamp(const std::string& text, absl::Time* t) {
+  if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+      text[13] != ':' || text[16] != ':' || text[19] != 'Z') {
+    return false;
+  }
+  const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
+  const int hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  const absl::CivilSecond civil(year, month, day, hour, minute, second);
+  // Unnormalized: every field in its range (no 31st of April, no leap second).
+  if (civil.year() != year || civil.month() != month || civil.day() != day ||
+      civil.hour() != hour || civil.minute() != minute || civil.second() != second) {
+    return false;
+  }
+  *t = absl::FromCivil(civil, absl::UTCTimeZone());
+  return true;
+}
+
 // An RFC 3339 timestamp into *t; false when invalid (the caller names the path).
 bool TimestampValue(const std::string& text, absl::Time* t) {
+  if (PlainUtcTimestamp(text, t)) return true;
   std::string err;
   return absl::ParseTime(absl::RFC3339_full, text, t, &err) && *t != absl::InfiniteFuture() &&
          *t != absl::InfinitePast();

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/time/time.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -16,6 +18,7 @@
 
 #include "json/document.h"
 #include "json/fast_json.h"
+#include "json/field_reader.h"
 #include "json/json_writer.h"
 
 namespace {
@@ -242,6 +245,34 @@ TEST_CASE("The streamed writer writes the same text in chunks", "[json][json-wri
   const std::string text = whole.Take();
   REQUIRE(text.size() > 2 * JsonWriter::kChunkBytes);
   CHECK(streamed_out.str() == text);
+}
+
+TEST_CASE("Timestamps read as absl::ParseTime reads them, or with its error",
+          "[json][field-reader]") {
+  // The plain UTC form has a fast path; everything else (and every out-of-range field) goes
+  // through absl::ParseTime, so both must agree on every text.
+  const std::vector<std::string> texts = {
+      "2026-11-26T18:02:22Z", "1970-01-01T00:00:00Z", "0000-01-01T00:00:00Z",
+      "9999-12-31T23:59:59Z", "2024-02-29T12:00:00Z", "2023-02-29T12:00:00Z",
+      "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
+      "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z",
+      "2026-01-01T23:59:60Z", "2026-01-01T00:00:00z", "2026-01-01 00:00:00Z",
+      "2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00.5Z", "2026-1-01T00:00:00Z",
+      "+026-01-01T00:00:00Z", "2026-01-01T00:0a:00Z", "", "not a time"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    absl::Time want;
+    std::string err;
+    const bool ok = absl::ParseTime(absl::RFC3339_full, text, &want, &err) &&
+                    want != absl::InfiniteFuture() && want != absl::InfinitePast();
+    absl::StatusOr<absl::Time> got = karp::json::codec_internal::ParseTimestamp(text, "at");
+    REQUIRE(got.ok() == ok);
+    if (ok) {
+      CHECK(*got == want);
+    } else {
+      CHECK(got.status().message() == "at: invalid RFC 3339 timestamp \"" + text + "\"");
+    }
+  }
 }
 
 }  // namespace
