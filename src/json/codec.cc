@@ -47,6 +47,7 @@ using codec_internal::IndexPath;
 using codec_internal::JoinPath;
 using codec_internal::Json;
 using codec_internal::LoadDocuments;
+using codec_internal::LoadJsonStreamingItems;
 using codec_internal::PathError;
 using codec_internal::ReadMeta;
 using codec_internal::ReadNodeSelectorTerm;
@@ -624,6 +625,12 @@ class SnapshotDecoder {
         v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
         &objects_seen_);
   }
+  // One element of the items of a top-level List (streamed), at `path` (`items[i]`).
+  absl::Status ListItem(const Json& v, const std::string& path) {
+    return codec_internal::ForEachListItem(
+        v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
+        &objects_seen_);
+  }
 
   // The input the next documents come from (named in duplicate-object errors).
   void SetSource(std::string_view source) {
@@ -868,9 +875,54 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
   return types;
 }
 
+// True unless `root` has a string kind that is not a List's: the streamed items of such an
+// object were not objects of the snapshot. (A kind that is absent or not a string is the
+// error the root's decoding reports first.)
+bool MayBeList(const Json& root) {
+  auto kind = root.find("kind");
+  if (kind == root.end() || !kind->is_string()) return true;
+  const std::string& k = kind->get_ref<const std::string&>();
+  return k == "List" || (k.size() > 4 && k.compare(k.size() - 4, 4, "List") == 0);
+}
+
+// The fast path of DecodeInto for a JSON List: each item is decoded as soon as it is read, and
+// dropped, instead of after the whole document is built (less memory, less allocation). Then
+// the root is decoded (its items already done): its own errors come first, as when the items
+// are read from the whole document, then the first item's error. Returns false, with
+// `decoder` as it was, when this path does not apply (not a JSON object, declined by the fast
+// reader, or an object with items that is not a List): DecodeInto then reads the document.
+bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string_view source,
+                    absl::Status* status) {
+  std::optional<SnapshotDecoder> saved;  // the decoder before the first item
+  absl::Status item_error;
+  std::optional<Json> root = LoadJsonStreamingItems(text, [&](Json&& item, size_t i) {
+    if (!saved) {
+      saved.emplace(decoder);
+      decoder.SetSource(source);
+    }
+    if (item_error.ok()) item_error = decoder.ListItem(item, IndexPath("items", i));
+  });
+  if (!root || (saved && !MayBeList(*root))) {
+    if (saved) decoder = *std::move(saved);
+    return false;
+  }
+  const int64_t before = saved ? saved->objects_seen() : decoder.objects_seen();
+  if (!saved) decoder.SetSource(source);
+  *status = decoder.Document(*root, "");
+  if (status->ok()) *status = item_error;
+  if (!status->ok()) {
+    *status = Escaped(WithSource(source, *status));
+  } else if (decoder.objects_seen() == before) {
+    *status = absl::InvalidArgumentError(
+        internal::EscapeForMessage(internal::StrCat("no objects in ", source)));
+  }
+  return true;
+}
+
 // Decodes one input into `decoder`; errors carry the source, input text escaped.
 absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
   try {
+    if (absl::Status s; DecodeStreamed(decoder, text, source, &s)) return s;
     absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
     if (!docs.ok()) return Escaped(docs.status());
     decoder.SetSource(source);

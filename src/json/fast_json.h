@@ -6,6 +6,8 @@
 #ifndef KARP_SRC_JSON_FAST_JSON_H_
 #define KARP_SRC_JSON_FAST_JSON_H_
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -22,6 +24,16 @@ namespace karp::json::codec_internal {
 // it). Never throws (allocation failure aside).
 // Complexity: linear in the size of the text.
 std::optional<Json> FastParseJson(std::string_view text);
+
+// Called with each element of the root object's "items" array (a List) as soon as it is
+// complete, in order, with its index.
+using ItemSink = std::function<void(Json&& item, size_t index)>;
+
+// FastParseJson, except that the elements of the root object's "items" array (when it is an
+// array) go to `sink` as they are completed instead of into the value, whose "items" stays an
+// empty array: a large List is never held whole. The sink sees elements of a text that may
+// still turn out invalid (then nullopt is returned, as FastParseJson would).
+std::optional<Json> FastParseJsonStreamingItems(std::string_view text, const ItemSink& sink);
 
 }  // namespace karp::json::codec_internal
 

@@ -420,6 +420,12 @@ absl::Status VisitItem(const Json& v, const std::string& path, int list_depth,
 
 }  // namespace
 
+absl::Status ForEachListItem(const Json& item, const std::string& path,
+                             const std::function<absl::Status(const KubernetesObject&)>& visit,
+                             int64_t* objects_seen) {
+  return VisitItem(item, path, 1, visit, objects_seen);
+}
+
 absl::Status ForEachObject(const Json& doc, const std::string& path,
                            const std::function<absl::Status(const KubernetesObject&)>& visit,
                            int64_t* objects_seen) {

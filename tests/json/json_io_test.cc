@@ -107,6 +107,31 @@ TEST_CASE("The fast reader declines what it leaves to nlohmann", "[json][fast-js
   }
 }
 
+TEST_CASE("The streaming reader hands out the root's items and keeps the rest",
+          "[json][fast-json]") {
+  const std::string text =
+      R"({"a": {"items": [1]}, "items": [{"x": [1, {"items": [2]}]}, 7, "s", [], null], "z": 1})";
+  std::vector<Json> items;
+  std::optional<Json> root =
+      karp::json::codec_internal::FastParseJsonStreamingItems(text, [&](Json&& v, size_t i) {
+        CHECK(i == items.size());
+        items.push_back(std::move(v));
+      });
+  REQUIRE(root.has_value());
+  Json whole = Json::parse(text);
+  // Every element, in order, typed as nlohmann types it; the value keeps an empty "items".
+  REQUIRE(items.size() == whole["items"].size());
+  for (size_t i = 0; i < items.size(); ++i) CHECK(SameTyped(items[i], whole["items"][i]));
+  whole["items"] = Json::array();
+  CHECK(SameTyped(*root, whole));
+  // What FastParseJson declines, the streaming reader declines too (after handing out items).
+  size_t seen = 0;
+  CHECK_FALSE(karp::json::codec_internal::FastParseJsonStreamingItems(
+                  R"({"items": [1, 2], "k": 1, "k": 2})", [&](Json&&, size_t) { ++seen; })
+                  .has_value());
+  CHECK(seen == 2);
+}
+
 TEST_CASE("Errors keep naming the file and the JSON path after the fast reader declines",
           "[json][fast-json]") {
   auto error = [](const std::string& text) {
