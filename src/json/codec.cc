@@ -625,6 +625,25 @@ class SnapshotDecoder {
         v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
         &objects_seen_);
   }
+  // Room for the Pods and Nodes of a List read item by item: `"kind": "Pod"` and
+  // `"kind": "Node"` (with or without the space) are counted in its text. Only a guess, as for
+  // Reserve: what is read does not depend on it.
+  void ReserveFromText(std::string_view text) {
+    size_t pods = 0;
+    size_t nodes = 0;
+    constexpr std::string_view kKind = "\"kind\":";
+    for (size_t at = text.find(kKind); at != std::string_view::npos;
+         at = text.find(kKind, at + kKind.size())) {
+      std::string_view rest = text.substr(at + kKind.size());
+      if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+      constexpr std::string_view kPod = "\"Pod\"", kNode = "\"Node\"";
+      pods += rest.substr(0, kPod.size()) == kPod;
+      nodes += rest.substr(0, kNode.size()) == kNode;
+    }
+    snap_.pods.reserve(snap_.pods.size() + pods);
+    snap_.nodes.reserve(snap_.nodes.size() + nodes);
+  }
+
   // One element of the items of a top-level List (streamed), at `path` (`items[i]`).
   absl::Status ListItem(const Json& v, const std::string& path) {
     return codec_internal::ForEachListItem(
@@ -674,16 +693,7 @@ class SnapshotDecoder {
                                         kind, " (expected ", info->api_version, ")"));
     }
     if (kind == "Pod") {
-      Pod pod;
-      bool skip = false;
-      KARP_RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
-      if (skip) {
-        Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
-                              " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
-        return absl::OkStatus();
-      }
-      KARP_RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
-      snap_.pods.push_back(std::move(pod));
+      return PodItem(item, kind, api_version);
     } else if (kind == "Node") {
       Node node;
       KARP_RETURN_IF_ERROR(ReadNode(item, &node));
@@ -739,6 +749,23 @@ class SnapshotDecoder {
     }
     snap_.pods.reserve(snap_.pods.size() + pods);
     snap_.nodes.reserve(snap_.nodes.size() + nodes);
+  }
+
+  // A Pod, read in place at the end of the snapshot's pods (a Pod is large to move).
+  absl::Status PodItem(const FieldReader& item, const std::string& kind,
+                       const std::string& api_version) {
+    Pod& pod = snap_.pods.emplace_back();
+    bool skip = false;
+    absl::Status s = ReadPod(item, &pod, &skip);
+    if (s.ok() && skip) {
+      Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
+                            " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
+    } else if (s.ok()) {
+      s = CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod));
+      if (s.ok()) return s;
+    }
+    snap_.pods.pop_back();
+    return s;
   }
 
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
@@ -899,6 +926,7 @@ bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string
     if (!saved) {
       saved.emplace(decoder);
       decoder.SetSource(source);
+      decoder.ReserveFromText(text);
     }
     if (item_error.ok()) item_error = decoder.ListItem(item, IndexPath("items", i));
   });
