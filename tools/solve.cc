@@ -280,9 +280,10 @@ int RunSolve(const std::vector<std::string>& args) {
     PrintText(*result, catalog_flags.Currency(), snapshot->skipped);
     return kExitOk;
   }
-  absl::StatusOr<std::string> text = json::SolveOutput(*result, *snapshot, output);
-  if (!text.ok()) return InputError(text.status());
-  std::cout << *text;
+  // Streamed: the JSON of a large result is not held whole.
+  if (absl::Status s = json::WriteSolveOutput(*result, *snapshot, output, std::cout); !s.ok()) {
+    return InputError(s);
+  }
   return kExitOk;
 }
 

@@ -47,6 +47,7 @@ using codec_internal::IndexPath;
 using codec_internal::JoinPath;
 using codec_internal::Json;
 using codec_internal::LoadDocuments;
+using codec_internal::LoadJsonStreamingItems;
 using codec_internal::PathError;
 using codec_internal::ReadMeta;
 using codec_internal::ReadNodeSelectorTerm;
@@ -619,13 +620,42 @@ constexpr KindInfo kKinds[] = {
 class SnapshotDecoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
+    Reserve(v);
     return ForEachObject(
+        v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
+        &objects_seen_);
+  }
+  // Room for the Pods and Nodes of a List read item by item: `"kind": "Pod"` and
+  // `"kind": "Node"` (with or without the space) are counted in its text. Only a guess, as for
+  // Reserve: what is read does not depend on it.
+  void ReserveFromText(std::string_view text) {
+    size_t pods = 0;
+    size_t nodes = 0;
+    constexpr std::string_view kKind = "\"kind\":";
+    for (size_t at = text.find(kKind); at != std::string_view::npos;
+         at = text.find(kKind, at + kKind.size())) {
+      std::string_view rest = text.substr(at + kKind.size());
+      if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+      constexpr std::string_view kPod = "\"Pod\"", kNode = "\"Node\"";
+      pods += rest.substr(0, kPod.size()) == kPod;
+      nodes += rest.substr(0, kNode.size()) == kNode;
+    }
+    snap_.pods.reserve(snap_.pods.size() + pods);
+    snap_.nodes.reserve(snap_.nodes.size() + nodes);
+  }
+
+  // One element of the items of a top-level List (streamed), at `path` (`items[i]`).
+  absl::Status ListItem(const Json& v, const std::string& path) {
+    return codec_internal::ForEachListItem(
         v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
         &objects_seen_);
   }
 
   // The input the next documents come from (named in duplicate-object errors).
-  void SetSource(std::string_view source) { source_ = std::string(source); }
+  void SetSource(std::string_view source) {
+    source_ = std::string(source);
+    sources_.push_back(source_);
+  }
 
   // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h).
   absl::Status FinishConversions() {
@@ -663,16 +693,7 @@ class SnapshotDecoder {
                                         kind, " (expected ", info->api_version, ")"));
     }
     if (kind == "Pod") {
-      Pod pod;
-      bool skip = false;
-      KARP_RETURN_IF_ERROR(ReadPod(item, &pod, &skip));
-      if (skip) {
-        Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
-                              " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
-        return absl::OkStatus();
-      }
-      KARP_RETURN_IF_ERROR(CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod)));
-      snap_.pods.push_back(std::move(pod));
+      return PodItem(item, kind, api_version);
     } else if (kind == "Node") {
       Node node;
       KARP_RETURN_IF_ERROR(ReadNode(item, &node));
@@ -710,22 +731,59 @@ class SnapshotDecoder {
     return absl::OkStatus();
   }
 
+  // Room for the Pods and Nodes of a List document (kubectl's output), so that the large
+  // vectors are not moved as they grow. Only a guess: the items are checked as they are read.
+  void Reserve(const Json& v) {
+    if (!v.is_object()) return;
+    auto items = v.find("items");
+    if (items == v.end() || !items->is_array()) return;
+    size_t pods = 0;
+    size_t nodes = 0;
+    for (const Json& item : *items) {
+      if (!item.is_object()) continue;
+      auto kind = item.find("kind");
+      if (kind == item.end() || !kind->is_string()) continue;
+      const std::string& k = kind->get_ref<const std::string&>();
+      pods += k == "Pod";
+      nodes += k == "Node";
+    }
+    snap_.pods.reserve(snap_.pods.size() + pods);
+    snap_.nodes.reserve(snap_.nodes.size() + nodes);
+  }
+
+  // A Pod, read in place at the end of the snapshot's pods (a Pod is large to move).
+  absl::Status PodItem(const FieldReader& item, const std::string& kind,
+                       const std::string& api_version) {
+    Pod& pod = snap_.pods.emplace_back();
+    bool skip = false;
+    absl::Status s = ReadPod(item, &pod, &skip);
+    if (s.ok() && skip) {
+      Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
+                            " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
+    } else if (s.ok()) {
+      s = CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod));
+      if (s.ok()) return s;
+    }
+    snap_.pods.pop_back();
+    return s;
+  }
+
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
   // file read by this decoder; then the object passes its model validator (karp/objects.h).
   absl::Status CheckUnique(const FieldReader& item, std::string_view what, const ObjectMeta& meta,
                            bool namespaced, const absl::Status& valid) {
-    const std::string name_path = JoinPath(item.At("metadata"), "name");
-    if (meta.name.empty()) return PathError(name_path, "required");
+    auto name_path = [&] { return JoinPath(item.At("metadata"), "name"); };
+    if (meta.name.empty()) return PathError(name_path(), "required");
     if (!valid.ok()) return absl::InvalidArgumentError(JoinPath(item.path(), Message(valid)));
     std::string key = namespaced ? internal::StrCat(meta.namespace_, "/", meta.name) : meta.name;
     auto [it, inserted] =
-        seen_.emplace(internal::StrCat(what, " ", key), Origin{source_, item.path()});
+        seen_.emplace(internal::StrCat(what, " ", key), Origin{sources_.size() - 1, item.path()});
     if (!inserted) {
       const std::string at = it->second.path.empty() ? "the top level" : it->second.path;
-      const std::string where =
-          it->second.source == source_ ? at : internal::StrCat(at, " of ", it->second.source);
-      return PathError(name_path, internal::StrCat("duplicate ", what, " \"", key,
-                                                   "\" (first defined at ", where, ")"));
+      const std::string& first = sources_[it->second.source];
+      const std::string where = first == source_ ? at : internal::StrCat(at, " of ", first);
+      return PathError(name_path(), internal::StrCat("duplicate ", what, " \"", key,
+                                                     "\" (first defined at ", where, ")"));
     }
     return absl::OkStatus();
   }
@@ -736,10 +794,11 @@ class SnapshotDecoder {
   }
 
   struct Origin {
-    std::string source;
+    size_t source;  // in sources_
     std::string path;
   };
   std::string source_;
+  std::vector<std::string> sources_ = {""};  // every source set, in order; source_ is the last
   int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
   codec_internal::OldApiConverter old_api_;
@@ -843,9 +902,55 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
   return types;
 }
 
+// True unless `root` has a string kind that is not a List's: the streamed items of such an
+// object were not objects of the snapshot. (A kind that is absent or not a string is the
+// error the root's decoding reports first.)
+bool MayBeList(const Json& root) {
+  auto kind = root.find("kind");
+  if (kind == root.end() || !kind->is_string()) return true;
+  const std::string& k = kind->get_ref<const std::string&>();
+  return k == "List" || (k.size() > 4 && k.compare(k.size() - 4, 4, "List") == 0);
+}
+
+// The fast path of DecodeInto for a JSON List: each item is decoded as soon as it is read, and
+// dropped, instead of after the whole document is built (less memory, less allocation). Then
+// the root is decoded (its items already done): its own errors come first, as when the items
+// are read from the whole document, then the first item's error. Returns false, with
+// `decoder` as it was, when this path does not apply (not a JSON object, declined by the fast
+// reader, or an object with items that is not a List): DecodeInto then reads the document.
+bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string_view source,
+                    absl::Status* status) {
+  std::optional<SnapshotDecoder> saved;  // the decoder before the first item
+  absl::Status item_error;
+  std::optional<Json> root = LoadJsonStreamingItems(text, [&](Json&& item, size_t i) {
+    if (!saved) {
+      saved.emplace(decoder);
+      decoder.SetSource(source);
+      decoder.ReserveFromText(text);
+    }
+    if (item_error.ok()) item_error = decoder.ListItem(item, IndexPath("items", i));
+  });
+  if (!root || (saved && !MayBeList(*root))) {
+    if (saved) decoder = *std::move(saved);
+    return false;
+  }
+  const int64_t before = saved ? saved->objects_seen() : decoder.objects_seen();
+  if (!saved) decoder.SetSource(source);
+  *status = decoder.Document(*root, "");
+  if (status->ok()) *status = item_error;
+  if (!status->ok()) {
+    *status = Escaped(WithSource(source, *status));
+  } else if (decoder.objects_seen() == before) {
+    *status = absl::InvalidArgumentError(
+        internal::EscapeForMessage(internal::StrCat("no objects in ", source)));
+  }
+  return true;
+}
+
 // Decodes one input into `decoder`; errors carry the source, input text escaped.
 absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
   try {
+    if (absl::Status s; DecodeStreamed(decoder, text, source, &s)) return s;
     absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
     if (!docs.ok()) return Escaped(docs.status());
     decoder.SetSource(source);

@@ -488,13 +488,14 @@ class JsonPathTracker {
 };
 
 absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::string_view source) {
-  if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   std::vector<Document> docs(1);
-  // The fast reader handles valid input; nlohmann parses the rest and names what is wrong.
+  // The fast reader handles valid input (its own depth bound is kMaxDepth); nlohmann parses
+  // the rest, after the depth check, and names what is wrong.
   if (std::optional<Json> fast = FastParseJson(text)) {
     docs[0].value = std::move(*fast);
     return docs;
   }
+  if (absl::Status s = CheckJsonDepth(text, source); !s.ok()) return s;
   JsonPathTracker tracker;
   try {
     docs[0].value = Json::parse(text.begin(), text.end(), std::ref(tracker));
@@ -559,15 +560,33 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// `text` without a UTF-8 byte order mark (not content); *first: its first character that is
+// not white space (text.size() if none).
+std::string_view WithoutBom(std::string_view text, size_t* first) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
+    ++i;
+  }
+  *first = i;
+  return text;
+}
+
+}  // namespace
+
+std::optional<Json> LoadJsonStreamingItems(std::string_view text, const ItemSink& sink) {
+  size_t first = 0;
+  text = WithoutBom(text, &first);
+  if (first == text.size() || text[first] != '{') return std::nullopt;
+  return FastParseJsonStreamingItems(text, sink);
+}
+
 absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                     std::string_view source) {
-  // A UTF-8 byte order mark is not content.
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   size_t first = 0;
-  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' ||
-                                 text[first] == '\r')) {
-    ++first;
-  }
+  text = WithoutBom(text, &first);
   try {
     if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
       return LoadJson(text, source);

@@ -63,6 +63,7 @@ bool NumberValue(const char* s, size_t n, Json* out) {
 // do not move while it is open.
 class DomBuilder {
  public:
+  explicit DomBuilder(const ItemSink* sink) : sink_(sink) {}
   Json TakeRoot() { return std::move(root_); }
 
   bool Null() { return Add(Json(nullptr)) != nullptr; }
@@ -92,14 +93,29 @@ class DomBuilder {
 
  private:
   bool Open(Json::value_t type) {
+    if (open_.size() >= static_cast<size_t>(kMaxDepth)) return false;  // left to nlohmann's path
+    // The root object's "items" array, when its elements are streamed.
+    const bool items = sink_ != nullptr && type == Json::value_t::array && open_.size() == 1 &&
+                       open_[0]->is_object() && key_ == "items";
     Json* slot = Add(Json(type));
     if (slot == nullptr) return false;
     open_.push_back(slot);
+    if (items) items_ = slot;
     return true;
   }
   bool Close() {
     open_.pop_back();
+    if (open_.size() == 2 && open_[1] == items_) Stream();  // an element of items is complete
+    if (open_.size() == 1) items_ = nullptr;                 // (items itself closed)
     return true;
+  }
+
+  // Hands the last element of the streamed items array to the sink and drops it.
+  void Stream() {
+    Json::array_t& a = *items_->get_ptr<Json::array_t*>();
+    Json item = std::move(a.back());
+    a.pop_back();
+    (*sink_)(std::move(item), streamed_++);
   }
 
   // Places `v` in the open container (under the pending key of an object); nullptr on a
@@ -112,20 +128,33 @@ class DomBuilder {
     Json& parent = *open_.back();
     if (Json::array_t* a = parent.get_ptr<Json::array_t*>()) {
       a->push_back(std::move(v));
+      if (&parent == items_ && !a->back().is_structured()) {
+        Stream();  // a scalar element: complete at once
+        return &root_;  // not null (success); never used for a scalar
+      }
       return &a->back();
     }
-    auto [it, inserted] = parent.get_ptr<Json::object_t*>()->emplace(std::move(key_), std::move(v));
-    return inserted ? &it->second : nullptr;
+    // Keys often come in order (as nlohmann and Go write them): hinted at the end, such a key
+    // is placed without a search; any other is placed by one, as emplace would.
+    Json::object_t& object = *parent.get_ptr<Json::object_t*>();
+    const size_t before = object.size();
+    auto it = object.emplace_hint(object.end(), std::move(key_), std::move(v));
+    return object.size() > before ? &it->second : nullptr;
   }
 
   Json root_;
   std::vector<Json*> open_;
   std::string key_;
+  const ItemSink* sink_;     // streams the root's items when not null
+  Json* items_ = nullptr;    // the root's "items" array while it is open and streamed
+  size_t streamed_ = 0;      // elements handed to the sink
 };
 
 }  // namespace
 
-std::optional<Json> FastParseJson(std::string_view text) {
+namespace {
+
+std::optional<Json> Parse(std::string_view text, const ItemSink* sink) {
   // RapidJSON's memory stream reads a NUL as the end of the text; nlohmann rejects it.
   if (std::memchr(text.data(), '\0', text.size()) != nullptr) return std::nullopt;
   // In-situ parsing on a NUL-terminated copy: strings and numbers are decoded in the buffer,
@@ -134,7 +163,7 @@ std::optional<Json> FastParseJson(std::string_view text) {
   std::string buffer(text);
   rapidjson::InsituStringStream stream(buffer.data());
   rapidjson::Reader reader;
-  DomBuilder builder;
+  DomBuilder builder(sink);
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag;
   if (reader.Parse<kFlags>(stream, builder).IsError()) return std::nullopt;
   // The stream stops at the first NUL: the whole text must have been read.
@@ -145,6 +174,14 @@ std::optional<Json> FastParseJson(std::string_view text) {
     }
   }
   return builder.TakeRoot();
+}
+
+}  // namespace
+
+std::optional<Json> FastParseJson(std::string_view text) { return Parse(text, nullptr); }
+
+std::optional<Json> FastParseJsonStreamingItems(std::string_view text, const ItemSink& sink) {
+  return Parse(text, &sink);
 }
 
 }  // namespace karp::json::codec_internal

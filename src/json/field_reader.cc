@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
@@ -117,11 +118,71 @@ absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path) {
   return WrongType(path, "a quantity string", v);
 }
 
+namespace {
+
+// Digits text[at, at + n) as a number; -1 if any is not a digit.
+int Digits(const std::string& text, size_t at, size_t n) {
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    v = v * 10 + (text[i] - '0');
+  }
+  return v;
+}
+
+// The form Kubernetes writes, "2006-01-02T15:04:05Z", read without absl::ParseTime's general
+// parser; false for any other text or a field out of its range (absl::ParseTime decides).
+bool PlainUtcTimestamp(const std::string& text, absl::Time* t) {
+  if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+      text[13] != ':' || text[16] != ':' || text[19] != 'Z') {
+    return false;
+  }
+  const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
+  const int hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  const absl::CivilSecond civil(year, month, day, hour, minute, second);
+  // Unnormalized: every field in its range (no 31st of April, no leap second).
+  if (civil.year() != year || civil.month() != month || civil.day() != day ||
+      civil.hour() != hour || civil.minute() != minute || civil.second() != second) {
+    return false;
+  }
+  *t = absl::FromCivil(civil, absl::UTCTimeZone());
+  return true;
+}
+
+// An RFC 3339 timestamp into *t; false when invalid (the caller names the path).
+bool TimestampValue(const std::string& text, absl::Time* t) {
+  if (PlainUtcTimestamp(text, t)) return true;
+  std::string err;
+  return absl::ParseTime(absl::RFC3339_full, text, t, &err) && *t != absl::InfiniteFuture() &&
+         *t != absl::InfinitePast();
+}
+
+// The value of an integer JSON number within [lo, hi], or nullopt for anything else (a float,
+// out of range, not a number): the checked conversions then name the path and the problem.
+// The fast path of the readers below: no path is built for a field that reads fine.
+std::optional<int64_t> PlainInteger(const Json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi) return std::nullopt;
+    return i;
+  }
+  return std::nullopt;
+}
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
 absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path) {
   absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err) || t == absl::InfiniteFuture() ||
-      t == absl::InfinitePast()) {
+  if (!TimestampValue(text, &t)) {
     return PathError(path, internal::StrCat("invalid RFC 3339 timestamp \"", text, "\""));
   }
   return t;
@@ -172,17 +233,21 @@ absl::StatusOr<FieldReader> FieldReader::Object(std::string_view key) const {
   return Make(*f, At(key));
 }
 
+// The readers below build the field's path only for an error: most fields read fine.
+
 absl::Status FieldReader::String(std::string_view key, std::string* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  *out = f->get_ref<const std::string&>();
   return absl::OkStatus();
 }
 
 absl::Status FieldReader::String(std::string_view key, std::optional<std::string>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(*out, AsString(*f, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  *out = f->get_ref<const std::string&>();
   return absl::OkStatus();
 }
 
@@ -209,6 +274,10 @@ absl::Status FieldReader::Bool(std::string_view key, std::optional<bool>* out) c
 absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
+    *out = static_cast<int32_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
   return absl::OkStatus();
 }
@@ -216,6 +285,10 @@ absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
 absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
+    *out = static_cast<int32_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt32(*f, At(key)));
   return absl::OkStatus();
 }
@@ -223,6 +296,10 @@ absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* ou
 absl::Status FieldReader::Int64(std::string_view key, std::optional<int64_t>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
+  if (std::optional<int64_t> i = PlainInteger(*f, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max())) {
+    *out = static_cast<int64_t>(*i);
+    return absl::OkStatus();
+  }
   KARP_ASSIGN_OR_RETURN(*out, AsInt64(*f, At(key)));
   return absl::OkStatus();
 }
@@ -262,6 +339,14 @@ absl::Status FieldReader::Resources(std::string_view key, ResourceList* out) con
   for (auto it = f->begin(); it != f->end(); ++it) {
     const std::string& name = it.key();
     if (it->is_null()) continue;
+    if (!name.empty() && it->is_string()) {
+      // The common case, without a path; any error is reported by the checked reading below.
+      absl::StatusOr<int64_t> q = ParseQuantity(it->get_ref<const std::string&>(), name);
+      if (q.ok()) {
+        list.Set(name, *q);
+        continue;
+      }
+    }
     const std::string path = JoinPath(At(key), name);
     if (name.empty()) return PathError(path, "empty resource name");
     KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
@@ -283,8 +368,11 @@ absl::Status FieldReader::Time(std::string_view key, absl::Time* out) const {
 absl::Status FieldReader::Time(std::string_view key, std::optional<absl::Time>* out) const {
   const Json* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
-  KARP_ASSIGN_OR_RETURN(*out, ParseTimestamp(text, At(key)));
+  if (!f->is_string()) return WrongType(At(key), "a string", *f);
+  const std::string& text = f->get_ref<const std::string&>();
+  absl::Time t;
+  if (!TimestampValue(text, &t)) return ParseTimestamp(text, At(key)).status();
+  *out = t;
   return absl::OkStatus();
 }
 
@@ -331,6 +419,12 @@ absl::Status VisitItem(const Json& v, const std::string& path, int list_depth,
 }
 
 }  // namespace
+
+absl::Status ForEachListItem(const Json& item, const std::string& path,
+                             const std::function<absl::Status(const KubernetesObject&)>& visit,
+                             int64_t* objects_seen) {
+  return VisitItem(item, path, 1, visit, objects_seen);
+}
 
 absl::Status ForEachObject(const Json& doc, const std::string& path,
                            const std::function<absl::Status(const KubernetesObject&)>& visit,

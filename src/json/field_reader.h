@@ -148,6 +148,13 @@ absl::Status ForEachObject(const Json& doc, const std::string& path,
                            const std::function<absl::Status(const KubernetesObject&)>& visit,
                            int64_t* objects_seen = nullptr);
 
+// What ForEachObject does for one element of the items of a top-level List, at `path`
+// (`items[i]`): for a reader that hands out a List's items one at a time
+// (LoadJsonStreamingItems).
+absl::Status ForEachListItem(const Json& item, const std::string& path,
+                             const std::function<absl::Status(const KubernetesObject&)>& visit,
+                             int64_t* objects_seen = nullptr);
+
 }  // namespace karp::json::codec_internal
 
 #endif  // KARP_SRC_JSON_FIELD_READER_H_

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,8 @@
 namespace karp::json::codec_internal {
 
 // Usage: w.BeginObject(); w.Key("a"); w.Int(1); w.EndObject(); std::string s = w.Take();
+// Or streamed: JsonWriter w(1, std::cout); ...; w.Finish(); (the text goes out in chunks of
+// about kChunkBytes, so a large output is never held whole.)
 // Calls must form one well-nested value (a key before every value in an object); misuse is a
 // programming error and is not diagnosed. Strings that are not valid UTF-8 have their invalid
 // bytes replaced by U+FFFD, as nlohmann does. Not thread-safe; linear in the output size.
@@ -23,7 +27,14 @@ class JsonWriter {
  public:
   // `indent` spaces per level with a line per value; negative: one line without spaces.
   // `reserve`: the expected size of the text, to allocate once.
-  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) { out_.reserve(reserve); }
+  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) {
+    out_.resize(reserve);
+  }
+  // Streams the text to `sink` (which must outlive the writer); call Finish() at the end.
+  JsonWriter(int indent, std::ostream& sink) : indent_(indent), sink_(&sink) {
+    out_.resize(kChunkBytes + 4096);
+  }
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
 
   void BeginObject();
   void EndObject();
@@ -44,9 +55,19 @@ class JsonWriter {
   // Conveniences: an array of strings; an object of strings (in map order).
   void StringList(const std::vector<std::string>& v);
   void StringMap(const std::map<std::string, std::string>& m);
+  // StringList for lists that recur (the instance types of NodeClaims): the text of the last
+  // few such lists is kept and copied when an equal list comes again at the same depth.
+  // Same output as StringList; a list seen once costs a copy of it more.
+  void RecurringStringList(const std::vector<std::string>& v);
 
   // The text written so far (the value must be complete).
-  std::string Take() { return std::move(out_); }
+  std::string Take() {
+    out_.resize(size_);
+    size_ = 0;
+    return std::move(out_);
+  }
+  // Streamed: writes what is left to the sink.
+  void Finish() { Flush(); }
 
  private:
   struct Level {
@@ -59,9 +80,41 @@ class JsonWriter {
   void NewLine(size_t depth);
   void Escaped(std::string_view s);
   void EscapedSlow(std::string_view s);  // escapes, non-ASCII or invalid UTF-8
+  // Room for `n` more characters: where to write them (counted as written).
+  char* Extend(size_t n) {
+    if (out_.size() - size_ < n) Grow(n);
+    char* p = out_.data() + size_;
+    size_ += n;
+    return p;
+  }
+  void Grow(size_t n);
+  // Streamed: the text so far to the sink, once a chunk is full (between values).
+  void MaybeFlush() {
+    if (sink_ != nullptr && size_ >= kChunkBytes && !capturing_) Flush();
+  }
+  void Flush();
+  void Append(std::string_view s) {
+    if (!s.empty()) std::memcpy(Extend(s.size()), s.data(), s.size());
+  }
+  void Append(char c) { *Extend(1) = c; }
+
+  // A list written by RecurringStringList: its elements, depth and text.
+  struct ListText {
+    std::vector<std::string> items;
+    size_t depth = 0;
+    std::string text;
+  };
+  static constexpr size_t kListTexts = 32;
 
   int indent_;
+  std::ostream* sink_ = nullptr;
+  bool capturing_ = false;  // RecurringStringList is keeping the text being written
+  std::vector<ListText> lists_;  // at most kListTexts, replaced round robin
+  size_t next_list_ = 0;
+  // The text is out_[0, size_): out_ is sized ahead (its capacity in use) so that writing a
+  // value is a copy into place, not a std::string append per piece.
   std::string out_;
+  size_t size_ = 0;
   std::vector<Level> open_;
   bool after_key_ = false;
 };

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_util.h"
 #include "karp/json/codec.h"
@@ -289,6 +291,18 @@ absl::StatusOr<std::string> SolveOutput(const SolveResult& result, const Cluster
   if (format == "yaml") return JsonToYaml(WriteSolveResult(result, snapshot.skipped_objects));
   if (format == "nodeclaims") return WithNewline(WriteNodeClaims(result, snapshot));
   return BadFormat(format, "json, yaml, nodeclaims");
+}
+
+absl::Status WriteSolveOutput(const SolveResult& result, const ClusterSnapshot& snapshot,
+                              std::string_view format, std::ostream& out) {
+  if (format == "json") {
+    WriteSolveResult(result, snapshot.skipped_objects, out);
+    out << "\n";
+    return absl::OkStatus();
+  }
+  KARP_ASSIGN_OR_RETURN(std::string text, SolveOutput(result, snapshot, format));
+  out << text;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ConsolidateOutput(const ConsolidationPlan& plan,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,7 @@ void WriteRequirements(JsonWriter& w, const std::vector<NodeSelectorRequirement>
     w.Member("operator", OperatorName(r.op));
     if (!r.values.empty()) {
       w.Key("values");
-      w.StringList(r.values);
+      w.RecurringStringList(r.values);
     }
     if (r.min_values) {
       w.Key("minValues");
@@ -88,7 +89,7 @@ void WriteClaim(JsonWriter& w, const NewNodeClaim& nc) {
   w.Member("name", nc.name);
   w.Member("nodePool", nc.node_pool);
   w.Key("instanceTypes");
-  w.StringList(nc.instance_types);
+  w.RecurringStringList(nc.instance_types);
   w.Key("requirements");
   WriteRequirements(w, nc.requirements.ToApi());
   w.Key("requests");
@@ -259,12 +260,10 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
   return w.Take();
 }
 
-std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent) {
-  size_t expected = 1024;
-  for (const NewNodeClaim& nc : result.node_claims) expected += ClaimBytes(nc, indent);
-  for (const ExistingPlacement& e : result.existing_nodes) expected += ListBytes(e.pods, indent);
-  for (const PodError& e : result.pod_errors) expected += e.pod.size() + e.message.size() + 64;
-  JsonWriter w(indent, expected);
+namespace {
+
+// The document of WriteSolveResult, into `w`.
+void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_objects) {
   int scheduled = 0;
   w.BeginObject();
   w.Key("nodeClaims");
@@ -308,7 +307,25 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
   if (result.packing.mode == PackingMode::kCost) WritePacking(w, result.packing);
   w.EndObject();
   w.EndObject();
+}
+
+}  // namespace
+
+std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent) {
+  size_t expected = 1024;
+  for (const NewNodeClaim& nc : result.node_claims) expected += ClaimBytes(nc, indent);
+  for (const ExistingPlacement& e : result.existing_nodes) expected += ListBytes(e.pods, indent);
+  for (const PodError& e : result.pod_errors) expected += e.pod.size() + e.message.size() + 64;
+  JsonWriter w(indent, expected);
+  WriteSolveResultTo(w, result, skipped_objects);
   return w.Take();
+}
+
+void WriteSolveResult(const SolveResult& result, int skipped_objects, std::ostream& out,
+                      int indent) {
+  JsonWriter w(indent, out);
+  WriteSolveResultTo(w, result, skipped_objects);
+  w.Finish();
 }
 
 std::string WriteNodeClaims(const SolveResult& result, const ClusterSnapshot& snapshot,

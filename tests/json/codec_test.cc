@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "karp/aws_catalog.h"
 #include "karp/consolidator.h"
+#include "karp/json/run.h"
 #include "karp/scheduler.h"
 
 namespace {
@@ -438,6 +439,47 @@ TEST_CASE("Single objects, Lists, typed Lists and JSON arrays are accepted", "[j
       1);
   CHECK(MustParse("[" + pod + "]").pods.size() == 1);
   CHECK(MustParse(R"({"kind": "List", "items": []})").pods.empty());
+}
+
+TEST_CASE("A JSON List decoded item by item reads and fails as the whole document does",
+          "[json][json-stream]") {
+  // JSON Lists take the streamed path (each item decoded as it is read); these are the cases
+  // where it must hand over to the whole-document path or order its errors like it.
+  auto pod = [](const std::string& name) {
+    return R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": ")" + name + R"("}})";
+  };
+  // The List's own errors come before its items' (here items[0] has no name).
+  CHECK(ParseError(R"({"apiVersion": 5, "items": [{"kind": "Pod"}], "kind": "List"})") ==
+        "objects.json: apiVersion: expected a string, got a number");
+  CHECK(ParseError(R"({"items": [{"kind": "Pod"}]})") == "objects.json: kind: required");
+  // Then the first failing item, by its path.
+  CHECK(ParseError(R"({"items": [)" + pod("a") + R"(, {"kind": "Pod"}, {"kind": 1}],
+                      "kind": "List"})") == "objects.json: items[1].metadata.name: required");
+  CHECK(ParseError(R"({"items": [)" + pod("a") + "," + pod("a") + R"(], "kind": "List"})") ==
+        "objects.json: items[1].metadata.name: duplicate pod \"default/a\" (first defined at "
+        "items[0])");
+  // A syntax error after a bad item is the error.
+  CHECK_THAT(ParseError(R"({"items": [{"kind": "Pod"}], "kind": "List",})"),
+             Catch::StartsWith("objects.json: parse error at line 1, column 45: syntax error"));
+  // An object with items that is not a List: its items are not objects of the snapshot.
+  ClusterSnapshot not_list = MustParse(
+      R"({"apiVersion": "v1", "items": [{"kind": "Node", "metadata": {"name": "n"}}],
+          "kind": "Pod", "metadata": {"name": "p"}})");
+  CHECK(not_list.pods.size() == 1);
+  CHECK(not_list.nodes.empty());
+  // Valid JSON the fast reader leaves to nlohmann (a number that underflows): read once, with
+  // the objects of an earlier input kept, and no duplicate from the declined attempt.
+  absl::StatusOr<ClusterSnapshot> merged = karp::json::ParseSnapshotInputs(
+      {{"first.json", pod("a")},
+       {"second.json", R"({"items": [)" + pod("b") + R"(], "kind": "List", "x": 1e-400})"}});
+  REQUIRE(merged.ok());
+  REQUIRE(merged->pods.size() == 2);
+  CHECK(merged->pods[1].metadata.name == "b");
+  // The same List read item by item and as YAML (never streamed) gives the same snapshot.
+  const std::string list = R"({"items": [)" + pod("a") + "," + pod("b") +
+                           R"(, {"kind": "Node", "metadata": {"name": "n"}}], "kind": "List"})";
+  CHECK(WriteSnapshot(MustParse(list)) ==
+        WriteSnapshot(MustParse("---\n" + list, "objects.yaml")));
 }
 
 TEST_CASE("An input without any object is an error, as for kubectl", "[json]") {

@@ -5,16 +5,20 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/time/time.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "json/document.h"
 #include "json/fast_json.h"
+#include "json/field_reader.h"
 #include "json/json_writer.h"
 
 namespace {
@@ -103,6 +107,31 @@ TEST_CASE("The fast reader declines what it leaves to nlohmann", "[json][fast-js
   }
 }
 
+TEST_CASE("The streaming reader hands out the root's items and keeps the rest",
+          "[json][fast-json]") {
+  const std::string text =
+      R"({"a": {"items": [1]}, "items": [{"x": [1, {"items": [2]}]}, 7, "s", [], null], "z": 1})";
+  std::vector<Json> items;
+  std::optional<Json> root =
+      karp::json::codec_internal::FastParseJsonStreamingItems(text, [&](Json&& v, size_t i) {
+        CHECK(i == items.size());
+        items.push_back(std::move(v));
+      });
+  REQUIRE(root.has_value());
+  Json whole = Json::parse(text);
+  // Every element, in order, typed as nlohmann types it; the value keeps an empty "items".
+  REQUIRE(items.size() == whole["items"].size());
+  for (size_t i = 0; i < items.size(); ++i) CHECK(SameTyped(items[i], whole["items"][i]));
+  whole["items"] = Json::array();
+  CHECK(SameTyped(*root, whole));
+  // What FastParseJson declines, the streaming reader declines too (after handing out items).
+  size_t seen = 0;
+  CHECK_FALSE(karp::json::codec_internal::FastParseJsonStreamingItems(
+                  R"({"items": [1, 2], "k": 1, "k": 2})", [&](Json&&, size_t) { ++seen; })
+                  .has_value());
+  CHECK(seen == 2);
+}
+
 TEST_CASE("Errors keep naming the file and the JSON path after the fast reader declines",
           "[json][fast-json]") {
   auto error = [](const std::string& text) {
@@ -187,6 +216,88 @@ TEST_CASE("The streaming writer's conveniences write arrays and objects of strin
   CHECK(w.Take() ==
         "{\n \"list\": [\n  \"a\",\n  \"b\"\n ],\n \"map\": {\n  \"k1\": \"v1\",\n  \"k2\": "
         "\"v2\"\n },\n \"none\": []\n}");
+}
+
+// Writes the same document of recurring lists (equal lists at several depths, more distinct
+// lists than the writer keeps, empty ones) with StringList or RecurringStringList.
+void WriteLists(JsonWriter& w, bool recurring) {
+  auto list = [&](const std::vector<std::string>& v) {
+    if (recurring) {
+      w.RecurringStringList(v);
+    } else {
+      w.StringList(v);
+    }
+  };
+  w.BeginArray();
+  for (int i = 0; i < 400; ++i) {
+    std::vector<std::string> v;
+    for (int j = 0; j < i % 45; ++j) v.push_back("type-" + std::to_string(j) + (j == 3 ? "\"" : ""));
+    w.BeginObject();
+    w.Key("types");
+    list(v);
+    w.Key("nested");
+    w.BeginArray();
+    list(v);
+    w.EndArray();
+    w.Member("name", "claim-" + std::to_string(i));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+TEST_CASE("Recurring lists are written as plain lists", "[json][json-writer]") {
+  for (int indent : {-1, 1, 2}) {
+    INFO("indent " << indent);
+    JsonWriter plain(indent);
+    WriteLists(plain, false);
+    JsonWriter recurring(indent);
+    WriteLists(recurring, true);
+    CHECK(recurring.Take() == plain.Take());
+  }
+}
+
+TEST_CASE("The streamed writer writes the same text in chunks", "[json][json-writer]") {
+  // Several chunks: the text is larger than JsonWriter::kChunkBytes.
+  JsonWriter whole(1);
+  std::ostringstream streamed_out;
+  JsonWriter streamed(1, streamed_out);
+  for (JsonWriter* w : {&whole, &streamed}) {
+    w->BeginArray();
+    for (int i = 0; i < 30; ++i) WriteLists(*w, true);
+    w->EndArray();
+  }
+  streamed.Finish();
+  const std::string text = whole.Take();
+  REQUIRE(text.size() > 2 * JsonWriter::kChunkBytes);
+  CHECK(streamed_out.str() == text);
+}
+
+TEST_CASE("Timestamps read as absl::ParseTime reads them, or with its error",
+          "[json][field-reader]") {
+  // The plain UTC form has a fast path; everything else (and every out-of-range field) goes
+  // through absl::ParseTime, so both must agree on every text.
+  const std::vector<std::string> texts = {
+      "2026-11-26T18:02:22Z", "1970-01-01T00:00:00Z", "0000-01-01T00:00:00Z",
+      "9999-12-31T23:59:59Z", "2024-02-29T12:00:00Z", "2023-02-29T12:00:00Z",
+      "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
+      "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z",
+      "2026-01-01T23:59:60Z", "2026-01-01T00:00:00z", "2026-01-01 00:00:00Z",
+      "2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00.5Z", "2026-1-01T00:00:00Z",
+      "+026-01-01T00:00:00Z", "2026-01-01T00:0a:00Z", "", "not a time"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    absl::Time want;
+    std::string err;
+    const bool ok = absl::ParseTime(absl::RFC3339_full, text, &want, &err) &&
+                    want != absl::InfiniteFuture() && want != absl::InfinitePast();
+    absl::StatusOr<absl::Time> got = karp::json::codec_internal::ParseTimestamp(text, "at");
+    REQUIRE(got.ok() == ok);
+    if (ok) {
+      CHECK(*got == want);
+    } else {
+      CHECK(got.status().message() == "at: invalid RFC 3339 timestamp \"" + text + "\"");
+    }
+  }
 }
 
 }  // namespace

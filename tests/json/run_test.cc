@@ -159,6 +159,17 @@ TEST_CASE("SolveOutput writes each format as the CLI prints it", "[json][run]") 
   CHECK(yaml->rfind("nodeClaims:\n- name: default-1\n  nodePool: default\n", 0) == 0);
   CHECK(karp::json::SolveOutput(*result, *snap, "text").status().message() ==
         "output format \"text\" is not one of json, yaml, nodeclaims");
+  // WriteSolveOutput streams the same bytes, and writes nothing for a bad format.
+  for (const char* format : {"json", "yaml", "nodeclaims"}) {
+    INFO(format);
+    std::ostringstream out;
+    REQUIRE(karp::json::WriteSolveOutput(*result, *snap, format, out).ok());
+    CHECK(out.str() == *karp::json::SolveOutput(*result, *snap, format));
+  }
+  std::ostringstream bad;
+  CHECK(karp::json::WriteSolveOutput(*result, *snap, "text", bad).message() ==
+        "output format \"text\" is not one of json, yaml, nodeclaims");
+  CHECK(bad.str().empty());
   // Consolidation replacements as NodeClaims: none when the plan has no command.
   absl::StatusOr<std::string> none =
       karp::json::ConsolidateOutput(karp::ConsolidationPlan{}, *snap, "nodeclaims");

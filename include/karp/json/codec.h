@@ -21,6 +21,7 @@
 #define KARP_JSON_CODEC_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,11 @@ std::string WriteCatalog(const InstanceCatalog& catalog, int indent = 1);
 // Writes a solve result as `karp solve -o json` prints it (docs/formats.md §3): nodeClaims,
 // existingNodes, podErrors and summary (`skipped_objects` from the snapshot). Deterministic.
 std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int indent = 1);
+// The same text written to `out` as it is produced, in chunks of about 1 MiB, instead of
+// returned whole (a large result is never held in memory twice). Stream errors are left in
+// `out`'s state. Complexity: linear in the size of the text.
+void WriteSolveResult(const SolveResult& result, int skipped_objects, std::ostream& out,
+                      int indent = 1);
 
 // Writes the new claims as karpenter.sh/v1 NodeClaim objects in a v1 List
 // (`karp solve -o nodeclaims`); `snapshot` supplies each claim's NodePool (nodeClassRef,

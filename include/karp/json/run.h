@@ -18,6 +18,7 @@
 #define KARP_JSON_RUN_H_
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,13 @@ struct RunOptions {
 [[nodiscard]] absl::StatusOr<std::string> SolveOutput(const SolveResult& result,
                                                       const ClusterSnapshot& snapshot,
                                                       std::string_view format);
+
+// SolveOutput written to `out` (json streamed as it is produced: the large outputs are not held
+// whole). Errors: InvalidArgument for another format (nothing written); a stream that failed is
+// left in `out`'s state for the caller to check.
+[[nodiscard]] absl::Status WriteSolveOutput(const SolveResult& result,
+                                            const ClusterSnapshot& snapshot,
+                                            std::string_view format, std::ostream& out);
 
 // `karp consolidate -o <format>`'s standard output: "json" (WriteConsolidationPlan), "yaml",
 // or "nodeclaims" (every command's replacements as karpenter.sh/v1 NodeClaims in a List).
