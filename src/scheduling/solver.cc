@@ -566,7 +566,7 @@ void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
-  pod.groups = topology_->GroupsFor(pod.working, pod.key);
+  pod.groups = topology_->GroupsFor(pod.working, pod.key, pod.label_class);
   if (PlaceOnExisting(pod)) return absl::OkStatus();
   if (PlaceOnClaim(pod)) return absl::OkStatus();
   return PlaceOnNewClaim(pod);

@@ -535,7 +535,9 @@ TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, c
     g = it->second.get();
     if (persistent) by_prototype_.emplace(&proto, g);
   }
-  if (g->owners.insert(key).second && !inverse) owned_by_pod_[key].push_back(g);
+  if (g->owners.insert(key).second) {
+    (inverse ? inverse_owned_by_pod_ : owned_by_pod_)[key].push_back(g);
+  }
   return g;
 }
 
@@ -656,7 +658,8 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
   return out;
 }
 
-Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key) const {
+Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
+                                        size_t label_class) const {
   PodGroups out;
   auto owned = owned_by_pod_.find(key);
   if (owned != owned_by_pod_.end()) {
@@ -665,9 +668,24 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key) 
     std::sort(out.owned.begin(), out.owned.end(),
               [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
   }
-  for (const auto& [id, g] : inverse_) {
-    if (g->Selects(pod)) out.inverse.push_back(g.get());
+  if (label_class == kNoLabelClass) {
+    for (const auto& [id, g] : inverse_) {
+      if (g->Selects(pod)) out.inverse.push_back(g.get());
+    }
+    return out;
   }
+  if (inverse_by_label_class_.size() <= label_class) {
+    inverse_by_label_class_.resize(label_class + 1);
+  }
+  InverseSelecting& cache = inverse_by_label_class_[label_class];
+  if (cache.seen < inverse_list_.size()) {
+    for (; cache.seen < inverse_list_.size(); ++cache.seen) {
+      if (inverse_list_[cache.seen]->Selects(pod)) cache.groups.push_back(inverse_list_[cache.seen]);
+    }
+    std::sort(cache.groups.begin(), cache.groups.end(),
+              [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
+  }
+  out.inverse = cache.groups;
   return out;
 }
 
@@ -797,9 +815,11 @@ void Topology::Record(const Pod& pod, const std::string& key, const std::vector<
     TopologyGroup* g = group_list_[by_labels->groups_seen];
     if (g->Selects(pod)) by_labels->selecting.push_back(g);
   }
-  for (; by_pod->inverse_seen < inverse_list_.size(); ++by_pod->inverse_seen) {
-    TopologyGroup* g = inverse_list_[by_pod->inverse_seen];
-    if (g->owners.count(key) > 0) by_pod->owned_inverse.push_back(g);
+  // The inverse groups this pod owns, from its own list (not a scan of every inverse group).
+  if (auto mine = inverse_owned_by_pod_.find(key); mine != inverse_owned_by_pod_.end()) {
+    for (; by_pod->inverse_seen < mine->second.size(); ++by_pod->inverse_seen) {
+      by_pod->owned_inverse.push_back(mine->second[by_pod->inverse_seen]);
+    }
   }
   // As Record(pod, taints, node_reqs); the order of groups does not matter (counts only).
   for (TopologyGroup* g : by_labels->selecting) {

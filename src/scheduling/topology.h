@@ -261,8 +261,12 @@ class Topology {
     std::vector<const TopologyGroup*> inverse;
     bool empty() const { return owned.empty() && inverse.empty(); }
   };
-  // `key` is pod.Key() (passed to avoid rebuilding it).
-  PodGroups GroupsFor(const Pod& pod, const std::string& key) const;
+  // `key` is pod.Key() (passed to avoid rebuilding it). `label_class` (when not kNoLabelClass)
+  // is shared only by pods with the same namespace and labels: the inverse groups selecting
+  // them are then looked up once per class and new group instead of once per call.
+  static constexpr size_t kNoLabelClass = static_cast<size_t>(-1);
+  PodGroups GroupsFor(const Pod& pod, const std::string& key,
+                      size_t label_class = kNoLabelClass) const;
 
   // The requirements that every group owned by `pod`, and every inverse group that counts it
   // on a node with `node_reqs`, adds (appended to `narrowing`). Errors: FailedPrecondition
@@ -376,6 +380,15 @@ class Topology {
   const std::vector<const Pod*>& anti_affinity_pods_;
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
   absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> owned_by_pod_;
+  // pod key -> the inverse groups it owns, in creation order (lookups only)
+  absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> inverse_owned_by_pod_;
+  // By label class: the inverse groups selecting its pods among the first `seen` of
+  // inverse_list_, in id order (GroupsFor's order).
+  struct InverseSelecting {
+    size_t seen = 0;
+    std::vector<const TopologyGroup*> groups;
+  };
+  mutable std::vector<InverseSelecting> inverse_by_label_class_;
   absl::node_hash_set<std::string> interned_;  // keys the Topology built itself (Intern)
   // Persistent prototypes (Update with prototypes) -> their group, found without the id.
   absl::flat_hash_map<const TopologyGroup*, TopologyGroup*> by_prototype_;
