@@ -205,12 +205,15 @@ FirstFitIndex::Room Solver::RoomOf(const ClaimState& claim) {
   return {max.cpu() - used.cpu(), max.memory() - used.memory(), max.pods() - used.pods()};
 }
 
-void Solver::IndexClaim(const ClaimState& claim) {
+void Solver::IndexClaim(ClaimState& claim) {
   const FirstFitIndex::Room room = RoomOf(claim);
   const int64_t rank = static_cast<int64_t>(claim.pods.size());
-  FirstFitIndex& by_taints = claim_index_by_taints_[TaintSetOf(claim)];
-  if (by_taints.Contains(claim.seq)) by_taints.Erase(claim.seq);
-  by_taints.Insert(claim.seq, rank, room);
+  std::vector<FirstFitIndex>& by_zone = claim_index_by_taints_[TaintSetOf(claim)];
+  if (claim.index_bucket >= 0) by_zone[static_cast<size_t>(claim.index_bucket)].Erase(claim.seq);
+  const size_t bucket = static_cast<size_t>(claim.pinned_zone_id + 1);
+  if (by_zone.size() <= bucket) by_zone.resize(bucket + 1);
+  by_zone[bucket].Insert(claim.seq, rank, room);
+  claim.index_bucket = static_cast<int>(bucket);
 }
 
 size_t Solver::TaintSetOf(const ClaimState& claim) {
@@ -226,16 +229,32 @@ size_t Solver::TaintSetOf(const ClaimState& claim) {
 }
 
 Solver::ClaimCursor::ClaimCursor(const Solver& solver, const std::vector<char>& tolerated,
+                                 const std::vector<std::vector<int>>& zone_check_ids,
                                  const FirstFitIndex::Room& need) {
+  // A claim pinned to a zone outside any of zone_check_ids' lists is blocked: its index is
+  // left out (bucket 0, the unpinned claims, always stays).
+  auto zone_allowed = [&](size_t bucket) {
+    for (const std::vector<int>& allowed : zone_check_ids) {
+      if (std::find(allowed.begin(), allowed.end(), static_cast<int>(bucket) - 1) ==
+          allowed.end()) {
+        return false;
+      }
+    }
+    return true;
+  };
   for (size_t set = 0; set < solver.claim_index_by_taints_.size(); ++set) {
     if (set >= tolerated.size() || tolerated[set] == 0) continue;
-    cursors_.emplace_back(solver.claim_index_by_taints_[set], need);
+    const std::vector<FirstFitIndex>& by_zone = solver.claim_index_by_taints_[set];
+    for (size_t bucket = 0; bucket < by_zone.size(); ++bucket) {
+      if (bucket > 0 && !zone_allowed(bucket)) continue;
+      cursors_.emplace_back(by_zone[bucket], need);
+    }
   }
   Pick();
 }
 
 void Solver::ClaimCursor::Pick() {
-  // The least key over the sets' heads (a claim is in exactly one set).
+  // The least key over the indexes' heads (a claim is in exactly one index).
   best_ = -1;
   for (size_t i = 0; i < cursors_.size(); ++i) {
     if (cursors_[i].id() < 0) continue;
@@ -662,7 +681,8 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
     return false;
   }
   int64_t blocked = 0;
-  for (ClaimCursor cursor(*this, tolerated, need); cursor.id() >= 0; cursor.Advance()) {
+  for (ClaimCursor cursor(*this, tolerated, zone_check_ids, need); cursor.id() >= 0;
+       cursor.Advance()) {
     ClaimState& claim = *claims_[static_cast<size_t>(cursor.id())];
     if (ClaimBlocked(claim, host_checks, zone_check_ids)) {
       ++blocked;

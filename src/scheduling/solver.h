@@ -96,6 +96,7 @@ struct ClaimState {
   int64_t seq = 0;
   std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
+  int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
   // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
   // `its` (recomputed when `its` shrinks): a pod whose requests plus `requests` exceed it on
   // any resource fits none of them, so first fit can skip the claim without running the
@@ -268,7 +269,7 @@ class Solver {
   // first, then creation order), one index per taint set below.
   FirstFitIndex existing_index_;
   void IndexExisting(size_t i);
-  void IndexClaim(const ClaimState& claim);
+  void IndexClaim(ClaimState& claim);
   static FirstFitIndex::Room RoomOf(const ClaimState& claim);
   // Faithful mode: hostname groups that block many claims (anti-affinity, or spread that a pod
   // may join only where the group counts none), each with an index of the claims where it
@@ -287,17 +288,21 @@ class Solver {
   // that many claims.
   void AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks);
   // The claims again, one index per distinct taint set of the templates (a pod that does not
-  // tolerate a set fails every claim of it first thing): step 2 merges the indexes of the sets
-  // the pod tolerates, in claim_order_'s order. By template index: its taint set.
+  // tolerate a set fails every claim of it first thing) and zone the claim is pinned to (a
+  // pod whose zonal groups exclude that zone is blocked there): step 2 merges the indexes of
+  // the sets the pod tolerates and the zones it may use, in first-fit order.
   std::vector<const std::vector<Taint>*> taint_sets_;
-  std::vector<FirstFitIndex> claim_index_by_taints_;
+  // Per taint set, per pinned zone (bucket ZoneId + 1; bucket 0: claims not pinned to a zone).
+  std::vector<std::vector<FirstFitIndex>> claim_index_by_taints_;
   // The claim's taint set (ClaimState::taint_set when known), added when new.
   size_t TaintSetOf(const ClaimState& claim);
   // The claims with room for `need` in first-fit order, over the indexes of the `tolerated`
-  // taint sets (a merge of one FirstFitIndex::Cursor per set). Claim changes invalidate it.
+  // taint sets and of the zones every list of `zone_check_ids` allows (plus unpinned claims):
+  // a merge of one FirstFitIndex::Cursor per index. Claim changes invalidate it.
   class ClaimCursor {
    public:
     ClaimCursor(const Solver& solver, const std::vector<char>& tolerated,
+                const std::vector<std::vector<int>>& zone_check_ids,
                 const FirstFitIndex::Room& need);
     int64_t id() const {  // the claim's seq; -1 past the last
       return best_ < 0 ? -1 : cursors_[static_cast<size_t>(best_)].id();
