@@ -31,7 +31,7 @@ void FirstFitIndex::Pull(int64_t t) {
 std::pair<int64_t, int64_t> FirstFitIndex::Split(int64_t t, const Key& key) {
   if (t < 0) return {-1, -1};
   Node& n = nodes_[static_cast<size_t>(t)];
-  if (KeyAt(t) < key) {
+  if (KeyOf(t) < key) {
     auto [l, r] = Split(n.right, key);
     nodes_[static_cast<size_t>(t)].right = l;
     Pull(t);
@@ -80,16 +80,6 @@ void FirstFitIndex::Erase(int64_t id) {
   root_ = Merge(l, r);
 }
 
-int64_t FirstFitIndex::Find(int64_t t, const Key* after, const Room& need) const {
-  if (t < 0) return -1;
-  const Node& n = nodes_[static_cast<size_t>(t)];
-  if (!Covers(n.max, need)) return -1;
-  if (after != nullptr && !(*after < KeyAt(t))) return Find(n.right, after, need);
-  if (int64_t found = Find(n.left, after, need); found >= 0) return found;
-  if (Covers(n.room, need)) return t;
-  return Find(n.right, after, need);
-}
-
 FirstFitIndex::Cursor::Cursor(const FirstFitIndex& index, const Room& need)
     : index_(&index), need_(need) {
   PushLeftSpine(index.root_);
@@ -117,10 +107,6 @@ void FirstFitIndex::Cursor::Advance() {
     }
   }
   current_ = -1;
-}
-
-int64_t FirstFitIndex::Next(const Key* after, const Room& need) const {
-  return Find(root_, after, need);
 }
 
 }  // namespace karp::scheduling

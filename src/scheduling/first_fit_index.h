@@ -1,8 +1,8 @@
 // An index for first fit (docs/design.md §5.5): the entries of an ordered list (existing nodes
 // in their fixed order, this solve's claims fewest pods first) with their free cpu, memory and
-// pod slots, so that "the first entry after K with at least this much room" skips the full
-// ones in O(log n) instead of testing each. It is a pre-filter only: callers still run every
-// check on the entries it returns, so decisions are those of the linear scan.
+// pod slots, so that walking "the entries with at least this much room" in order skips the
+// full ones by subtree instead of testing each. It is a pre-filter only: callers still run
+// every check on the entries it returns, so decisions are those of the linear scan.
 //
 // A treap keyed by (rank, id) with per-subtree maxima of each room dimension. Entries are
 // identified by small non-negative ids (an index into the caller's vector). Not thread-safe;
@@ -40,21 +40,9 @@ class FirstFitIndex {
   // The key of a present entry.
   Key KeyOf(int64_t id) const { return {nodes_[static_cast<std::size_t>(id)].rank, id}; }
 
-  // The id of the first entry (in key order) whose room covers `need` in every dimension:
-  // the first at all when `after` is null, else the first with a key greater than *after.
-  // -1 when there is none.
-  int64_t Next(const Key* after, const Room& need) const;
-  int64_t First(const Room& need) const { return Next(nullptr, need); }
-  // Next() after the present entry `id`.
-  int64_t After(int64_t id, const Room& need) const {
-    const Key key = KeyOf(id);
-    return Next(&key, need);
-  }
-
-  // Walks the entries whose room covers `need`, in key order: the same sequence as First()
-  // then After() repeatedly, in O(k + s) for k entries returned and s subtrees whose maxima
-  // cover `need` without an entry that does (instead of O(k log n) from the root each time).
-  // Insert and Erase invalidate it.
+  // Walks the entries whose room covers `need` in every dimension, in key order, in O(k + s)
+  // for k entries returned and s subtrees whose maxima cover `need` without an entry that
+  // does. Insert and Erase invalidate it.
   class Cursor {
    public:
     Cursor(const FirstFitIndex& index, const Room& need);
@@ -84,12 +72,10 @@ class FirstFitIndex {
   static bool Covers(const Room& room, const Room& need) {
     return room[0] >= need[0] && room[1] >= need[1] && room[2] >= need[2];
   }
-  Key KeyAt(int64_t t) const { return {nodes_[static_cast<std::size_t>(t)].rank, t}; }
   void Pull(int64_t t);
   // Splits tree `t` into keys < key (first) and keys >= key (second).
   std::pair<int64_t, int64_t> Split(int64_t t, const Key& key);
   int64_t Merge(int64_t a, int64_t b);
-  int64_t Find(int64_t t, const Key* after, const Room& need) const;
 
   std::vector<Node> nodes_;  // by id
   int64_t root_ = -1;

@@ -80,8 +80,6 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
   return fits;
 }
 
-}  // namespace
-
 // False when no type of `claim` has the headroom for its requests plus `pod`'s, a condition
 // FastFilter's resource check implies (it also subtracts the daemon overhead, and more).
 bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
@@ -93,6 +91,17 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   }
   return false;
 }
+
+// True if `capacity` exceeds none of a NodePool's `remaining` limits.
+bool WithinLimits(const ResourceList& capacity, const ResourceList& remaining) {
+  bool within = true;
+  remaining.ForEach([&](std::string_view name, int64_t left) {
+    if (within && capacity.Get(name) > left) within = false;
+  });
+  return within;
+}
+
+}  // namespace
 
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
 bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
@@ -652,7 +661,8 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
     }
   }
   if (cost_ != nullptr) return PlaceOnClaimCost(pod, host_checks, zone_check_ids);
-  // In claim_order_'s order, only claims that MayFit's cpu, memory and pod checks let through.
+  // In first-fit order (fewest pods, then creation), only claims with room for the pod's cpu,
+  // memory and pod slot (MayFit's own comparison).
   auto need_of = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
   const FirstFitIndex::Room need = {need_of(pod.requests.cpu()), need_of(pod.requests.memory()),
                                     need_of(pod.requests.pods())};
@@ -704,11 +714,12 @@ void SetFreeIndexMinBlockedForTesting(int64_t n) {
 }
 
 void Solver::IndexFreeClaim(const ClaimState& claim) {
+  if (free_indexes_.empty()) return;
+  const FirstFitIndex::Room room = RoomOf(claim);
+  const int64_t rank = static_cast<int64_t>(claim.pods.size());
   for (FreeIndex& f : free_indexes_) {
     if (f.index.Contains(claim.seq)) f.index.Erase(claim.seq);
-    if (f.group->SlotCount(static_cast<int>(claim.seq)) == 0) {
-      f.index.Insert(claim.seq, static_cast<int64_t>(claim.pods.size()), RoomOf(claim));
-    }
+    if (f.group->SlotCount(static_cast<int>(claim.seq)) == 0) f.index.Insert(claim.seq, rank, room);
   }
 }
 
@@ -727,9 +738,7 @@ void Solver::AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_che
   for (const auto& check : host_checks) {
     if (free_indexes_.size() >= kMaxFreeIndexes) return;
     if (check.limit != 0 || check.group->SlotsAbove(0) < FreeIndexMinBlocked()) continue;
-    bool known = false;
-    for (const FreeIndex& f : free_indexes_) known = known || f.group == check.group;
-    if (known) continue;
+    if (FreeIndexFor({check}) != nullptr) continue;  // the group has one already
     free_indexes_.push_back({check.group, FirstFitIndex()});
     FirstFitIndex& index = free_indexes_.back().index;
     for (const auto& claim : claims_) {
@@ -852,20 +861,12 @@ std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_
   // list stands while every limit still covers its largest capacity, else it is re-filtered.
   const ResourceList& remaining = limits->second;
   LimitMemo& memo = limit_memo_[&t];
-  bool covered = memo.valid;
-  remaining.ForEach([&](std::string_view name, int64_t left) {
-    if (covered && memo.max_capacity.Get(name) > left) covered = false;
-  });
-  if (!covered) {
+  if (!memo.valid || !WithinLimits(memo.max_capacity, remaining)) {
     std::vector<int> kept;
     auto keep = [&](int i) {
-      bool exceeds = false;
-      remaining.ForEach([&](std::string_view name, int64_t left) {
-        if (!exceeds && t.instance_types[static_cast<size_t>(i)]->capacity.Get(name) > left) {
-          exceeds = true;
-        }
-      });
-      if (!exceeds) kept.push_back(i);
+      if (WithinLimits(t.instance_types[static_cast<size_t>(i)]->capacity, remaining)) {
+        kept.push_back(i);
+      }
     };
     if (memo.valid) {
       for (int i : memo.candidates) keep(i);
