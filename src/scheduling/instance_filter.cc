@@ -157,8 +157,10 @@ absl::Status FilterError(const std::string& prefix, const FilterScan& scan,
       prefix, ", requirements=", reqs.ToString(), ", resources=", resources));
 }
 
-// True if instance type i of `t` has an available offering allowed by `mask`.
-bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask) {
+// True if instance type i of `t` has an available offering allowed by `mask`; `mask_bits` is
+// the mask as bits (MaskBits) when the template has Template::available_offering_bits.
+bool HasOffering(const Template& t, size_t i, const std::vector<char>& mask, uint64_t mask_bits) {
+  if (!t.available_offering_bits.empty()) return (t.available_offering_bits[i] & mask_bits) != 0;
   const InstanceType* it = t.instance_types[i];
   const std::vector<int>& keys = t.offering_key_of[i];
   for (size_t o = 0; o < keys.size(); ++o) {
@@ -245,9 +247,8 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     changed_reqs.push_back(reqs.Find(k));
   }
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
-  // The mask as bits when the template has them (HasOffering in one AND).
-  const bool offering_bits = offerings_changed && !t.available_offering_bits.empty();
-  const uint64_t mask_bits = offering_bits ? MaskBits(mask) : 0;
+  const uint64_t mask_bits =
+      offerings_changed && !t.available_offering_bits.empty() ? MaskBits(mask) : 0;
   // Per daemon group: host-port conflict and total requests.
   std::vector<char> conflict(t.daemon_groups.size(), 2);
   std::vector<ResourceList> totals(t.daemon_groups.size());
@@ -299,11 +300,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       ok = m == 1;
     }
     if (!ok) continue;
-    if (offering_bits) {
-      if ((t.available_offering_bits[static_cast<size_t>(i)] & mask_bits) == 0) continue;
-    } else if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask)) {
-      continue;
-    }
+    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask, mask_bits)) continue;
     kept.push_back(i);
   }
   return kept;

@@ -668,12 +668,6 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
     std::sort(out.owned.begin(), out.owned.end(),
               [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
   }
-  if (label_class == kNoLabelClass) {
-    for (const auto& [id, g] : inverse_) {
-      if (g->Selects(pod)) out.inverse.push_back(g.get());
-    }
-    return out;
-  }
   if (inverse_by_label_class_.size() <= label_class) {
     inverse_by_label_class_.resize(label_class + 1);
   }

@@ -261,12 +261,10 @@ class Topology {
     std::vector<const TopologyGroup*> inverse;
     bool empty() const { return owned.empty() && inverse.empty(); }
   };
-  // `key` is pod.Key() (passed to avoid rebuilding it). `label_class` (when not kNoLabelClass)
-  // is shared only by pods with the same namespace and labels: the inverse groups selecting
-  // them are then looked up once per class and new group instead of once per call.
-  static constexpr size_t kNoLabelClass = static_cast<size_t>(-1);
-  PodGroups GroupsFor(const Pod& pod, const std::string& key,
-                      size_t label_class = kNoLabelClass) const;
+  // `key` is pod.Key() (passed to avoid rebuilding it). `label_class` is shared only by pods
+  // with the same namespace and labels (PodCtx::label_class): the inverse groups selecting
+  // them are looked up once per class and new group instead of once per call.
+  PodGroups GroupsFor(const Pod& pod, const std::string& key, size_t label_class) const;
 
   // The requirements that every group owned by `pod`, and every inverse group that counts it
   // on a node with `node_reqs`, adds (appended to `narrowing`). Errors: FailedPrecondition
