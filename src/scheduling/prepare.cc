@@ -229,6 +229,7 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
     t.daemon_group.push_back(pos->second);
     ResourceList room = t.allocatable[t.headroom.size()];
     room.Subtract(t.daemon_groups[static_cast<size_t>(pos->second)].overhead);
+    t.max_headroom.MaxWith(room);
     t.headroom.push_back(std::move(room));
   }
 }

@@ -53,6 +53,7 @@ struct Template {
   // Parallel to instance_types: allocatable minus the type's daemon overhead, what pods can
   // use (a type takes pods totalling `r` iff r fits its headroom and its allocatable is valid).
   std::vector<ResourceList> headroom;
+  ResourceList max_headroom;  // per-resource maximum of `headroom` over every type
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
   // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering

@@ -92,6 +92,30 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
+// True when `max` (the per-resource maximum of `headroom` over `before`) is still the maximum
+// over `after`, a subsequence of `before`: every type `after` drops is strictly below `max` on
+// each of its resources, so none of them attained a maximum. The dropped types are mostly the
+// small ones (a claim's growing requests filter them out), so the maximum rarely needs a
+// recomputation over every remaining type. False (recompute) when `after` is not a
+// subsequence of `before`.
+bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after,
+              const std::vector<ResourceList>& headroom, const ResourceList& max) {
+  if (after.size() == before.size()) return after == before;
+  size_t a = 0;
+  for (int i : before) {
+    if (a < after.size() && after[a] == i) {
+      ++a;
+      continue;
+    }
+    bool below = true;
+    headroom[static_cast<size_t>(i)].ForEach([&](std::string_view name, int64_t value) {
+      if (below && value >= max.Get(name)) below = false;
+    });
+    if (!below) return false;
+  }
+  return a == after.size();
+}
+
 // True if `capacity` exceeds none of a NodePool's `remaining` limits.
 bool WithinLimits(const ResourceList& capacity, const ResourceList& remaining) {
   bool within = true;
@@ -551,6 +575,10 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   }
   claim.reserved_ids = std::move(to_reserve);
   claim.pods.push_back(pod.key);
+  if (claim.max_allocatable_valid) {
+    claim.max_allocatable_valid =
+        KeepsMax(claim.its, fit.instance_types, claim.tmpl->headroom, claim.max_allocatable);
+  }
   claim.its = std::move(fit.instance_types);
   claim.requests.Add(pod.requests);
   if (fit.requirements) claim.requirements = std::move(*fit.requirements);
@@ -563,10 +591,10 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
   ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
-  if (claim.its.size() != claim.max_allocatable_of) {
+  if (!claim.max_allocatable_valid) {
     claim.max_allocatable = ResourceList();
     for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
-    claim.max_allocatable_of = claim.its.size();
+    claim.max_allocatable_valid = true;
   }
   IndexClaim(claim);
   topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
@@ -932,6 +960,10 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
     claim->hostname = internal::StrCat("hostname-placeholder-", next_seq_);
     claim->requirements = t.requirements;
     claim->requirements.Add(Requirement::In(kLabelHostname, {claim->hostname}));
+    if (candidates.size() == t.instance_types.size()) {  // every type: the template's maximum
+      claim->max_allocatable = t.max_headroom;
+      claim->max_allocatable_valid = true;
+    }
     claim->its = std::move(candidates);
     claim->min_values_relaxed = t.min_values_relaxed;
     absl::StatusOr<ClaimFit> fit = CanAddClaim(
@@ -966,20 +998,48 @@ PodCtx& Solver::Own(size_t i) {
   return *r.own;
 }
 
+namespace {
+
+// The fields of the queue order (docs/design.md §5.5) gathered once per pod, so that sorting
+// compares flat keys instead of reaching each pod through its reference.
+struct QueueKey {
+  int64_t cpu;
+  int64_t memory;
+  absl::Time created;
+  const std::string* uid;
+  const std::string* key;
+  size_t index;
+};
+
+// Queue order: cpu desc, memory desc, creation asc, uid asc, then key (unique within a Solve,
+// so the order is total).
+bool KeyBefore(const QueueKey& x, const QueueKey& y) {
+  if (x.cpu != y.cpu) return x.cpu > y.cpu;
+  if (x.memory != y.memory) return x.memory > y.memory;
+  if (x.created != y.created) return x.created < y.created;
+  if (*x.uid != *y.uid) return *x.uid < *y.uid;
+  return *x.key < *y.key;
+}
+
+QueueKey KeyOf(const PodCtx& p, size_t index) {
+  return {p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
+          &p.original->metadata.uid, &p.key, index};
+}
+
+}  // namespace
+
 bool Solver::QueueBefore(size_t a, size_t b) const {
-  // Queue order (docs/design.md §5.5): cpu desc, memory desc, creation asc, uid asc, then key
-  // (unique within a Solve, so the order is total).
-  const PodCtx& x = View(a);
-  const PodCtx& y = View(b);
-  if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
-  if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
-  if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
-    return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
-  }
-  if (x.original->metadata.uid != y.original->metadata.uid) {
-    return x.original->metadata.uid < y.original->metadata.uid;
-  }
-  return x.key < y.key;
+  return KeyBefore(KeyOf(View(a), a), KeyOf(View(b), b));
+}
+
+std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indices) const {
+  std::vector<QueueKey> keys;
+  keys.reserve(indices.size());
+  for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k));
+  std::sort(keys.begin(), keys.end(), KeyBefore);
+  std::vector<uint32_t> perm(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) perm[k] = static_cast<uint32_t>(keys[k].index);
+  return perm;
 }
 
 std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) const {
@@ -992,10 +1052,7 @@ std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) 
     if (cache.queue_inputs == contexts) perm = cache.queue_order;
   }
   if (perm.size() != shared.size()) {
-    perm.resize(shared.size());
-    for (size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<uint32_t>(k);
-    std::sort(perm.begin(), perm.end(),
-              [&](uint32_t a, uint32_t b) { return QueueBefore(shared[a], shared[b]); });
+    perm = QueuePermutation(shared);
     absl::MutexLock lock(&cache.mu);
     cache.queue_inputs = std::move(contexts);
     cache.queue_order = perm;
@@ -1011,7 +1068,12 @@ std::vector<size_t> Solver::QueueOrder() const {
   std::vector<size_t> shared, own;
   for (size_t i = 0; i < refs_.size(); ++i) (refs_[i].shared != nullptr ? shared : own).push_back(i);
   auto before = [&](size_t a, size_t b) { return QueueBefore(a, b); };
-  std::sort(own.begin(), own.end(), before);
+  {
+    const std::vector<uint32_t> perm = QueuePermutation(own);
+    std::vector<size_t> sorted(own.size());
+    for (size_t k = 0; k < perm.size(); ++k) sorted[k] = own[perm[k]];
+    own = std::move(sorted);
+  }
   std::vector<size_t> order;
   if (shared.empty()) {
     order = std::move(own);

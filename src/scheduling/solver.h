@@ -98,11 +98,11 @@ struct ClaimState {
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
   int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
   // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
-  // `its` (recomputed when `its` shrinks): a pod whose requests plus `requests` exceed it on
-  // any resource fits none of them, so first fit can skip the claim without running the
-  // filter (same decision, less work).
+  // `its` (kept exact when `its` shrinks, see KeepsMax): a pod whose requests plus `requests`
+  // exceed it on any resource fits none of them, so first fit can skip the claim without
+  // running the filter (same decision, less work).
   ResourceList max_allocatable;
-  size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
+  bool max_allocatable_valid = false;  // false: not computed yet
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
   int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
@@ -232,6 +232,8 @@ class Solver {
   // The queue order of the pods (docs/design.md §5.5), by input index.
   std::vector<size_t> QueueOrder() const;
   bool QueueBefore(size_t a, size_t b) const;
+  // The positions of `indices` in queue order (sorted by keys gathered once per pod).
+  std::vector<uint32_t> QueuePermutation(const std::vector<size_t>& indices) const;
   // The queue order of the inputs `shared` (shared contexts), kept by PreparedPods.
   std::vector<size_t> SharedQueueOrder(const std::vector<size_t>& shared) const;
   // Input `i`'s context to read, and to change (a shared one is copied first).
