@@ -42,7 +42,7 @@ struct Item {
 
 // True when the abstract model captures every constraint of the pod (exact_packing.h).
 bool Modelled(const PodCtx& p) {
-  const Pod& w = p.working;
+  const Pod& w = p.working();
   if (p.volumes != nullptr || p.requirements.HasMinValues()) return false;
   if (!w.pod_affinity.required.empty() || !w.pod_affinity.preferred.empty()) return false;
   for (const PodAffinityTerm& t : w.pod_anti_affinity.required) {
@@ -66,11 +66,11 @@ bool Selects(const Pod& owner, const PodAffinityTerm& term, const Pod& other) {
 }
 
 bool Excludes(const PodCtx& a, const PodCtx& b) {
-  for (const PodAffinityTerm& t : a.working.pod_anti_affinity.required) {
-    if (Selects(a.working, t, b.working)) return true;
+  for (const PodAffinityTerm& t : a.working().pod_anti_affinity.required) {
+    if (Selects(a.working(), t, b.working())) return true;
   }
-  for (const WeightedPodAffinityTerm& t : a.working.pod_anti_affinity.preferred) {
-    if (Selects(a.working, t.term, b.working)) return true;
+  for (const WeightedPodAffinityTerm& t : a.working().pod_anti_affinity.preferred) {
+    if (Selects(a.working(), t.term, b.working())) return true;
   }
   return false;
 }

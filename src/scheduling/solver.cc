@@ -320,7 +320,7 @@ absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
 
 absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
                                     Requirements* out_reqs) {
-  if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
+  if (!ToleratesAll(node.init->taints, pod.working().tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
   }
   if (pod.volumes != nullptr || node.init->volumes != nullptr) {
@@ -361,7 +361,7 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
 absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
                                          Requirements* out_reqs) {
   std::vector<Requirement> narrowing;
-  if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
+  if (absl::Status s = topology_->AddRequirements(pod.working(), pod.groups, node.init->taints,
                                                   pod.strict, reqs, &narrowing, /*explain=*/false);
       !s.ok()) {
     return s;
@@ -388,7 +388,7 @@ void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements r
     AddVolumeUsage(pod.volumes->usage, &*node.volumes);
   }
   node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
-  topology_->Record(pod.working, pod.key, node.init->taints, node.requirements(),
+  topology_->Record(pod.working(), pod.key, node.init->taints, node.requirements(),
                     &label_caches_[pod.label_class], &pod.record_cache);
 }
 
@@ -431,7 +431,7 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
   }
   std::vector<Requirement> narrowing;
   if (!pod.groups.empty()) {
-    if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, t.taints, pod.strict,
+    if (absl::Status s = topology_->AddRequirements(pod.working(), pod.groups, t.taints, pod.strict,
                                                     *merged ? **merged : claim.requirements,
                                                     &narrowing, explain);
         !s.ok()) {
@@ -495,9 +495,9 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
                                                  const Requirements* volume_reqs,
                                                  bool relax_min_values, bool explain) {
   const Template& t = *claim.tmpl;
-  if (!ToleratesAll(t.taints, pod.working.tolerations)) {
+  if (!ToleratesAll(t.taints, pod.working().tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
-    return Tolerates(t.taints, pod.working.tolerations);
+    return Tolerates(t.taints, pod.working().tolerations);
   }
   const LabelSet& wk = state_.pools->well_known;
   if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
@@ -597,7 +597,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     claim.max_allocatable_valid = true;
   }
   IndexClaim(claim);
-  topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
+  topology_->Record(pod.working(), pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
   IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
@@ -622,7 +622,7 @@ void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
-  pod.groups = topology_->GroupsFor(pod.working, pod.key, pod.label_class);
+  pod.groups = topology_->GroupsFor(pod.working(), pod.key, pod.label_class);
   if (PlaceOnExisting(pod)) return absl::OkStatus();
   if (PlaceOnClaim(pod)) return absl::OkStatus();
   return PlaceOnNewClaim(pod);
@@ -639,7 +639,7 @@ bool Solver::PlaceOnExisting(PodCtx& pod) {
     // Most nodes of a running cluster are full: reject them on resources and taints, two of
     // CanAddExisting's own checks, without building an error status per node.
     if (!Fits(pod.requests, node.remaining) ||
-        !ToleratesAll(node.init->taints, pod.working.tolerations)) {
+        !ToleratesAll(node.init->taints, pod.working().tolerations)) {
       continue;
     }
     Requirements reqs;
@@ -676,9 +676,9 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   // Fewest pods first (ties: creation order). Claims that a hostname topology group certainly
   // rejects are skipped by slot in O(1).
   const std::vector<Topology::HostnameCheck> host_checks =
-      topology_->HostnameChecks(pod.working, pod.groups);
+      topology_->HostnameChecks(pod.working(), pod.groups);
   const std::vector<std::vector<std::string>> zone_checks =
-      topology_->PinnedZoneChecks(pod.working, pod.groups, pod.strict);
+      topology_->PinnedZoneChecks(pod.working(), pod.groups, pod.strict);
   if (AllClaimsBlocked(host_checks, zone_checks)) return false;
   // The allowed zones as ids; a zone no claim was ever pinned to cannot match one.
   std::vector<std::vector<int>> zone_check_ids(zone_checks.size());
@@ -697,7 +697,7 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   // Claims whose taints the pod does not tolerate fail CanAddClaim first thing: skipped.
   std::vector<char> tolerated(taint_sets_.size());
   for (size_t set = 0; set < taint_sets_.size(); ++set) {
-    tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working.tolerations) ? 1 : 0;
+    tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working().tolerations) ? 1 : 0;
   }
   // One claim of the walk: false to go on, true when the pod was placed.
   auto try_claim = [&](ClaimState& claim) {
@@ -826,7 +826,7 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
     auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
     if (bucket == open_claims_.end()) continue;
     // A template the pod cannot use would only spend the check budget on refusals.
-    if (!ToleratesAll(t.taints, pod.working.tolerations) ||
+    if (!ToleratesAll(t.taints, pod.working().tolerations) ||
         !t.requirements.IsCompatible(pod.requirements, &state_.pools->well_known)) {
       continue;
     }
@@ -1089,7 +1089,7 @@ std::vector<size_t> Solver::QueueOrder() const {
   }
   if (cost_ != nullptr && cost_->strategy().exclusive_first) {
     std::stable_partition(order.begin(), order.end(), [&](size_t i) {
-      for (const PodAffinityTerm& t : View(i).working.pod_anti_affinity.required) {
+      for (const PodAffinityTerm& t : View(i).working().pod_anti_affinity.required) {
         if (t.topology_key == kLabelHostname) return true;
       }
       return false;
@@ -1105,9 +1105,9 @@ SolveResult Solver::Run() {
   // A pod's topology groups as its spec is now (kept prototypes: its original spec).
   auto update_groups = [&](const PodCtx& p, bool original, bool first = false) {
     if (original && p.prototypes != nullptr) {
-      topology_->Update(p.working, p.key, *p.prototypes, first);
+      topology_->Update(p.working(), p.key, *p.prototypes, first);
     } else {
-      topology_->Update(p.working, p.key);
+      topology_->Update(p.working(), p.key);
     }
   };
   for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), true, /*first=*/true);
@@ -1138,7 +1138,9 @@ SolveResult Solver::Run() {
       s = Add(pod);
       if (s.ok()) break;
       if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
-      if (!Relax(pod.working, state_.pools->tolerate_prefer_no_schedule)) break;
+      auto relaxed = std::make_shared<Pod>(pod.working());
+      if (!Relax(*relaxed, state_.pools->tolerate_prefer_no_schedule)) break;
+      pod.changed = std::move(relaxed);
       update_groups(pod, /*original=*/false);
       Refresh(pod, state_.options.preference_policy);
     }
@@ -1147,7 +1149,7 @@ SolveResult Solver::Run() {
       continue;
     }
     errors[pod.key] = std::string(s.message());
-    pod.working = *pod.original;
+    pod.changed = nullptr;  // back to the original spec
     update_groups(pod, /*original=*/true);
     Refresh(pod, state_.options.preference_policy);
     queue.push_back(idx);
@@ -1160,7 +1162,7 @@ std::vector<std::string> Solver::RelaxedPods() const {
   std::vector<std::string> relaxed;
   for (size_t i = 0; i < refs_.size(); ++i) {
     const PodCtx& p = View(i);
-    const Pod& w = p.working;
+    const Pod& w = p.working();
     const Pod& o = *p.original;
     if (w.node_affinity.required.size() != o.node_affinity.required.size() ||
         w.node_affinity.preferred.size() != o.node_affinity.preferred.size() ||

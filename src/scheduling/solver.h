@@ -31,7 +31,11 @@ namespace karp::scheduling {
 // Per-pod working data (karpenter PodData), recomputed after each relaxation.
 struct PodCtx {
   const Pod* original = nullptr;
-  Pod working;
+  // The pod as this attempt schedules it: *original until relaxation (or the default
+  // namespace) changes it, then an immutable copy that the contexts copied from this one
+  // share. Most pods are never relaxed and cost no copy.
+  std::shared_ptr<const Pod> changed;
+  const Pod& working() const { return changed != nullptr ? *changed : *original; }
   Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
   // Pods with the same namespace and labels are selected by the same topology groups; they
   // share one RecordCache for that part (index into Solver::label_caches_).
@@ -63,10 +67,11 @@ struct PodCtx {
 
 // Recomputes the pod's requests, requirements and host ports from `working`.
 inline void Refresh(PodCtx& c, PreferencePolicy policy) {
-  c.requests = c.working.Requests();
-  c.strict = StrictPodRequirements(c.working);
-  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(c.working) : c.strict;
-  c.ports = HostPorts(c.working);
+  const Pod& w = c.working();
+  c.requests = w.Requests();
+  c.strict = StrictPodRequirements(w);
+  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(w) : c.strict;
+  c.ports = HostPorts(w);
 }
 
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
