@@ -1138,9 +1138,7 @@ SolveResult Solver::Run() {
       s = Add(pod);
       if (s.ok()) break;
       if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
-      auto relaxed = std::make_shared<Pod>(pod.working());
-      if (!Relax(*relaxed, state_.pools->tolerate_prefer_no_schedule)) break;
-      pod.changed = std::move(relaxed);
+      if (!Relax(MutableWorking(pod), state_.pools->tolerate_prefer_no_schedule)) break;
       update_groups(pod, /*original=*/false);
       Refresh(pod, state_.options.preference_policy);
     }
@@ -1156,6 +1154,15 @@ SolveResult Solver::Run() {
     last_len[idx] = queue.size();
   }
   return Finalize(std::move(errors), timed_out);
+}
+
+Pod& Solver::MutableWorking(PodCtx& pod) {
+  // A copy no other context shares (use_count 1: nothing else can start sharing it, since only
+  // this context refers to it) is changed in place; it was made as a mutable Pod.
+  if (pod.changed == nullptr || pod.changed.use_count() > 1) {
+    pod.changed = std::make_shared<Pod>(pod.working());
+  }
+  return const_cast<Pod&>(*pod.changed);
 }
 
 std::vector<std::string> Solver::RelaxedPods() const {

@@ -165,6 +165,8 @@ class Solver {
   SolveResult Run();
   // After Run: the pods placed with fewer preferences than they asked for (relaxed), by key.
   std::vector<std::string> RelaxedPods() const;
+  // The pod's own copy of its working spec, to relax (copied on first change).
+  static Pod& MutableWorking(PodCtx& pod);
 
  private:
   // Places one pod (no relaxation): existing nodes, this solve's claims, a new claim.
