@@ -1006,6 +1006,7 @@ struct QueueKey {
   int64_t cpu;
   int64_t memory;
   absl::Time created;
+  uint64_t uid_bytes;  // UidBytes: the uids' order where these differ
   const std::string* uid;
   const std::string* key;
   size_t index;
@@ -1017,25 +1018,52 @@ bool KeyBefore(const QueueKey& x, const QueueKey& y) {
   if (x.cpu != y.cpu) return x.cpu > y.cpu;
   if (x.memory != y.memory) return x.memory > y.memory;
   if (x.created != y.created) return x.created < y.created;
+  if (x.uid_bytes != y.uid_bytes) return x.uid_bytes < y.uid_bytes;
   if (*x.uid != *y.uid) return *x.uid < *y.uid;
   return *x.key < *y.key;
 }
 
-QueueKey KeyOf(const PodCtx& p, size_t index) {
+// The 8 bytes of `uid` from `from` on (zero-padded), big-endian. When every uid compared
+// shares its first `from` bytes, a smaller value means a smaller uid (equal values decide
+// nothing: the strings are then compared).
+uint64_t UidBytes(const std::string& uid, size_t from) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < 8; ++k) {
+    const size_t i = from + k;
+    v = (v << 8) | (i < uid.size() ? static_cast<unsigned char>(uid[i]) : 0u);
+  }
+  return v;
+}
+
+QueueKey KeyOf(const PodCtx& p, size_t index, size_t uid_prefix) {
+  const std::string& uid = p.original->metadata.uid;
   return {p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
-          &p.original->metadata.uid, &p.key, index};
+          UidBytes(uid, uid_prefix), &uid, &p.key, index};
 }
 
 }  // namespace
 
 bool Solver::QueueBefore(size_t a, size_t b) const {
-  return KeyBefore(KeyOf(View(a), a), KeyOf(View(b), b));
+  return KeyBefore(KeyOf(View(a), a, 0), KeyOf(View(b), b, 0));
 }
 
 std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indices) const {
+  // Generated uids often share a long prefix (the bytes before a counter): the integer key
+  // starts after the prefix every uid shares.
+  size_t prefix = 0;
+  if (!indices.empty()) {
+    const std::string& first = View(indices[0]).original->metadata.uid;
+    prefix = first.size();
+    for (size_t i : indices) {
+      const std::string& uid = View(i).original->metadata.uid;
+      size_t n = 0;
+      while (n < prefix && n < uid.size() && uid[n] == first[n]) ++n;
+      prefix = n;
+    }
+  }
   std::vector<QueueKey> keys;
   keys.reserve(indices.size());
-  for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k));
+  for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k, prefix));
   std::sort(keys.begin(), keys.end(), KeyBefore);
   std::vector<uint32_t> perm(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) perm[k] = static_cast<uint32_t>(keys[k].index);
