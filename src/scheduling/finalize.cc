@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/pricing.h"
@@ -200,8 +201,9 @@ Launch MarginalLaunch(const Template& t, const std::vector<char>& mask, const Fi
 // Plans by (template, offering mask, candidate types, minValues requirements), and the
 // pricing ledger of the solve (null without a pricing model).
 struct PlanCache {
-  std::map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
-           std::shared_ptr<const FinalPlan>>
+  // Looked up, never iterated: hash order cannot reach a result.
+  absl::flat_hash_map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
+                      std::shared_ptr<const FinalPlan>>
       plans;
   std::unique_ptr<PricingLedger> ledger;
 };

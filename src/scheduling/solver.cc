@@ -92,14 +92,15 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
-// True when `max` (the per-resource maximum of `headroom` over `before`) is still the maximum
-// over `after`, a subsequence of `before`: every type `after` drops is strictly below `max` on
-// each of its resources, so none of them attained a maximum. The dropped types are mostly the
-// small ones (a claim's growing requests filter them out), so the maximum rarely needs a
-// recomputation over every remaining type. False (recompute) when `after` is not a
-// subsequence of `before`.
-bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after,
-              const std::vector<ResourceList>& headroom, const ResourceList& max) {
+// True when `max` (the per-resource maximum of `value(i)` over the types `i` of `before`) is
+// still the maximum over `after`, a subsequence of `before`: every type `after` drops is
+// strictly below `max` on each of its resources, so none of them attained a maximum. The
+// dropped types are mostly the small ones (a claim's growing requests filter them out), so the
+// maximum rarely needs a recomputation over every remaining type. False (recompute) when
+// `after` is not a subsequence of `before`.
+template <typename ValueOf>
+bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after, ValueOf value,
+              const ResourceList& max) {
   if (after.size() == before.size()) return after == before;
   size_t a = 0;
   for (int i : before) {
@@ -108,8 +109,8 @@ bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after,
       continue;
     }
     bool below = true;
-    headroom[static_cast<size_t>(i)].ForEach([&](std::string_view name, int64_t value) {
-      if (below && value >= max.Get(name)) below = false;
+    value(i).ForEach([&](std::string_view name, int64_t v) {
+      if (below && v >= max.Get(name)) below = false;
     });
     if (!below) return false;
   }
@@ -576,8 +577,11 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.reserved_ids = std::move(to_reserve);
   claim.pods.push_back(pod.key);
   if (claim.max_allocatable_valid) {
-    claim.max_allocatable_valid =
-        KeepsMax(claim.its, fit.instance_types, claim.tmpl->headroom, claim.max_allocatable);
+    const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+    claim.max_allocatable_valid = KeepsMax(
+        claim.its, fit.instance_types,
+        [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; },
+        claim.max_allocatable);
   }
   claim.its = std::move(fit.instance_types);
   claim.requests.Add(pod.requests);
@@ -927,11 +931,21 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   CommitClaim(*claim, pod, std::move(fit));
   auto limits = remaining_limits_.find(claim->tmpl->pool->name());
   if (limits != remaining_limits_.end()) {
-    ResourceList max_capacity;
-    for (int i : claim->its) {
-      max_capacity.MaxWith(claim->tmpl->instance_types[static_cast<size_t>(i)]->capacity);
+    // The largest capacity of the claim's types: usually that of the NodePool's candidates
+    // (LimitMemo), which the claim's types are a subset of.
+    const std::vector<const InstanceType*>& types = claim->tmpl->instance_types;
+    auto capacity = [&](int i) -> const ResourceList& {
+      return types[static_cast<size_t>(i)]->capacity;
+    };
+    auto memo = limit_memo_.find(claim->tmpl);
+    if (memo != limit_memo_.end() && memo->second.valid &&
+        KeepsMax(memo->second.candidates, claim->its, capacity, memo->second.max_capacity)) {
+      limits->second.Subtract(memo->second.max_capacity);
+    } else {
+      ResourceList max_capacity;
+      for (int i : claim->its) max_capacity.MaxWith(capacity(i));
+      limits->second.Subtract(max_capacity);
     }
-    limits->second.Subtract(max_capacity);
   }
   if (!claim->tmpl->requirements.HasMinValues()) ++certain_claims_;
   claims_.push_back(std::move(claim));
