@@ -5,6 +5,7 @@
 
 #include "scheduling/instance_filter.h"
 
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -249,10 +250,14 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
   const uint64_t mask_bits =
       offerings_changed && !t.available_offering_bits.empty() ? MaskBits(mask) : 0;
-  // Per daemon group: host-port conflict and total requests.
+  // Per daemon group: host-port conflict and total requests (2: not computed yet), and
+  // whether the totals have only well-known resources (then Template::headroom_wk decides).
   std::vector<char> conflict(t.daemon_groups.size(), 2);
+  std::vector<char> well_known(t.daemon_groups.size(), 0);
   std::vector<ResourceList> totals(t.daemon_groups.size());
   const bool any_ports = !pod_ports.empty();
+  const int64_t cpu = requests.cpu(), memory = requests.memory();
+  const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
   // Memo of intersection results per (changed key, class of the type's requirement).
   std::vector<const std::vector<int>*> classes(changed_reqs.size(), nullptr);
   std::vector<const std::vector<const Requirement*>*> reps(changed_reqs.size(), nullptr);
@@ -269,7 +274,8 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     memo[k].assign(c->second.representative.size(), 2);
   }
   for (int i : candidates) {
-    const size_t g = static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)]);
+    const size_t ui = static_cast<size_t>(i);
+    const size_t g = static_cast<size_t>(t.daemon_group[ui]);
     if (conflict[g] == 2) {
       conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
                                   HostPortsConflict(pod_ports, claim_ports))
@@ -277,14 +283,21 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
                         : 0;
       totals[g] = requests;
       totals[g].Add(t.daemon_groups[g].overhead);
+      well_known[g] = totals[g].HasExtended() ? 0 : 1;
     }
     if (conflict[g] == 1) continue;
-    if (!FitsAllocatable(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
+    if (well_known[g] != 0) {
+      // FitsAllocatable's comparison, the overhead moved to the other side.
+      const std::array<int64_t, 4>& room = t.headroom_wk[ui];
+      if (cpu > room[0] || memory > room[1] || storage > room[2] || pods > room[3]) continue;
+    } else if (!FitsAllocatable(totals[g], t.allocatable[ui])) {
+      continue;
+    }
     bool ok = true;
     for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
       const Requirement* r = changed_reqs[k];
       if (r == nullptr) continue;
-      const int cls = (*classes[k])[static_cast<size_t>(i)];
+      const int cls = (*classes[k])[ui];
       if (cls < 0) continue;  // the type does not define the key
       char& m = memo[k][static_cast<size_t>(cls)];
       if (m == 2) {
@@ -300,7 +313,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       ok = m == 1;
     }
     if (!ok) continue;
-    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask, mask_bits)) continue;
+    if (offerings_changed && !HasOffering(t, ui, mask, mask_bits)) continue;
     kept.push_back(i);
   }
   return kept;

@@ -227,8 +227,13 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
       t.daemon_groups.push_back(std::move(g));
     }
     t.daemon_group.push_back(pos->second);
-    ResourceList room = t.allocatable[t.headroom.size()];
-    room.Subtract(t.daemon_groups[static_cast<size_t>(pos->second)].overhead);
+    const ResourceList& alloc = t.allocatable[t.headroom.size()];
+    const ResourceList& overhead = t.daemon_groups[static_cast<size_t>(pos->second)].overhead;
+    t.headroom_wk.push_back({alloc.cpu() - overhead.cpu(), alloc.memory() - overhead.memory(),
+                             alloc.ephemeral_storage() - overhead.ephemeral_storage(),
+                             alloc.pods() - overhead.pods()});
+    ResourceList room = alloc;
+    room.Subtract(overhead);
     t.max_headroom.MaxWith(room);
     t.headroom.push_back(std::move(room));
   }

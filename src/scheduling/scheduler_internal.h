@@ -5,6 +5,7 @@
 #ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -54,6 +55,10 @@ struct Template {
   // use (a type takes pods totalling `r` iff r fits its headroom and its allocatable is valid).
   std::vector<ResourceList> headroom;
   ResourceList max_headroom;  // per-resource maximum of `headroom` over every type
+  // Parallel to instance_types: allocatable minus the type's daemon overhead in cpu, memory,
+  // ephemeral storage and pods (absent: 0), contiguous for the filter's inner loop: requests
+  // without extended resources fit iff each is at most these (when the overhead has none).
+  std::vector<std::array<int64_t, 4>> headroom_wk;
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
   // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering
