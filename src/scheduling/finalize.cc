@@ -208,7 +208,7 @@ struct PlanCache {
   std::unique_ptr<PricingLedger> ledger;
 };
 
-std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanCache& cache,
+std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& cache,
                                                   std::map<std::string, int>& per_pool_count,
                                                   std::map<std::string, std::string>& errors) const {
   const Template& t = *claim.tmpl;
@@ -262,9 +262,9 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanC
   reqs.Erase(kLabelRegistered);
   reqs.Erase(kLabelInitialized);
   nc.requirements = std::move(reqs);
-  nc.requests = claim.requests;
+  nc.requests = std::move(claim.requests);
   nc.requests.Add(plan.min_overhead);
-  nc.pods = claim.pods;
+  nc.pods = std::move(claim.pods);
   nc.annotations = t.pool->template_annotations;
   nc.annotations[std::string(kAnnotationMinValuesRelaxed)] =
       claim.min_values_relaxed ? std::string(kMinValuesRelaxedTrue) : "false";

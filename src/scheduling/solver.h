@@ -229,7 +229,8 @@ class Solver {
   void CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
   // Finalize's result for one claim, or nullopt when its pods fail minValues (into `errors`).
-  std::optional<NewNodeClaim> FinalizeClaim(const ClaimState& claim, PlanCache& plans,
+  // Moves the claim's pod list and requests into the result (Finalize is the claims' last use).
+  std::optional<NewNodeClaim> FinalizeClaim(ClaimState& claim, PlanCache& plans,
                                             std::map<std::string, int>& per_pool_count,
                                             std::map<std::string, std::string>& errors) const;
   // Finalize's placements on existing nodes (by name), with the consolidation errors.
