@@ -178,6 +178,18 @@ inline bool FitsAllocatable(const ResourceList& total, const ResourceList& alloc
          total.ephemeral_storage() <= alloc.ephemeral_storage() && total.pods() <= alloc.pods();
 }
 
+// Keys whose types fall into at most this many classes are decided class by class up front.
+constexpr size_t kEagerClasses = 64;
+
+// Whether types whose requirement on a key is `have` stay compatible with `r` on that key:
+// the requirements intersect, or both only exclude values.
+bool ClassAllows(const Requirement& have, const Requirement& r) {
+  if (have.HasIntersection(r)) return true;
+  const Operator a = have.op(), b = r.op();
+  return (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
+         (b == Operator::kNotIn || b == Operator::kDoesNotExist);
+}
+
 // An offering mask of at most 64 pairs as bits (Template::available_offering_bits).
 uint64_t MaskBits(const std::vector<char>& mask) {
   uint64_t bits = 0;
@@ -262,6 +274,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
   std::vector<const std::vector<int>*> classes(changed_reqs.size(), nullptr);
   std::vector<const std::vector<const Requirement*>*> reps(changed_reqs.size(), nullptr);
   std::vector<std::vector<char>> memo(changed_reqs.size());
+  std::vector<uint64_t> rejected;  // types of failing classes (empty: none)
   for (size_t k = 0; k < changed_reqs.size(); ++k) {
     if (changed_reqs[k] == nullptr) continue;
     auto c = t.key_classes.find(changed_reqs[k]->key());
@@ -269,12 +282,24 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       changed_reqs[k] = nullptr;  // no type defines the key: nothing to check
       continue;
     }
-    classes[k] = &c->second.class_of;
-    reps[k] = &c->second.representative;
-    memo[k].assign(c->second.representative.size(), 2);
+    const Template::KeyClasses& kc = c->second;
+    if (kc.representative.size() <= kEagerClasses) {
+      // Few classes: decide each now and reject the types of the failing ones by bit set.
+      for (size_t cls = 0; cls < kc.representative.size(); ++cls) {
+        if (ClassAllows(*kc.representative[cls], *changed_reqs[k])) continue;
+        if (rejected.empty()) rejected.assign(kc.members[cls].size(), 0);
+        for (size_t w = 0; w < rejected.size(); ++w) rejected[w] |= kc.members[cls][w];
+      }
+      changed_reqs[k] = nullptr;
+      continue;
+    }
+    classes[k] = &kc.class_of;
+    reps[k] = &kc.representative;
+    memo[k].assign(kc.representative.size(), 2);
   }
   for (int i : candidates) {
     const size_t ui = static_cast<size_t>(i);
+    if (!rejected.empty() && ((rejected[ui / 64] >> (ui % 64)) & 1u) != 0) continue;
     const size_t g = static_cast<size_t>(t.daemon_group[ui]);
     if (conflict[g] == 2) {
       conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
@@ -300,16 +325,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
       const int cls = (*classes[k])[ui];
       if (cls < 0) continue;  // the type does not define the key
       char& m = memo[k][static_cast<size_t>(cls)];
-      if (m == 2) {
-        const Requirement* have = (*reps[k])[static_cast<size_t>(cls)];
-        m = 1;
-        if (!have->HasIntersection(*r)) {
-          const Operator a = have->op(), b = r->op();
-          const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
-                                     (b == Operator::kNotIn || b == Operator::kDoesNotExist);
-          if (!both_negative) m = 0;
-        }
-      }
+      if (m == 2) m = ClassAllows(*(*reps[k])[static_cast<size_t>(cls)], *r) ? 1 : 0;
       ok = m == 1;
     }
     if (!ok) continue;

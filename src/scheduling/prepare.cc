@@ -181,6 +181,15 @@ void IndexKeyClasses(Template& t) {
       kc.class_of[i] = pos->second;
     }
   }
+  const size_t words = (t.instance_types.size() + 63) / 64;
+  for (auto& [key, kc] : t.key_classes) {
+    kc.members.assign(kc.representative.size(), std::vector<uint64_t>(words, 0));
+    for (size_t i = 0; i < kc.class_of.size(); ++i) {
+      if (kc.class_of[i] >= 0) {
+        kc.members[static_cast<size_t>(kc.class_of[i])][i / 64] |= uint64_t{1} << (i % 64);
+      }
+    }
+  }
 }
 
 // The template of `np` (without daemon groups), or nullopt when the NodePool has no usable

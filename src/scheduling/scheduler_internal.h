@@ -74,6 +74,9 @@ struct Template {
   struct KeyClasses {
     std::vector<int> class_of;
     std::vector<const Requirement*> representative;
+    // Per class, the bit set of its types (bit i of word i / 64): a filter that rejects a
+    // few classes rejects their types with a handful of word operations.
+    std::vector<std::vector<uint64_t>> members;
   };
   std::map<std::string, KeyClasses, std::less<>> key_classes;
 
