@@ -5,6 +5,7 @@
 
 #include "scheduling/instance_filter.h"
 
+#include <algorithm>
 #include <array>
 #include <set>
 #include <string>
@@ -242,6 +243,36 @@ std::vector<char> Template::OfferingMask(const Requirements& reqs) const {
   return mask;
 }
 
+namespace {
+
+// FastFilter's common case, without branches per type: no host ports, only well-known
+// resources in the requests and the daemon overheads, no changed key left to check per type
+// (`rejected` holds the types the changed keys exclude), offerings as bits.
+std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& candidates,
+                                 const ResourceList& requests,
+                                 const std::vector<uint64_t>& rejected, bool offerings_changed,
+                                 uint64_t mask_bits) {
+  const int64_t cpu = requests.cpu(), memory = requests.memory();
+  const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
+  const bool any_rejected = !rejected.empty();
+  std::vector<int> kept(candidates.size());
+  size_t n = 0;
+  for (int i : candidates) {
+    const size_t ui = static_cast<size_t>(i);
+    // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
+    const std::array<int64_t, 4>& room = t.headroom_wk[ui];
+    bool ok = (cpu <= room[0]) & (memory <= room[1]) & (storage <= room[2]) & (pods <= room[3]);
+    if (any_rejected) ok &= ((rejected[ui / 64] >> (ui % 64)) & 1u) == 0;
+    if (offerings_changed) ok &= (t.available_offering_bits[ui] & mask_bits) != 0;
+    kept[n] = i;
+    n += ok ? 1 : 0;
+  }
+  kept.resize(n);
+  return kept;
+}
+
+}  // namespace
+
 // The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
 // current requirements `base` and has an available offering compatible with them, so only
 // the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
@@ -296,6 +327,12 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
     classes[k] = &kc.class_of;
     reps[k] = &kc.representative;
     memo[k].assign(kc.representative.size(), 2);
+  }
+  const bool lazy_keys =
+      std::any_of(changed_reqs.begin(), changed_reqs.end(), [](const Requirement* r) { return r; });
+  if (!any_ports && !lazy_keys && !requests.HasExtended() && !t.overhead_has_extended &&
+      (!offerings_changed || !t.available_offering_bits.empty())) {
+    return FilterWellKnown(t, candidates, requests, rejected, offerings_changed, mask_bits);
   }
   for (int i : candidates) {
     const size_t ui = static_cast<size_t>(i);

@@ -238,6 +238,7 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
     t.daemon_group.push_back(pos->second);
     const ResourceList& alloc = t.allocatable[t.headroom.size()];
     const ResourceList& overhead = t.daemon_groups[static_cast<size_t>(pos->second)].overhead;
+    if (overhead.HasExtended()) t.overhead_has_extended = true;
     t.headroom_wk.push_back({alloc.cpu() - overhead.cpu(), alloc.memory() - overhead.memory(),
                              alloc.ephemeral_storage() - overhead.ephemeral_storage(),
                              alloc.pods() - overhead.pods()});

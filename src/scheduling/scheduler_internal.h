@@ -59,6 +59,7 @@ struct Template {
   // ephemeral storage and pods (absent: 0), contiguous for the filter's inner loop: requests
   // without extended resources fit iff each is at most these (when the overhead has none).
   std::vector<std::array<int64_t, 4>> headroom_wk;
+  bool overhead_has_extended = false;  // some daemon group's overhead has extended resources
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
   // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering
