@@ -100,6 +100,30 @@ const Candidate* PickTarget(const std::vector<Candidate>& candidates, const Cost
 
 }  // namespace
 
+namespace {
+std::atomic<bool> cost_claim_index{true};
+}  // namespace
+
+void SetCostClaimIndexForTesting(bool on) {
+  cost_claim_index.store(on, std::memory_order_relaxed);
+}
+
+FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
+  const ResourceList& room = claim.target_room;
+  const ResourceList& used = claim.requests;
+  return {room.cpu() - used.cpu(), room.memory() - used.memory(), room.pods() - used.pods()};
+}
+
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod) {
+  const ResourceList& want = pod.requests;
+  // Admits refuses memory and slots only for positive requests; the cpu is the scan's start.
+  auto need = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
+  if (!cost_claim_index.load(std::memory_order_relaxed)) {
+    return {want.cpu(), FirstFitIndex::kAny, FirstFitIndex::kAny};
+  }
+  return {want.cpu(), need(want.memory()), need(want.pods())};
+}
+
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   for (const Template& t : pools.templates) {
     if (!ToleratesAll(t.taints, pod.working.tolerations)) continue;

@@ -146,6 +146,29 @@ class CostPolicy {
   mutable std::map<std::pair<size_t, std::vector<char>>, std::vector<double>> type_prices_;
 };
 
+// The claim search of a cost-mode Solver (Solver::PlaceOnClaimCost) walks, per (template,
+// capacity rank), the claims with a target in the order of (cpu room left in the target,
+// creation order), from the first with room for the pod's cpu, and counts toward its budgets
+// (at most a few claims that take the pod, a few full checks) only the claims that pass
+// CostPolicy::Admits and the cheap pre-checks. The claims sit in a FirstFitIndex keyed by
+// (cpu room, seq) with their room left in cpu, memory and pod slots (CostClaimRoom), and the
+// walk asks for the pod's cpu, memory and slots (CostClaimNeed). Why the answer is the same as
+// the scan over every claim with room for the pod's cpu:
+//  - the index returns exactly the claims whose cpu room covers the pod's cpu (the scan's
+//    start), minus those whose memory or slot room is below a positive request of the pod,
+//    in the same key order (ascending (cpu room, seq); the key's first part is room[0]);
+//  - a claim left out is one Admits refuses on its first test (`used + want > room` for
+//    memory or pods with `want > 0`, the same integers as `room - used < want`), and a refused
+//    claim changes no counter, no best and no state: the scan would have passed over it;
+//  - so the claims that reach the counters, their order, and therefore the winner, the
+//    budget cut-offs and the early stop on a free fit are those of the scan.
+// tests/scheduling/cost_claim_index_test.cc solves random snapshots both ways.
+FirstFitIndex::Room CostClaimRoom(const ClaimState& claim);
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod);
+// Tests only: false makes CostClaimNeed ask for the cpu alone (the scan over every claim with
+// room for the pod's cpu). Thread-safe; true by default.
+void SetCostClaimIndexForTesting(bool on);
+
 // The first template (by weight) whose taints the pod tolerates and whose requirements its
 // own are compatible with (where a new claim for it would most likely open); null when none.
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod);
