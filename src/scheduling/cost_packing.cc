@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -363,13 +364,30 @@ struct Baseline {
   std::vector<std::string> relaxed;  // sorted
 };
 
-// One candidate packing, if it is acceptable (never fewer pods, never dearer, no preference
-// dropped that the faithful packing kept). With `repack`, the packing replays `repack` with
-// its small windows of claims packed exactly (PlanRepack); nullopt when that gains nothing.
-std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vector<PodCtx>& pods,
-                                   const CostPolicy& shared, const CostStrategy& strategy,
-                                   const Baseline& baseline, const SolveResult* repack = nullptr,
-                                   int round = 0) {
+// Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
+// is needed only when no candidate is accepted, and then built again (the same result).
+Baseline FaithfulBaseline(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
+  Solver solver(state, pods);
+  const SolveResult result = solver.Run();
+  Baseline b;
+  b.scheduled = static_cast<int>(pods.size()) - static_cast<int>(result.pod_errors.size());
+  b.price = result.LaunchPricePerHour();
+  b.relaxed = solver.RelaxedPods();
+  return b;
+}
+
+// A finished candidate packing, before it is compared with the faithful one.
+struct Packing {
+  SolveResult result;
+  int scheduled = 0;
+  std::vector<std::string> relaxed;  // sorted
+};
+
+// One candidate packing. With `repack`, the packing replays `repack` with its small windows of
+// claims packed exactly (PlanRepack); nullopt when that gains nothing.
+std::optional<Packing> Build(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+                             const CostPolicy& shared, const CostStrategy& strategy,
+                             const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = pods;
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr &&
@@ -380,16 +398,23 @@ std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vec
   policy.Apply(copy);
   if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
   Solver solver(state, std::move(copy), nullptr, &policy);
-  SolveResult candidate = solver.Run();
-  const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
-  if (scheduled < baseline.scheduled) return std::nullopt;
-  if (candidate.LaunchPricePerHour() >= baseline.price * (1 - 1e-12)) return std::nullopt;
-  const std::vector<std::string> relaxed = solver.RelaxedPods();
-  if (!std::includes(baseline.relaxed.begin(), baseline.relaxed.end(), relaxed.begin(),
-                     relaxed.end())) {
+  Packing p;
+  p.result = solver.Run();
+  p.scheduled = static_cast<int>(pods.size()) - static_cast<int>(p.result.pod_errors.size());
+  p.relaxed = solver.RelaxedPods();
+  return p;
+}
+
+// The candidate's result if it is acceptable: never fewer pods, never dearer, no preference
+// dropped that the faithful packing kept.
+std::optional<SolveResult> Accept(std::optional<Packing> p, const Baseline& baseline) {
+  if (!p || p->scheduled < baseline.scheduled) return std::nullopt;
+  if (p->result.LaunchPricePerHour() >= baseline.price * (1 - 1e-12)) return std::nullopt;
+  if (!std::includes(baseline.relaxed.begin(), baseline.relaxed.end(), p->relaxed.begin(),
+                     p->relaxed.end())) {
     return std::nullopt;
   }
-  return candidate;
+  return std::move(p->result);
 }
 
 // The best accepted candidate: lowest price, then lowest attempt index (so the outcome does
@@ -418,70 +443,115 @@ size_t AttemptBudget(const SchedulerOptions& options, size_t pods) {
   return std::min(Strategies().size(), n);
 }
 
-size_t Workers(const SchedulerOptions& options, size_t budget) {
+// Threads for `jobs` candidates: SchedulerOptions::cost_threads (0: one per hardware thread),
+// at most one per candidate.
+size_t Workers(const SchedulerOptions& options, size_t jobs) {
   size_t n = options.cost_threads > 0 ? static_cast<size_t>(options.cost_threads)
                                       : std::max(1u, std::thread::hardware_concurrency());
-  return std::max<size_t>(1, std::min(n, budget));
+  return std::max<size_t>(1, std::min(n, jobs));
+}
+
+// The faithful packing and the candidates, as jobs for a few threads: job 0 is the faithful
+// packing (or nothing, when it was built before the search started), job k >= 1 the
+// candidate of strategy k - 1. At most `workers` solves run at once; a candidate that ends
+// before the faithful packing waits for its baseline before it is judged.
+class CandidateSearch {
+ public:
+  CandidateSearch(const Scheduler::State& state, const std::vector<PodCtx>& pods, size_t budget)
+      : state_(state), pods_(pods), budget_(budget) {}
+
+  // Builds the faithful packing first when a deadline is set (the deadline counts from its
+  // end, SchedulerOptions::cost_time_limit), else as job 0 beside the candidates. Then runs
+  // every job on Workers() threads, the caller's included.
+  void Run();
+  const Baseline& baseline() { return baseline_future_.get(); }
+  const CostPolicy& policy() const { return *policy_; }
+  Best& best() { return best_; }
+  int done() const { return done_; }
+  bool stopped() const { return stopped_; }
+  bool deadline_passed() const { return absl::Now() > deadline_; }
+
+ private:
+  void Work();
+  const Scheduler::State& state_;
+  const std::vector<PodCtx>& pods_;
+  const size_t budget_;
+  absl::Time deadline_ = absl::InfiniteFuture();
+  std::promise<Baseline> baseline_promise_;
+  std::shared_future<Baseline> baseline_future_ = baseline_promise_.get_future().share();
+  std::optional<CostPolicy> policy_;
+  std::promise<void> policy_promise_;
+  std::shared_future<void> policy_ready_ = policy_promise_.get_future().share();
+  std::atomic<size_t> next_{0};
+  std::atomic<int> done_{0};
+  std::atomic<bool> stopped_{false};
+  std::mutex mu_;
+  Best best_;
+};
+
+void CandidateSearch::Run() {
+  const absl::Duration limit = state_.options.cost_time_limit;
+  const bool limited = limit != absl::InfiniteDuration();
+  if (limited) {
+    baseline_promise_.set_value(FaithfulBaseline(state_, pods_));
+    deadline_ = absl::Now() + limit;
+    next_ = 1;
+  }
+  // As many threads as candidates (not one more for the faithful packing): as many solves
+  // run at once as candidates alone would, so memory does not grow with the overlap.
+  const size_t workers = Workers(state_.options, budget_);
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
+  // What the candidates share (the pods' demand classes, template orders and price tables),
+  // built while another thread may already run the faithful packing.
+  policy_.emplace(state_, pods_);
+  policy_promise_.set_value();
+  Work();
+  for (std::thread& t : threads) t.join();
+}
+
+void CandidateSearch::Work() {
+  for (size_t k = next_++; k <= budget_; k = next_++) {
+    if (k == 0) {
+      baseline_promise_.set_value(FaithfulBaseline(state_, pods_));
+      continue;
+    }
+    if (absl::Now() > deadline_) {
+      stopped_ = true;
+      return;
+    }
+    policy_ready_.wait();
+    std::optional<Packing> p = Build(state_, pods_, *policy_, Strategies()[k - 1]);
+    std::optional<SolveResult> accepted = Accept(std::move(p), baseline_future_.get());
+    ++done_;
+    std::lock_guard<std::mutex> lock(mu_);
+    best_.Offer(std::move(accepted), k - 1);
+  }
 }
 
 }  // namespace
 
 SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
-  SolveResult faithful;
-  Baseline baseline;
-  {
-    Solver faithful_solver(state, pods);  // freed before the candidates run
-    faithful = faithful_solver.Run();
-    baseline.relaxed = faithful_solver.RelaxedPods();
-  }
-  baseline.scheduled = static_cast<int>(pods.size()) - static_cast<int>(faithful.pod_errors.size());
-  baseline.price = faithful.LaunchPricePerHour();
-  const absl::Duration limit = state.options.cost_time_limit;
-  const absl::Time deadline =
-      limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;
   const size_t budget = AttemptBudget(state.options, pods.size());
-  // What the attempts share: the pods' demand classes, template orders and price tables.
-  const CostPolicy shared(state, pods);
-  std::atomic<size_t> next{0};
-  std::atomic<int> done{0};
-  std::atomic<bool> stopped{false};
-  const size_t workers = Workers(state.options, budget);
-  // One best for every worker (Offer's choice does not depend on the order of the offers),
-  // and the faithful result dropped as soon as a candidate beats it: at most one finished
-  // packing is held besides those being built.
-  std::mutex mu;
-  Best best;
-  auto offer = [&](std::optional<SolveResult> r, size_t k) {
-    std::lock_guard<std::mutex> lock(mu);
-    best.Offer(std::move(r), k);
-    if (best.result) faithful = SolveResult();
-  };
-  auto work = [&]() {
-    for (size_t k = next++; k < budget; k = next++) {
-      if (absl::Now() > deadline) {
-        stopped = true;
-        return;
-      }
-      offer(Attempt(state, pods, shared, Strategies()[k], baseline), k);
-      ++done;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  CandidateSearch search(state, pods, budget);
+  search.Run();
+  const Baseline& baseline = search.baseline();
+  Best& best = search.best();
+  bool stopped = search.stopped();
+  int done = search.done();
   // Local improvement of the best packing: small windows of its claims packed exactly and
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).
   const size_t strategy = best.result ? best.index : 0;
   for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
        ++round) {
-    if (absl::Now() > deadline) {
+    if (search.deadline_passed()) {
       stopped = true;
       break;
     }
     std::optional<SolveResult> improved =
-        Attempt(state, pods, shared, Strategies()[strategy], baseline, &*best.result, round);
+        Accept(Build(state, pods, search.policy(), Strategies()[strategy], &*best.result, round),
+               baseline);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
   }
@@ -492,7 +562,8 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   report.attempts = done;
   report.stopped_early = stopped;
   report.faithful_kept = !best.result;
-  SolveResult out = best.result ? std::move(*best.result) : std::move(faithful);
+  // No candidate accepted: the faithful packing again (its first result was not kept).
+  SolveResult out = best.result ? std::move(*best.result) : Solver(state, pods).Run();
   out.packing = report;
   return out;
 }
