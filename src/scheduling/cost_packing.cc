@@ -71,10 +71,9 @@ double Units(const ResourceList& demand, const ResourceList& room) {
   return std::isinf(units) ? 0.0 : units;
 }
 
-// A candidate target: type index, price and room.
+// A candidate target: type index, price per unit and room.
 struct Candidate {
   int index = -1;
-  double price = kNoPriceYet;
   double score = kNoPriceYet;  // price per unit of class demand
   const ResourceList* room = nullptr;
 };
@@ -256,14 +255,14 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
     demand = class_demand_[static_cast<size_t>(pod.demand_class)];
   }
   if (strategy_.demand != TargetDemand::kClass) demand.Erase(kResourcePods);
-  const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
+  const std::vector<double>& scores = UnitPrices(t, t.OfferingMask(reqs), demand);
   std::vector<Candidate> candidates;
   candidates.reserve(fit.instance_types.size());
   for (int i : fit.instance_types) {
     Candidate c;
     c.index = i;
     c.room = &Room(t, i);
-    c.score = UnitPrice(t, i, prices, demand, &c.price);
+    c.score = scores[static_cast<size_t>(i)];
     if (c.score != kNoPriceYet) candidates.push_back(c);
   }
   claim.capacity_rank = Rank(t, reqs);
@@ -302,11 +301,32 @@ double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
 }
 
 double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<double>& prices,
-                             const ResourceList& demand, double* price) const {
+                             const ResourceList& demand) const {
   const double cheapest = prices[static_cast<size_t>(i)];
-  if (price != nullptr) *price = cheapest;
   const double units = Units(demand, Room(t, i));
   return units <= 0 || cheapest == kNoPriceYet ? kNoPriceYet : cheapest / units;
+}
+
+const std::vector<double>& CostPolicy::UnitPrices(const Template& t,
+                                                  const std::vector<char>& mask,
+                                                  const ResourceList& demand) const {
+  // The demand's exact quantities, in name order.
+  std::string key;
+  demand.ForEach([&](std::string_view name, int64_t value) {
+    key.append(name);
+    key += '=';
+    key += std::to_string(value);
+    key += ';';
+  });
+  auto [pos, inserted] = unit_prices_.try_emplace({TemplateIndex(t), mask, std::move(key)});
+  if (inserted) {
+    const std::vector<double>& prices = TypePrices(t, mask);
+    pos->second.resize(t.instance_types.size());
+    for (size_t i = 0; i < t.instance_types.size(); ++i) {
+      pos->second[i] = UnitPrice(t, static_cast<int>(i), prices, demand);
+    }
+  }
+  return pos->second;
 }
 
 const std::vector<double>& CostPolicy::TypePrices(const Template& t,

@@ -28,6 +28,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "karp/labels.h"
@@ -115,13 +116,17 @@ class CostPolicy {
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
                        const std::vector<ContainerPort>& ports) const;
-  // Type `i`'s cheapest offering (`prices`, from TypePrices; into `price` when set) per unit
-  // of `demand` in its room; infinity when it has no such offering or no room for the demand.
+  // Type `i`'s cheapest offering (`prices`, from TypePrices) per unit of `demand` in its
+  // room; infinity when it has no such offering or no room for the demand.
   double UnitPrice(const Template& t, int i, const std::vector<double>& prices,
-                   const ResourceList& demand, double* price = nullptr) const;
+                   const ResourceList& demand) const;
   // Per type of `t`, the price of its cheapest available offering allowed by `mask`
   // (infinity: none); computed once per template and mask, then looked up.
   const std::vector<double>& TypePrices(const Template& t, const std::vector<char>& mask) const;
+  // Per type of `t`, UnitPrice of `demand` with the offerings allowed by `mask`; computed
+  // once per template, mask and demand (a claim's target is chosen from it), then looked up.
+  const std::vector<double>& UnitPrices(const Template& t, const std::vector<char>& mask,
+                                        const ResourceList& demand) const;
   // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
   const ResourceList& Room(const Template& t, int type) const {
     return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];
@@ -144,6 +149,9 @@ class CostPolicy {
   std::vector<std::vector<const Template*>> orders_;  // [0]: every template by weight
   // TypePrices' memo, by template index and offering mask.
   mutable std::map<std::pair<size_t, std::vector<char>>, std::vector<double>> type_prices_;
+  // UnitPrices' memo, by template index, offering mask and demand (exact quantities by name).
+  mutable std::map<std::tuple<size_t, std::vector<char>, std::string>, std::vector<double>>
+      unit_prices_;
 };
 
 // The claim search of a cost-mode Solver (Solver::PlaceOnClaimCost) walks, per (template,
