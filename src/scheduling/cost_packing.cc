@@ -404,14 +404,23 @@ struct Packing {
 };
 
 // One candidate packing. With `repack`, the packing replays `repack` with its small windows of
-// claims packed exactly (PlanRepack); nullopt when that gains nothing.
+// claims packed exactly (PlanRepack); nullopt when that gains nothing. `spare` (re-pack only,
+// optional) keeps the copy of the pods a plan that gained nothing was made on, for the next
+// round: PlanRepack changes only plan_group, restored from `pods` here, so it is a copy of
+// `pods` again.
 std::optional<Packing> Build(const Scheduler::State& state, const std::vector<PodCtx>& pods,
                              const CostPolicy& shared, const CostStrategy& strategy,
-                             const SolveResult* repack = nullptr, int round = 0) {
-  std::vector<PodCtx> copy = pods;
+                             const SolveResult* repack = nullptr, int round = 0,
+                             std::vector<PodCtx>* spare = nullptr) {
+  std::vector<PodCtx> copy =
+      spare != nullptr && spare->size() == pods.size() ? std::move(*spare) : pods;
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr &&
       PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
+    if (spare != nullptr) {
+      for (size_t i = 0; i < copy.size(); ++i) copy[i].plan_group = pods[i].plan_group;
+      *spare = std::move(copy);
+    }
     return std::nullopt;
   }
   CostPolicy policy = shared.WithStrategy(strategy);
@@ -563,6 +572,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).
   const size_t strategy = best.result ? best.index : 0;
+  std::vector<PodCtx> spare;  // Build's copy of the pods when a round planned nothing
   for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
        ++round) {
     if (search.deadline_passed()) {
@@ -570,7 +580,8 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
       break;
     }
     std::optional<SolveResult> improved =
-        Accept(Build(state, pods, search.policy(), Strategies()[strategy], &*best.result, round),
+        Accept(Build(state, pods, search.policy(), Strategies()[strategy], &*best.result, round,
+                     &spare),
                baseline);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
