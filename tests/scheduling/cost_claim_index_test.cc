@@ -73,9 +73,9 @@ ClusterSnapshot RandomSnapshot(std::mt19937& rng, int count) {
   auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool("default"));
+  const std::string zone(karp::kLabelZone);
   snap.node_pools.push_back(MakeNodePool(
-      "zonal", {{std::string(karp::kLabelZone), karp::Operator::kIn, {AllZones()[0]}, std::nullopt}},
-      {}, {}, 5));
+      "zonal", {{zone, karp::Operator::kIn, {AllZones()[0]}, std::nullopt}}, {}, {}, 5));
   for (int i = 0; i < count; ++i) {
     PodBuilder p = MakePod("p-" + std::to_string(i), kCpu[pick(6)], kMem[pick(6)]);
     p.Label("group", std::to_string(pick(3)));
