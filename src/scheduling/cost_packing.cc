@@ -480,20 +480,23 @@ size_t Workers(const SchedulerOptions& options, size_t jobs) {
   return std::max<size_t>(1, std::min(n, jobs));
 }
 
-// The faithful packing and the candidates, as jobs for a few threads: job 0 is the faithful
-// packing (or nothing, when it was built before the search started), job k >= 1 the
-// candidate of strategy k - 1. At most `workers` solves run at once; a candidate that ends
-// before the faithful packing waits for its baseline before it is judged.
+// The faithful packing and the candidates, as jobs for a few threads (at most one per
+// candidate, so no more solves run at once than candidates alone would run). The faithful
+// packing is usually the shortest job: with W >= 2 threads it is job W, after the first W candidates,
+// so it runs beside the longest candidate rather than before every candidate (three jobs on
+// two threads end at max(c1 + faithful, c2), not at faithful + c2); with one thread it is job
+// 0, so that no finished candidate is held while it runs. A candidate that ends before the
+// faithful packing is held, unjudged, until its baseline exists; threads never wait for it.
 class CandidateSearch {
  public:
   CandidateSearch(const Scheduler::State& state, const std::vector<PodCtx>& pods, size_t budget)
       : state_(state), pods_(pods), budget_(budget) {}
 
   // Builds the faithful packing first when a deadline is set (the deadline counts from its
-  // end, SchedulerOptions::cost_time_limit), else as job 0 beside the candidates. Then runs
-  // every job on Workers() threads, the caller's included.
+  // end, SchedulerOptions::cost_time_limit), else as one of the jobs. Then runs every job on
+  // Workers() threads, the caller's included.
   void Run();
-  const Baseline& baseline() { return baseline_future_.get(); }
+  const Baseline& baseline() const { return *baseline_; }
   const CostPolicy& policy() const { return *policy_; }
   Best& best() { return best_; }
   int done() const { return done_; }
@@ -502,37 +505,41 @@ class CandidateSearch {
 
  private:
   void Work();
+  // Sets the baseline and judges the candidates that waited for it.
+  void SetBaseline(Baseline b);
+  // Judges candidate `index`'s packing, or holds it until the baseline exists.
+  void Finish(size_t index, std::optional<Packing> p);
+
   const Scheduler::State& state_;
   const std::vector<PodCtx>& pods_;
   const size_t budget_;
+  size_t faithful_job_ = 0;  // the job index of the faithful packing
   absl::Time deadline_ = absl::InfiniteFuture();
-  std::promise<Baseline> baseline_promise_;
-  std::shared_future<Baseline> baseline_future_ = baseline_promise_.get_future().share();
   std::optional<CostPolicy> policy_;
   std::promise<void> policy_promise_;
   std::shared_future<void> policy_ready_ = policy_promise_.get_future().share();
   std::atomic<size_t> next_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};
-  std::mutex mu_;
+  std::mutex mu_;  // guards baseline_, pending_ and best_ while the jobs run
+  std::optional<Baseline> baseline_;
+  std::vector<std::pair<size_t, Packing>> pending_;
   Best best_;
 };
 
 void CandidateSearch::Run() {
   const absl::Duration limit = state_.options.cost_time_limit;
-  const bool limited = limit != absl::InfiniteDuration();
-  if (limited) {
-    baseline_promise_.set_value(FaithfulBaseline(state_, pods_));
-    deadline_ = absl::Now() + limit;
-    next_ = 1;
-  }
-  // As many threads as candidates (not one more for the faithful packing): as many solves
-  // run at once as candidates alone would, so memory does not grow with the overlap.
   const size_t workers = Workers(state_.options, budget_);
+  if (limit != absl::InfiniteDuration()) {
+    SetBaseline(FaithfulBaseline(state_, pods_));
+    deadline_ = absl::Now() + limit;
+    next_ = 1;  // job 0, the faithful packing, is done
+  } else if (workers >= 2) {
+    faithful_job_ = workers;
+  }
   std::vector<std::thread> threads;
   for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
-  // What the candidates share (the pods' demand classes, template orders and price tables),
-  // built while another thread may already run the faithful packing.
+  // What the candidates share: the pods' demand classes, template orders and price tables.
   policy_.emplace(state_, pods_);
   policy_promise_.set_value();
   Work();
@@ -541,20 +548,35 @@ void CandidateSearch::Run() {
 
 void CandidateSearch::Work() {
   for (size_t k = next_++; k <= budget_; k = next_++) {
-    if (k == 0) {
-      baseline_promise_.set_value(FaithfulBaseline(state_, pods_));
+    if (k == faithful_job_) {
+      SetBaseline(FaithfulBaseline(state_, pods_));
       continue;
     }
     if (absl::Now() > deadline_) {
       stopped_ = true;
       return;
     }
+    const size_t index = k < faithful_job_ ? k : k - 1;  // the candidate's strategy
     policy_ready_.wait();
-    std::optional<Packing> p = Build(state_, pods_, *policy_, Strategies()[k - 1]);
-    std::optional<SolveResult> accepted = Accept(std::move(p), baseline_future_.get());
-    ++done_;
-    std::lock_guard<std::mutex> lock(mu_);
-    best_.Offer(std::move(accepted), k - 1);
+    Finish(index, Build(state_, pods_, *policy_, Strategies()[index]));
+  }
+}
+
+void CandidateSearch::SetBaseline(Baseline b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  baseline_ = std::move(b);
+  for (auto& [index, p] : pending_) best_.Offer(Accept(std::move(p), *baseline_), index);
+  pending_.clear();
+}
+
+void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
+  ++done_;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!p) return;
+  if (baseline_) {
+    best_.Offer(Accept(std::move(p), *baseline_), index);
+  } else {
+    pending_.emplace_back(index, std::move(*p));
   }
 }
 
