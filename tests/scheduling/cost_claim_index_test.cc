@@ -21,7 +21,6 @@ namespace {
 
 using karp::ClusterSnapshot;
 using karp::InstanceType;
-using karp::Pod;
 using karp::SchedulerOptions;
 using karp::SolveResult;
 using namespace karp::testing;  // NOLINT(build/namespaces): the builders
