@@ -98,10 +98,9 @@ const Candidate* PickTarget(const std::vector<Candidate>& candidates, const Cost
   return pick;
 }
 
-}  // namespace
-
-namespace {
+// CostClaimNeed asks for memory and slots too (SetCostClaimIndexForTesting).
 std::atomic<bool> cost_claim_index{true};
+
 }  // namespace
 
 void SetCostClaimIndexForTesting(bool on) {
