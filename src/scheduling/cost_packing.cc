@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -514,9 +513,7 @@ class CandidateSearch {
   const size_t budget_;
   size_t faithful_job_ = 0;  // the job index of the faithful packing
   absl::Time deadline_ = absl::InfiniteFuture();
-  std::optional<CostPolicy> policy_;
-  std::promise<void> policy_promise_;
-  std::shared_future<void> policy_ready_ = policy_promise_.get_future().share();
+  std::optional<CostPolicy> policy_;  // set before the threads start
   std::atomic<size_t> next_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};
@@ -536,11 +533,10 @@ void CandidateSearch::Run() {
   } else if (workers >= 2) {
     faithful_job_ = workers;
   }
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
   // What the candidates share: the pods' demand classes, template orders and price tables.
   policy_.emplace(state_, pods_);
-  policy_promise_.set_value();
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
   Work();
   for (std::thread& t : threads) t.join();
 }
@@ -556,7 +552,6 @@ void CandidateSearch::Work() {
       return;
     }
     const size_t index = k < faithful_job_ ? k : k - 1;  // the candidate's strategy
-    policy_ready_.wait();
     Finish(index, Build(state_, pods_, *policy_, Strategies()[index]));
   }
 }
