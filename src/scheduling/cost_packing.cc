@@ -499,7 +499,9 @@ class CandidateSearch {
   Best& best() { return best_; }
   int done() const { return done_; }
   bool stopped() const { return stopped_; }
-  bool deadline_passed() const { return absl::Now() > deadline_; }
+  bool deadline_passed() const {
+    return deadline_ != absl::InfiniteFuture() && absl::Now() > deadline_;
+  }
 
  private:
   void Work();
@@ -547,7 +549,7 @@ void CandidateSearch::Work() {
       SetBaseline(FaithfulBaseline(state_, pods_));
       continue;
     }
-    if (absl::Now() > deadline_) {
+    if (deadline_passed()) {
       stopped_ = true;
       return;
     }
