@@ -382,13 +382,50 @@ struct Baseline {
   std::vector<std::string> relaxed;  // sorted
 };
 
+// The pods' contexts for each solve, so that no set is kept beside the ones being solved: the
+// caller's set for the first solve, then sets handed back unused (a re-pack plan that gained
+// nothing), else a fresh set from PreparePodsFn (the same contexts). Thread-safe.
+class PodSource {
+ public:
+  PodSource(std::vector<PodCtx> first, const PreparePodsFn& prepare)
+      : size_(first.size()), prepare_(prepare) {
+    unused_.push_back(std::move(first));
+  }
+  size_t size() const { return size_; }
+  // The caller's set, before any Take (the shared CostPolicy is built from it).
+  const std::vector<PodCtx>& first() const { return unused_.front(); }
+  std::vector<PodCtx> Take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!unused_.empty()) {
+        std::vector<PodCtx> pods = std::move(unused_.back());
+        unused_.pop_back();
+        return pods;
+      }
+    }
+    return prepare_();
+  }
+  // A set no solver ran on, with only plan_group changed (reset here, as prepared).
+  void Return(std::vector<PodCtx> pods) {
+    for (PodCtx& p : pods) p.plan_group = -1;
+    std::lock_guard<std::mutex> lock(mu_);
+    unused_.push_back(std::move(pods));
+  }
+
+ private:
+  const size_t size_;
+  const PreparePodsFn& prepare_;
+  std::mutex mu_;
+  std::vector<std::vector<PodCtx>> unused_;
+};
+
 // Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
 // is needed only when no candidate is accepted, and then built again (the same result).
-Baseline FaithfulBaseline(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
-  Solver solver(state, pods);
+Baseline FaithfulBaseline(const Scheduler::State& state, PodSource& source) {
+  Solver solver(state, source.Take());
   const SolveResult result = solver.Run();
   Baseline b;
-  b.scheduled = static_cast<int>(pods.size()) - static_cast<int>(result.pod_errors.size());
+  b.scheduled = static_cast<int>(source.size()) - static_cast<int>(result.pod_errors.size());
   b.price = result.LaunchPricePerHour();
   b.relaxed = solver.RelaxedPods();
   return b;
@@ -402,23 +439,16 @@ struct Packing {
 };
 
 // One candidate packing. With `repack`, the packing replays `repack` with its small windows of
-// claims packed exactly (PlanRepack); nullopt when that gains nothing. `spare` (re-pack only,
-// optional) keeps the copy of the pods a plan that gained nothing was made on, for the next
-// round: PlanRepack changes only plan_group, restored from `pods` here, so it is a copy of
-// `pods` again.
-std::optional<Packing> Build(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+// claims packed exactly (PlanRepack); nullopt when that gains nothing, and then the pods'
+// contexts go back to `source` unused (PlanRepack changes only plan_group).
+std::optional<Packing> Build(const Scheduler::State& state, PodSource& source,
                              const CostPolicy& shared, const CostStrategy& strategy,
-                             const SolveResult* repack = nullptr, int round = 0,
-                             std::vector<PodCtx>* spare = nullptr) {
-  std::vector<PodCtx> copy =
-      spare != nullptr && spare->size() == pods.size() ? std::move(*spare) : pods;
+                             const SolveResult* repack = nullptr, int round = 0) {
+  std::vector<PodCtx> copy = source.Take();
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr &&
       PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
-    if (spare != nullptr) {
-      for (size_t i = 0; i < copy.size(); ++i) copy[i].plan_group = pods[i].plan_group;
-      *spare = std::move(copy);
-    }
+    source.Return(std::move(copy));
     return std::nullopt;
   }
   CostPolicy policy = shared.WithStrategy(strategy);
@@ -427,7 +457,7 @@ std::optional<Packing> Build(const Scheduler::State& state, const std::vector<Po
   Solver solver(state, std::move(copy), nullptr, &policy);
   Packing p;
   p.result = solver.Run();
-  p.scheduled = static_cast<int>(pods.size()) - static_cast<int>(p.result.pod_errors.size());
+  p.scheduled = static_cast<int>(source.size()) - static_cast<int>(p.result.pod_errors.size());
   p.relaxed = solver.RelaxedPods();
   return p;
 }
@@ -487,7 +517,7 @@ size_t Workers(const SchedulerOptions& options, size_t jobs) {
 // faithful packing is held, unjudged, until its baseline exists; threads never wait for it.
 class CandidateSearch {
  public:
-  CandidateSearch(const Scheduler::State& state, const std::vector<PodCtx>& pods, size_t budget)
+  CandidateSearch(const Scheduler::State& state, PodSource& pods, size_t budget)
       : state_(state), pods_(pods), budget_(budget) {}
 
   // Builds the faithful packing first when a deadline is set (the deadline counts from its
@@ -511,7 +541,7 @@ class CandidateSearch {
   void Finish(size_t index, std::optional<Packing> p);
 
   const Scheduler::State& state_;
-  const std::vector<PodCtx>& pods_;
+  PodSource& pods_;
   const size_t budget_;
   size_t faithful_job_ = 0;  // the job index of the faithful packing
   absl::Time deadline_ = absl::InfiniteFuture();
@@ -528,6 +558,8 @@ class CandidateSearch {
 void CandidateSearch::Run() {
   const absl::Duration limit = state_.options.cost_time_limit;
   const size_t workers = Workers(state_.options, budget_);
+  // What the candidates share: the pods' demand classes, template orders and price tables.
+  policy_.emplace(state_, pods_.first());
   if (limit != absl::InfiniteDuration()) {
     SetBaseline(FaithfulBaseline(state_, pods_));
     deadline_ = absl::Now() + limit;
@@ -535,8 +567,6 @@ void CandidateSearch::Run() {
   } else if (workers >= 2) {
     faithful_job_ = workers;
   }
-  // What the candidates share: the pods' demand classes, template orders and price tables.
-  policy_.emplace(state_, pods_);
   std::vector<std::thread> threads;
   for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
   Work();
@@ -578,9 +608,11 @@ void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
 
 }  // namespace
 
-SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
+SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+                          const PreparePodsFn& prepare) {
   const size_t budget = AttemptBudget(state.options, pods.size());
-  CandidateSearch search(state, pods, budget);
+  PodSource source(std::move(pods), prepare);
+  CandidateSearch search(state, source, budget);
   search.Run();
   const Baseline& baseline = search.baseline();
   Best& best = search.best();
@@ -590,7 +622,6 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).
   const size_t strategy = best.result ? best.index : 0;
-  std::vector<PodCtx> spare;  // Build's copy of the pods when a round planned nothing
   for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
        ++round) {
     if (search.deadline_passed()) {
@@ -598,8 +629,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
       break;
     }
     std::optional<SolveResult> improved =
-        Accept(Build(state, pods, search.policy(), Strategies()[strategy], &*best.result, round,
-                     &spare),
+        Accept(Build(state, source, search.policy(), Strategies()[strategy], &*best.result, round),
                baseline);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
@@ -612,7 +642,7 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   report.stopped_early = stopped;
   report.faithful_kept = !best.result;
   // No candidate accepted: the faithful packing again (its first result was not kept).
-  SolveResult out = best.result ? std::move(*best.result) : Solver(state, pods).Run();
+  SolveResult out = best.result ? std::move(*best.result) : Solver(state, source.Take()).Run();
   out.packing = report;
   return out;
 }

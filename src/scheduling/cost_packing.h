@@ -25,6 +25,7 @@
 #define KARP_SRC_SCHEDULING_COST_PACKING_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -181,9 +182,16 @@ void SetCostClaimIndexForTesting(bool on);
 // own are compatible with (where a new claim for it would most likely open); null when none.
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod);
 
+// Returns the pods' contexts exactly as the caller prepared the ones it gave SolveCostMode
+// (same order, same contents); called once per solve after the first, from several threads.
+using PreparePodsFn = std::function<std::vector<PodCtx>()>;
+
 // Runs the faithful packing of `pods` and up to options.cost_attempts cost packings, and
-// returns the cheapest acceptable one (PackingReport says which).
-SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods);
+// returns the cheapest acceptable one (PackingReport says which). Each solve owns its pods'
+// contexts: the first takes `pods`, the others a fresh set from `prepare` (preparing costs
+// about what a copy does, and no set is kept beside the ones being solved).
+SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+                          const PreparePodsFn& prepare);
 
 }  // namespace karp::scheduling
 

@@ -259,7 +259,15 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
   }
   SolveResult result;
   if (state.options.packing == PackingMode::kCost) {
-    result = scheduling::SolveCostMode(state, ctxs);
+    // Each of its solves prepares the pods again (the same contexts) instead of copying these.
+    auto prepare = [&state, &pods]() {
+      std::vector<PodCtx> again;
+      again.reserve(pods.size());
+      std::vector<PodError> ignored;  // the same pods as above
+      (void)PreparePods(state, pods, &again, &ignored);
+      return again;
+    };
+    result = scheduling::SolveCostMode(state, std::move(ctxs), prepare);
   } else {
     scheduling::Solver solver(state, std::move(ctxs), nullptr);
     result = solver.Run();
