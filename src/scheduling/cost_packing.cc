@@ -70,10 +70,9 @@ double Units(const ResourceList& demand, const ResourceList& room) {
   return std::isinf(units) ? 0.0 : units;
 }
 
-// A candidate target: type index, price and room.
+// A candidate target: type index, price per unit and room.
 struct Candidate {
   int index = -1;
-  double price = kNoPriceYet;
   double score = kNoPriceYet;  // price per unit of class demand
   const ResourceList* room = nullptr;
 };
@@ -98,7 +97,30 @@ const Candidate* PickTarget(const std::vector<Candidate>& candidates, const Cost
   return pick;
 }
 
+// CostClaimNeed asks for memory and slots too (SetCostClaimIndexForTesting).
+std::atomic<bool> cost_claim_index{true};
+
 }  // namespace
+
+void SetCostClaimIndexForTesting(bool on) {
+  cost_claim_index.store(on, std::memory_order_relaxed);
+}
+
+FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
+  const ResourceList& room = claim.target_room;
+  const ResourceList& used = claim.requests;
+  return {room.cpu() - used.cpu(), room.memory() - used.memory(), room.pods() - used.pods()};
+}
+
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod) {
+  const ResourceList& want = pod.requests;
+  // Admits refuses memory and slots only for positive requests; the cpu is the scan's start.
+  auto need = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
+  if (!cost_claim_index.load(std::memory_order_relaxed)) {
+    return {want.cpu(), FirstFitIndex::kAny, FirstFitIndex::kAny};
+  }
+  return {want.cpu(), need(want.memory()), need(want.pods())};
+}
 
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   for (const Template& t : pools.templates) {
@@ -231,14 +253,14 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
     demand = class_demand_[static_cast<size_t>(pod.demand_class)];
   }
   if (strategy_.demand != TargetDemand::kClass) demand.Erase(kResourcePods);
-  const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
+  const std::vector<double>& scores = UnitPrices(t, t.OfferingMask(reqs), demand);
   std::vector<Candidate> candidates;
   candidates.reserve(fit.instance_types.size());
   for (int i : fit.instance_types) {
     Candidate c;
     c.index = i;
     c.room = &Room(t, i);
-    c.score = UnitPrice(t, i, prices, demand, &c.price);
+    c.score = scores[static_cast<size_t>(i)];
     if (c.score != kNoPriceYet) candidates.push_back(c);
   }
   claim.capacity_rank = Rank(t, reqs);
@@ -277,11 +299,32 @@ double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
 }
 
 double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<double>& prices,
-                             const ResourceList& demand, double* price) const {
+                             const ResourceList& demand) const {
   const double cheapest = prices[static_cast<size_t>(i)];
-  if (price != nullptr) *price = cheapest;
   const double units = Units(demand, Room(t, i));
   return units <= 0 || cheapest == kNoPriceYet ? kNoPriceYet : cheapest / units;
+}
+
+const std::vector<double>& CostPolicy::UnitPrices(const Template& t,
+                                                  const std::vector<char>& mask,
+                                                  const ResourceList& demand) const {
+  // The demand's exact quantities, in name order.
+  std::string key;
+  demand.ForEach([&](std::string_view name, int64_t value) {
+    key.append(name);
+    key += '=';
+    key += std::to_string(value);
+    key += ';';
+  });
+  auto [pos, inserted] = unit_prices_.try_emplace({TemplateIndex(t), mask, std::move(key)});
+  if (inserted) {
+    const std::vector<double>& prices = TypePrices(t, mask);
+    pos->second.resize(t.instance_types.size());
+    for (size_t i = 0; i < t.instance_types.size(); ++i) {
+      pos->second[i] = UnitPrice(t, static_cast<int>(i), prices, demand);
+    }
+  }
+  return pos->second;
 }
 
 const std::vector<double>& CostPolicy::TypePrices(const Template& t,
@@ -339,33 +382,96 @@ struct Baseline {
   std::vector<std::string> relaxed;  // sorted
 };
 
-// One candidate packing, if it is acceptable (never fewer pods, never dearer, no preference
-// dropped that the faithful packing kept). With `repack`, the packing replays `repack` with
-// its small windows of claims packed exactly (PlanRepack); nullopt when that gains nothing.
-std::optional<SolveResult> Attempt(const Scheduler::State& state, const std::vector<PodCtx>& pods,
-                                   const CostPolicy& shared, const CostStrategy& strategy,
-                                   const Baseline& baseline, const SolveResult* repack = nullptr,
-                                   int round = 0) {
-  std::vector<PodCtx> copy = pods;
+// The pods' contexts for each solve, so that no set is kept beside the ones being solved: the
+// caller's set for the first solve, then sets handed back unused (a re-pack plan that gained
+// nothing), else a fresh set from PreparePodsFn (the same contexts). Thread-safe.
+class PodSource {
+ public:
+  PodSource(std::vector<PodCtx> first, const PreparePodsFn& prepare)
+      : size_(first.size()), prepare_(prepare) {
+    unused_.push_back(std::move(first));
+  }
+  size_t size() const { return size_; }
+  // The caller's set, before any Take (the shared CostPolicy is built from it).
+  const std::vector<PodCtx>& first() const { return unused_.front(); }
+  std::vector<PodCtx> Take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!unused_.empty()) {
+        std::vector<PodCtx> pods = std::move(unused_.back());
+        unused_.pop_back();
+        return pods;
+      }
+    }
+    return prepare_();
+  }
+  // A set no solver ran on, with only plan_group changed (reset here, as prepared).
+  void Return(std::vector<PodCtx> pods) {
+    for (PodCtx& p : pods) p.plan_group = -1;
+    std::lock_guard<std::mutex> lock(mu_);
+    unused_.push_back(std::move(pods));
+  }
+
+ private:
+  const size_t size_;
+  const PreparePodsFn& prepare_;
+  std::mutex mu_;
+  std::vector<std::vector<PodCtx>> unused_;
+};
+
+// Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
+// is needed only when no candidate is accepted, and then built again (the same result).
+Baseline FaithfulBaseline(const Scheduler::State& state, PodSource& source) {
+  Solver solver(state, source.Take());
+  const SolveResult result = solver.Run();
+  Baseline b;
+  b.scheduled = static_cast<int>(source.size()) - static_cast<int>(result.pod_errors.size());
+  b.price = result.LaunchPricePerHour();
+  b.relaxed = solver.RelaxedPods();
+  return b;
+}
+
+// A finished candidate packing, before it is compared with the faithful one.
+struct Packing {
+  SolveResult result;
+  int scheduled = 0;
+  std::vector<std::string> relaxed;  // sorted
+};
+
+// One candidate packing. With `repack`, the packing replays `repack` with its small windows of
+// claims packed exactly (PlanRepack); nullopt when that gains nothing, and then the pods'
+// contexts go back to `source` unused (PlanRepack changes only plan_group).
+std::optional<Packing> Build(const Scheduler::State& state, PodSource& source,
+                             const CostPolicy& shared, const CostStrategy& strategy,
+                             const SolveResult* repack = nullptr, int round = 0) {
+  std::vector<PodCtx> copy = source.Take();
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr &&
       PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
+    source.Return(std::move(copy));
     return std::nullopt;
   }
   CostPolicy policy = shared.WithStrategy(strategy);
   policy.Apply(copy);
   if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
   Solver solver(state, std::move(copy), nullptr, &policy);
-  SolveResult candidate = solver.Run();
-  const int scheduled = static_cast<int>(pods.size()) - static_cast<int>(candidate.pod_errors.size());
-  if (scheduled < baseline.scheduled) return std::nullopt;
-  if (candidate.LaunchPricePerHour() >= baseline.price * (1 - 1e-12)) return std::nullopt;
-  const std::vector<std::string> relaxed = solver.RelaxedPods();
-  if (!std::includes(baseline.relaxed.begin(), baseline.relaxed.end(), relaxed.begin(),
-                     relaxed.end())) {
+  Packing p;
+  p.result = solver.Run();
+  p.scheduled = static_cast<int>(source.size()) - static_cast<int>(p.result.pod_errors.size());
+  p.relaxed = solver.RelaxedPods();
+  return p;
+}
+
+// The candidate's result if it is acceptable: never fewer pods, never dearer, no preference
+// dropped that the faithful packing kept.
+std::optional<SolveResult> Accept(std::optional<Packing> p, const Baseline& baseline) {
+  if (!p || p->scheduled < baseline.scheduled) return std::nullopt;
+  if (p->result.LaunchPricePerHour() >= baseline.price * (1 - 1e-12)) return std::nullopt;
+  if (!std::includes(baseline.relaxed.begin(), baseline.relaxed.end(), p->relaxed.begin(),
+                     p->relaxed.end())) {
     return std::nullopt;
   }
-  return candidate;
+  return std::move(p->result);
 }
 
 // The best accepted candidate: lowest price, then lowest attempt index (so the outcome does
@@ -394,70 +500,137 @@ size_t AttemptBudget(const SchedulerOptions& options, size_t pods) {
   return std::min(Strategies().size(), n);
 }
 
-size_t Workers(const SchedulerOptions& options, size_t budget) {
+// Threads for `jobs` candidates: SchedulerOptions::cost_threads (0: one per hardware thread),
+// at most one per candidate.
+size_t Workers(const SchedulerOptions& options, size_t jobs) {
   size_t n = options.cost_threads > 0 ? static_cast<size_t>(options.cost_threads)
                                       : std::max(1u, std::thread::hardware_concurrency());
-  return std::max<size_t>(1, std::min(n, budget));
+  return std::max<size_t>(1, std::min(n, jobs));
+}
+
+// The faithful packing and the candidates, as jobs for a few threads (at most one per
+// candidate, so no more solves run at once than candidates alone would run). The faithful
+// packing is usually the shortest job: with W >= 2 threads it is job W, after the first W candidates,
+// so it runs beside the longest candidate rather than before every candidate (three jobs on
+// two threads end at max(c1 + faithful, c2), not at faithful + c2); with one thread it is job
+// 0, so that no finished candidate is held while it runs. A candidate that ends before the
+// faithful packing is held, unjudged, until its baseline exists; threads never wait for it.
+class CandidateSearch {
+ public:
+  CandidateSearch(const Scheduler::State& state, PodSource& pods, size_t budget)
+      : state_(state), pods_(pods), budget_(budget) {}
+
+  // Builds the faithful packing first when a deadline is set (the deadline counts from its
+  // end, SchedulerOptions::cost_time_limit), else as one of the jobs. Then runs every job on
+  // Workers() threads, the caller's included.
+  void Run();
+  const Baseline& baseline() const { return *baseline_; }
+  const CostPolicy& policy() const { return *policy_; }
+  Best& best() { return best_; }
+  int done() const { return done_; }
+  bool stopped() const { return stopped_; }
+  bool deadline_passed() const {
+    return deadline_ != absl::InfiniteFuture() && absl::Now() > deadline_;
+  }
+
+ private:
+  void Work();
+  // Sets the baseline and judges the candidates that waited for it.
+  void SetBaseline(Baseline b);
+  // Judges candidate `index`'s packing, or holds it until the baseline exists.
+  void Finish(size_t index, std::optional<Packing> p);
+
+  const Scheduler::State& state_;
+  PodSource& pods_;
+  const size_t budget_;
+  size_t faithful_job_ = 0;  // the job index of the faithful packing
+  absl::Time deadline_ = absl::InfiniteFuture();
+  std::optional<CostPolicy> policy_;  // set before the threads start
+  std::atomic<size_t> next_{0};
+  std::atomic<int> done_{0};
+  std::atomic<bool> stopped_{false};
+  std::mutex mu_;  // guards baseline_, pending_ and best_ while the jobs run
+  std::optional<Baseline> baseline_;
+  std::vector<std::pair<size_t, Packing>> pending_;
+  Best best_;
+};
+
+void CandidateSearch::Run() {
+  const absl::Duration limit = state_.options.cost_time_limit;
+  const size_t workers = Workers(state_.options, budget_);
+  // What the candidates share: the pods' demand classes, template orders and price tables.
+  policy_.emplace(state_, pods_.first());
+  if (limit != absl::InfiniteDuration()) {
+    SetBaseline(FaithfulBaseline(state_, pods_));
+    deadline_ = absl::Now() + limit;
+    next_ = 1;  // job 0, the faithful packing, is done
+  } else if (workers >= 2) {
+    faithful_job_ = workers;
+  }
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back([this] { Work(); });
+  Work();
+  for (std::thread& t : threads) t.join();
+}
+
+void CandidateSearch::Work() {
+  for (size_t k = next_++; k <= budget_; k = next_++) {
+    if (k == faithful_job_) {
+      SetBaseline(FaithfulBaseline(state_, pods_));
+      continue;
+    }
+    if (deadline_passed()) {
+      stopped_ = true;
+      return;
+    }
+    const size_t index = k < faithful_job_ ? k : k - 1;  // the candidate's strategy
+    Finish(index, Build(state_, pods_, *policy_, Strategies()[index]));
+  }
+}
+
+void CandidateSearch::SetBaseline(Baseline b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  baseline_ = std::move(b);
+  for (auto& [index, p] : pending_) best_.Offer(Accept(std::move(p), *baseline_), index);
+  pending_.clear();
+}
+
+void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
+  ++done_;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!p) return;
+  if (baseline_) {
+    best_.Offer(Accept(std::move(p), *baseline_), index);
+  } else {
+    pending_.emplace_back(index, std::move(*p));
+  }
 }
 
 }  // namespace
 
-SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods) {
-  SolveResult faithful;
-  Baseline baseline;
-  {
-    Solver faithful_solver(state, pods);  // freed before the candidates run
-    faithful = faithful_solver.Run();
-    baseline.relaxed = faithful_solver.RelaxedPods();
-  }
-  baseline.scheduled = static_cast<int>(pods.size()) - static_cast<int>(faithful.pod_errors.size());
-  baseline.price = faithful.LaunchPricePerHour();
-  const absl::Duration limit = state.options.cost_time_limit;
-  const absl::Time deadline =
-      limit == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + limit;
+SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+                          const PreparePodsFn& prepare) {
   const size_t budget = AttemptBudget(state.options, pods.size());
-  // What the attempts share: the pods' demand classes, template orders and price tables.
-  const CostPolicy shared(state, pods);
-  std::atomic<size_t> next{0};
-  std::atomic<int> done{0};
-  std::atomic<bool> stopped{false};
-  const size_t workers = Workers(state.options, budget);
-  // One best for every worker (Offer's choice does not depend on the order of the offers),
-  // and the faithful result dropped as soon as a candidate beats it: at most one finished
-  // packing is held besides those being built.
-  std::mutex mu;
-  Best best;
-  auto offer = [&](std::optional<SolveResult> r, size_t k) {
-    std::lock_guard<std::mutex> lock(mu);
-    best.Offer(std::move(r), k);
-    if (best.result) faithful = SolveResult();
-  };
-  auto work = [&]() {
-    for (size_t k = next++; k < budget; k = next++) {
-      if (absl::Now() > deadline) {
-        stopped = true;
-        return;
-      }
-      offer(Attempt(state, pods, shared, Strategies()[k], baseline), k);
-      ++done;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  PodSource source(std::move(pods), prepare);
+  CandidateSearch search(state, source, budget);
+  search.Run();
+  const Baseline& baseline = search.baseline();
+  Best& best = search.best();
+  bool stopped = search.stopped();
+  int done = search.done();
   // Local improvement of the best packing: small windows of its claims packed exactly and
   // the plan replayed, one round per window order (PlanRepack), under the strategy that
   // built it (for the pods its plan does not place).
   const size_t strategy = best.result ? best.index : 0;
   for (int round = 0; round < state.options.cost_repack_rounds && best.result && !stopped;
        ++round) {
-    if (absl::Now() > deadline) {
+    if (search.deadline_passed()) {
       stopped = true;
       break;
     }
     std::optional<SolveResult> improved =
-        Attempt(state, pods, shared, Strategies()[strategy], baseline, &*best.result, round);
+        Accept(Build(state, source, search.policy(), Strategies()[strategy], &*best.result, round),
+               baseline);
     if (improved) ++done;
     best.Offer(std::move(improved), budget + static_cast<size_t>(round));
   }
@@ -468,7 +641,8 @@ SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCt
   report.attempts = done;
   report.stopped_early = stopped;
   report.faithful_kept = !best.result;
-  SolveResult out = best.result ? std::move(*best.result) : std::move(faithful);
+  // No candidate accepted: the faithful packing again (its first result was not kept).
+  SolveResult out = best.result ? std::move(*best.result) : Solver(state, source.Take()).Run();
   out.packing = report;
   return out;
 }

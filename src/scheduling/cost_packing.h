@@ -25,9 +25,11 @@
 #define KARP_SRC_SCHEDULING_COST_PACKING_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "karp/labels.h"
@@ -115,13 +117,17 @@ class CostPolicy {
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
                        const std::vector<ContainerPort>& ports) const;
-  // Type `i`'s cheapest offering (`prices`, from TypePrices; into `price` when set) per unit
-  // of `demand` in its room; infinity when it has no such offering or no room for the demand.
+  // Type `i`'s cheapest offering (`prices`, from TypePrices) per unit of `demand` in its
+  // room; infinity when it has no such offering or no room for the demand.
   double UnitPrice(const Template& t, int i, const std::vector<double>& prices,
-                   const ResourceList& demand, double* price = nullptr) const;
+                   const ResourceList& demand) const;
   // Per type of `t`, the price of its cheapest available offering allowed by `mask`
   // (infinity: none); computed once per template and mask, then looked up.
   const std::vector<double>& TypePrices(const Template& t, const std::vector<char>& mask) const;
+  // Per type of `t`, UnitPrice of `demand` with the offerings allowed by `mask`; computed
+  // once per template, mask and demand (a claim's target is chosen from it), then looked up.
+  const std::vector<double>& UnitPrices(const Template& t, const std::vector<char>& mask,
+                                        const ResourceList& demand) const;
   // Allocatable less daemon overhead of each type of each template (by TemplateIndex).
   const ResourceList& Room(const Template& t, int type) const {
     return rooms_[TemplateIndex(t)][static_cast<size_t>(type)];
@@ -144,15 +150,48 @@ class CostPolicy {
   std::vector<std::vector<const Template*>> orders_;  // [0]: every template by weight
   // TypePrices' memo, by template index and offering mask.
   mutable std::map<std::pair<size_t, std::vector<char>>, std::vector<double>> type_prices_;
+  // UnitPrices' memo, by template index, offering mask and demand (exact quantities by name).
+  mutable std::map<std::tuple<size_t, std::vector<char>, std::string>, std::vector<double>>
+      unit_prices_;
 };
+
+// The claim search of a cost-mode Solver (Solver::PlaceOnClaimCost) walks, per (template,
+// capacity rank), the claims with a target in the order of (cpu room left in the target,
+// creation order), from the first with room for the pod's cpu, and counts toward its budgets
+// (at most a few claims that take the pod, a few full checks) only the claims that pass
+// CostPolicy::Admits and the cheap pre-checks. The claims sit in a FirstFitIndex keyed by
+// (cpu room, seq) with their room left in cpu, memory and pod slots (CostClaimRoom), and the
+// walk asks for the pod's cpu, memory and slots (CostClaimNeed). Why the answer is the same as
+// the scan over every claim with room for the pod's cpu:
+//  - the index returns exactly the claims whose cpu room covers the pod's cpu (the scan's
+//    start), minus those whose memory or slot room is below a positive request of the pod,
+//    in the same key order (ascending (cpu room, seq); the key's first part is room[0]);
+//  - a claim left out is one Admits refuses on its first test (`used + want > room` for
+//    memory or pods with `want > 0`, the same integers as `room - used < want`), and a refused
+//    claim changes no counter, no best and no state: the scan would have passed over it;
+//  - so the claims that reach the counters, their order, and therefore the winner, the
+//    budget cut-offs and the early stop on a free fit are those of the scan.
+// tests/scheduling/cost_claim_index_test.cc solves random snapshots both ways.
+FirstFitIndex::Room CostClaimRoom(const ClaimState& claim);
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod);
+// Tests only: false makes CostClaimNeed ask for the cpu alone (the scan over every claim with
+// room for the pod's cpu). Thread-safe; true by default.
+void SetCostClaimIndexForTesting(bool on);
 
 // The first template (by weight) whose taints the pod tolerates and whose requirements its
 // own are compatible with (where a new claim for it would most likely open); null when none.
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod);
 
+// Returns the pods' contexts exactly as the caller prepared the ones it gave SolveCostMode
+// (same order, same contents); called once per solve after the first, from several threads.
+using PreparePodsFn = std::function<std::vector<PodCtx>()>;
+
 // Runs the faithful packing of `pods` and up to options.cost_attempts cost packings, and
-// returns the cheapest acceptable one (PackingReport says which).
-SolveResult SolveCostMode(const Scheduler::State& state, const std::vector<PodCtx>& pods);
+// returns the cheapest acceptable one (PackingReport says which). Each solve owns its pods'
+// contexts: the first takes `pods`, the others a fresh set from `prepare` (preparing costs
+// about what a copy does, and no set is kept beside the ones being solved).
+SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+                          const PreparePodsFn& prepare);
 
 }  // namespace karp::scheduling
 

@@ -159,6 +159,20 @@ absl::Status PreparePods(const Scheduler::State& state, const std::vector<const 
   return absl::OkStatus();
 }
 
+// PreparePods again for the same pods (the cost mode prepares a set per solve): the same
+// contexts, in place, without the duplicate check and the errors it already gave.
+std::vector<PodCtx> PrepareAgain(const Scheduler::State& state,
+                                 const std::vector<const Pod*>& pods) {
+  std::vector<PodCtx> ctxs;
+  ctxs.reserve(pods.size());
+  absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
+  for (const Pod* p : pods) {
+    PodCtx& c = ctxs.emplace_back();
+    if (!PrepareOne(state, *p, nullptr, label_classes, c).empty()) ctxs.pop_back();
+  }
+  return ctxs;
+}
+
 // PreparePods for a simulation: the snapshot's pods are copied from the scheduler's
 // PreparedPods (prepared there on first use), the others prepared afresh. Same result.
 absl::Status PrepareSimulatedPods(const Scheduler::State& state,
@@ -262,7 +276,9 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
   }
   SolveResult result;
   if (state.options.packing == PackingMode::kCost) {
-    result = scheduling::SolveCostMode(state, ctxs);
+    // Each of its solves prepares the pods again (the same contexts) instead of copying these.
+    result = scheduling::SolveCostMode(state, std::move(ctxs),
+                                       [&state, &pods]() { return PrepareAgain(state, pods); });
   } else {
     scheduling::Solver solver(state, std::move(ctxs), nullptr);
     result = solver.Run();

@@ -616,13 +616,13 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
 }
 
 void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
-  const int64_t room = claim.target_room.cpu() - claim.requests.cpu();
-  auto& bucket = open_claims_[{claim.tmpl, claim.capacity_rank}];
-  if (insert) {
-    bucket.insert({room, claim.seq});
-  } else {
-    bucket.erase({room, claim.seq});
+  FirstFitIndex& bucket = open_claims_[{claim.tmpl, claim.capacity_rank}];
+  if (!insert) {
+    if (bucket.Contains(claim.seq)) bucket.Erase(claim.seq);
+    return;
   }
+  const FirstFitIndex::Room room = CostClaimRoom(claim);
+  bucket.Insert(claim.seq, room[0], room);
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
@@ -834,10 +834,11 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
         !t.requirements.IsCompatible(pod.requirements, &state_.pools->well_known)) {
       continue;
     }
-    const std::set<std::pair<int64_t, int64_t>>& open = bucket->second;
-    for (auto it = open.lower_bound({pod.requests.cpu(), -1});
-         it != open.end() && fits < kMaxFits && checks < kMaxChecks; ++it) {
-      ClaimState& claim = *claims_[static_cast<size_t>(it->second)];
+    // The claims with room for the pod's cpu (and, indexed, memory and slots), in the order
+    // of (cpu room, creation): see CostClaimNeed for why the walk's answer is the same.
+    for (FirstFitIndex::Cursor it(bucket->second, CostClaimNeed(pod));
+         it.id() >= 0 && fits < kMaxFits && checks < kMaxChecks; it.Advance()) {
+      ClaimState& claim = *claims_[static_cast<size_t>(it.id())];
       if (!cost_->Admits(claim, pod) || ClaimBlocked(claim, host_checks, zone_check_ids) ||
           !MayFit(claim, pod)) {
         continue;

@@ -188,7 +188,7 @@ class Solver {
   bool ClaimBlocked(const ClaimState& claim,
                     const std::vector<Topology::HostnameCheck>& host_checks,
                     const std::vector<std::vector<int>>& zone_check_ids) const;
-  // Cost mode: files `claim` under its (template, rank) by the cpu room left in its target.
+  // Cost mode: files `claim` under its (template, rank) by the room left in its target.
   void IndexOpenClaim(const ClaimState& claim, bool insert);
   // Step 2's pre-checks: true if a hostname or pinned-zone check rejects every claim.
   bool AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_checks,
@@ -333,9 +333,10 @@ class Solver {
   std::map<std::string, int64_t> reservation_capacity_;  // reservation id -> instances left
   int64_t next_seq_ = 0;
   // Cost mode: the rules, and the claims with a target by (template, capacity rank) — looked
-  // up, never iterated — each set ordered by (cpu room left in the target, creation order).
+  // up, never iterated — each ordered by (cpu room left in the target, creation order) with
+  // the room left in cpu, memory and pod slots (CostClaimRoom).
   const CostPolicy* cost_ = nullptr;
-  std::map<std::pair<const Template*, int>, std::set<std::pair<int64_t, int64_t>>> open_claims_;
+  std::map<std::pair<const Template*, int>, FirstFitIndex> open_claims_;
   std::map<int, int64_t> group_claims_;  // exact plan node -> the claim opened for it
   // Claims opened from a NodePool without minValues (never dropped by Finalize), for
   // Simulation::stop_at_new_claims.

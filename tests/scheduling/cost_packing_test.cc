@@ -257,6 +257,34 @@ TEST_CASE("cost packing returns the faithful placement when it cannot beat it",
   CHECK(faithful.packing.mode == karp::PackingMode::kFaithful);
 }
 
+TEST_CASE("the faithful placement the cost packing keeps is the faithful solve's, any threads",
+          "[scheduler][cost]") {
+  // One type and pods of one size: first fit fills every node, nothing is cheaper. The faithful
+  // packing runs beside the candidates and only its baseline is kept; the result returned is
+  // built again and must be the faithful solve's.
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool("default"));
+  for (int i = 0; i < 40; ++i) {
+    PodBuilder p = MakePod("p-" + std::to_string(i), "1", "1Gi");
+    p.Label("app", i % 2 == 0 ? "a" : "b");
+    if (i % 5 == 0) p.Spread(SpreadConstraint(std::string(karp::kLabelZone), 1, {{"app", "a"}}));
+    snap.pods.push_back(p);
+  }
+  auto catalog = MakeCatalog({MakeInstanceType("four", "4", "16Gi", 110)});
+  const SolveResult faithful = SolveWith(snap, catalog, karp::PackingMode::kFaithful);
+  for (int threads : {1, 2, 4}) {
+    SchedulerOptions options;
+    options.cost_threads = threads;
+    options.cost_attempts = 4;
+    const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost, options);
+    INFO("threads " << threads << "\nfaithful:\n"
+                    << Describe(faithful) << "cost:\n" << Describe(cost));
+    CHECK(cost.packing.faithful_kept);
+    CHECK(cost.packing.faithful_price_per_hour == Approx(faithful.LaunchPricePerHour()));
+    CHECK(SameResult(cost, faithful));
+  }
+}
+
 TEST_CASE("the cost deadline stops the search and says so", "[scheduler][cost]") {
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool("default"));
