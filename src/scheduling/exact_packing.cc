@@ -555,9 +555,10 @@ struct ZoneRules {
       }
       if (first == std::numeric_limits<int64_t>::max() && !node.zone.empty()) first = -1;
       pin.push_back(first);
-      const int zone = node.zone.empty()
-                           ? -1
-                           : zone_ids.emplace(node.zone, static_cast<int>(zone_ids.size())).first->second;
+      int zone = -1;
+      if (!node.zone.empty()) {
+        zone = zone_ids.emplace(node.zone, static_cast<int>(zone_ids.size())).first->second;
+      }
       model->node_groups.push_back(zone);
       for (size_t i : model->nodes[n]) {
         const PodCtx& p = pods[item_pod[i]];
@@ -583,7 +584,9 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
                   const MoveRules& rules, const std::vector<int64_t>& position,
                   TemplateModel* tmodel, std::vector<PlanNode>& nodes) {
   std::vector<size_t> members;
-  for (size_t n : of_t) members.insert(members.end(), nodes[n].members.begin(), nodes[n].members.end());
+  for (size_t n : of_t) {
+    members.insert(members.end(), nodes[n].members.begin(), nodes[n].members.end());
+  }
   std::vector<Item> items;
   const std::vector<Kind>& kinds = BuildModel(t, pods, members, tmodel, &items);
   MoveModel model;
@@ -634,7 +637,9 @@ std::vector<int64_t> QueuePositions(const std::vector<PodCtx>& pods) {
     const PodCtx& x = pods[a];
     const PodCtx& y = pods[b];
     if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
-    if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
+    if (x.requests.memory() != y.requests.memory()) {
+      return x.requests.memory() > y.requests.memory();
+    }
     const ObjectMeta& mx = x.original->metadata;
     const ObjectMeta& my = y.original->metadata;
     if (mx.creation_timestamp != my.creation_timestamp) {

@@ -48,10 +48,10 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
 // selects, never the pod that narrowed its claim to a zone, and a pod whose zone some
 // topology counts only between nodes where the replay counts it alike (narrowed to the same
 // zone before its turn in the queue, or not narrowed then); claims holding unmodelled pods
-// take part, their unmodelled pods staying. Sets plan_group on every pod of `result`'s new claims (a kept node is one group)
-// and returns the price the plan saves in the abstract model (0: nothing to gain, and no plan
-// is set). The plan must be replayed by a cost-mode Solver, which checks every constraint
-// again.
+// take part, their unmodelled pods staying. Sets plan_group on every pod of `result`'s new
+// claims (a kept node is one group) and returns the price the plan saves in the abstract model
+// (0: nothing to gain, and no plan is set). The plan must be replayed by a cost-mode Solver,
+// which checks every constraint again.
 // `round` picks the order claims are windowed in within a template: 0 creation order, 1 by
 // launch price, 2 by launch price descending (successive rounds pair different neighbours).
 double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,

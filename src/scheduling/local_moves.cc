@@ -98,7 +98,11 @@ class Mover {
       empty = false;
     }
     out->kind = empty ? -1 : FirstFit(out->mask, out->mask, out->sum, nullptr, 0, kInfinite);
-    out->price = out->kind < 0 ? (empty ? 0.0 : kInfinite) : m_.kinds[static_cast<size_t>(out->kind)].price;
+    if (out->kind >= 0) {
+      out->price = m_.kinds[static_cast<size_t>(out->kind)].price;
+    } else {
+      out->price = empty ? 0.0 : kInfinite;
+    }
   }
 
   void Recompute(size_t n) {
