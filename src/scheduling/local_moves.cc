@@ -170,7 +170,9 @@ class Mover {
     if (best == nodes_.size()) return false;
     const MoveModel::Item& it = m_.items[item];
     Node& target = nodes_[best];
-    for (size_t w = 0; w < target.mask.size(); ++w) target.mask[w] &= it.kinds[w];
+    for (size_t w = 0; w < target.mask.size(); ++w) {
+      target.mask[w] &= w < it.kinds.size() ? it.kinds[w] : 0;
+    }
     for (size_t r = 0; r < target.sum.size(); ++r) target.sum[r] += it.need[r];
     saved_ += gain - (m_.kinds[static_cast<size_t>(best_kind)].price - target.price);
     target.kind = best_kind;
