@@ -102,7 +102,7 @@ const Candidate* PickTarget(const std::vector<Candidate>& candidates, const Cost
 
 const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   for (const Template& t : pools.templates) {
-    if (!ToleratesAll(t.taints, pod.working.tolerations)) continue;
+    if (!ToleratesAll(t.taints, pod.working().tolerations)) continue;
     if (!t.requirements.IsCompatible(pod.requirements, &pools.well_known)) continue;
     return &t;
   }
@@ -179,7 +179,7 @@ const Template* CostPolicy::PriceOrder(const PodCtx& pod, std::map<std::string, 
   const PoolsState& pools = *state_->pools;
   std::string key;
   for (const Template& t : pools.templates) {
-    const bool usable = ToleratesAll(t.taints, pod.working.tolerations) &&
+    const bool usable = ToleratesAll(t.taints, pod.working().tolerations) &&
                         t.requirements.IsCompatible(pod.requirements, &pools.well_known);
     key += usable ? '1' : '0';
   }

@@ -45,7 +45,7 @@ struct Item {
 
 // True when the abstract model captures every constraint of the pod (exact_packing.h).
 bool Modelled(const PodCtx& p) {
-  const Pod& w = p.working;
+  const Pod& w = p.working();
   if (p.volumes != nullptr || p.requirements.HasMinValues()) return false;
   if (!w.pod_affinity.required.empty() || !w.pod_affinity.preferred.empty()) return false;
   for (const PodAffinityTerm& t : w.pod_anti_affinity.required) {
@@ -69,11 +69,11 @@ bool Selects(const Pod& owner, const PodAffinityTerm& term, const Pod& other) {
 }
 
 bool Excludes(const PodCtx& a, const PodCtx& b) {
-  for (const PodAffinityTerm& t : a.working.pod_anti_affinity.required) {
-    if (Selects(a.working, t, b.working)) return true;
+  for (const PodAffinityTerm& t : a.working().pod_anti_affinity.required) {
+    if (Selects(a.working(), t, b.working())) return true;
   }
-  for (const WeightedPodAffinityTerm& t : a.working.pod_anti_affinity.preferred) {
-    if (Selects(a.working, t.term, b.working)) return true;
+  for (const WeightedPodAffinityTerm& t : a.working().pod_anti_affinity.preferred) {
+    if (Selects(a.working(), t.term, b.working())) return true;
   }
   return false;
 }
@@ -469,7 +469,7 @@ struct MoveRules {
   // affinity or anti-affinity over zones) or a zone among its requirements.
   static bool Pins(const PodCtx& p) {
     if (p.requirements.Has(kLabelZone)) return true;
-    const Pod& w = p.working;
+    const Pod& w = p.working();
     for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
       if (c.topology_key != kLabelHostname) return true;
     }
@@ -491,7 +491,7 @@ struct MoveRules {
   bool Zonal(const PodCtx& p) const {
     if (Pins(p)) return true;
     for (const SelectingTerm& t : terms) {
-      if (!t.affinity && t.Selects(p.working)) return true;
+      if (!t.affinity && t.Selects(p.working())) return true;
     }
     return false;
   }
@@ -519,7 +519,7 @@ struct PlanNode {
 // Pods that may exclude others from their node (anti-affinity, host ports, hostname spread):
 // a pair of pods neither of which has any cannot conflict.
 bool HasExclusions(const PodCtx& p) {
-  const Pod& w = p.working;
+  const Pod& w = p.working();
   if (!p.ports.empty() || !w.pod_anti_affinity.required.empty() ||
       !w.pod_anti_affinity.preferred.empty()) {
     return true;
@@ -595,7 +595,7 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
   std::vector<char> excludes;
   for (const Item& it : items) {
     const PodCtx& p = pods[it.pod];
-    model.items.push_back({it.need, it.kinds, Modelled(p) && !rules.Pinned(p.working)});
+    model.items.push_back({it.need, it.kinds, Modelled(p) && !rules.Pinned(p.working())});
     item_pod.push_back(it.pod);
     excludes.push_back(HasExclusions(p));
   }
@@ -610,8 +610,8 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
     if (!excludes[a] && !excludes[b]) return false;
     const PodCtx& pa = pods[item_pod[a]];
     const PodCtx& pb = pods[item_pod[b]];
-    return Conflict(pa, pb) || SpreadExcludes(pa.working, pb.working) ||
-           SpreadExcludes(pb.working, pa.working);
+    return Conflict(pa, pb) || SpreadExcludes(pa.working(), pb.working()) ||
+           SpreadExcludes(pb.working(), pa.working());
   };
   model.may_enter = [&](size_t item, size_t n) {
     return zones.MayEnter(item, n, position[item_pod[item]]);
@@ -658,7 +658,7 @@ double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
                         std::map<const Template*, TemplateModel>& models) {
   MoveRules rules;
   for (const PlanNode& n : nodes) {
-    for (size_t m : n.members) rules.AddPod(pods[m].working);
+    for (size_t m : n.members) rules.AddPod(pods[m].working());
   }
   std::vector<const Template*> templates;  // in order of their first node
   std::map<const Template*, std::vector<size_t>> of;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/pricing.h"
@@ -200,13 +201,14 @@ Launch MarginalLaunch(const Template& t, const std::vector<char>& mask, const Fi
 // Plans by (template, offering mask, candidate types, minValues requirements), and the
 // pricing ledger of the solve (null without a pricing model).
 struct PlanCache {
-  std::map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
-           std::shared_ptr<const FinalPlan>>
+  // Looked up, never iterated: hash order cannot reach a result.
+  absl::flat_hash_map<std::tuple<const Template*, std::vector<char>, std::vector<int>, std::string>,
+                      std::shared_ptr<const FinalPlan>>
       plans;
   std::unique_ptr<PricingLedger> ledger;
 };
 
-std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanCache& cache,
+std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& cache,
                                                   std::map<std::string, int>& per_pool_count,
                                                   std::map<std::string, std::string>& errors) const {
   const Template& t = *claim.tmpl;
@@ -260,9 +262,9 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(const ClaimState& claim, PlanC
   reqs.Erase(kLabelRegistered);
   reqs.Erase(kLabelInitialized);
   nc.requirements = std::move(reqs);
-  nc.requests = claim.requests;
+  nc.requests = std::move(claim.requests);
   nc.requests.Add(plan.min_overhead);
-  nc.pods = claim.pods;
+  nc.pods = std::move(claim.pods);
   nc.annotations = t.pool->template_annotations;
   nc.annotations[std::string(kAnnotationMinValuesRelaxed)] =
       claim.min_values_relaxed ? std::string(kMinValuesRelaxedTrue) : "false";

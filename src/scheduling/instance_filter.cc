@@ -5,6 +5,8 @@
 
 #include "scheduling/instance_filter.h"
 
+#include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -177,6 +179,18 @@ inline bool FitsAllocatable(const ResourceList& total, const ResourceList& alloc
          total.ephemeral_storage() <= alloc.ephemeral_storage() && total.pods() <= alloc.pods();
 }
 
+// Keys whose types fall into at most this many classes are decided class by class up front.
+constexpr size_t kEagerClasses = 64;
+
+// Whether types whose requirement on a key is `have` stay compatible with `r` on that key:
+// the requirements intersect, or both only exclude values.
+bool ClassAllows(const Requirement& have, const Requirement& r) {
+  if (have.HasIntersection(r)) return true;
+  const Operator a = have.op(), b = r.op();
+  return (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
+         (b == Operator::kNotIn || b == Operator::kDoesNotExist);
+}
+
 // An offering mask of at most 64 pairs as bits (Template::available_offering_bits).
 uint64_t MaskBits(const std::vector<char>& mask) {
   uint64_t bits = 0;
@@ -229,6 +243,119 @@ std::vector<char> Template::OfferingMask(const Requirements& reqs) const {
   return mask;
 }
 
+namespace {
+
+// FastFilter's common case, without branches per type: no host ports, only well-known
+// resources in the requests and the daemon overheads, no changed key left to check per type
+// (`rejected` holds the types the changed keys exclude), offerings as bits.
+std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& candidates,
+                                 const ResourceList& requests,
+                                 const std::vector<uint64_t>& rejected, bool offerings_changed,
+                                 uint64_t mask_bits) {
+  const int64_t cpu = requests.cpu(), memory = requests.memory();
+  const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
+  const bool any_rejected = !rejected.empty();
+  std::vector<int> kept(candidates.size());
+  size_t n = 0;
+  for (int i : candidates) {
+    const size_t ui = static_cast<size_t>(i);
+    // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
+    const std::array<int64_t, 4>& room = t.headroom_wk[ui];
+    bool ok = (cpu <= room[0]) & (memory <= room[1]) & (storage <= room[2]) & (pods <= room[3]);
+    if (any_rejected) ok &= ((rejected[ui / 64] >> (ui % 64)) & 1u) == 0;
+    if (offerings_changed) ok &= (t.available_offering_bits[ui] & mask_bits) != 0;
+    kept[n] = i;
+    n += ok ? 1 : 0;
+  }
+  kept.resize(n);
+  return kept;
+}
+
+}  // namespace
+
+namespace {
+
+// The changed keys of a FastFilter call: the ones with few classes of type requirements are
+// decided class by class up front (the types of failing classes set in `rejected`, empty when
+// none), the others (`lazy`) per type, memoized per class.
+struct ChangedKeys {
+  std::vector<uint64_t> rejected;
+  std::vector<std::pair<const Requirement*, const Template::KeyClasses*>> lazy;
+};
+
+ChangedKeys SplitChanged(const Template& t, const Requirements& reqs,
+                         const std::vector<std::string>& changed) {
+  ChangedKeys out;
+  for (const std::string& key : changed) {
+    const Requirement* r = reqs.Find(key);
+    if (r == nullptr) continue;
+    auto c = t.key_classes.find(key);
+    if (c == t.key_classes.end()) continue;  // no type defines the key: nothing to check
+    const Template::KeyClasses& kc = c->second;
+    if (kc.representative.size() > kEagerClasses) {
+      out.lazy.push_back({r, &kc});
+      continue;
+    }
+    for (size_t cls = 0; cls < kc.representative.size(); ++cls) {
+      if (ClassAllows(*kc.representative[cls], *r)) continue;
+      if (out.rejected.empty()) out.rejected.assign(kc.members[cls].size(), 0);
+      for (size_t w = 0; w < out.rejected.size(); ++w) out.rejected[w] |= kc.members[cls][w];
+    }
+  }
+  return out;
+}
+
+// FastFilter's general case: host ports, extended resources, keys checked per type.
+std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candidates,
+                               const ChangedKeys& keys, const ResourceList& requests,
+                               const std::vector<ContainerPort>& pod_ports,
+                               const std::vector<ContainerPort>& claim_ports,
+                               bool offerings_changed, const std::vector<char>& mask,
+                               uint64_t mask_bits) {
+  std::vector<int> kept;
+  kept.reserve(candidates.size());
+  // Per daemon group: host-port conflict and total requests (2: not computed yet).
+  std::vector<char> conflict(t.daemon_groups.size(), 2);
+  std::vector<ResourceList> totals(t.daemon_groups.size());
+  const bool any_ports = !pod_ports.empty();
+  // Memo of intersection results per (lazy key, class of the type's requirement).
+  std::vector<std::vector<char>> memo(keys.lazy.size());
+  for (size_t k = 0; k < keys.lazy.size(); ++k) {
+    memo[k].assign(keys.lazy[k].second->representative.size(), 2);
+  }
+  for (int i : candidates) {
+    const size_t ui = static_cast<size_t>(i);
+    if (!keys.rejected.empty() && ((keys.rejected[ui / 64] >> (ui % 64)) & 1u) != 0) continue;
+    const size_t g = static_cast<size_t>(t.daemon_group[ui]);
+    if (conflict[g] == 2) {
+      conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
+                                  HostPortsConflict(pod_ports, claim_ports))
+                        ? 1
+                        : 0;
+      totals[g] = requests;
+      totals[g].Add(t.daemon_groups[g].overhead);
+    }
+    if (conflict[g] == 1 || !FitsAllocatable(totals[g], t.allocatable[ui])) continue;
+    bool ok = true;
+    for (size_t k = 0; k < keys.lazy.size() && ok; ++k) {
+      const Template::KeyClasses& kc = *keys.lazy[k].second;
+      const int cls = kc.class_of[ui];
+      if (cls < 0) continue;  // the type does not define the key
+      char& m = memo[k][static_cast<size_t>(cls)];
+      if (m == 2) {
+        m = ClassAllows(*kc.representative[static_cast<size_t>(cls)], *keys.lazy[k].first) ? 1 : 0;
+      }
+      ok = m == 1;
+    }
+    if (!ok) continue;
+    if (offerings_changed && !HasOffering(t, ui, mask, mask_bits)) continue;
+    kept.push_back(i);
+  }
+  return kept;
+}
+
+}  // namespace
+
 // The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
 // current requirements `base` and has an available offering compatible with them, so only
 // the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
@@ -238,72 +365,20 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
                             const ResourceList& requests,
                             const std::vector<ContainerPort>& pod_ports,
                             const std::vector<ContainerPort>& claim_ports) {
-  std::vector<int> kept;
-  kept.reserve(candidates.size());
-  bool offerings_changed = false;
-  std::vector<const Requirement*> changed_reqs;
-  for (const std::string& k : changed) {
-    if (k == kLabelZone || k == kLabelCapacityType) offerings_changed = true;
-    changed_reqs.push_back(reqs.Find(k));
-  }
+  const bool offerings_changed =
+      std::any_of(changed.begin(), changed.end(), [](const std::string& k) {
+        return k == kLabelZone || k == kLabelCapacityType;
+      });
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
   const uint64_t mask_bits =
       offerings_changed && !t.available_offering_bits.empty() ? MaskBits(mask) : 0;
-  // Per daemon group: host-port conflict and total requests.
-  std::vector<char> conflict(t.daemon_groups.size(), 2);
-  std::vector<ResourceList> totals(t.daemon_groups.size());
-  const bool any_ports = !pod_ports.empty();
-  // Memo of intersection results per (changed key, class of the type's requirement).
-  std::vector<const std::vector<int>*> classes(changed_reqs.size(), nullptr);
-  std::vector<const std::vector<const Requirement*>*> reps(changed_reqs.size(), nullptr);
-  std::vector<std::vector<char>> memo(changed_reqs.size());
-  for (size_t k = 0; k < changed_reqs.size(); ++k) {
-    if (changed_reqs[k] == nullptr) continue;
-    auto c = t.key_classes.find(changed_reqs[k]->key());
-    if (c == t.key_classes.end()) {
-      changed_reqs[k] = nullptr;  // no type defines the key: nothing to check
-      continue;
-    }
-    classes[k] = &c->second.class_of;
-    reps[k] = &c->second.representative;
-    memo[k].assign(c->second.representative.size(), 2);
+  const ChangedKeys keys = SplitChanged(t, reqs, changed);
+  if (pod_ports.empty() && keys.lazy.empty() && !requests.HasExtended() &&
+      !t.overhead_has_extended && (!offerings_changed || !t.available_offering_bits.empty())) {
+    return FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits);
   }
-  for (int i : candidates) {
-    const size_t g = static_cast<size_t>(t.daemon_group[static_cast<size_t>(i)]);
-    if (conflict[g] == 2) {
-      conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
-                                  HostPortsConflict(pod_ports, claim_ports))
-                        ? 1
-                        : 0;
-      totals[g] = requests;
-      totals[g].Add(t.daemon_groups[g].overhead);
-    }
-    if (conflict[g] == 1) continue;
-    if (!FitsAllocatable(totals[g], t.allocatable[static_cast<size_t>(i)])) continue;
-    bool ok = true;
-    for (size_t k = 0; k < changed_reqs.size() && ok; ++k) {
-      const Requirement* r = changed_reqs[k];
-      if (r == nullptr) continue;
-      const int cls = (*classes[k])[static_cast<size_t>(i)];
-      if (cls < 0) continue;  // the type does not define the key
-      char& m = memo[k][static_cast<size_t>(cls)];
-      if (m == 2) {
-        const Requirement* have = (*reps[k])[static_cast<size_t>(cls)];
-        m = 1;
-        if (!have->HasIntersection(*r)) {
-          const Operator a = have->op(), b = r->op();
-          const bool both_negative = (a == Operator::kNotIn || a == Operator::kDoesNotExist) &&
-                                     (b == Operator::kNotIn || b == Operator::kDoesNotExist);
-          if (!both_negative) m = 0;
-        }
-      }
-      ok = m == 1;
-    }
-    if (!ok) continue;
-    if (offerings_changed && !HasOffering(t, static_cast<size_t>(i), mask, mask_bits)) continue;
-    kept.push_back(i);
-  }
-  return kept;
+  return FilterGeneral(t, candidates, keys, requests, pod_ports, claim_ports, offerings_changed,
+                       mask, mask_bits);
 }
 
 }  // namespace karp::scheduling

@@ -181,6 +181,15 @@ void IndexKeyClasses(Template& t) {
       kc.class_of[i] = pos->second;
     }
   }
+  const size_t words = (t.instance_types.size() + 63) / 64;
+  for (auto& [key, kc] : t.key_classes) {
+    kc.members.assign(kc.representative.size(), std::vector<uint64_t>(words, 0));
+    for (size_t i = 0; i < kc.class_of.size(); ++i) {
+      if (kc.class_of[i] >= 0) {
+        kc.members[static_cast<size_t>(kc.class_of[i])][i / 64] |= uint64_t{1} << (i % 64);
+      }
+    }
+  }
 }
 
 // The template of `np` (without daemon groups), or nullopt when the NodePool has no usable
@@ -227,8 +236,15 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
       t.daemon_groups.push_back(std::move(g));
     }
     t.daemon_group.push_back(pos->second);
-    ResourceList room = t.allocatable[t.headroom.size()];
-    room.Subtract(t.daemon_groups[static_cast<size_t>(pos->second)].overhead);
+    const ResourceList& alloc = t.allocatable[t.headroom.size()];
+    const ResourceList& overhead = t.daemon_groups[static_cast<size_t>(pos->second)].overhead;
+    if (overhead.HasExtended()) t.overhead_has_extended = true;
+    t.headroom_wk.push_back({alloc.cpu() - overhead.cpu(), alloc.memory() - overhead.memory(),
+                             alloc.ephemeral_storage() - overhead.ephemeral_storage(),
+                             alloc.pods() - overhead.pods()});
+    ResourceList room = alloc;
+    room.Subtract(overhead);
+    t.max_headroom.MaxWith(room);
     t.headroom.push_back(std::move(room));
   }
 }

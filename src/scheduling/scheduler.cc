@@ -123,10 +123,13 @@ std::string PrepareOne(const Scheduler::State& state, const Pod& p,
                        const scheduling::Simulation* simulation,
                        absl::flat_hash_map<std::string, size_t>& label_classes, PodCtx& c) {
   c.original = &p;
-  c.working = p;
-  if (c.working.metadata.namespace_.empty()) c.working.metadata.namespace_ = "default";
-  c.key = c.working.Key();
-  c.label_class = LabelClass(c.working, label_classes);
+  if (p.metadata.namespace_.empty()) {
+    auto named = std::make_shared<Pod>(p);
+    named->metadata.namespace_ = "default";
+    c.changed = std::move(named);
+  }
+  c.key = c.working().Key();
+  c.label_class = LabelClass(c.working(), label_classes);
   std::string invalid = ValidatePod(state, p, c, simulation);
   if (invalid.empty()) scheduling::Refresh(c, state.options.preference_policy);
   return invalid;
@@ -180,7 +183,7 @@ absl::Status PrepareSimulatedPods(const Scheduler::State& state,
         fresh->bound_key = cache.IsBoundKey(fresh->ctx.key);
         if (fresh->invalid.empty()) {
           scheduling::Topology::Prototypes protos = scheduling::Topology::PrototypesOf(
-              fresh->ctx.working, state.options.preference_policy);
+              fresh->ctx.working(), state.options.preference_policy);
           for (scheduling::Topology::Prototype& proto : protos) {
             // The id leaves out minDomains: equal only with it.
             const std::optional<int32_t>& min = proto.group->min_domains;

@@ -5,6 +5,7 @@
 #ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -53,6 +54,12 @@ struct Template {
   // Parallel to instance_types: allocatable minus the type's daemon overhead, what pods can
   // use (a type takes pods totalling `r` iff r fits its headroom and its allocatable is valid).
   std::vector<ResourceList> headroom;
+  ResourceList max_headroom;  // per-resource maximum of `headroom` over every type
+  // Parallel to instance_types: allocatable minus the type's daemon overhead in cpu, memory,
+  // ephemeral storage and pods (absent: 0), contiguous for the filter's inner loop: requests
+  // without extended resources fit iff each is at most these (when the overhead has none).
+  std::vector<std::array<int64_t, 4>> headroom_wk;
+  bool overhead_has_extended = false;  // some daemon group's overhead has extended resources
   std::vector<Taint> taints;
   bool min_values_relaxed = false;  // minValues lowered by the prefilter (BestEffort)
   // Distinct (zone, capacity type) pairs of the offerings, and for each type and offering
@@ -68,6 +75,9 @@ struct Template {
   struct KeyClasses {
     std::vector<int> class_of;
     std::vector<const Requirement*> representative;
+    // Per class, the bit set of its types (bit i of word i / 64): a filter that rejects a
+    // few classes rejects their types with a handful of word operations.
+    std::vector<std::vector<uint64_t>> members;
   };
   std::map<std::string, KeyClasses, std::less<>> key_classes;
 

@@ -92,6 +92,31 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
+// True when `max` (the per-resource maximum of `value(i)` over the types `i` of `before`) is
+// still the maximum over `after`, a subsequence of `before`: every type `after` drops is
+// strictly below `max` on each of its resources, so none of them attained a maximum. The
+// dropped types are mostly the small ones (a claim's growing requests filter them out), so the
+// maximum rarely needs a recomputation over every remaining type. False (recompute) when
+// `after` is not a subsequence of `before`.
+template <typename ValueOf>
+bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after, ValueOf value,
+              const ResourceList& max) {
+  if (after.size() == before.size()) return after == before;
+  size_t a = 0;
+  for (int i : before) {
+    if (a < after.size() && after[a] == i) {
+      ++a;
+      continue;
+    }
+    bool below = true;
+    value(i).ForEach([&](std::string_view name, int64_t v) {
+      if (below && v >= max.Get(name)) below = false;
+    });
+    if (!below) return false;
+  }
+  return a == after.size();
+}
+
 // True if `capacity` exceeds none of a NodePool's `remaining` limits.
 bool WithinLimits(const ResourceList& capacity, const ResourceList& remaining) {
   bool within = true;
@@ -296,7 +321,7 @@ absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
 
 absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
                                     Requirements* out_reqs) {
-  if (!ToleratesAll(node.init->taints, pod.working.tolerations)) {
+  if (!ToleratesAll(node.init->taints, pod.working().tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
   }
   if (pod.volumes != nullptr || node.init->volumes != nullptr) {
@@ -337,7 +362,7 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
 absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
                                          Requirements* out_reqs) {
   std::vector<Requirement> narrowing;
-  if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, node.init->taints,
+  if (absl::Status s = topology_->AddRequirements(pod.working(), pod.groups, node.init->taints,
                                                   pod.strict, reqs, &narrowing, /*explain=*/false);
       !s.ok()) {
     return s;
@@ -364,7 +389,7 @@ void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements r
     AddVolumeUsage(pod.volumes->usage, &*node.volumes);
   }
   node.added_ports.insert(node.added_ports.end(), pod.ports.begin(), pod.ports.end());
-  topology_->Record(pod.working, pod.key, node.init->taints, node.requirements(),
+  topology_->Record(pod.working(), pod.key, node.init->taints, node.requirements(),
                     &label_caches_[pod.label_class], &pod.record_cache);
 }
 
@@ -407,7 +432,7 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
   }
   std::vector<Requirement> narrowing;
   if (!pod.groups.empty()) {
-    if (absl::Status s = topology_->AddRequirements(pod.working, pod.groups, t.taints, pod.strict,
+    if (absl::Status s = topology_->AddRequirements(pod.working(), pod.groups, t.taints, pod.strict,
                                                     *merged ? **merged : claim.requirements,
                                                     &narrowing, explain);
         !s.ok()) {
@@ -471,9 +496,9 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
                                                  const Requirements* volume_reqs,
                                                  bool relax_min_values, bool explain) {
   const Template& t = *claim.tmpl;
-  if (!ToleratesAll(t.taints, pod.working.tolerations)) {
+  if (!ToleratesAll(t.taints, pod.working().tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
-    return Tolerates(t.taints, pod.working.tolerations);
+    return Tolerates(t.taints, pod.working().tolerations);
   }
   const LabelSet& wk = state_.pools->well_known;
   if (!claim.requirements.IsCompatible(pod.requirements, &wk)) {
@@ -551,6 +576,13 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   }
   claim.reserved_ids = std::move(to_reserve);
   claim.pods.push_back(pod.key);
+  if (claim.max_allocatable_valid) {
+    const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+    claim.max_allocatable_valid = KeepsMax(
+        claim.its, fit.instance_types,
+        [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; },
+        claim.max_allocatable);
+  }
   claim.its = std::move(fit.instance_types);
   claim.requests.Add(pod.requests);
   if (fit.requirements) claim.requirements = std::move(*fit.requirements);
@@ -563,13 +595,13 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
   ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
-  if (claim.its.size() != claim.max_allocatable_of) {
+  if (!claim.max_allocatable_valid) {
     claim.max_allocatable = ResourceList();
     for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
-    claim.max_allocatable_of = claim.its.size();
+    claim.max_allocatable_valid = true;
   }
   IndexClaim(claim);
-  topology_->Record(pod.working, pod.key, claim.tmpl->taints, claim.requirements,
+  topology_->Record(pod.working(), pod.key, claim.tmpl->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache);
   IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
@@ -594,7 +626,7 @@ void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
 }
 
 absl::Status Solver::Add(PodCtx& pod) {
-  pod.groups = topology_->GroupsFor(pod.working, pod.key, pod.label_class);
+  pod.groups = topology_->GroupsFor(pod.working(), pod.key, pod.label_class);
   if (PlaceOnExisting(pod)) return absl::OkStatus();
   if (PlaceOnClaim(pod)) return absl::OkStatus();
   return PlaceOnNewClaim(pod);
@@ -611,7 +643,7 @@ bool Solver::PlaceOnExisting(PodCtx& pod) {
     // Most nodes of a running cluster are full: reject them on resources and taints, two of
     // CanAddExisting's own checks, without building an error status per node.
     if (!Fits(pod.requests, node.remaining) ||
-        !ToleratesAll(node.init->taints, pod.working.tolerations)) {
+        !ToleratesAll(node.init->taints, pod.working().tolerations)) {
       continue;
     }
     Requirements reqs;
@@ -648,9 +680,9 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   // Fewest pods first (ties: creation order). Claims that a hostname topology group certainly
   // rejects are skipped by slot in O(1).
   const std::vector<Topology::HostnameCheck> host_checks =
-      topology_->HostnameChecks(pod.working, pod.groups);
+      topology_->HostnameChecks(pod.working(), pod.groups);
   const std::vector<std::vector<std::string>> zone_checks =
-      topology_->PinnedZoneChecks(pod.working, pod.groups, pod.strict);
+      topology_->PinnedZoneChecks(pod.working(), pod.groups, pod.strict);
   if (AllClaimsBlocked(host_checks, zone_checks)) return false;
   // The allowed zones as ids; a zone no claim was ever pinned to cannot match one.
   std::vector<std::vector<int>> zone_check_ids(zone_checks.size());
@@ -669,7 +701,7 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   // Claims whose taints the pod does not tolerate fail CanAddClaim first thing: skipped.
   std::vector<char> tolerated(taint_sets_.size());
   for (size_t set = 0; set < taint_sets_.size(); ++set) {
-    tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working.tolerations) ? 1 : 0;
+    tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working().tolerations) ? 1 : 0;
   }
   // One claim of the walk: false to go on, true when the pod was placed.
   auto try_claim = [&](ClaimState& claim) {
@@ -798,7 +830,7 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
     auto bucket = open_claims_.find({&t, cost_->Rank(t, pod.requirements)});
     if (bucket == open_claims_.end()) continue;
     // A template the pod cannot use would only spend the check budget on refusals.
-    if (!ToleratesAll(t.taints, pod.working.tolerations) ||
+    if (!ToleratesAll(t.taints, pod.working().tolerations) ||
         !t.requirements.IsCompatible(pod.requirements, &state_.pools->well_known)) {
       continue;
     }
@@ -899,11 +931,21 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   CommitClaim(*claim, pod, std::move(fit));
   auto limits = remaining_limits_.find(claim->tmpl->pool->name());
   if (limits != remaining_limits_.end()) {
-    ResourceList max_capacity;
-    for (int i : claim->its) {
-      max_capacity.MaxWith(claim->tmpl->instance_types[static_cast<size_t>(i)]->capacity);
+    // The largest capacity of the claim's types: usually that of the NodePool's candidates
+    // (LimitMemo), which the claim's types are a subset of.
+    const std::vector<const InstanceType*>& types = claim->tmpl->instance_types;
+    auto capacity = [&](int i) -> const ResourceList& {
+      return types[static_cast<size_t>(i)]->capacity;
+    };
+    auto memo = limit_memo_.find(claim->tmpl);
+    if (memo != limit_memo_.end() && memo->second.valid &&
+        KeepsMax(memo->second.candidates, claim->its, capacity, memo->second.max_capacity)) {
+      limits->second.Subtract(memo->second.max_capacity);
+    } else {
+      ResourceList max_capacity;
+      for (int i : claim->its) max_capacity.MaxWith(capacity(i));
+      limits->second.Subtract(max_capacity);
     }
-    limits->second.Subtract(max_capacity);
   }
   if (!claim->tmpl->requirements.HasMinValues()) ++certain_claims_;
   claims_.push_back(std::move(claim));
@@ -932,6 +974,10 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
     claim->hostname = internal::StrCat("hostname-placeholder-", next_seq_);
     claim->requirements = t.requirements;
     claim->requirements.Add(Requirement::In(kLabelHostname, {claim->hostname}));
+    if (candidates.size() == t.instance_types.size()) {  // every type: the template's maximum
+      claim->max_allocatable = t.max_headroom;
+      claim->max_allocatable_valid = true;
+    }
     claim->its = std::move(candidates);
     claim->min_values_relaxed = t.min_values_relaxed;
     absl::StatusOr<ClaimFit> fit = CanAddClaim(
@@ -966,20 +1012,76 @@ PodCtx& Solver::Own(size_t i) {
   return *r.own;
 }
 
+namespace {
+
+// The fields of the queue order (docs/design.md §5.5) gathered once per pod, so that sorting
+// compares flat keys instead of reaching each pod through its reference.
+struct QueueKey {
+  int64_t cpu;
+  int64_t memory;
+  absl::Time created;
+  uint64_t uid_bytes;  // UidBytes: the uids' order where these differ
+  const std::string* uid;
+  const std::string* key;
+  size_t index;
+};
+
+// Queue order: cpu desc, memory desc, creation asc, uid asc, then key (unique within a Solve,
+// so the order is total).
+bool KeyBefore(const QueueKey& x, const QueueKey& y) {
+  if (x.cpu != y.cpu) return x.cpu > y.cpu;
+  if (x.memory != y.memory) return x.memory > y.memory;
+  if (x.created != y.created) return x.created < y.created;
+  if (x.uid_bytes != y.uid_bytes) return x.uid_bytes < y.uid_bytes;
+  if (*x.uid != *y.uid) return *x.uid < *y.uid;
+  return *x.key < *y.key;
+}
+
+// The 8 bytes of `uid` from `from` on (zero-padded), big-endian. When every uid compared
+// shares its first `from` bytes, a smaller value means a smaller uid (equal values decide
+// nothing: the strings are then compared).
+uint64_t UidBytes(const std::string& uid, size_t from) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < 8; ++k) {
+    const size_t i = from + k;
+    v = (v << 8) | (i < uid.size() ? static_cast<unsigned char>(uid[i]) : 0u);
+  }
+  return v;
+}
+
+QueueKey KeyOf(const PodCtx& p, size_t index, size_t uid_prefix) {
+  const std::string& uid = p.original->metadata.uid;
+  return {p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
+          UidBytes(uid, uid_prefix), &uid, &p.key, index};
+}
+
+}  // namespace
+
 bool Solver::QueueBefore(size_t a, size_t b) const {
-  // Queue order (docs/design.md §5.5): cpu desc, memory desc, creation asc, uid asc, then key
-  // (unique within a Solve, so the order is total).
-  const PodCtx& x = View(a);
-  const PodCtx& y = View(b);
-  if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
-  if (x.requests.memory() != y.requests.memory()) return x.requests.memory() > y.requests.memory();
-  if (x.original->metadata.creation_timestamp != y.original->metadata.creation_timestamp) {
-    return x.original->metadata.creation_timestamp < y.original->metadata.creation_timestamp;
+  return KeyBefore(KeyOf(View(a), a, 0), KeyOf(View(b), b, 0));
+}
+
+std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indices) const {
+  // Generated uids often share a long prefix (the bytes before a counter): the integer key
+  // starts after the prefix every uid shares.
+  size_t prefix = 0;
+  if (!indices.empty()) {
+    const std::string& first = View(indices[0]).original->metadata.uid;
+    prefix = first.size();
+    for (size_t i : indices) {
+      const std::string& uid = View(i).original->metadata.uid;
+      size_t n = 0;
+      while (n < prefix && n < uid.size() && uid[n] == first[n]) ++n;
+      prefix = n;
+    }
   }
-  if (x.original->metadata.uid != y.original->metadata.uid) {
-    return x.original->metadata.uid < y.original->metadata.uid;
-  }
-  return x.key < y.key;
+  std::vector<QueueKey> keys;
+  keys.reserve(indices.size());
+  for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k, prefix));
+  std::sort(keys.begin(), keys.end(), KeyBefore);
+  std::vector<uint32_t> perm(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) perm[k] = static_cast<uint32_t>(keys[k].index);
+  return perm;
 }
 
 std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) const {
@@ -992,10 +1094,7 @@ std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) 
     if (cache.queue_inputs == contexts) perm = cache.queue_order;
   }
   if (perm.size() != shared.size()) {
-    perm.resize(shared.size());
-    for (size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<uint32_t>(k);
-    std::sort(perm.begin(), perm.end(),
-              [&](uint32_t a, uint32_t b) { return QueueBefore(shared[a], shared[b]); });
+    perm = QueuePermutation(shared);
     absl::MutexLock lock(&cache.mu);
     cache.queue_inputs = std::move(contexts);
     cache.queue_order = perm;
@@ -1011,7 +1110,12 @@ std::vector<size_t> Solver::QueueOrder() const {
   std::vector<size_t> shared, own;
   for (size_t i = 0; i < refs_.size(); ++i) (refs_[i].shared != nullptr ? shared : own).push_back(i);
   auto before = [&](size_t a, size_t b) { return QueueBefore(a, b); };
-  std::sort(own.begin(), own.end(), before);
+  {
+    const std::vector<uint32_t> perm = QueuePermutation(own);
+    std::vector<size_t> sorted(own.size());
+    for (size_t k = 0; k < perm.size(); ++k) sorted[k] = own[perm[k]];
+    own = std::move(sorted);
+  }
   std::vector<size_t> order;
   if (shared.empty()) {
     order = std::move(own);
@@ -1027,7 +1131,7 @@ std::vector<size_t> Solver::QueueOrder() const {
   }
   if (cost_ != nullptr && cost_->strategy().exclusive_first) {
     std::stable_partition(order.begin(), order.end(), [&](size_t i) {
-      for (const PodAffinityTerm& t : View(i).working.pod_anti_affinity.required) {
+      for (const PodAffinityTerm& t : View(i).working().pod_anti_affinity.required) {
         if (t.topology_key == kLabelHostname) return true;
       }
       return false;
@@ -1043,9 +1147,9 @@ SolveResult Solver::Run() {
   // A pod's topology groups as its spec is now (kept prototypes: its original spec).
   auto update_groups = [&](const PodCtx& p, bool original, bool first = false) {
     if (original && p.prototypes != nullptr) {
-      topology_->Update(p.working, p.key, *p.prototypes, first);
+      topology_->Update(p.working(), p.key, *p.prototypes, first);
     } else {
-      topology_->Update(p.working, p.key);
+      topology_->Update(p.working(), p.key);
     }
   };
   for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), true, /*first=*/true);
@@ -1076,7 +1180,7 @@ SolveResult Solver::Run() {
       s = Add(pod);
       if (s.ok()) break;
       if (s.code() == kReservedOfferingError) break;  // deferred, never relaxed
-      if (!Relax(pod.working, state_.pools->tolerate_prefer_no_schedule)) break;
+      if (!Relax(MutableWorking(pod), state_.pools->tolerate_prefer_no_schedule)) break;
       update_groups(pod, /*original=*/false);
       Refresh(pod, state_.options.preference_policy);
     }
@@ -1085,7 +1189,7 @@ SolveResult Solver::Run() {
       continue;
     }
     errors[pod.key] = std::string(s.message());
-    pod.working = *pod.original;
+    pod.changed = nullptr;  // back to the original spec
     update_groups(pod, /*original=*/true);
     Refresh(pod, state_.options.preference_policy);
     queue.push_back(idx);
@@ -1094,11 +1198,20 @@ SolveResult Solver::Run() {
   return Finalize(std::move(errors), timed_out);
 }
 
+Pod& Solver::MutableWorking(PodCtx& pod) {
+  // A copy no other context shares (use_count 1: nothing else can start sharing it, since only
+  // this context refers to it) is changed in place; it was made as a mutable Pod.
+  if (pod.changed == nullptr || pod.changed.use_count() > 1) {
+    pod.changed = std::make_shared<Pod>(pod.working());
+  }
+  return const_cast<Pod&>(*pod.changed);
+}
+
 std::vector<std::string> Solver::RelaxedPods() const {
   std::vector<std::string> relaxed;
   for (size_t i = 0; i < refs_.size(); ++i) {
     const PodCtx& p = View(i);
-    const Pod& w = p.working;
+    const Pod& w = p.working();
     const Pod& o = *p.original;
     if (w.node_affinity.required.size() != o.node_affinity.required.size() ||
         w.node_affinity.preferred.size() != o.node_affinity.preferred.size() ||

@@ -31,7 +31,11 @@ namespace karp::scheduling {
 // Per-pod working data (karpenter PodData), recomputed after each relaxation.
 struct PodCtx {
   const Pod* original = nullptr;
-  Pod working;
+  // The pod as this attempt schedules it: *original until relaxation (or the default
+  // namespace) changes it, then an immutable copy that the contexts copied from this one
+  // share. Most pods are never relaxed and cost no copy.
+  std::shared_ptr<const Pod> changed;
+  const Pod& working() const { return changed != nullptr ? *changed : *original; }
   Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
   // Pods with the same namespace and labels are selected by the same topology groups; they
   // share one RecordCache for that part (index into Solver::label_caches_).
@@ -63,10 +67,11 @@ struct PodCtx {
 
 // Recomputes the pod's requests, requirements and host ports from `working`.
 inline void Refresh(PodCtx& c, PreferencePolicy policy) {
-  c.requests = c.working.Requests();
-  c.strict = StrictPodRequirements(c.working);
-  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(c.working) : c.strict;
-  c.ports = HostPorts(c.working);
+  const Pod& w = c.working();
+  c.requests = w.Requests();
+  c.strict = StrictPodRequirements(w);
+  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(w) : c.strict;
+  c.ports = HostPorts(w);
 }
 
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
@@ -98,11 +103,11 @@ struct ClaimState {
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
   int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
   // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
-  // `its` (recomputed when `its` shrinks): a pod whose requests plus `requests` exceed it on
-  // any resource fits none of them, so first fit can skip the claim without running the
-  // filter (same decision, less work).
+  // `its` (kept exact when `its` shrinks, see KeepsMax): a pod whose requests plus `requests`
+  // exceed it on any resource fits none of them, so first fit can skip the claim without
+  // running the filter (same decision, less work).
   ResourceList max_allocatable;
-  size_t max_allocatable_of = 0;  // its.size() when max_allocatable was computed (0: never)
+  bool max_allocatable_valid = false;  // false: not computed yet
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
   int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
@@ -160,6 +165,8 @@ class Solver {
   SolveResult Run();
   // After Run: the pods placed with fewer preferences than they asked for (relaxed), by key.
   std::vector<std::string> RelaxedPods() const;
+  // The pod's own copy of its working spec, to relax (copied on first change).
+  static Pod& MutableWorking(PodCtx& pod);
 
  private:
   // Places one pod (no relaxation): existing nodes, this solve's claims, a new claim.
@@ -222,7 +229,8 @@ class Solver {
   void CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
   // Finalize's result for one claim, or nullopt when its pods fail minValues (into `errors`).
-  std::optional<NewNodeClaim> FinalizeClaim(const ClaimState& claim, PlanCache& plans,
+  // Moves the claim's pod list and requests into the result (Finalize is the claims' last use).
+  std::optional<NewNodeClaim> FinalizeClaim(ClaimState& claim, PlanCache& plans,
                                             std::map<std::string, int>& per_pool_count,
                                             std::map<std::string, std::string>& errors) const;
   // Finalize's placements on existing nodes (by name), with the consolidation errors.
@@ -232,6 +240,8 @@ class Solver {
   // The queue order of the pods (docs/design.md §5.5), by input index.
   std::vector<size_t> QueueOrder() const;
   bool QueueBefore(size_t a, size_t b) const;
+  // The positions of `indices` in queue order (sorted by keys gathered once per pod).
+  std::vector<uint32_t> QueuePermutation(const std::vector<size_t>& indices) const;
   // The queue order of the inputs `shared` (shared contexts), kept by PreparedPods.
   std::vector<size_t> SharedQueueOrder(const std::vector<size_t>& shared) const;
   // Input `i`'s context to read, and to change (a shared one is copied first).
