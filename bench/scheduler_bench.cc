@@ -184,14 +184,15 @@ void BM_Scheduling_AwsCost(benchmark::State& state) {
 BENCHMARK(BM_Scheduling_AwsCost)->Arg(100)->Arg(1000)->Arg(5000)->Arg(10000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The same with new claims' NodePools chosen by price (PoolOrder::kPrice), weights breaking ties.
-void BM_Scheduling_AwsCostByPrice(benchmark::State& state) {
+// The same with new claims' NodePools chosen by weight (PoolOrder::kWeight; the default,
+// above, chooses them by price).
+void BM_Scheduling_AwsCostByWeight(benchmark::State& state) {
   karp::SchedulerOptions options = CostOptions();
-  options.cost_pool_order = karp::PoolOrder::kPrice;
+  options.cost_pool_order = karp::PoolOrder::kWeight;
   RunSolve(state, karp::bench::AwsRealisticSnapshot(static_cast<int>(state.range(0))),
            karp::bench::AwsCatalog(), options, {});
 }
-BENCHMARK(BM_Scheduling_AwsCostByPrice)->Arg(1000)->Arg(10000)->Arg(50000)
+BENCHMARK(BM_Scheduling_AwsCostByWeight)->Arg(1000)->Arg(10000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // range(0) = 1: the pods alive at the busiest instant; 0: every pod of the trace at once.

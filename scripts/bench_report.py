@@ -78,8 +78,9 @@ WORKLOAD_FILES = ["running-cluster-20k-pending-1000-nodes.objects.json",
                   "realistic-100k-pending.objects.json", "aws-us-east-1.catalog.json"]
 RUNNING = "running cluster (1,000 nodes, 6,000 bound pods)"
 REALISTIC = "realistic 100k pending"
-# The cost rows with new claims' NodePools chosen by price (--cost-pool-order price).
-BY_PRICE = ", NodePools by price"
+# The cost rows with new claims' NodePools chosen by weight (--cost-pool-order weight; the
+# default chooses them by price).
+BY_WEIGHT = ", NodePools by weight"
 
 
 class CliRun:
@@ -142,8 +143,8 @@ def plan(quick):
         runs.append(Run("cost", "realistic AWS", "scheduler_bench", f"BM_Scheduling_AwsCost/{n}",
                         n, 1 if quick else (3 if n <= 1000 else 1)))
     for n in [1000] if quick else [1000, 10000, 50000]:
-        runs.append(Run("cost", "realistic AWS" + BY_PRICE, "scheduler_bench",
-                        f"BM_Scheduling_AwsCostByPrice/{n}", n,
+        runs.append(Run("cost", "realistic AWS" + BY_WEIGHT, "scheduler_bench",
+                        f"BM_Scheduling_AwsCostByWeight/{n}", n,
                         1 if quick else (3 if n <= 1000 else 1)))
     if not quick:
         runs.append(Run("cost", "openb, pods alive at the busiest instant", "scheduler_bench",
@@ -465,7 +466,7 @@ def cost_table(rows):
     for r in rows:
         if r["family"] != "cost" or "error" in r:
             continue
-        f = faithful.get((r["workload"].replace(BY_PRICE, ""), r["pods"]))
+        f = faithful.get((r["workload"].replace(BY_WEIGHT, ""), r["pods"]))
         faithful_price = r["faithful_per_bound"] * r["bound"]
         out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {faithful_price:,.2f} | "
                    f"{r['price']:,.2f} | {r['bound']:,.2f} | {r['faithful_per_bound']:.3f} | "

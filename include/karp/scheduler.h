@@ -64,12 +64,14 @@ enum class ReservedCapacityMode { kStrict, kFallback };
 enum class PackingMode { kFaithful, kCost };
 
 // Cost mode: which NodePool a new NodeClaim comes from (docs/design.md §13.5).
+//  - kPrice (the default): the NodePool whose instance types buy the pod's requests most
+//    cheaply per unit (allocatable less daemon overhead, cheapest allowed offering); weights
+//    break ties. Who asks for the cost packing asks for the cheapest placement; prepaid
+//    capacity is priced exactly through SchedulerOptions::pricing (a commitments file).
 //  - kWeight: the first NodePool by weight that can take the pod, as in the faithful mode:
 //    weights stay priorities, and a lower-weight NodePool is used only for pods the heavier
-//    ones cannot take (or as the faithful mode does, through claims other pods opened).
-//  - kPrice: the NodePool whose instance types buy the pod's requests most cheaply per unit
-//    (allocatable less daemon overhead, cheapest allowed offering); weights break ties. For
-//    hosts whose weights express no preference beyond price.
+//    ones cannot take (or as the faithful mode does, through claims other pods opened). For
+//    hosts whose weights say something beyond price (a pool preferred for performance).
 enum class PoolOrder { kWeight, kPrice };
 
 struct SchedulerOptions {
@@ -105,8 +107,8 @@ struct SchedulerOptions {
   // claims re-packed exactly, then replayed under every constraint; docs/design.md §13.3).
   // Must be from 0 (none) to 3. Default: 3.
   int cost_repack_rounds = 3;
-  // Cost mode: how new claims choose their NodePool (PoolOrder). Default: kWeight.
-  PoolOrder cost_pool_order = PoolOrder::kWeight;
+  // Cost mode: how new claims choose their NodePool (PoolOrder). Default: kPrice.
+  PoolOrder cost_pool_order = PoolOrder::kPrice;
   // Computes SolveResult::lower_bound_per_hour (karp/lower_bound.h) for schedulers built on one
   // catalog. Default: off (it costs a pass over the pods).
   bool compute_lower_bound = false;

@@ -14,11 +14,14 @@
 #include "karp/labels.h"
 #include "scheduling/cost_packing.h"
 #include "scheduling/instance_filter.h"
+#include "scheduling/local_moves.h"
 
 namespace karp::scheduling {
 namespace {
 
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
+// The largest solve whose re-pack moves pods between nodes (PlanRepack).
+constexpr size_t kMaxMovePods = 10000;
 
 using Mask = std::vector<uint64_t>;
 
@@ -357,13 +360,24 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
 
 namespace {
 
-// The pods of each new claim of `result` (indexes into `pods`), with the claim's template;
-// claims with a pod the model does not capture, or of no known template, get no template.
+// The pods of each new claim of `result` (indexes into `pods`), with the claim's template
+// (null: no known template) and whether the exact model captures every pod of it.
 struct ClaimPods {
   const Template* tmpl = nullptr;
+  bool modelled = true;
   double price = 0;
+  std::string zone;  // the zone the claim's requirements pin, "" when none
   std::vector<size_t> members;
+  // The template of the claim's exact windows: null for claims the windows keep as they are.
+  const Template* window() const { return modelled ? tmpl : nullptr; }
 };
+
+// The zone `reqs` allow when they allow exactly one, else "".
+std::string PinnedZone(const Requirements& reqs) {
+  const Requirement* zone = reqs.Find(kLabelZone);
+  if (zone == nullptr || zone->complement() || zone->values().size() != 1) return "";
+  return zone->values().front();
+}
 
 std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodCtx>& pods,
                                 const SolveResult& result) {
@@ -377,16 +391,289 @@ std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodCt
     auto t = by_pool.find(nc.node_pool);
     c.tmpl = t == by_pool.end() || !nc.launch ? nullptr : t->second;
     c.price = nc.launch ? nc.launch->price : 0;
+    c.zone = PinnedZone(nc.requirements);
     for (const std::string& key : nc.pods) {
       auto p = by_key.find(key);
-      if (p == by_key.end() || !Modelled(pods[p->second])) {
+      if (p == by_key.end()) {
         c.tmpl = nullptr;
-        if (p == by_key.end()) continue;
+        continue;
       }
+      c.modelled = c.modelled && Modelled(pods[p->second]);
       c.members.push_back(p->second);
     }
   }
   return claims;
+}
+
+// A term of some pod of the packing that selects other pods by label: pod affinity (which
+// pins the pods it selects: moving one could strand its owner), or a zonal term (topology
+// spread or anti-affinity over zones: moving a pod it selects across zones changes its counts).
+struct SelectingTerm {
+  const LabelSelector* selector = nullptr;
+  const Pod* owner = nullptr;
+  const std::vector<std::string>* namespaces = nullptr;  // null: the owner's namespace only
+  bool affinity = false;
+
+  bool Selects(const Pod& other) const {
+    if (selector == nullptr || !selector->Matches(other.metadata.labels)) return false;
+    if (namespaces == nullptr || namespaces->empty()) {
+      return other.metadata.namespace_ == owner->metadata.namespace_;
+    }
+    return std::find(namespaces->begin(), namespaces->end(), other.metadata.namespace_) !=
+           namespaces->end();
+  }
+  bool Same(const SelectingTerm& o) const {
+    return *selector == *o.selector && affinity == o.affinity &&
+           owner->metadata.namespace_ == o.owner->metadata.namespace_ &&
+           (namespaces == nullptr) == (o.namespaces == nullptr) &&
+           (namespaces == nullptr || *namespaces == *o.namespaces);
+  }
+};
+
+// What the moves must respect beyond the exact model (local_moves.h): which pods stay where
+// they are, and which may change zones only with the claim they sit on.
+struct MoveRules {
+  std::vector<SelectingTerm> terms;  // distinct
+
+  void Add(SelectingTerm t) {
+    if (t.selector == nullptr) return;
+    for (const SelectingTerm& o : terms) {
+      if (o.Same(t)) return;
+    }
+    terms.push_back(t);
+  }
+  void AddPod(const Pod& w) {
+    auto add_term = [&](const PodAffinityTerm& t, bool affinity) {
+      if (affinity || t.topology_key != kLabelHostname) {
+        Add({t.label_selector ? &*t.label_selector : nullptr, &w, &t.namespaces, affinity});
+      }
+    };
+    for (const PodAffinityTerm& t : w.pod_affinity.required) add_term(t, true);
+    for (const WeightedPodAffinityTerm& t : w.pod_affinity.preferred) add_term(t.term, true);
+    for (const PodAffinityTerm& t : w.pod_anti_affinity.required) add_term(t, false);
+    for (const WeightedPodAffinityTerm& t : w.pod_anti_affinity.preferred) add_term(t.term, false);
+    for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
+      if (c.topology_key != kLabelHostname && c.label_selector) {
+        Add({&*c.label_selector, &w, nullptr, false});
+      }
+    }
+  }
+  // A pod some pod affinity selects stays where it is.
+  bool Pinned(const Pod& p) const {
+    for (const SelectingTerm& t : terms) {
+      if (t.affinity && t.Selects(p)) return true;
+    }
+    return false;
+  }
+  // A pod that narrows its claim to one zone when it joins it: zonal terms of its own (spread,
+  // affinity or anti-affinity over zones) or a zone among its requirements.
+  static bool Pins(const PodCtx& p) {
+    if (p.requirements.Has(kLabelZone)) return true;
+    const Pod& w = p.working();
+    for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
+      if (c.topology_key != kLabelHostname) return true;
+    }
+    for (const PodAffinityTerm& t : w.pod_anti_affinity.required) {
+      if (t.topology_key != kLabelHostname) return true;
+    }
+    for (const WeightedPodAffinityTerm& t : w.pod_anti_affinity.preferred) {
+      if (t.term.topology_key != kLabelHostname) return true;
+    }
+    for (const PodAffinityTerm& t : w.pod_affinity.required) {
+      if (t.topology_key != kLabelHostname) return true;
+    }
+    for (const WeightedPodAffinityTerm& t : w.pod_affinity.preferred) {
+      if (t.term.topology_key != kLabelHostname) return true;
+    }
+    return false;
+  }
+  // A pod whose zone matters: it pins its claim, or a zonal term counts it.
+  bool Zonal(const PodCtx& p) const {
+    if (Pins(p)) return true;
+    for (const SelectingTerm& t : terms) {
+      if (!t.affinity && t.Selects(p.working())) return true;
+    }
+    return false;
+  }
+};
+
+// `a` spreads over hostnames pods that `b` is one of: conservatively, they never share a node
+// (with new nodes always possible the least count is 0, so a skew of 1 allows none).
+bool SpreadExcludes(const Pod& a, const Pod& b) {
+  for (const TopologySpreadConstraint& c : a.topology_spread_constraints) {
+    if (c.topology_key == kLabelHostname && c.label_selector &&
+        c.label_selector->Matches(b.metadata.labels)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// One node of a plan: a window's exact node or a kept claim.
+struct PlanNode {
+  const Template* tmpl = nullptr;  // null: kept as it is
+  std::string zone;                // the zone a kept claim is pinned to, "" when none
+  std::vector<size_t> members;     // indexes into the pods
+};
+
+// Pods that may exclude others from their node (anti-affinity, host ports, hostname spread):
+// a pair of pods neither of which has any cannot conflict.
+bool HasExclusions(const PodCtx& p) {
+  const Pod& w = p.working();
+  if (!p.ports.empty() || !w.pod_anti_affinity.required.empty() ||
+      !w.pod_anti_affinity.preferred.empty()) {
+    return true;
+  }
+  for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
+    if (c.topology_key == kLabelHostname) return true;
+  }
+  return false;
+}
+
+// The zonal rules of the moves over the nodes of one template. Zonal topology counts a pod
+// only on a claim already narrowed to one zone (karpenter Topology.Record), so a pod whose
+// zone matters (MoveRules::Zonal) moves only between nodes where the replay counts it alike:
+// in the same zone, both narrowed before its turn, or neither. A node's "pin" is the queue
+// position of the first pod that narrows it (-1: narrowed from the start by its NodePool or
+// requirements; never when unpinned); that first pod chose the zone and stays, and no move
+// changes a pin (a narrowing pod moves only between nodes already narrowed before it).
+struct ZoneRules {
+  std::vector<int64_t> pin;  // per node
+  std::vector<char> zonal;   // per item
+  std::vector<char> counted;  // per item: narrowed before its turn where it is now
+
+  // Sets model.node_groups (the zone of a pinned node), each item's group and movability.
+  void Build(const std::vector<PodCtx>& pods, const std::vector<size_t>& item_pod,
+             const std::vector<PlanNode>& nodes, const std::vector<size_t>& of_t,
+             const MoveRules& rules, const std::vector<int64_t>& position, MoveModel* model) {
+    std::map<std::string, int> zone_ids;
+    for (size_t n = 0; n < of_t.size(); ++n) {
+      const PlanNode& node = nodes[of_t[n]];
+      int64_t first = std::numeric_limits<int64_t>::max();
+      for (size_t m : node.members) {
+        if (MoveRules::Pins(pods[m])) first = std::min(first, position[m]);
+      }
+      if (first == std::numeric_limits<int64_t>::max() && !node.zone.empty()) first = -1;
+      pin.push_back(first);
+      int zone = -1;
+      if (!node.zone.empty()) {
+        zone = zone_ids.emplace(node.zone, static_cast<int>(zone_ids.size())).first->second;
+      }
+      model->node_groups.push_back(zone);
+      for (size_t i : model->nodes[n]) {
+        const PodCtx& p = pods[item_pod[i]];
+        MoveModel::Item& item = model->items[i];
+        zonal.push_back(rules.Zonal(p));
+        counted.push_back(first < position[item_pod[i]]);
+        // The node's first narrowing pod chose the zone: it stays.
+        if (first == position[item_pod[i]]) item.movable = false;
+        if (!zonal[i] || !counted[i]) continue;
+        item.group = zone;
+        if (zone < 0) item.movable = false;  // a window's new node: its zone is not known yet
+      }
+    }
+  }
+  bool MayEnter(size_t item, size_t node, int64_t position) const {
+    return !zonal[item] || (pin[node] < position) == static_cast<bool>(counted[item]);
+  }
+};
+
+// The moves of local_moves.h over the nodes of template `t` (indexes into `nodes`); returns
+// the price they save in the model. `position`: each pod's place in the queue (by index).
+double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& of_t,
+                  const MoveRules& rules, const std::vector<int64_t>& position,
+                  TemplateModel* tmodel, std::vector<PlanNode>& nodes) {
+  std::vector<size_t> members;
+  for (size_t n : of_t) {
+    members.insert(members.end(), nodes[n].members.begin(), nodes[n].members.end());
+  }
+  std::vector<Item> items;
+  const std::vector<Kind>& kinds = BuildModel(t, pods, members, tmodel, &items);
+  MoveModel model;
+  for (const Kind& k : kinds) model.kinds.push_back({k.price, k.cap});
+  std::vector<size_t> item_pod;
+  std::vector<char> excludes;
+  for (const Item& it : items) {
+    const PodCtx& p = pods[it.pod];
+    model.items.push_back({it.need, it.kinds, Modelled(p) && !rules.Pinned(p.working())});
+    item_pod.push_back(it.pod);
+    excludes.push_back(HasExclusions(p));
+  }
+  size_t next = 0;  // items are numbered in node order
+  for (size_t n = 0; n < of_t.size(); ++n) {
+    std::vector<size_t>& local = model.nodes.emplace_back();
+    for (size_t k = 0; k < nodes[of_t[n]].members.size(); ++k) local.push_back(next++);
+  }
+  ZoneRules zones;
+  zones.Build(pods, item_pod, nodes, of_t, rules, position, &model);
+  model.conflict = [&](size_t a, size_t b) {
+    if (!excludes[a] && !excludes[b]) return false;
+    const PodCtx& pa = pods[item_pod[a]];
+    const PodCtx& pb = pods[item_pod[b]];
+    return Conflict(pa, pb) || SpreadExcludes(pa.working(), pb.working()) ||
+           SpreadExcludes(pb.working(), pa.working());
+  };
+  model.may_enter = [&](size_t item, size_t n) {
+    return zones.MayEnter(item, n, position[item_pod[item]]);
+  };
+  MoveLimits limits;
+  limits.max_checks = 400 * static_cast<int64_t>(items.size()) + 100000;
+  const double saved = ImproveByMoves(model, limits);
+  for (size_t n = 0; n < of_t.size(); ++n) {
+    std::vector<size_t>& out = nodes[of_t[n]].members;
+    out.clear();
+    for (size_t i : model.nodes[n]) out.push_back(item_pod[i]);
+  }
+  return saved;
+}
+
+// Each pod's place in the queue, as the Solver orders it (docs/design.md §5.5: cpu and memory
+// descending, then creation, uid and key); the strategies' partitions (exclusive pods first,
+// pinned dear pods last) are not modelled.
+std::vector<int64_t> QueuePositions(const std::vector<PodCtx>& pods) {
+  std::vector<size_t> order(pods.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PodCtx& x = pods[a];
+    const PodCtx& y = pods[b];
+    if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
+    if (x.requests.memory() != y.requests.memory()) {
+      return x.requests.memory() > y.requests.memory();
+    }
+    const ObjectMeta& mx = x.original->metadata;
+    const ObjectMeta& my = y.original->metadata;
+    if (mx.creation_timestamp != my.creation_timestamp) {
+      return mx.creation_timestamp < my.creation_timestamp;
+    }
+    if (mx.uid != my.uid) return mx.uid < my.uid;
+    return x.key < y.key;
+  });
+  std::vector<int64_t> position(pods.size());
+  for (size_t k = 0; k < order.size(); ++k) position[order[k]] = static_cast<int64_t>(k);
+  return position;
+}
+
+// Moves pods between the plan's nodes, template by template; returns the price saved.
+double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
+                        std::map<const Template*, TemplateModel>& models) {
+  MoveRules rules;
+  for (const PlanNode& n : nodes) {
+    for (size_t m : n.members) rules.AddPod(pods[m].working());
+  }
+  std::vector<const Template*> templates;  // in order of their first node
+  std::map<const Template*, std::vector<size_t>> of;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].tmpl == nullptr) continue;
+    auto [pos, inserted] = of.try_emplace(nodes[n].tmpl);
+    if (inserted) templates.push_back(nodes[n].tmpl);
+    pos->second.push_back(n);
+  }
+  const std::vector<int64_t> position = QueuePositions(pods);
+  double saved = 0;
+  for (const Template* t : templates) {
+    saved += MoveWithin(*t, pods, of[t], rules, position, &models[t], nodes);
+  }
+  return saved;
 }
 
 }  // namespace
@@ -398,8 +685,8 @@ double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
   std::vector<size_t> order(claims.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (claims[a].tmpl != claims[b].tmpl) {
-      return std::less<const Template*>()(claims[a].tmpl, claims[b].tmpl);
+    if (claims[a].window() != claims[b].window()) {
+      return std::less<const Template*>()(claims[a].window(), claims[b].window());
     }
     if (round == 1) return claims[a].price < claims[b].price;
     if (round == 2) return claims[a].price > claims[b].price;
@@ -414,7 +701,8 @@ double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
     size_t end = w;
     std::vector<size_t> members;
     double price = 0;
-    while (end < order.size() && claims[order[end]].tmpl == first.tmpl && first.tmpl != nullptr &&
+    while (end < order.size() && claims[order[end]].window() == first.window() &&
+           first.window() != nullptr &&
            members.size() + claims[order[end]].members.size() <= limits.max_pods) {
       const ClaimPods& c = claims[order[end]];
       members.insert(members.end(), c.members.begin(), c.members.end());
@@ -433,11 +721,31 @@ double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
     }
     w = end;
   }
-  if (saved <= 0) return 0;
+  // The plan's nodes: the windows' exact nodes (by group number), then every kept claim.
+  std::vector<PlanNode> nodes(static_cast<size_t>(next_group));
   for (size_t c = 0; c < claims.size(); ++c) {
-    if (replanned[c]) continue;
-    for (size_t m : claims[c].members) pods[m].plan_group = next_group;
-    ++next_group;
+    if (!replanned[c]) continue;
+    for (size_t m : claims[c].members) {
+      PlanNode& n = nodes[static_cast<size_t>(pods[m].plan_group)];
+      n.tmpl = claims[c].tmpl;
+      n.members.push_back(m);
+    }
+  }
+  for (size_t c = 0; c < claims.size(); ++c) {
+    if (!replanned[c]) nodes.push_back({claims[c].tmpl, claims[c].zone, claims[c].members});
+  }
+  // The moves do not depend on the window order: the first round makes them. Their plan
+  // costs one more solve (its replay): like the candidates' budget, they stop at
+  // kMaxMovePods pods.
+  if (limits.moves && round == 0 && pods.size() <= kMaxMovePods) {
+    saved += MoveBetweenNodes(pods, nodes, models);
+  }
+  if (saved <= 0) return 0;
+  int group = 0;
+  for (const PlanNode& n : nodes) {
+    if (n.members.empty()) continue;
+    for (size_t m : n.members) pods[m].plan_group = group;
+    ++group;
   }
   return saved;
 }

@@ -27,6 +27,9 @@ namespace karp::scheduling {
 struct ExactLimits {
   size_t max_pods = 10;            // largest group searched
   int64_t max_expansions = 400000;  // search nodes per group; the best found so far is kept
+  // PlanRepack, first round: after the windows, single pods are moved between any two nodes
+  // of the plan of one template (local_moves.h).
+  bool moves = true;
 };
 
 // Sets plan_group on the pods of every small enough group (groups numbered from 0 in queue
@@ -38,10 +41,17 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
 // are taken in windows of consecutive claims of one template holding at most
 // ExactLimits::max_pods pods together (every pod modelled), and each window's pods are packed
 // exactly; a window whose exact partition is cheaper than its claims' launch prices is
-// replaced by it. Sets plan_group on every pod of `result`'s new claims (a kept claim is one
-// group) and returns the price the plan saves in the abstract model (0: nothing to gain, and
-// no plan is set). The plan must be replayed by a cost-mode Solver, which checks every
-// constraint again.
+// replaced by it. Then (ExactLimits::moves; round 0, solves of at most 10,000 pods: the
+// moves' plan costs one more solve) single pods move between any two nodes of the plan of one
+// template while a move lowers the plan's price (local_moves.h): modelled pods only, never
+// next to a pod they exclude or that spreads them over hostnames, never a pod a pod affinity
+// selects, never the pod that narrowed its claim to a zone, and a pod whose zone some
+// topology counts only between nodes where the replay counts it alike (narrowed to the same
+// zone before its turn in the queue, or not narrowed then); claims holding unmodelled pods
+// take part, their unmodelled pods staying. Sets plan_group on every pod of `result`'s new
+// claims (a kept node is one group) and returns the price the plan saves in the abstract model
+// (0: nothing to gain, and no plan is set). The plan must be replayed by a cost-mode Solver,
+// which checks every constraint again.
 // `round` picks the order claims are windowed in within a template: 0 creation order, 1 by
 // launch price, 2 by launch price descending (successive rounds pair different neighbours).
 double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,

@@ -198,9 +198,10 @@ TEST_CASE("the cost pool order decides whether weights or prices choose a new cl
     return pools;
   };
   SchedulerOptions by_weight;
+  by_weight.cost_pool_order = karp::PoolOrder::kWeight;
   const SolveResult weight = SolveWith(snap, catalog, karp::PackingMode::kCost, by_weight);
-  SchedulerOptions by_price;
-  by_price.cost_pool_order = karp::PoolOrder::kPrice;
+  SchedulerOptions by_price;  // the default
+  REQUIRE(by_price.cost_pool_order == karp::PoolOrder::kPrice);
   const SolveResult price = SolveWith(snap, catalog, karp::PackingMode::kCost, by_price);
   REQUIRE(weight.pod_errors.empty());
   REQUIRE(price.pod_errors.empty());
