@@ -576,7 +576,7 @@ std::string_view WithoutBom(std::string_view text, size_t* first) {
 
 }  // namespace
 
-std::optional<Json> LoadJsonStreamingItems(std::string_view text, const ItemSink& sink) {
+std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItemSink& sink) {
   size_t first = 0;
   text = WithoutBom(text, &first);
   if (first == text.size() || text[first] != '{') return std::nullopt;

@@ -113,10 +113,11 @@ TEST_CASE("The streaming reader hands out the root's items and keeps the rest",
       R"({"a": {"items": [1]}, "items": [{"x": [1, {"items": [2]}]}, 7, "s", [], null], "z": 1})";
   std::vector<Json> items;
   std::optional<Json> root =
-      karp::json::codec_internal::FastParseJsonStreamingItems(text, [&](Json&& v, size_t i) {
-        CHECK(i == items.size());
-        items.push_back(std::move(v));
-      });
+      karp::json::codec_internal::FastParseJsonStreamingItems(
+          text, [&](const karp::json::codec_internal::LiteValue& v, size_t i) {
+            CHECK(i == items.size());
+            items.push_back(karp::json::codec_internal::ToJson(v));
+          });
   REQUIRE(root.has_value());
   Json whole = Json::parse(text);
   // Every element, in order, typed as nlohmann types it; the value keeps an empty "items".
@@ -127,7 +128,8 @@ TEST_CASE("The streaming reader hands out the root's items and keeps the rest",
   // What FastParseJson declines, the streaming reader declines too (after handing out items).
   size_t seen = 0;
   CHECK_FALSE(karp::json::codec_internal::FastParseJsonStreamingItems(
-                  R"({"items": [1, 2], "k": 1, "k": 2})", [&](Json&&, size_t) { ++seen; })
+                  R"({"items": [1, 2], "k": 1, "k": 2})",
+                  [&](const karp::json::codec_internal::LiteValue&, size_t) { ++seen; })
                   .has_value());
   CHECK(seen == 2);
 }
