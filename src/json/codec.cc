@@ -902,7 +902,8 @@ absl::Status Escaped(const absl::Status& s) {
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
-absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
+template <typename R>
+absl::Status ReadInstanceType(const R& o, InstanceType* out) {
   std::string name;
   KARP_RETURN_IF_ERROR(o.RequiredString("name", &name));
   if (name.empty()) return PathError(o.At("name"), "must not be empty");
@@ -915,21 +916,21 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   ResourceList capacity;
   KARP_RETURN_IF_ERROR(o.Resources("capacity", &capacity));
   Overhead overhead;
-  KARP_ASSIGN_OR_RETURN(FieldReader oh, o.Object("overhead"));
+  KARP_ASSIGN_OR_RETURN(R oh, o.Object("overhead"));
   KARP_RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
   std::vector<Offering> offerings;
-  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const FieldReader& f) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const R& f) -> absl::Status {
     Offering off;
     KARP_RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
     if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
     KARP_RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
     if (off.capacity_type.empty()) return PathError(f.At("capacityType"), "must not be empty");
-    const Json* price = f.Get("price");
+    const auto* price = f.Get("price");
     if (price == nullptr) return PathError(f.At("price"), "required");
     if (!price->is_number()) return WrongType(f.At("price"), "a number", *price);
-    off.price = price->get<double>();
+    off.price = price->template get<double>();
     if (!std::isfinite(off.price) || off.price < 0) {
       return PathError(f.At("price"), "must be a finite number >= 0");
     }
@@ -959,21 +960,15 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<Document>& docs) {
-  const Document* doc = nullptr;
-  for (const Document& d : docs) {
-    if (d.value.is_null()) continue;
-    if (doc != nullptr) return PathError(d.path, "a catalog is a single document");
-    doc = &d;
-  }
-  if (doc == nullptr) return PathError("", "empty catalog document");
-  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
+// The instance types of a catalog document whose root is `root` (null: absent).
+template <typename R>
+absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const R& root) {
   if (!root.present() || root.Get("instanceTypes") == nullptr) {
     return PathError(root.At("instanceTypes"), "required");
   }
   std::vector<InstanceType> types;
   std::map<std::string, std::string> seen;
-  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const FieldReader& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const R& o) -> absl::Status {
     InstanceType it;
     KARP_RETURN_IF_ERROR(ReadInstanceType(o, &it));
     auto [pos, inserted] = seen.emplace(it.name, o.path());
@@ -985,6 +980,18 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
     return absl::OkStatus();
   }));
   return types;
+}
+
+absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<Document>& docs) {
+  const Document* doc = nullptr;
+  for (const Document& d : docs) {
+    if (d.value.is_null()) continue;
+    if (doc != nullptr) return PathError(d.path, "a catalog is a single document");
+    doc = &d;
+  }
+  if (doc == nullptr) return PathError("", "empty catalog document");
+  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
+  return DecodeInstanceTypes(root);
 }
 
 // True unless `root` has a string kind that is not a List's: the streamed items of such an
@@ -1101,9 +1108,18 @@ absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& in
 absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
                                                              std::string_view source) {
   try {
-    absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
-    if (!docs.ok()) return Escaped(docs.status());
-    absl::StatusOr<std::vector<InstanceType>> types = DecodeInstanceTypes(*docs);
+    absl::StatusOr<std::vector<InstanceType>> types;
+    // A JSON object is read from the fast reader's values when it takes the text.
+    bool object = false;
+    const bool fast = codec_internal::FastParseJsonRoot(text, [&](const LiteValue& root) {
+      object = root.is_object();
+      if (object) types = DecodeInstanceTypes(LiteFieldReader::Make(root, "").value());
+    });
+    if (!fast || !object) {
+      absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
+      if (!docs.ok()) return Escaped(docs.status());
+      types = DecodeInstanceTypes(*docs);
+    }
     if (!types.ok()) return Escaped(WithSource(source, types.status()));
     return types;
   } catch (const std::exception& e) {

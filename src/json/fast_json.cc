@@ -279,6 +279,10 @@ Json ToJson(const LiteValue& v) {
 
 std::optional<Json> FastParseJson(std::string_view text) { return ParseToJson(text, nullptr); }
 
+bool FastParseJsonRoot(std::string_view text, const std::function<void(const LiteValue&)>& use) {
+  return Parse(text, nullptr, use);
+}
+
 std::optional<Json> FastParseJsonStreamingItems(std::string_view text, const LiteItemSink& sink) {
   return ParseToJson(text, &sink);
 }

@@ -124,6 +124,11 @@ Json ToJson(const LiteValue& v);
 // Complexity: linear in the size of the text.
 std::optional<Json> FastParseJson(std::string_view text);
 
+// Parses `text` as FastParseJson does and hands the root value to `use` while it lives,
+// without building nlohmann values; false (`use` not called) when the text is declined.
+// Throws only what `use` throws.
+bool FastParseJsonRoot(std::string_view text, const std::function<void(const LiteValue&)>& use);
+
 // FastParseJson, except that the elements of the root object's "items" array (when it is an
 // array) go to `sink` (document.h) as they are completed, in order, instead of into the value, whose "items" stays an
 // empty array: a large List is never held whole, nor built as nlohmann values. The sink sees

@@ -278,17 +278,24 @@ absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::MakeStrict(
 }
 
 template <typename V>
-absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Element(const V& array, size_t i,
-                                                 std::string_view path) {
+absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Element(const V& array,
+                                                                 std::string_view key,
+                                                                 size_t i) const {
   const V& e = array[i];
-  std::string item_path = IndexPath(path, i);
-  if (!e.is_object()) return WrongType(item_path, "an object", e);
-  return BasicFieldReader(&e, std::move(item_path));
+  if (!e.is_object()) return WrongType(IndexPath(At(key), i), "an object", e);
+  return BasicFieldReader(&e, this, key, i);
+}
+
+template <typename V>
+void BasicFieldReader<V>::BuildPath() const {
+  path_ = JoinPath(parent_->path(), key_);
+  if (index_ != std::string::npos) path_ = IndexPath(path_, index_);
+  path_known_ = true;
 }
 
 template <typename V>
 absl::Status BasicFieldReader<V>::Error(std::string_view key, std::string_view what) const {
-  return PathError(key.empty() ? path_ : At(key), what);
+  return PathError(key.empty() ? path() : At(key), what);
 }
 
 template <typename V>
@@ -302,8 +309,9 @@ const V* BasicFieldReader<V>::Get(std::string_view key) const {
 template <typename V>
 absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Object(std::string_view key) const {
   const V* f = Get(key);
-  if (f == nullptr) return BasicFieldReader(At(key));
-  return Make(*f, At(key));
+  if (f == nullptr) return BasicFieldReader(nullptr, this, key);
+  if (!f->is_object()) return WrongType(At(key), "an object", *f);
+  return BasicFieldReader(f, this, key);
 }
 
 // The readers below build the field's path only for an error: most fields read fine.

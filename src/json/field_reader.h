@@ -69,7 +69,7 @@ absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_v
 // ---------------------------------------------------------------------------------------------
 // FieldReader: typed access to the fields of one JSON object (or of an absent one, whose
 // fields all read as absent), naming paths on error. Cheap to copy; the JSON value must
-// outlive it. `V` is Json or LiteValue (the members are instantiated for those two only).
+// outlive it, and a reader from Object or Objects must not outlive the reader it came from. `V` is Json or LiteValue (the members are instantiated for those two only).
 
 template <typename V>
 class BasicFieldReader {
@@ -77,7 +77,8 @@ class BasicFieldReader {
   using Value = V;
 
   // An absent object: every field reads as absent.
-  explicit BasicFieldReader(std::string path) : v_(nullptr), path_(std::move(path)) {}
+  explicit BasicFieldReader(std::string path)
+      : v_(nullptr), path_(std::move(path)), path_known_(true) {}
 
   // `v` must be an object or null (null reads as absent).
   // Errors: `<path>: expected an object, got ...`.
@@ -91,9 +92,13 @@ class BasicFieldReader {
   bool present() const { return v_ != nullptr; }
   // The object read (nullptr when absent).
   const V* value() const { return v_; }
-  const std::string& path() const { return path_; }
+  // Built when first asked for (a field that reads fine never needs it).
+  const std::string& path() const {
+    if (!path_known_) BuildPath();
+    return path_;
+  }
   // `<path>.<key>`.
-  std::string At(std::string_view key) const { return JoinPath(path_, key); }
+  std::string At(std::string_view key) const { return JoinPath(path(), key); }
   // InvalidArgument `<path>.<key>: <what>` (`<path>: <what>` when key is empty).
   absl::Status Error(std::string_view key, std::string_view what) const;
 
@@ -128,23 +133,33 @@ class BasicFieldReader {
   absl::Status Objects(std::string_view key, Fn&& fn) const {
     const V* f = Get(key);
     if (f == nullptr) return absl::OkStatus();
-    const std::string path = At(key);
-    if (!f->is_array()) return WrongType(path, "an array", *f);
+    if (!f->is_array()) return WrongType(At(key), "an array", *f);
     for (size_t i = 0; i < f->size(); ++i) {
-      KARP_ASSIGN_OR_RETURN(BasicFieldReader item, Element(*f, i, path));
+      KARP_ASSIGN_OR_RETURN(BasicFieldReader item, Element(*f, key, i));
       KARP_RETURN_IF_ERROR(fn(item));
     }
     return absl::OkStatus();
   }
 
  private:
-  BasicFieldReader(const V* v, std::string path) : v_(v), path_(std::move(path)) {}
-  // The object at `array[i]`. Errors: `<path>[i]: expected an object, got ...`.
-  static absl::StatusOr<BasicFieldReader> Element(const V& array, size_t i,
-                                                  std::string_view path);
+  BasicFieldReader(const V* v, std::string path)
+      : v_(v), path_(std::move(path)), path_known_(true) {}
+  // The object `v` at `key` of `parent` (element `index` of that array unless npos), its path
+  // left to build. The parent must outlive it, as it does when readers are locals of nested
+  // scopes (Object, Objects); `key` likewise.
+  BasicFieldReader(const V* v, const BasicFieldReader* parent, std::string_view key,
+                   size_t index = std::string::npos)
+      : v_(v), parent_(parent), key_(key), index_(index) {}
+  // The object at `key[i]` of this object. Errors: `<path>[i]: expected an object, got ...`.
+  absl::StatusOr<BasicFieldReader> Element(const V& array, std::string_view key, size_t i) const;
+  void BuildPath() const;
 
   const V* v_;
-  std::string path_;
+  const BasicFieldReader* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = std::string::npos;
+  mutable std::string path_;
+  mutable bool path_known_ = false;
 };
 
 using FieldReader = BasicFieldReader<Json>;

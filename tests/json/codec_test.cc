@@ -533,6 +533,28 @@ TEST_CASE("Items read in place by the fast reader fail as the whole document doe
     CHECK(streamed == ParseError("---\n" + list, "in"));
     CHECK_THAT(streamed, Catch::StartsWith("in: items[0]"));
   }
+  // Catalogs in JSON are read in place too.
+  const std::vector<std::string> catalogs = {
+      R"({"instanceTypes": [{"name": "a", "capacity": {"cpu": "x"}}]})",
+      R"({"instanceTypes": [{"name": "a", "offerings": [{"zone": "z", "capacityType": "spot",
+          "price": "1"}]}]})",
+      R"({"instanceTypes": [{"name": "a", "offerings": [{"zone": "z", "capacityType": "spot",
+          "price": -1}]}]})",
+      R"({"instanceTypes": [{"name": "a"}, {"name": "a"}]})",
+      R"({"instanceTypes": [{"name": "a", "requirements": [{"key": "k", "operator": "Gt",
+          "values": ["x"]}]}]})",
+      R"({"instanceTypes": {}})",
+      R"({"types": []})",
+  };
+  for (const std::string& catalog : catalogs) {
+    INFO(catalog);
+    auto error = [](const std::string& text) {
+      absl::StatusOr<karp::InstanceCatalog> c = karp::json::ParseCatalog(text, "cat");
+      REQUIRE_FALSE(c.ok());
+      return std::string(c.status().message());
+    };
+    CHECK(error(catalog) == error("---\n" + catalog));
+  }
   // What reads fine reads the same, skipped objects included.
   const std::string good = R"({"kind": "List", "items": [
       {"kind": "Pod", "metadata": {"name": "a", "labels": {"z": "1", "a": "2"}},
