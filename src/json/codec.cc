@@ -12,6 +12,8 @@
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -675,8 +678,13 @@ class SnapshotDecoder {
     size_t pods = 0;
     size_t nodes = 0;
     constexpr std::string_view kKind = "\"kind\":";
-    for (size_t at = text.find(kKind); at != std::string_view::npos;
-         at = text.find(kKind, at + kKind.size())) {
+    // memmem: string_view::find would stop at every quote of the text.
+    auto find = [&](size_t from) -> size_t {
+      const void* hit = memmem(text.data() + from, text.size() - from, kKind.data(), kKind.size());
+      return hit == nullptr ? std::string_view::npos
+                            : static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+    };
+    for (size_t at = find(0); at != std::string_view::npos; at = find(at + kKind.size())) {
       std::string_view rest = text.substr(at + kKind.size());
       if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
       constexpr std::string_view kPod = "\"Pod\"", kNode = "\"Node\"";
@@ -887,7 +895,8 @@ class SnapshotDecoder {
   int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
   codec_internal::OldApiConverter old_api_;
-  std::map<std::string, Origin> seen_;  // "<kind> <key>" -> where it was first defined
+  // "<kind> <key>" -> where it was first defined (only looked up: no order to keep)
+  absl::flat_hash_map<std::string, Origin> seen_;
 };
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {

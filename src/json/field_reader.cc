@@ -402,7 +402,8 @@ absl::Status BasicFieldReader<V>::StringMap(std::string_view key,
   out->clear();
   return ForMembers(*f, [&](std::string_view name, const V& v) -> absl::Status {
     if (!v.is_string()) return WrongType(JoinPath(At(key), name), "a string", v);
-    out->emplace(std::string(name), std::string(Str(v)));
+    // Members come in key order, as the map keeps them: placed at the end without a search.
+    out->emplace_hint(out->end(), std::string(name), std::string(Str(v)));
     return absl::OkStatus();
   });
 }
