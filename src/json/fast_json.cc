@@ -71,17 +71,15 @@ class Arena {
   };
   template <typename T>
   T* Allocate(size_t n) {
-    static_assert(alignof(T) <= alignof(std::max_align_t));
-    const size_t bytes = (n * sizeof(T) + alignof(std::max_align_t) - 1) &
-                         ~(alignof(std::max_align_t) - 1);
-    if (blocks_.empty() || used_ + bytes > blocks_.back().size) {
-      const size_t size = std::max(bytes, kBlockBytes);
-      blocks_.push_back({std::make_unique<std::max_align_t[]>(size / sizeof(std::max_align_t)),
-                         size});
+    static_assert(alignof(T) <= alignof(Unit));
+    const size_t units = (n * sizeof(T) + sizeof(Unit) - 1) / sizeof(Unit);
+    if (blocks_.empty() || used_ + units > blocks_.back().units) {
+      const size_t size = std::max(units, kBlockUnits);
+      blocks_.push_back({std::make_unique<Unit[]>(size), size});
       used_ = 0;
     }
-    void* p = reinterpret_cast<char*>(blocks_.back().data.get()) + used_;
-    used_ += bytes;
+    void* p = blocks_.back().data.get() + used_;
+    used_ += units;
     return static_cast<T*>(p);
   }
   Mark mark() const { return {blocks_.size(), used_}; }
@@ -91,13 +89,18 @@ class Arena {
   }
 
  private:
-  static constexpr size_t kBlockBytes = 64 * 1024;  // a multiple of alignof(max_align_t)
+  // What the arena hands out is counted in units of the strictest alignment.
+  struct alignas(std::max_align_t) Unit {
+    unsigned char bytes[alignof(std::max_align_t)];
+  };
+  static_assert(sizeof(Unit) == alignof(std::max_align_t));
+  static constexpr size_t kBlockUnits = 64 * 1024 / sizeof(Unit);
   struct Block {
-    std::unique_ptr<std::max_align_t[]> data;
-    size_t size;
+    std::unique_ptr<Unit[]> data;
+    size_t units;
   };
   std::vector<Block> blocks_;
-  size_t used_ = 0;
+  size_t used_ = 0;  // units of the last block in use
 };
 
 // Builds the value from RapidJSON's events. The values of the open containers wait on a
