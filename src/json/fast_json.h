@@ -26,7 +26,9 @@ namespace karp::json::codec_internal {
 // the parse that made it (see FastParseJsonStreamingItems).
 class LiteValue {
  public:
-  enum class Type : uint8_t { kNull, kBoolean, kUnsigned, kInteger, kFloat, kString, kArray, kObject };
+  enum class Type : uint8_t {
+    kNull, kBoolean, kUnsigned, kInteger, kFloat, kString, kArray, kObject
+  };
   struct Member;
 
   LiteValue() = default;
@@ -130,10 +132,10 @@ std::optional<Json> FastParseJson(std::string_view text);
 bool FastParseJsonRoot(std::string_view text, const std::function<void(const LiteValue&)>& use);
 
 // FastParseJson, except that the elements of the root object's "items" array (when it is an
-// array) go to `sink` (document.h) as they are completed, in order, instead of into the value, whose "items" stays an
-// empty array: a large List is never held whole, nor built as nlohmann values. The sink sees
-// elements of a text that may still turn out invalid (then nullopt is returned, as
-// FastParseJson would). Throws only what `sink` throws.
+// array) go to `sink` (document.h) as they are completed, in order, instead of into the value,
+// whose "items" stays an empty array: a large List is never held whole, nor built as nlohmann
+// values. The sink sees elements of a text that may still turn out invalid (then nullopt is
+// returned, as FastParseJson would). Throws only what `sink` throws.
 std::optional<Json> FastParseJsonStreamingItems(std::string_view text, const LiteItemSink& sink);
 
 }  // namespace karp::json::codec_internal

@@ -326,7 +326,8 @@ absl::Status BasicFieldReader<V>::String(std::string_view key, std::string* out)
 }
 
 template <typename V>
-absl::Status BasicFieldReader<V>::String(std::string_view key, std::optional<std::string>* out) const {
+absl::Status BasicFieldReader<V>::String(std::string_view key,
+                                         std::optional<std::string>* out) const {
   const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_string()) return WrongType(At(key), "a string", *f);
@@ -409,7 +410,8 @@ absl::Status BasicFieldReader<V>::StringMap(std::string_view key,
 }
 
 template <typename V>
-absl::Status BasicFieldReader<V>::StringList(std::string_view key, std::vector<std::string>* out) const {
+absl::Status BasicFieldReader<V>::StringList(std::string_view key,
+                                             std::vector<std::string>* out) const {
   const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_array()) return WrongType(At(key), "an array", *f);

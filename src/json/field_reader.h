@@ -1,9 +1,9 @@
 // Internal to karp::json (and karp::aws, which links karp_json privately): the one reader of
 // JSON object fields, over nlohmann::json (FieldReader) or the fast reader's LiteValue
-// (LiteFieldReader, for the items of a large List; the same fields, errors and paths), used
-// by every decoder — the snapshot and catalog
-// codec (codec.cc), the storage kinds (codec_storage.cc), simulator traces (sim_trace.cc) and
-// EC2NodeClass (src/aws/ec2nodeclass.cc). Its conventions:
+// (LiteFieldReader, for the items of a large List and catalogs; the same fields, errors and
+// paths), used by every decoder — the snapshot and catalog codec (codec.cc), the storage
+// kinds (codec_storage.cc), simulator traces (sim_trace.cc) and EC2NodeClass
+// (src/aws/ec2nodeclass.cc). Its conventions:
 //  - paths name fields as `a.b[2].c` and errors read `<path>: <what>` (just `<what>` at the
 //    top level);
 //  - a field that is absent or JSON null keeps its default;
@@ -69,13 +69,13 @@ absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_v
 // ---------------------------------------------------------------------------------------------
 // FieldReader: typed access to the fields of one JSON object (or of an absent one, whose
 // fields all read as absent), naming paths on error. Cheap to copy; the JSON value must
-// outlive it, and a reader from Object or Objects must not outlive the reader it came from. `V` is Json or LiteValue (the members are instantiated for those two only).
+// outlive it, and a reader from Object or Objects must not outlive the reader it came from.
+// `V` is Json or LiteValue (the members are instantiated for those two only). Not
+// thread-safe (the path is built on first use); O(1) per field read (objects are small).
 
 template <typename V>
 class BasicFieldReader {
  public:
-  using Value = V;
-
   // An absent object: every field reads as absent.
   explicit BasicFieldReader(std::string path)
       : v_(nullptr), path_(std::move(path)), path_known_(true) {}
