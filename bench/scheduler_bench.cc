@@ -29,6 +29,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "karp/lower_bound.h"
@@ -52,21 +53,24 @@ struct Expect {
   bool allow_unplaceable = false; // pod errors allowed only for pods no type can host
 };
 
-void RunSolve(benchmark::State& state, const karp::ClusterSnapshot& snapshot,
+void RunSolve(benchmark::State& state, karp::ClusterSnapshot snapshot,
               std::shared_ptr<const karp::InstanceCatalog> catalog,
               const karp::SchedulerOptions& options, Expect expect) {
   if (catalog == nullptr) {
     state.SkipWithError("the instance catalog could not be built");
     return;
   }
-  absl::StatusOr<karp::Scheduler> scheduler = karp::Scheduler::Create(snapshot, catalog, options);
-  if (!scheduler.ok()) {
-    state.SkipWithError(std::string(scheduler.status().message()).c_str());
-    return;
-  }
   absl::StatusOr<karp::CostLowerBound> bound = karp::PriceLowerBound(snapshot, *catalog);
   if (!bound.ok()) {
     state.SkipWithError(("lower bound: " + std::string(bound.status().message())).c_str());
+    return;
+  }
+  const double pods = static_cast<double>(snapshot.PendingPods().size());
+  // The scheduler takes the snapshot over: the process holds one copy of it, as a host would.
+  absl::StatusOr<karp::Scheduler> scheduler =
+      karp::Scheduler::Create(std::move(snapshot), catalog, options);
+  if (!scheduler.ok()) {
+    state.SkipWithError(std::string(scheduler.status().message()).c_str());
     return;
   }
   // Check the result once before timing counts (and keep only its figures, so the process
@@ -119,7 +123,6 @@ void RunSolve(benchmark::State& state, const karp::ClusterSnapshot& snapshot,
     absl::StatusOr<karp::SolveResult> r = scheduler->Solve();
     benchmark::DoNotOptimize(r);
   }
-  const double pods = static_cast<double>(snapshot.PendingPods().size());
   state.counters["pods"] = pods;
   state.counters["nodes"] = nodes;
   state.counters["price"] = price;

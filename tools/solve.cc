@@ -14,6 +14,7 @@
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 #include "karp/scheduler.h"
+#include "scheduling/access.h"
 #include "tools/cli_common.h"
 
 namespace karp::cli {
@@ -55,7 +56,8 @@ constexpr char kSolveUsage[] =
     "  --cost-deadline DURATION     cost packing: stop searching after DURATION (e.g. 2s) and\n"
     "                               return the best found so far (default: no deadline)\n"
     "  --now RFC3339                the clock for commitment end dates (default: now)\n"
-    "  --timings                    print the solve time to stderr\n"
+    "  --timings                    print the time of each phase to stderr (read,\n"
+    "                               prepare, solve, write)\n"
     "  -h, --help                   this help\n";
 
 std::string TypesText(const std::vector<std::string>& types) {
@@ -123,6 +125,57 @@ void PrintText(const SolveResult& r, std::string_view currency,
     std::cout << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
   }
   PrintSkippedSummary(skipped);
+}
+
+// What the output of `karp solve` reads of the snapshot: its NodePools (-o nodeclaims) and
+// what reading skipped.
+ClusterSnapshot OutputPart(const ClusterSnapshot& snapshot) {
+  ClusterSnapshot part;
+  part.node_pools = snapshot.node_pools;
+  part.skipped_objects = snapshot.skipped_objects;
+  part.skipped = snapshot.skipped;
+  part.warnings = snapshot.warnings;
+  return part;
+}
+
+// When each phase of `karp solve` ended, for --timings.
+struct PhaseTimes {
+  absl::Time start, read, prepare, solve, write;
+
+  void Print() const {
+    std::cerr << "read " << absl::FormatDuration(read - start) << ", prepare "
+              << absl::FormatDuration(prepare - read) << ", solve "
+              << absl::FormatDuration(solve - prepare) << ", write "
+              << absl::FormatDuration(write - solve) << "\n";
+  }
+};
+
+// Solves the snapshot read and writes the result in the `output` format (json, yaml, text or
+// nodeclaims), noting the end of each phase in `times`; returns the exit status.
+int SolveAndWrite(ClusterSnapshot snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+                  const SchedulerOptions& options, const std::string& output,
+                  std::string_view currency, PhaseTimes* times) {
+  // The scheduler takes the snapshot over (no copy); the output needs only this part of it.
+  // ReadSnapshotFiles validated every object and name as it read them (with file and path in
+  // its errors), which is what Scheduler::Create would check again: the snapshot is taken as
+  // validated.
+  const ClusterSnapshot kept = OutputPart(snapshot);
+  absl::StatusOr<Scheduler> scheduler = scheduling::CreateUnchecked(
+      std::make_shared<const ClusterSnapshot>(std::move(snapshot)), std::move(catalog), options);
+  if (!scheduler.ok()) return InputError(scheduler.status());
+  times->prepare = absl::Now();
+  absl::StatusOr<SolveResult> result = scheduler->Solve();
+  if (!result.ok()) return InputError(result.status());
+  times->solve = absl::Now();
+  if (output == "text") {
+    PrintText(*result, currency, kept.skipped);
+  } else if (absl::Status s = json::WriteSolveOutput(*result, kept, output, std::cout);
+             !s.ok()) {  // streamed: the JSON of a large result is not held whole
+    return InputError(s);
+  }
+  std::cout.flush();
+  times->write = absl::Now();
+  return kExitOk;
 }
 
 // --preference-policy, --min-values-policy and --max-instance-types, as CatalogFlags::Take.
@@ -255,6 +308,8 @@ int RunSolve(const std::vector<std::string>& args) {
 
   absl::StatusOr<std::vector<std::string>> files = file_flags.Files();
   if (!files.ok()) return InputError(files.status());
+  PhaseTimes times;
+  times.start = absl::Now();
   absl::StatusOr<ClusterSnapshot> snapshot = ReadSnapshot(*files, catalog_flags.read);
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
@@ -266,25 +321,11 @@ int RunSolve(const std::vector<std::string>& args) {
   // The bound is of list prices: beside marginal costs it would mislead.
   options.compute_lower_bound = options.pricing == nullptr;
 
-  const absl::Time start = absl::Now();
-  absl::StatusOr<Scheduler> scheduler = Scheduler::Create(*snapshot, shared, options);
-  if (!scheduler.ok()) return InputError(scheduler.status());
-  const absl::Time prepared = absl::Now();
-  absl::StatusOr<SolveResult> result = scheduler->Solve();
-  if (!result.ok()) return InputError(result.status());
-  if (timings) {
-    std::cerr << "prepare " << absl::FormatDuration(prepared - start) << ", solve "
-              << absl::FormatDuration(absl::Now() - prepared) << "\n";
-  }
-  if (output == "text") {
-    PrintText(*result, catalog_flags.Currency(), snapshot->skipped);
-    return kExitOk;
-  }
-  // Streamed: the JSON of a large result is not held whole.
-  if (absl::Status s = json::WriteSolveOutput(*result, *snapshot, output, std::cout); !s.ok()) {
-    return InputError(s);
-  }
-  return kExitOk;
+  times.read = absl::Now();
+  const int status = SolveAndWrite(*std::move(snapshot), std::move(shared), options, output,
+                                   catalog_flags.Currency(), &times);
+  if (timings && status == kExitOk) times.Print();
+  return status;
 }
 
 }  // namespace karp::cli

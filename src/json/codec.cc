@@ -12,6 +12,8 @@
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -33,6 +36,7 @@
 #include "json/codec_fields.h"
 #include "json/convert_old_api.h"
 #include "json/document.h"
+#include "json/fast_json.h"
 #include "json/field_reader.h"
 
 namespace karp::json {
@@ -43,6 +47,8 @@ using codec_internal::Document;
 using codec_internal::FieldReader;
 using codec_internal::ForEachObject;
 using codec_internal::KubernetesObject;
+using codec_internal::LiteFieldReader;
+using codec_internal::LiteValue;
 using codec_internal::IndexPath;
 using codec_internal::JoinPath;
 using codec_internal::Json;
@@ -57,10 +63,11 @@ using internal::Message;
 
 // An int-or-string (PodDisruptionBudget minAvailable/maxUnavailable, budget nodes): a
 // non-negative integer or a percentage.
-absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path) {
+template <typename V>
+absl::StatusOr<std::string> AsIntOrPercent(const V& v, std::string_view path) {
   std::string text;
   if (v.is_string()) {
-    text = v.get_ref<const std::string&>();
+    KARP_ASSIGN_OR_RETURN(text, codec_internal::AsString(v, path));
   } else if (v.is_number()) {
     KARP_ASSIGN_OR_RETURN(int64_t i, AsInt64(v, path));
     text = std::to_string(i);
@@ -82,7 +89,8 @@ absl::StatusOr<std::string> AsIntOrPercent(const Json& v, std::string_view path)
 // Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
 namespace codec_internal {
 
-absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta) {
+template <typename R>
+absl::Status ReadMeta(const R& m, ObjectMeta* meta) {
   KARP_RETURN_IF_ERROR(m.String("name", &meta->name));
   KARP_RETURN_IF_ERROR(m.String("namespace", &meta->namespace_));
   KARP_RETURN_IF_ERROR(m.String("uid", &meta->uid));
@@ -91,7 +99,7 @@ absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta) {
   KARP_RETURN_IF_ERROR(m.Time("creationTimestamp", &meta->creation_timestamp));
   KARP_RETURN_IF_ERROR(m.Time("deletionTimestamp", &meta->deletion_timestamp));
   meta->owner_references.clear();
-  return m.Objects("ownerReferences", [&](const FieldReader& o) -> absl::Status {
+  return m.Objects("ownerReferences", [&](const R& o) -> absl::Status {
     OwnerReference ref;
     KARP_RETURN_IF_ERROR(o.String("apiVersion", &ref.api_version));
     KARP_RETURN_IF_ERROR(o.String("kind", &ref.kind));
@@ -103,13 +111,17 @@ absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta) {
   });
 }
 
+template absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta);
+template absl::Status ReadMeta(const LiteFieldReader& m, ObjectMeta* meta);
+
 }  // namespace codec_internal
 
 namespace {
 
-absl::Status ReadTaints(const FieldReader& parent, std::string_view key, std::vector<Taint>* out) {
+template <typename R>
+absl::Status ReadTaints(const R& parent, std::string_view key, std::vector<Taint>* out) {
   out->clear();
-  return parent.Objects(key, [&](const FieldReader& o) -> absl::Status {
+  return parent.Objects(key, [&](const R& o) -> absl::Status {
     Taint t;
     KARP_RETURN_IF_ERROR(o.RequiredString("key", &t.key));
     KARP_RETURN_IF_ERROR(o.String("value", &t.value));
@@ -127,9 +139,10 @@ absl::Status ReadTaints(const FieldReader& parent, std::string_view key, std::ve
   });
 }
 
-absl::Status ReadConditions(const FieldReader& status, std::vector<NodeCondition>* out) {
+template <typename R>
+absl::Status ReadConditions(const R& status, std::vector<NodeCondition>* out) {
   out->clear();
-  return status.Objects("conditions", [&](const FieldReader& o) -> absl::Status {
+  return status.Objects("conditions", [&](const R& o) -> absl::Status {
     NodeCondition c;
     KARP_RETURN_IF_ERROR(o.RequiredString("type", &c.type));
     KARP_RETURN_IF_ERROR(o.RequiredString("status", &c.status));
@@ -145,8 +158,9 @@ absl::Status ReadConditions(const FieldReader& status, std::vector<NodeCondition
   });
 }
 
-absl::Status ReadNodeClassRef(const FieldReader& spec, NodeClassRef* out) {
-  KARP_ASSIGN_OR_RETURN(FieldReader ref, spec.Object("nodeClassRef"));
+template <typename R>
+absl::Status ReadNodeClassRef(const R& spec, NodeClassRef* out) {
+  KARP_ASSIGN_OR_RETURN(R ref, spec.Object("nodeClassRef"));
   KARP_RETURN_IF_ERROR(ref.String("group", &out->group));
   KARP_RETURN_IF_ERROR(ref.String("kind", &out->kind));
   KARP_RETURN_IF_ERROR(ref.String("name", &out->name));
@@ -156,7 +170,8 @@ absl::Status ReadNodeClassRef(const FieldReader& spec, NodeClassRef* out) {
 enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
 
 // One NodeSelectorRequirement ({key, operator, values, minValues}).
-absl::Status ReadRequirement(const FieldReader& o, RequirementOwner owner,
+template <typename R>
+absl::Status ReadRequirement(const R& o, RequirementOwner owner,
                              NodeSelectorRequirement* out) {
   KARP_RETURN_IF_ERROR(o.RequiredString("key", &out->key));
   std::string op_text;
@@ -187,10 +202,11 @@ absl::Status ReadRequirement(const FieldReader& o, RequirementOwner owner,
   return absl::OkStatus();
 }
 
-absl::Status ReadRequirements(const FieldReader& spec, RequirementOwner owner,
+template <typename R>
+absl::Status ReadRequirements(const R& spec, RequirementOwner owner,
                               std::vector<NodeSelectorRequirement>* out) {
   out->clear();
-  return spec.Objects("requirements", [&](const FieldReader& o) -> absl::Status {
+  return spec.Objects("requirements", [&](const R& o) -> absl::Status {
     NodeSelectorRequirement r;
     KARP_RETURN_IF_ERROR(ReadRequirement(o, owner, &r));
     out->push_back(std::move(r));
@@ -198,16 +214,17 @@ absl::Status ReadRequirements(const FieldReader& spec, RequirementOwner owner,
   });
 }
 
-absl::Status ReadLabelSelector(const FieldReader& parent, std::string_view key,
+template <typename R>
+absl::Status ReadLabelSelector(const R& parent, std::string_view key,
                                std::optional<LabelSelector>* out) {
-  KARP_ASSIGN_OR_RETURN(FieldReader o, parent.Object(key));
+  KARP_ASSIGN_OR_RETURN(R o, parent.Object(key));
   if (!o.present()) {
     *out = std::nullopt;
     return absl::OkStatus();
   }
   LabelSelector sel;
   KARP_RETURN_IF_ERROR(o.StringMap("matchLabels", &sel.match_labels));
-  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const R& e) -> absl::Status {
     LabelSelectorRequirement r;
     KARP_RETURN_IF_ERROR(e.RequiredString("key", &r.key));
     std::string op_text;
@@ -233,25 +250,30 @@ absl::Status ReadLabelSelector(const FieldReader& parent, std::string_view key,
 // Declared in json/codec_fields.h (the storage kinds read metadata and terms the same way).
 namespace codec_internal {
 
-absl::Status ReadNodeSelectorTerm(const FieldReader& o, NodeSelectorTerm* out) {
-  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const FieldReader& e) -> absl::Status {
+template <typename R>
+absl::Status ReadNodeSelectorTerm(const R& o, NodeSelectorTerm* out) {
+  KARP_RETURN_IF_ERROR(o.Objects("matchExpressions", [&](const R& e) -> absl::Status {
     NodeSelectorRequirement r;
     KARP_RETURN_IF_ERROR(ReadRequirement(e, RequirementOwner::kPod, &r));
     out->match_expressions.push_back(std::move(r));
     return absl::OkStatus();
   }));
-  if (const Json* mf = o.Get("matchFields"); mf != nullptr) {
+  if (const auto* mf = o.Get("matchFields"); mf != nullptr) {
     if (!mf->is_array()) return WrongType(o.At("matchFields"), "an array", *mf);
     out->has_match_fields = !mf->empty();
   }
   return absl::OkStatus();
 }
 
+template absl::Status ReadNodeSelectorTerm(const FieldReader& o, NodeSelectorTerm* out);
+template absl::Status ReadNodeSelectorTerm(const LiteFieldReader& o, NodeSelectorTerm* out);
+
 }  // namespace codec_internal
 
 namespace {
 
-absl::Status ReadPodAffinityTerm(const FieldReader& o, PodAffinityTerm* out) {
+template <typename R>
+absl::Status ReadPodAffinityTerm(const R& o, PodAffinityTerm* out) {
   KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "labelSelector", &out->label_selector));
   KARP_RETURN_IF_ERROR(o.StringList("namespaces", &out->namespaces));
   KARP_RETURN_IF_ERROR(ReadLabelSelector(o, "namespaceSelector", &out->namespace_selector));
@@ -261,43 +283,45 @@ absl::Status ReadPodAffinityTerm(const FieldReader& o, PodAffinityTerm* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadPodAffinityRules(const FieldReader& affinity, std::string_view key,
+template <typename R>
+absl::Status ReadPodAffinityRules(const R& affinity, std::string_view key,
                                   PodAffinityRules* out) {
-  KARP_ASSIGN_OR_RETURN(FieldReader o, affinity.Object(key));
+  KARP_ASSIGN_OR_RETURN(R o, affinity.Object(key));
   KARP_RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
-                                 [&](const FieldReader& t) -> absl::Status {
+                                 [&](const R& t) -> absl::Status {
                                    PodAffinityTerm term;
                                    KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
                                    out->required.push_back(std::move(term));
                                    return absl::OkStatus();
                                  }));
   return o.Objects("preferredDuringSchedulingIgnoredDuringExecution",
-                   [&](const FieldReader& w) -> absl::Status {
+                   [&](const R& w) -> absl::Status {
                      WeightedPodAffinityTerm wt;
                      KARP_RETURN_IF_ERROR(w.Int32("weight", &wt.weight));
-                     KARP_ASSIGN_OR_RETURN(FieldReader t, w.Object("podAffinityTerm"));
+                     KARP_ASSIGN_OR_RETURN(R t, w.Object("podAffinityTerm"));
                      KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &wt.term));
                      out->preferred.push_back(std::move(wt));
                      return absl::OkStatus();
                    });
 }
 
-absl::Status ReadAffinity(const FieldReader& spec, Pod* pod) {
-  KARP_ASSIGN_OR_RETURN(FieldReader aff, spec.Object("affinity"));
-  KARP_ASSIGN_OR_RETURN(FieldReader na, aff.Object("nodeAffinity"));
-  KARP_ASSIGN_OR_RETURN(FieldReader req,
+template <typename R>
+absl::Status ReadAffinity(const R& spec, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(R aff, spec.Object("affinity"));
+  KARP_ASSIGN_OR_RETURN(R na, aff.Object("nodeAffinity"));
+  KARP_ASSIGN_OR_RETURN(R req,
                         na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
-  KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const FieldReader& t) -> absl::Status {
+  KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const R& t) -> absl::Status {
     NodeSelectorTerm term;
     KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
     pod->node_affinity.required.push_back(std::move(term));
     return absl::OkStatus();
   }));
   KARP_RETURN_IF_ERROR(na.Objects(
-      "preferredDuringSchedulingIgnoredDuringExecution", [&](const FieldReader& p) -> absl::Status {
+      "preferredDuringSchedulingIgnoredDuringExecution", [&](const R& p) -> absl::Status {
         PreferredSchedulingTerm pt;
         KARP_RETURN_IF_ERROR(p.Int32("weight", &pt.weight));
-        KARP_ASSIGN_OR_RETURN(FieldReader pref, p.Object("preference"));
+        KARP_ASSIGN_OR_RETURN(R pref, p.Object("preference"));
         KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(pref, &pt.preference));
         pod->node_affinity.preferred.push_back(std::move(pt));
         return absl::OkStatus();
@@ -307,7 +331,8 @@ absl::Status ReadAffinity(const FieldReader& spec, Pod* pod) {
   return absl::OkStatus();
 }
 
-absl::Status ReadInclusionPolicy(const FieldReader& o, std::string_view key,
+template <typename R>
+absl::Status ReadInclusionPolicy(const R& o, std::string_view key,
                                  NodeInclusionPolicy* out) {
   std::string text;
   KARP_RETURN_IF_ERROR(o.String(key, &text));
@@ -323,7 +348,8 @@ absl::Status ReadInclusionPolicy(const FieldReader& o, std::string_view key,
   return absl::OkStatus();
 }
 
-absl::Status ReadTopologySpread(const FieldReader& o, TopologySpreadConstraint* out) {
+template <typename R>
+absl::Status ReadTopologySpread(const R& o, TopologySpreadConstraint* out) {
   KARP_RETURN_IF_ERROR(o.Int32("maxSkew", &out->max_skew));
   if (out->max_skew < 1) return PathError(o.At("maxSkew"), "must be greater than 0");
   KARP_RETURN_IF_ERROR(o.RequiredString("topologyKey", &out->topology_key));
@@ -349,15 +375,16 @@ absl::Status ReadTopologySpread(const FieldReader& o, TopologySpreadConstraint* 
   return absl::OkStatus();
 }
 
-absl::Status ReadContainers(const FieldReader& spec, std::string_view key,
+template <typename R>
+absl::Status ReadContainers(const R& spec, std::string_view key,
                             std::vector<Container>* out) {
   out->clear();
-  return spec.Objects(key, [&](const FieldReader& c) -> absl::Status {
+  return spec.Objects(key, [&](const R& c) -> absl::Status {
     Container container;
     KARP_RETURN_IF_ERROR(c.String("name", &container.name));
-    KARP_ASSIGN_OR_RETURN(FieldReader res, c.Object("resources"));
+    KARP_ASSIGN_OR_RETURN(R res, c.Object("resources"));
     KARP_RETURN_IF_ERROR(res.Resources("requests", &container.requests));
-    KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const FieldReader& p) -> absl::Status {
+    KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const R& p) -> absl::Status {
       ContainerPort port;
       KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
       KARP_RETURN_IF_ERROR(p.Int32("hostPort", &port.host_port));
@@ -385,11 +412,12 @@ absl::Status ReadContainers(const FieldReader& spec, std::string_view key,
 }
 
 // Pod spec fields (shared by Pods and DaemonSet templates).
-absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
+template <typename R>
+absl::Status ReadPodSpec(const R& spec, Pod* pod) {
   KARP_RETURN_IF_ERROR(spec.String("nodeName", &pod->node_name));
   KARP_RETURN_IF_ERROR(spec.StringMap("nodeSelector", &pod->node_selector));
   KARP_RETURN_IF_ERROR(ReadAffinity(spec, pod));
-  KARP_RETURN_IF_ERROR(spec.Objects("tolerations", [&](const FieldReader& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(spec.Objects("tolerations", [&](const R& o) -> absl::Status {
     Toleration t;
     KARP_RETURN_IF_ERROR(o.String("key", &t.key));
     std::string op;
@@ -407,7 +435,7 @@ absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
     return absl::OkStatus();
   }));
   KARP_RETURN_IF_ERROR(
-      spec.Objects("topologySpreadConstraints", [&](const FieldReader& o) -> absl::Status {
+      spec.Objects("topologySpreadConstraints", [&](const R& o) -> absl::Status {
         TopologySpreadConstraint c;
         KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
         pod->topology_spread_constraints.push_back(std::move(c));
@@ -416,16 +444,16 @@ absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
   KARP_RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
-  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
+  KARP_ASSIGN_OR_RETURN(R res, spec.Object("resources"));
   KARP_RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
   KARP_RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
   KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
-  KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const FieldReader& v) -> absl::Status {
+  KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const R& v) -> absl::Status {
     // Volumes backed by a claim (docs/formats-storage.md); other kinds are not kept.
     PodVolume volume;
     KARP_RETURN_IF_ERROR(v.String("name", &volume.name));
-    KARP_ASSIGN_OR_RETURN(FieldReader pvc, v.Object("persistentVolumeClaim"));
-    KARP_ASSIGN_OR_RETURN(FieldReader ephemeral, v.Object("ephemeral"));
+    KARP_ASSIGN_OR_RETURN(R pvc, v.Object("persistentVolumeClaim"));
+    KARP_ASSIGN_OR_RETURN(R ephemeral, v.Object("ephemeral"));
     if (pvc.present()) {
       KARP_RETURN_IF_ERROR(pvc.RequiredString("claimName", &volume.claim_name));
       if (volume.claim_name.empty()) return PathError(pvc.At("claimName"), "must not be empty");
@@ -444,39 +472,42 @@ absl::Status ReadPodSpec(const FieldReader& spec, Pod* pod) {
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
-absl::Status ReadPod(const FieldReader& item, Pod* pod, bool* skip) {
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+template <typename R>
+absl::Status ReadPod(const R& item, Pod* pod, bool* skip) {
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
   if (!pod->scheduler_name.empty() && pod->scheduler_name != "default-scheduler") {
     *skip = true;
     return absl::OkStatus();
   }
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
   if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
   KARP_RETURN_IF_ERROR(ReadPodSpec(spec, pod));
-  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.String("phase", &pod->phase));
   KARP_RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
   return absl::OkStatus();
 }
 
-absl::Status ReadNode(const FieldReader& item, Node* node) {
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+template <typename R>
+absl::Status ReadNode(const R& item, Node* node) {
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &node->metadata));
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &node->taints));
   KARP_RETURN_IF_ERROR(spec.Bool("unschedulable", &node->unschedulable));
   KARP_RETURN_IF_ERROR(spec.String("providerID", &node->provider_id));
-  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.Resources("capacity", &node->capacity));
   KARP_RETURN_IF_ERROR(status.Resources("allocatable", &node->allocatable));
   KARP_RETURN_IF_ERROR(ReadConditions(status, &node->conditions));
   return absl::OkStatus();
 }
 
-absl::Status ReadBudget(const FieldReader& o, Budget* b) {
-  if (const Json* nodes = o.Get("nodes"); nodes != nullptr) {
+template <typename R>
+absl::Status ReadBudget(const R& o, Budget* b) {
+  if (const auto* nodes = o.Get("nodes"); nodes != nullptr) {
     KARP_ASSIGN_OR_RETURN(b->nodes, AsIntOrPercent(*nodes, o.At("nodes")));
   }
   KARP_RETURN_IF_ERROR(o.StringList("reasons", &b->reasons));
@@ -485,15 +516,16 @@ absl::Status ReadBudget(const FieldReader& o, Budget* b) {
   return absl::OkStatus();  // the rules are ValidateNodePool's
 }
 
-absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+template <typename R>
+absl::Status ReadNodePool(const R& item, NodePool* np) {
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &np->metadata));
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(R tmeta, tmpl.Object("metadata"));
   KARP_RETURN_IF_ERROR(tmeta.StringMap("labels", &np->template_labels));
   KARP_RETURN_IF_ERROR(tmeta.StringMap("annotations", &np->template_annotations));
-  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R tspec, tmpl.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadRequirements(tspec, RequirementOwner::kNodePool, &np->requirements));
   KARP_RETURN_IF_ERROR(ReadTaints(tspec, "taints", &np->taints));
   KARP_RETURN_IF_ERROR(ReadTaints(tspec, "startupTaints", &np->startup_taints));
@@ -501,7 +533,7 @@ absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
   KARP_RETURN_IF_ERROR(tspec.Duration("expireAfter", &np->expire_after, /*allow_never=*/true));
   KARP_RETURN_IF_ERROR(tspec.Duration("terminationGracePeriod", &np->termination_grace_period,
                                       /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(FieldReader disruption, spec.Object("disruption"));
+  KARP_ASSIGN_OR_RETURN(R disruption, spec.Object("disruption"));
   std::string policy;
   KARP_RETURN_IF_ERROR(disruption.String("consolidationPolicy", &policy));
   if (disruption.Get("consolidationPolicy") != nullptr) {
@@ -523,9 +555,9 @@ absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
   }
   KARP_RETURN_IF_ERROR(
       disruption.Duration("consolidateAfter", &np->consolidate_after, /*allow_never=*/true));
-  if (const Json* budgets = disruption.Get("budgets"); budgets != nullptr) {
+  if (const auto* budgets = disruption.Get("budgets"); budgets != nullptr) {
     np->budgets.clear();
-    KARP_RETURN_IF_ERROR(disruption.Objects("budgets", [&](const FieldReader& o) -> absl::Status {
+    KARP_RETURN_IF_ERROR(disruption.Objects("budgets", [&](const R& o) -> absl::Status {
       Budget b;
       KARP_RETURN_IF_ERROR(ReadBudget(o, &b));
       np->budgets.push_back(std::move(b));
@@ -538,12 +570,13 @@ absl::Status ReadNodePool(const FieldReader& item, NodePool* np) {
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeClaim(const FieldReader& item, NodeClaim* nc) {
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+template <typename R>
+absl::Status ReadNodeClaim(const R& item, NodeClaim* nc) {
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &nc->metadata));
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadRequirements(spec, RequirementOwner::kNodeClaim, &nc->requirements));
-  KARP_ASSIGN_OR_RETURN(FieldReader res, spec.Object("resources"));
+  KARP_ASSIGN_OR_RETURN(R res, spec.Object("resources"));
   KARP_RETURN_IF_ERROR(res.Resources("requests", &nc->requests));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "taints", &nc->taints));
   KARP_RETURN_IF_ERROR(ReadTaints(spec, "startupTaints", &nc->startup_taints));
@@ -551,7 +584,7 @@ absl::Status ReadNodeClaim(const FieldReader& item, NodeClaim* nc) {
   KARP_RETURN_IF_ERROR(spec.Duration("expireAfter", &nc->expire_after, /*allow_never=*/true));
   KARP_RETURN_IF_ERROR(spec.Duration("terminationGracePeriod", &nc->termination_grace_period,
                                      /*allow_never=*/false));
-  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.String("nodeName", &nc->node_name));
   KARP_RETURN_IF_ERROR(status.String("providerID", &nc->provider_id));
   KARP_RETURN_IF_ERROR(status.String("imageID", &nc->image_id));
@@ -562,35 +595,37 @@ absl::Status ReadNodeClaim(const FieldReader& item, NodeClaim* nc) {
   return absl::OkStatus();
 }
 
-absl::Status ReadDaemonSet(const FieldReader& item, DaemonSet* ds) {
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+template <typename R>
+absl::Status ReadDaemonSet(const R& item, DaemonSet* ds) {
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &ds->metadata));
   if (ds->metadata.namespace_.empty()) ds->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
-  KARP_ASSIGN_OR_RETURN(FieldReader tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(FieldReader tmeta, tmpl.Object("metadata"));
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R tmpl, spec.Object("template"));
+  KARP_ASSIGN_OR_RETURN(R tmeta, tmpl.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
   ds->pod_template.metadata.namespace_ = ds->metadata.namespace_;
-  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R tspec, tmpl.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
   return absl::OkStatus();
 }
 
-absl::Status ReadPdb(const FieldReader& item, PodDisruptionBudget* pdb) {
-  KARP_ASSIGN_OR_RETURN(FieldReader meta, item.Object("metadata"));
+template <typename R>
+absl::Status ReadPdb(const R& item, PodDisruptionBudget* pdb) {
+  KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &pdb->metadata));
   if (pdb->metadata.namespace_.empty()) pdb->metadata.namespace_ = "default";
-  KARP_ASSIGN_OR_RETURN(FieldReader spec, item.Object("spec"));
+  KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
   KARP_RETURN_IF_ERROR(ReadLabelSelector(spec, "selector", &pdb->selector));
-  if (const Json* v = spec.Get("minAvailable"); v != nullptr) {
+  if (const auto* v = spec.Get("minAvailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->min_available, AsIntOrPercent(*v, spec.At("minAvailable")));
   }
-  if (const Json* v = spec.Get("maxUnavailable"); v != nullptr) {
+  if (const auto* v = spec.Get("maxUnavailable"); v != nullptr) {
     KARP_ASSIGN_OR_RETURN(pdb->max_unavailable, AsIntOrPercent(*v, spec.At("maxUnavailable")));
   }
   KARP_RETURN_IF_ERROR(
       spec.String("unhealthyPodEvictionPolicy", &pdb->unhealthy_pod_eviction_policy));
-  KARP_ASSIGN_OR_RETURN(FieldReader status, item.Object("status"));
+  KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &pdb->disruptions_allowed));
   return absl::OkStatus();
 }
@@ -617,6 +652,17 @@ constexpr KindInfo kKinds[] = {
     {"CSINode", "storage.k8s.io/v1"},
 };
 
+// codec_internal::DescribeObject of an object read by either reader.
+std::string Describe(const FieldReader& item, std::string_view kind, std::string_view api_version) {
+  return codec_internal::DescribeObject(item, kind, api_version);
+}
+std::string Describe(const LiteFieldReader& item, std::string_view kind,
+                     std::string_view api_version) {
+  const Json object = codec_internal::ToJson(*item.value());
+  return codec_internal::DescribeObject(FieldReader::Make(object, item.path()).value(), kind,
+                                        api_version);
+}
+
 class SnapshotDecoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
@@ -632,8 +678,13 @@ class SnapshotDecoder {
     size_t pods = 0;
     size_t nodes = 0;
     constexpr std::string_view kKind = "\"kind\":";
-    for (size_t at = text.find(kKind); at != std::string_view::npos;
-         at = text.find(kKind, at + kKind.size())) {
+    // memmem: string_view::find would stop at every quote of the text.
+    auto find = [&](size_t from) -> size_t {
+      const void* hit = memmem(text.data() + from, text.size() - from, kKind.data(), kKind.size());
+      return hit == nullptr ? std::string_view::npos
+                            : static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+    };
+    for (size_t at = find(0); at != std::string_view::npos; at = find(at + kKind.size())) {
       std::string_view rest = text.substr(at + kKind.size());
       if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
       constexpr std::string_view kPod = "\"Pod\"", kNode = "\"Node\"";
@@ -649,6 +700,23 @@ class SnapshotDecoder {
     return codec_internal::ForEachListItem(
         v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); },
         &objects_seen_);
+  }
+
+  // An element of a List's items as the fast reader gives it: the kinds of CoreItem are read
+  // in place, anything else (other kinds, Lists, errors in kind or apiVersion) as its
+  // nlohmann value, by the same code as a whole document.
+  absl::Status LiteListItem(const LiteValue& v, const std::string& path) {
+    const LiteValue* kind = v.Find("kind");
+    const LiteValue* api_version = v.Find("apiVersion");
+    const bool simple = kind != nullptr && kind->is_string() &&
+                        (api_version == nullptr || api_version->is_string()) &&
+                        !IsListKind(kind->str()) &&
+                        IsCoreItem(kind->str(), api_version ? api_version->str() : "");
+    if (!simple) return ListItem(codec_internal::ToJson(v), path);
+    ++objects_seen_;
+    KARP_ASSIGN_OR_RETURN(LiteFieldReader item, LiteFieldReader::Make(v, path));
+    return CoreItem(item, std::string(kind->str()),
+                    api_version ? std::string(api_version->str()) : std::string());
   }
 
   // The input the next documents come from (named in duplicate-object errors).
@@ -678,10 +746,7 @@ class SnapshotDecoder {
     if (codec_internal::IsOldApiObject(kind, api_version)) {
       return old_api_.Add(item, kind, api_version, source_);
     }
-    const KindInfo* info = nullptr;
-    for (const KindInfo& k : kKinds) {
-      if (k.kind == kind) info = &k;
-    }
+    const KindInfo* info = FindKind(kind);
     if (info == nullptr) {
       Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
                             " (not a kind karp reads)"));
@@ -692,6 +757,38 @@ class SnapshotDecoder {
                        internal::StrCat("unsupported apiVersion \"", api_version, "\" for kind ",
                                         kind, " (expected ", info->api_version, ")"));
     }
+    if (const codec_internal::StorageKind* sk = codec_internal::FindStorageKind(kind)) {
+      const ObjectMeta* meta = nullptr;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, item, &snap_, &meta));
+      // The storage decoders apply their field rules while reading (codec_storage.cc).
+      return CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus());
+    }
+    return CoreItem(item, kind, api_version);
+  }
+
+  static const KindInfo* FindKind(std::string_view kind) {
+    for (const KindInfo& k : kKinds) {
+      if (k.kind == kind) return &k;
+    }
+    return nullptr;
+  }
+
+  // Whether `kind` may be a List's (the fast path leaves those to ForEachListItem).
+  static bool IsListKind(std::string_view kind) {
+    return kind.size() >= 4 && kind.substr(kind.size() - 4) == "List";
+  }
+
+  // Whether an object of `kind` and `api_version` is read by CoreItem.
+  static bool IsCoreItem(std::string_view kind, std::string_view api_version) {
+    const KindInfo* info = FindKind(kind);
+    return info != nullptr && codec_internal::FindStorageKind(kind) == nullptr &&
+           !codec_internal::IsOldApiObject(kind, api_version) &&
+           (api_version.empty() || api_version == info->api_version);
+  }
+
+  // A Pod, Node, NodePool, NodeClaim, DaemonSet or PodDisruptionBudget.
+  template <typename R>
+  absl::Status CoreItem(const R& item, const std::string& kind, const std::string& api_version) {
     if (kind == "Pod") {
       return PodItem(item, kind, api_version);
     } else if (kind == "Node") {
@@ -716,11 +813,6 @@ class SnapshotDecoder {
       KARP_RETURN_IF_ERROR(
           CheckUnique(item, "daemonset", ds.metadata, true, ValidateDaemonSet(ds)));
       snap_.daemon_sets.push_back(std::move(ds));
-    } else if (const codec_internal::StorageKind* sk = codec_internal::FindStorageKind(kind)) {
-      const ObjectMeta* meta = nullptr;
-      KARP_RETURN_IF_ERROR(codec_internal::DecodeStorageObject(*sk, item, &snap_, &meta));
-      // The storage decoders apply their field rules while reading (codec_storage.cc).
-      KARP_RETURN_IF_ERROR(CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus()));
     } else {
       PodDisruptionBudget pdb;
       KARP_RETURN_IF_ERROR(ReadPdb(item, &pdb));
@@ -752,13 +844,13 @@ class SnapshotDecoder {
   }
 
   // A Pod, read in place at the end of the snapshot's pods (a Pod is large to move).
-  absl::Status PodItem(const FieldReader& item, const std::string& kind,
-                       const std::string& api_version) {
+  template <typename R>
+  absl::Status PodItem(const R& item, const std::string& kind, const std::string& api_version) {
     Pod& pod = snap_.pods.emplace_back();
     bool skip = false;
     absl::Status s = ReadPod(item, &pod, &skip);
     if (s.ok() && skip) {
-      Skip(internal::StrCat(codec_internal::DescribeObject(item, kind, api_version),
+      Skip(internal::StrCat(Describe(item, kind, api_version),
                             " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
     } else if (s.ok()) {
       s = CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod));
@@ -770,7 +862,8 @@ class SnapshotDecoder {
 
   // Names are required and unique per kind (per namespace for namespaced kinds), across every
   // file read by this decoder; then the object passes its model validator (karp/objects.h).
-  absl::Status CheckUnique(const FieldReader& item, std::string_view what, const ObjectMeta& meta,
+  template <typename R>
+  absl::Status CheckUnique(const R& item, std::string_view what, const ObjectMeta& meta,
                            bool namespaced, const absl::Status& valid) {
     auto name_path = [&] { return JoinPath(item.At("metadata"), "name"); };
     if (meta.name.empty()) return PathError(name_path(), "required");
@@ -802,7 +895,8 @@ class SnapshotDecoder {
   int64_t objects_seen_ = 0;
   ClusterSnapshot snap_;
   codec_internal::OldApiConverter old_api_;
-  std::map<std::string, Origin> seen_;  // "<kind> <key>" -> where it was first defined
+  // "<kind> <key>" -> where it was first defined (only looked up: no order to keep)
+  absl::flat_hash_map<std::string, Origin> seen_;
 };
 
 absl::Status WithSource(std::string_view source, const absl::Status& s) {
@@ -817,7 +911,8 @@ absl::Status Escaped(const absl::Status& s) {
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
-absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
+template <typename R>
+absl::Status ReadInstanceType(const R& o, InstanceType* out) {
   std::string name;
   KARP_RETURN_IF_ERROR(o.RequiredString("name", &name));
   if (name.empty()) return PathError(o.At("name"), "must not be empty");
@@ -830,21 +925,21 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   ResourceList capacity;
   KARP_RETURN_IF_ERROR(o.Resources("capacity", &capacity));
   Overhead overhead;
-  KARP_ASSIGN_OR_RETURN(FieldReader oh, o.Object("overhead"));
+  KARP_ASSIGN_OR_RETURN(R oh, o.Object("overhead"));
   KARP_RETURN_IF_ERROR(oh.Resources("kubeReserved", &overhead.kube_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
   std::vector<Offering> offerings;
-  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const FieldReader& f) -> absl::Status {
+  KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const R& f) -> absl::Status {
     Offering off;
     KARP_RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
     if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
     KARP_RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
     if (off.capacity_type.empty()) return PathError(f.At("capacityType"), "must not be empty");
-    const Json* price = f.Get("price");
+    const auto* price = f.Get("price");
     if (price == nullptr) return PathError(f.At("price"), "required");
     if (!price->is_number()) return WrongType(f.At("price"), "a number", *price);
-    off.price = price->get<double>();
+    off.price = price->template get<double>();
     if (!std::isfinite(off.price) || off.price < 0) {
       return PathError(f.At("price"), "must be a finite number >= 0");
     }
@@ -874,21 +969,15 @@ absl::Status ReadInstanceType(const FieldReader& o, InstanceType* out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<Document>& docs) {
-  const Document* doc = nullptr;
-  for (const Document& d : docs) {
-    if (d.value.is_null()) continue;
-    if (doc != nullptr) return PathError(d.path, "a catalog is a single document");
-    doc = &d;
-  }
-  if (doc == nullptr) return PathError("", "empty catalog document");
-  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
+// The instance types of a catalog document whose root is `root` (null: absent).
+template <typename R>
+absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const R& root) {
   if (!root.present() || root.Get("instanceTypes") == nullptr) {
     return PathError(root.At("instanceTypes"), "required");
   }
   std::vector<InstanceType> types;
   std::map<std::string, std::string> seen;
-  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const FieldReader& o) -> absl::Status {
+  KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const R& o) -> absl::Status {
     InstanceType it;
     KARP_RETURN_IF_ERROR(ReadInstanceType(o, &it));
     auto [pos, inserted] = seen.emplace(it.name, o.path());
@@ -900,6 +989,18 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
     return absl::OkStatus();
   }));
   return types;
+}
+
+absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<Document>& docs) {
+  const Document* doc = nullptr;
+  for (const Document& d : docs) {
+    if (d.value.is_null()) continue;
+    if (doc != nullptr) return PathError(d.path, "a catalog is a single document");
+    doc = &d;
+  }
+  if (doc == nullptr) return PathError("", "empty catalog document");
+  KARP_ASSIGN_OR_RETURN(FieldReader root, FieldReader::Make(doc->value, doc->path));
+  return DecodeInstanceTypes(root);
 }
 
 // True unless `root` has a string kind that is not a List's: the streamed items of such an
@@ -922,13 +1023,13 @@ bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string
                     absl::Status* status) {
   std::optional<SnapshotDecoder> saved;  // the decoder before the first item
   absl::Status item_error;
-  std::optional<Json> root = LoadJsonStreamingItems(text, [&](Json&& item, size_t i) {
+  std::optional<Json> root = LoadJsonStreamingItems(text, [&](const LiteValue& item, size_t i) {
     if (!saved) {
       saved.emplace(decoder);
       decoder.SetSource(source);
       decoder.ReserveFromText(text);
     }
-    if (item_error.ok()) item_error = decoder.ListItem(item, IndexPath("items", i));
+    if (item_error.ok()) item_error = decoder.LiteListItem(item, IndexPath("items", i));
   });
   if (!root || (saved && !MayBeList(*root))) {
     if (saved) decoder = *std::move(saved);
@@ -1016,9 +1117,18 @@ absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& in
 absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
                                                              std::string_view source) {
   try {
-    absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
-    if (!docs.ok()) return Escaped(docs.status());
-    absl::StatusOr<std::vector<InstanceType>> types = DecodeInstanceTypes(*docs);
+    absl::StatusOr<std::vector<InstanceType>> types;
+    // A JSON object is read from the fast reader's values when it takes the text.
+    bool object = false;
+    const bool fast = codec_internal::FastParseJsonRoot(text, [&](const LiteValue& root) {
+      object = root.is_object();
+      if (object) types = DecodeInstanceTypes(LiteFieldReader::Make(root, "").value());
+    });
+    if (!fast || !object) {
+      absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
+      if (!docs.ok()) return Escaped(docs.status());
+      types = DecodeInstanceTypes(*docs);
+    }
     if (!types.ok()) return Escaped(WithSource(source, types.status()));
     return types;
   } catch (const std::exception& e) {

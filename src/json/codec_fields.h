@@ -22,11 +22,13 @@
 namespace karp::json::codec_internal {
 
 // The object `m` as a `metadata` (name, namespace, uid, labels, annotations, timestamps,
-// owners).
-absl::Status ReadMeta(const FieldReader& m, ObjectMeta* meta);
+// owners). R is FieldReader or LiteFieldReader (instantiated in codec.cc for both).
+template <typename R>
+absl::Status ReadMeta(const R& m, ObjectMeta* meta);
 // The object `o` as a node selector term (matchExpressions with the pod operators; matchFields
-// noted). Arity is not checked here.
-absl::Status ReadNodeSelectorTerm(const FieldReader& o, karp::NodeSelectorTerm* out);
+// noted). Arity is not checked here. R as for ReadMeta.
+template <typename R>
+absl::Status ReadNodeSelectorTerm(const R& o, karp::NodeSelectorTerm* out);
 
 // The storage kinds of a snapshot (codec_storage.cc).
 struct StorageKind {

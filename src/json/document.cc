@@ -576,7 +576,7 @@ std::string_view WithoutBom(std::string_view text, size_t* first) {
 
 }  // namespace
 
-std::optional<Json> LoadJsonStreamingItems(std::string_view text, const ItemSink& sink) {
+std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItemSink& sink) {
   size_t first = 0;
   text = WithoutBom(text, &first);
   if (first == text.size() || text[first] != '{') return std::nullopt;
@@ -618,9 +618,11 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
       if (f != stdin) std::fclose(f);
       return too_large();
     }
-    data.reserve(static_cast<size_t>(st.st_size));
+    // Read in place: the text is not copied through a buffer.
+    data.resize(static_cast<size_t>(st.st_size));
+    data.resize(std::fread(data.data(), 1, data.size(), f));
   }
-  std::vector<char> buf(size_t{1} << 16);
+  std::vector<char> buf(size_t{1} << 16);  // what is left (a stream, or a file that grew)
   size_t n = 0;
   bool over = false;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {

@@ -33,15 +33,18 @@ struct Document {
 [[nodiscard]] absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                                   std::string_view source);
 
-// Called with each element of a JSON List's "items" array as it is read, with its index.
-using ItemSink = std::function<void(Json&& item, size_t index)>;
+class LiteValue;  // json/fast_json.h
+
+// Called with each element of a JSON List's "items" array as it is read, with its index; the
+// element lives until the call returns.
+using LiteItemSink = std::function<void(const LiteValue& item, size_t index)>;
 
 // The fast path of LoadDocuments for a JSON text whose root is an object: the elements of the
 // root's "items" array go to `sink` as they are read, in order, instead of into the value
 // (whose "items" stays an empty array), so a large List is never held whole. nullopt when the
 // text is not a JSON object or the fast reader declines it — the sink may have seen elements
 // by then; LoadDocuments then gives the value or the error. Throws only what `sink` throws.
-std::optional<Json> LoadJsonStreamingItems(std::string_view text, const ItemSink& sink);
+std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItemSink& sink);
 
 // The bytes of the file at `path` ("-": standard input), at most `max_bytes` of them (a regular
 // file is measured before it is read; a stream is cut off as soon as it exceeds the limit).

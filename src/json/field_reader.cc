@@ -65,7 +65,18 @@ const char* TypeName(const Json& v) {
   return "an invalid value";
 }
 
+const char* TypeName(const LiteValue& v) {
+  // The name of the nlohmann value of the same type (a container stands in empty).
+  if (v.is_object()) return TypeName(Json::object());
+  if (v.is_array()) return TypeName(Json::array());
+  return TypeName(ToJson(v));
+}
+
 absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got) {
+  return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
+}
+
+absl::Status WrongType(std::string_view path, std::string_view expected, const LiteValue& got) {
   return PathError(path, internal::StrCat("expected ", expected, ", got ", TypeName(got)));
 }
 
@@ -77,10 +88,30 @@ absl::StatusOr<std::string> AsString(const Json& v, std::string_view path) {
   return v.get_ref<const std::string&>();
 }
 
+// The LiteValue forms: strings read in place, anything else as its nlohmann value (the same
+// checks and messages; numbers only reach them when they do not read as plain integers).
+absl::StatusOr<std::string> AsString(const LiteValue& v, std::string_view path) {
+  if (!v.is_string()) return WrongType(path, "a string", v);
+  return std::string(v.str());
+}
+
+absl::StatusOr<int64_t> AsInt64(const LiteValue& v, std::string_view path) {
+  return AsInt64(ToJson(v), path);
+}
+
+absl::StatusOr<int32_t> AsInt32(const LiteValue& v, std::string_view path) {
+  return AsInt32(ToJson(v), path);
+}
+
+absl::StatusOr<std::string> QuantityText(const LiteValue& v, std::string_view path) {
+  if (v.is_string()) return std::string(v.str());
+  return QuantityText(ToJson(v), path);
+}
+
 absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path) {
-  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.template get<int64_t>();
   if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
+    const uint64_t u = v.template get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return PathError(path, "integer out of range");
     }
@@ -130,29 +161,38 @@ int Digits(const std::string& text, size_t at, size_t n) {
   return v;
 }
 
-// The form Kubernetes writes, "2006-01-02T15:04:05Z", read without absl::ParseTime's general
-// parser; false for any other text or a field out of its range (absl::ParseTime decides).
-bool PlainUtcTimestamp(const std::string& text, absl::Time* t) {
-  if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
-      text[13] != ':' || text[16] != ':' || text[19] != 'Z') {
+// The forms Kubernetes and karp write, "2006-01-02T15:04:05Z" and "2006-01-02T15:04:05+00:00"
+// (any offset +hh:mm or -hh:mm), read without absl::ParseTime's general parser; false for any
+// other text or a field out of its range (absl::ParseTime decides).
+bool PlainTimestamp(const std::string& text, absl::Time* t) {
+  const bool utc = text.size() == 20 && text[19] == 'Z';
+  const bool offset = text.size() == 25 && (text[19] == '+' || text[19] == '-') && text[22] == ':';
+  if ((!utc && !offset) || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+      text[13] != ':' || text[16] != ':') {
     return false;
   }
   const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
   const int hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  const int offset_hours = offset ? Digits(text, 20, 2) : 0;
+  const int offset_minutes = offset ? Digits(text, 23, 2) : 0;
+  if (offset_hours < 0 || offset_hours > 23 || offset_minutes < 0 || offset_minutes > 59) {
+    return false;
+  }
   const absl::CivilSecond civil(year, month, day, hour, minute, second);
   // Unnormalized: every field in its range (no 31st of April, no leap second).
   if (civil.year() != year || civil.month() != month || civil.day() != day ||
       civil.hour() != hour || civil.minute() != minute || civil.second() != second) {
     return false;
   }
-  *t = absl::FromCivil(civil, absl::UTCTimeZone());
+  const absl::Duration east = absl::Hours(offset_hours) + absl::Minutes(offset_minutes);
+  *t = absl::FromCivil(civil, absl::UTCTimeZone()) - (text[19] == '-' ? -east : east);
   return true;
 }
 
 // An RFC 3339 timestamp into *t; false when invalid (the caller names the path).
 bool TimestampValue(const std::string& text, absl::Time* t) {
-  if (PlainUtcTimestamp(text, t)) return true;
+  if (PlainTimestamp(text, t)) return true;
   std::string err;
   return absl::ParseTime(absl::RFC3339_full, text, t, &err) && *t != absl::InfiniteFuture() &&
          *t != absl::InfinitePast();
@@ -161,14 +201,15 @@ bool TimestampValue(const std::string& text, absl::Time* t) {
 // The value of an integer JSON number within [lo, hi], or nullopt for anything else (a float,
 // out of range, not a number): the checked conversions then name the path and the problem.
 // The fast path of the readers below: no path is built for a field that reads fine.
-std::optional<int64_t> PlainInteger(const Json& v, int64_t lo, int64_t hi) {
+template <typename V>
+std::optional<int64_t> PlainInteger(const V& v, int64_t lo, int64_t hi) {
   if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
+    const uint64_t u = v.template get<uint64_t>();
     if (u > static_cast<uint64_t>(hi)) return std::nullopt;
     return static_cast<int64_t>(u);
   }
   if (v.is_number_integer()) {
-    const int64_t i = v.get<int64_t>();
+    const int64_t i = v.template get<int64_t>();
     if (i < lo || i > hi) return std::nullopt;
     return i;
   }
@@ -177,6 +218,31 @@ std::optional<int64_t> PlainInteger(const Json& v, int64_t lo, int64_t hi) {
 
 constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+// The text of a string value: a reference into the nlohmann value, or the LiteValue's view.
+const std::string& Str(const Json& v) { return v.get_ref<const std::string&>(); }
+std::string_view Str(const LiteValue& v) { return v.str(); }
+
+// The member `key` of an object, or nullptr.
+const Json* Member(const Json& o, std::string_view key) {
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &*it;
+}
+const LiteValue* Member(const LiteValue& o, std::string_view key) { return o.Find(key); }
+
+// fn(key, value) for each member of an object, in key order, stopping at the first error.
+template <typename Fn>
+absl::Status ForMembers(const Json& o, Fn&& fn) {
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    KARP_RETURN_IF_ERROR(fn(std::string_view(it.key()), *it));
+  }
+  return absl::OkStatus();
+}
+template <typename Fn>
+absl::Status ForMembers(const LiteValue& o, Fn&& fn) {
+  for (const LiteValue::Member& m : o) KARP_RETURN_IF_ERROR(fn(m.key, m.value));
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -191,88 +257,110 @@ absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_v
 // ---------------------------------------------------------------------------------------------
 // FieldReader
 
-absl::StatusOr<FieldReader> FieldReader::Make(const Json& v, std::string path) {
-  if (v.is_null()) return FieldReader(std::move(path));
+template <typename V>
+absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Make(const V& v, std::string path) {
+  if (v.is_null()) return BasicFieldReader(std::move(path));
   if (!v.is_object()) return WrongType(path, "an object", v);
-  return FieldReader(&v, std::move(path));
+  return BasicFieldReader(&v, std::move(path));
 }
 
-absl::StatusOr<FieldReader> FieldReader::MakeStrict(const Json& v, std::string path,
-                                                    std::initializer_list<std::string_view> known) {
+template <typename V>
+absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::MakeStrict(
+    const V& v, std::string path, std::initializer_list<std::string_view> known) {
   if (!v.is_object()) return PathError(path.empty() ? "(document)" : path, "expected an object");
-  for (auto it = v.begin(); it != v.end(); ++it) {
+  KARP_RETURN_IF_ERROR(ForMembers(v, [&](std::string_view key, const V&) -> absl::Status {
     bool ok = false;
-    for (std::string_view k : known) ok |= it.key() == k;
-    if (!ok) return PathError(JoinPath(path, it.key()), "unknown field");
-  }
-  return FieldReader(&v, std::move(path));
+    for (std::string_view k : known) ok |= key == k;
+    if (!ok) return PathError(JoinPath(path, key), "unknown field");
+    return absl::OkStatus();
+  }));
+  return BasicFieldReader(&v, std::move(path));
 }
 
-absl::StatusOr<FieldReader> FieldReader::Element(const Json& array, size_t i,
-                                                 std::string_view path) {
-  const Json& e = array[i];
-  std::string item_path = IndexPath(path, i);
-  if (!e.is_object()) return WrongType(item_path, "an object", e);
-  return FieldReader(&e, std::move(item_path));
+template <typename V>
+absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Element(const V& array,
+                                                                 std::string_view key,
+                                                                 size_t i) const {
+  const V& e = array[i];
+  if (!e.is_object()) return WrongType(IndexPath(At(key), i), "an object", e);
+  return BasicFieldReader(&e, this, key, i);
 }
 
-absl::Status FieldReader::Error(std::string_view key, std::string_view what) const {
-  return PathError(key.empty() ? path_ : At(key), what);
+template <typename V>
+void BasicFieldReader<V>::BuildPath() const {
+  path_ = JoinPath(parent_->path(), key_);
+  if (index_ != std::string::npos) path_ = IndexPath(path_, index_);
+  path_known_ = true;
 }
 
-const Json* FieldReader::Get(std::string_view key) const {
+template <typename V>
+absl::Status BasicFieldReader<V>::Error(std::string_view key, std::string_view what) const {
+  return PathError(key.empty() ? path() : At(key), what);
+}
+
+template <typename V>
+const V* BasicFieldReader<V>::Get(std::string_view key) const {
   if (v_ == nullptr) return nullptr;
-  auto it = v_->find(key);
-  if (it == v_->end() || it->is_null()) return nullptr;
-  return &*it;
+  const V* f = Member(*v_, key);
+  if (f == nullptr || f->is_null()) return nullptr;
+  return f;
 }
 
-absl::StatusOr<FieldReader> FieldReader::Object(std::string_view key) const {
-  const Json* f = Get(key);
-  if (f == nullptr) return FieldReader(At(key));
-  return Make(*f, At(key));
+template <typename V>
+absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::Object(std::string_view key) const {
+  const V* f = Get(key);
+  if (f == nullptr) return BasicFieldReader(nullptr, this, key);
+  if (!f->is_object()) return WrongType(At(key), "an object", *f);
+  return BasicFieldReader(f, this, key);
 }
 
 // The readers below build the field's path only for an error: most fields read fine.
 
-absl::Status FieldReader::String(std::string_view key, std::string* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::String(std::string_view key, std::string* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_string()) return WrongType(At(key), "a string", *f);
-  *out = f->get_ref<const std::string&>();
+  *out = std::string(Str(*f));
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::String(std::string_view key, std::optional<std::string>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::String(std::string_view key,
+                                         std::optional<std::string>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_string()) return WrongType(At(key), "a string", *f);
-  *out = f->get_ref<const std::string&>();
+  *out = std::string(Str(*f));
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::RequiredString(std::string_view key, std::string* out) const {
+template <typename V>
+absl::Status BasicFieldReader<V>::RequiredString(std::string_view key, std::string* out) const {
   if (Get(key) == nullptr) return PathError(At(key), "required");
   return String(key, out);
 }
 
-absl::Status FieldReader::Bool(std::string_view key, bool* out) const {
+template <typename V>
+absl::Status BasicFieldReader<V>::Bool(std::string_view key, bool* out) const {
   std::optional<bool> b;
   KARP_RETURN_IF_ERROR(Bool(key, &b));
   if (b.has_value()) *out = *b;
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Bool(std::string_view key, std::optional<bool>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Bool(std::string_view key, std::optional<bool>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_boolean()) return WrongType(At(key), "a boolean", *f);
-  *out = f->get<bool>();
+  *out = f->template get<bool>();
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Int32(std::string_view key, int32_t* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
     *out = static_cast<int32_t>(*i);
@@ -282,8 +370,9 @@ absl::Status FieldReader::Int32(std::string_view key, int32_t* out) const {
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Int32(std::string_view key, std::optional<int32_t>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (std::optional<int64_t> i = PlainInteger(*f, kInt32Min, kInt32Max)) {
     *out = static_cast<int32_t>(*i);
@@ -293,8 +382,9 @@ absl::Status FieldReader::Int32(std::string_view key, std::optional<int32_t>* ou
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Int64(std::string_view key, std::optional<int64_t>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Int64(std::string_view key, std::optional<int64_t>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (std::optional<int64_t> i = PlainInteger(*f, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max())) {
     *out = static_cast<int64_t>(*i);
@@ -304,81 +394,89 @@ absl::Status FieldReader::Int64(std::string_view key, std::optional<int64_t>* ou
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::StringMap(std::string_view key,
+template <typename V>
+absl::Status BasicFieldReader<V>::StringMap(std::string_view key,
                                     std::map<std::string, std::string>* out) const {
-  const Json* f = Get(key);
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_object()) return WrongType(At(key), "an object", *f);
   out->clear();
-  for (auto it = f->begin(); it != f->end(); ++it) {
-    if (!it->is_string()) return WrongType(JoinPath(At(key), it.key()), "a string", *it);
-    out->emplace(it.key(), it->get_ref<const std::string&>());
-  }
-  return absl::OkStatus();
+  return ForMembers(*f, [&](std::string_view name, const V& v) -> absl::Status {
+    if (!v.is_string()) return WrongType(JoinPath(At(key), name), "a string", v);
+    // Members come in key order, as the map keeps them: placed at the end without a search.
+    out->emplace_hint(out->end(), std::string(name), std::string(Str(v)));
+    return absl::OkStatus();
+  });
 }
 
-absl::Status FieldReader::StringList(std::string_view key, std::vector<std::string>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::StringList(std::string_view key,
+                                             std::vector<std::string>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_array()) return WrongType(At(key), "an array", *f);
   out->clear();
   out->reserve(f->size());
   for (size_t i = 0; i < f->size(); ++i) {
-    const Json& e = (*f)[i];
+    const V& e = (*f)[i];
     if (!e.is_string()) return WrongType(IndexPath(At(key), i), "a string", e);
-    out->push_back(e.get_ref<const std::string&>());
+    out->emplace_back(Str(e));
   }
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Resources(std::string_view key, ResourceList* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Resources(std::string_view key, ResourceList* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_object()) return WrongType(At(key), "an object", *f);
   ResourceList list;
-  for (auto it = f->begin(); it != f->end(); ++it) {
-    const std::string& name = it.key();
-    if (it->is_null()) continue;
-    if (!name.empty() && it->is_string()) {
+  KARP_RETURN_IF_ERROR(ForMembers(*f, [&](std::string_view name, const V& v) -> absl::Status {
+    if (v.is_null()) return absl::OkStatus();
+    if (!name.empty() && v.is_string()) {
       // The common case, without a path; any error is reported by the checked reading below.
-      absl::StatusOr<int64_t> q = ParseQuantity(it->get_ref<const std::string&>(), name);
+      absl::StatusOr<int64_t> q = ParseQuantity(Str(v), name);
       if (q.ok()) {
         list.Set(name, *q);
-        continue;
+        return absl::OkStatus();
       }
     }
     const std::string path = JoinPath(At(key), name);
     if (name.empty()) return PathError(path, "empty resource name");
-    KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(*it, path));
+    KARP_ASSIGN_OR_RETURN(std::string text, QuantityText(v, path));
     absl::StatusOr<int64_t> q = ParseQuantity(text, name);
     if (!q.ok()) return PathError(path, internal::Message(q.status()));
     list.Set(name, *q);
-  }
+    return absl::OkStatus();
+  }));
   *out = std::move(list);
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Time(std::string_view key, absl::Time* out) const {
+template <typename V>
+absl::Status BasicFieldReader<V>::Time(std::string_view key, absl::Time* out) const {
   std::optional<absl::Time> t;
   KARP_RETURN_IF_ERROR(Time(key, &t));
   if (t.has_value()) *out = *t;
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Time(std::string_view key, std::optional<absl::Time>* out) const {
-  const Json* f = Get(key);
+template <typename V>
+absl::Status BasicFieldReader<V>::Time(std::string_view key, std::optional<absl::Time>* out) const {
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_string()) return WrongType(At(key), "a string", *f);
-  const std::string& text = f->get_ref<const std::string&>();
+  const std::string text(Str(*f));
   absl::Time t;
   if (!TimestampValue(text, &t)) return ParseTimestamp(text, At(key)).status();
   *out = t;
   return absl::OkStatus();
 }
 
-absl::Status FieldReader::Duration(std::string_view key, std::optional<absl::Duration>* out,
+template <typename V>
+absl::Status BasicFieldReader<V>::Duration(std::string_view key, std::optional<absl::Duration>* out,
                                    bool allow_never) const {
-  const Json* f = Get(key);
+  const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));
   if (allow_never && text == kNever) {
@@ -390,6 +488,9 @@ absl::Status FieldReader::Duration(std::string_view key, std::optional<absl::Dur
   *out = *d;
   return absl::OkStatus();
 }
+
+template class BasicFieldReader<Json>;
+template class BasicFieldReader<LiteValue>;
 
 namespace {
 

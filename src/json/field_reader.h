@@ -1,7 +1,9 @@
 // Internal to karp::json (and karp::aws, which links karp_json privately): the one reader of
-// JSON object fields over nlohmann::json, used by every decoder — the snapshot and catalog
-// codec (codec.cc), the storage kinds (codec_storage.cc), simulator traces (sim_trace.cc) and
-// EC2NodeClass (src/aws/ec2nodeclass.cc). Its conventions:
+// JSON object fields, over nlohmann::json (FieldReader) or the fast reader's LiteValue
+// (LiteFieldReader, for the items of a large List and catalogs; the same fields, errors and
+// paths), used by every decoder — the snapshot and catalog codec (codec.cc), the storage
+// kinds (codec_storage.cc), simulator traces (sim_trace.cc) and EC2NodeClass
+// (src/aws/ec2nodeclass.cc). Its conventions:
 //  - paths name fields as `a.b[2].c` and errors read `<path>: <what>` (just `<what>` at the
 //    top level);
 //  - a field that is absent or JSON null keeps its default;
@@ -27,6 +29,7 @@
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
 #include "json/document.h"
+#include "json/fast_json.h"
 #include "karp/resources.h"
 
 namespace karp::json::codec_internal {
@@ -42,52 +45,68 @@ std::string IndexPath(std::string_view base, size_t i);
 absl::Status PathError(std::string_view path, std::string_view what);
 // "null", "an object", "an array", "a string", "a boolean", "a number", ...
 const char* TypeName(const Json& v);
+const char* TypeName(const LiteValue& v);
 // PathError `expected <expected>, got <TypeName(got)>`.
 absl::Status WrongType(std::string_view path, std::string_view expected, const Json& got);
+absl::Status WrongType(std::string_view path, std::string_view expected, const LiteValue& got);
 
 // ---------------------------------------------------------------------------------------------
 // Scalar conversions (errors name `path`)
 
 absl::StatusOr<std::string> AsString(const Json& v, std::string_view path);
+absl::StatusOr<std::string> AsString(const LiteValue& v, std::string_view path);
 // An integer, or a float with an integral value; out-of-range values are errors.
 absl::StatusOr<int64_t> AsInt64(const Json& v, std::string_view path);
+absl::StatusOr<int64_t> AsInt64(const LiteValue& v, std::string_view path);
 absl::StatusOr<int32_t> AsInt32(const Json& v, std::string_view path);
+absl::StatusOr<int32_t> AsInt32(const LiteValue& v, std::string_view path);
 // The text of a quantity given as a string or a (finite) JSON number.
 absl::StatusOr<std::string> QuantityText(const Json& v, std::string_view path);
+absl::StatusOr<std::string> QuantityText(const LiteValue& v, std::string_view path);
 // An RFC 3339 timestamp.
 absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text, std::string_view path);
 
 // ---------------------------------------------------------------------------------------------
 // FieldReader: typed access to the fields of one JSON object (or of an absent one, whose
 // fields all read as absent), naming paths on error. Cheap to copy; the JSON value must
-// outlive it.
+// outlive it, and a reader from Object or Objects must not outlive the reader it came from.
+// `V` is Json or LiteValue (the members are instantiated for those two only). Not
+// thread-safe (the path is built on first use); O(1) per field read (objects are small).
 
-class FieldReader {
+template <typename V>
+class BasicFieldReader {
  public:
   // An absent object: every field reads as absent.
-  explicit FieldReader(std::string path) : v_(nullptr), path_(std::move(path)) {}
+  explicit BasicFieldReader(std::string path)
+      : v_(nullptr), path_(std::move(path)), path_known_(true) {}
 
   // `v` must be an object or null (null reads as absent).
   // Errors: `<path>: expected an object, got ...`.
-  static absl::StatusOr<FieldReader> Make(const Json& v, std::string path);
+  static absl::StatusOr<BasicFieldReader> Make(const V& v, std::string path);
   // The strict mode: `v` must be an object whose keys are all among `known`.
   // Errors: `<path>: expected an object` (`(document)` for the empty path) and
   // `<path>.<key>: unknown field`.
-  static absl::StatusOr<FieldReader> MakeStrict(const Json& v, std::string path,
-                                                std::initializer_list<std::string_view> known);
+  static absl::StatusOr<BasicFieldReader> MakeStrict(
+      const V& v, std::string path, std::initializer_list<std::string_view> known);
 
   bool present() const { return v_ != nullptr; }
-  const std::string& path() const { return path_; }
+  // The object read (nullptr when absent).
+  const V* value() const { return v_; }
+  // Built when first asked for (a field that reads fine never needs it).
+  const std::string& path() const {
+    if (!path_known_) BuildPath();
+    return path_;
+  }
   // `<path>.<key>`.
-  std::string At(std::string_view key) const { return JoinPath(path_, key); }
+  std::string At(std::string_view key) const { return JoinPath(path(), key); }
   // InvalidArgument `<path>.<key>: <what>` (`<path>: <what>` when key is empty).
   absl::Status Error(std::string_view key, std::string_view what) const;
 
   // The field, or nullptr when absent or null.
-  const Json* Get(std::string_view key) const;
+  const V* Get(std::string_view key) const;
 
   // The sub-object `key` (absent or null: an absent reader).
-  absl::StatusOr<FieldReader> Object(std::string_view key) const;
+  absl::StatusOr<BasicFieldReader> Object(std::string_view key) const;
 
   absl::Status String(std::string_view key, std::string* out) const;
   absl::Status String(std::string_view key, std::optional<std::string>* out) const;
@@ -108,29 +127,43 @@ class FieldReader {
   absl::Status Duration(std::string_view key, std::optional<absl::Duration>* out,
                         bool allow_never) const;
 
-  // Calls fn(const FieldReader& item) for each element of the array field `key` (each an
+  // Calls fn(const BasicFieldReader& item) for each element of the array field `key` (each an
   // object), stopping at the first error.
   template <typename Fn>
   absl::Status Objects(std::string_view key, Fn&& fn) const {
-    const Json* f = Get(key);
+    const V* f = Get(key);
     if (f == nullptr) return absl::OkStatus();
-    const std::string path = At(key);
-    if (!f->is_array()) return WrongType(path, "an array", *f);
+    if (!f->is_array()) return WrongType(At(key), "an array", *f);
     for (size_t i = 0; i < f->size(); ++i) {
-      KARP_ASSIGN_OR_RETURN(FieldReader item, Element(*f, i, path));
+      KARP_ASSIGN_OR_RETURN(BasicFieldReader item, Element(*f, key, i));
       KARP_RETURN_IF_ERROR(fn(item));
     }
     return absl::OkStatus();
   }
 
  private:
-  FieldReader(const Json* v, std::string path) : v_(v), path_(std::move(path)) {}
-  // The object at `array[i]`. Errors: `<path>[i]: expected an object, got ...`.
-  static absl::StatusOr<FieldReader> Element(const Json& array, size_t i, std::string_view path);
+  BasicFieldReader(const V* v, std::string path)
+      : v_(v), path_(std::move(path)), path_known_(true) {}
+  // The object `v` at `key` of `parent` (element `index` of that array unless npos), its path
+  // left to build. The parent must outlive it, as it does when readers are locals of nested
+  // scopes (Object, Objects); `key` likewise.
+  BasicFieldReader(const V* v, const BasicFieldReader* parent, std::string_view key,
+                   size_t index = std::string::npos)
+      : v_(v), parent_(parent), key_(key), index_(index) {}
+  // The object at `key[i]` of this object. Errors: `<path>[i]: expected an object, got ...`.
+  absl::StatusOr<BasicFieldReader> Element(const V& array, std::string_view key, size_t i) const;
+  void BuildPath() const;
 
-  const Json* v_;
-  std::string path_;
+  const V* v_;
+  const BasicFieldReader* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = std::string::npos;
+  mutable std::string path_;
+  mutable bool path_known_ = false;
 };
+
+using FieldReader = BasicFieldReader<Json>;
+using LiteFieldReader = BasicFieldReader<LiteValue>;
 
 // One Kubernetes object of a document, as ForEachObject hands it out.
 struct KubernetesObject {

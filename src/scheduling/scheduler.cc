@@ -32,11 +32,14 @@ namespace {
 using scheduling::PodCtx;
 
 // Scheduler::Create's work: validated options and snapshot, then both preparation stages.
+// The snapshot is copied, or moved when the caller passes an rvalue, only after the options
+// passed (`snapshot` is left as it was when they do not).
+template <typename Snapshot>
 absl::StatusOr<std::shared_ptr<Scheduler::State>> PrepareChecked(
-    const ClusterSnapshot& snapshot, const scheduling::PoolCatalogs& catalogs,
+    Snapshot&& snapshot, const scheduling::PoolCatalogs& catalogs,
     const SchedulerOptions& options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  auto shared = std::make_shared<const ClusterSnapshot>(snapshot);
+  auto shared = std::make_shared<const ClusterSnapshot>(std::forward<Snapshot>(snapshot));
   if (absl::Status s = shared->Validate(); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
       scheduling::PreparePools(*shared, catalogs, options);
@@ -327,6 +330,16 @@ absl::StatusOr<Scheduler> Scheduler::Create(const ClusterSnapshot& snapshot,
   if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
   absl::StatusOr<std::shared_ptr<State>> state =
       PrepareChecked(snapshot, {std::move(catalog), {}}, options);
+  if (!state.ok()) return state.status();
+  return Scheduler(std::move(*state));
+}
+
+absl::StatusOr<Scheduler> Scheduler::Create(ClusterSnapshot&& snapshot,
+                                            std::shared_ptr<const InstanceCatalog> catalog,
+                                            const SchedulerOptions& options) {
+  if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
+  absl::StatusOr<std::shared_ptr<State>> state =
+      PrepareChecked(std::move(snapshot), {std::move(catalog), {}}, options);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
 }

@@ -482,6 +482,97 @@ TEST_CASE("A JSON List decoded item by item reads and fails as the whole documen
         WriteSnapshot(MustParse("---\n" + list, "objects.yaml")));
 }
 
+TEST_CASE("Items read in place by the fast reader fail as the whole document does",
+          "[json][json-stream]") {
+  // A JSON List's Pods, Nodes, NodePools, NodeClaims, DaemonSets and PDBs are decoded from the
+  // fast reader's values; YAML input goes through nlohmann. Every error names the same path
+  // with the same words either way.
+  const std::vector<std::string> items = {
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c",
+          "resources": {"requests": {"memory": "x", "cpu": "abc"}}}]}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c",
+          "ports": [{"containerPort": 70000}]}]}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"tolerations": [{"key": 3}]}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
+          "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchFields": 3}]}}}}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [
+          {"maxSkew": 0, "topologyKey": "zone"}]}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"priority": 1.5}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"priority": 100000000000}})",
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c",
+          "ports": [{"containerPort": -1}]}]}})",
+      R"({"kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}}})",
+      R"({"kind": "Pod", "metadata": {"name": "p", "creationTimestamp": "yesterday"}})",
+      R"({"kind": "Pod", "metadata": null, "spec": null})",
+      R"({"kind": "Pod", "metadata": "p"})",
+      R"({"kind": "Pod", "apiVersion": "v2", "metadata": {"name": "p"}})",
+      R"({"kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": 2.5,
+          "memory": -1}}})",
+      R"({"kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k",
+          "effect": "Sometimes"}]}})",
+      R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "np"},
+          "spec": {"template": {"spec": {"requirements": [{"key": "k", "operator": "In",
+          "values": ["a"], "minValues": 0}]}}}})",
+      R"({"kind": "NodePool", "metadata": {"name": "np"}, "spec": {"disruption": {"budgets": [
+          {"nodes": 1.5}]}}})",
+      R"({"kind": "NodePool", "metadata": {"name": "np"}, "spec": {"weight": "heavy"}})",
+      R"({"kind": "NodeClaim", "metadata": {"name": "nc"}, "spec": {"resources": {"requests":
+          {"cpu": []}}}})",
+      R"({"kind": "DaemonSet", "metadata": {"name": "ds"}, "spec": {"template": {"spec":
+          {"containers": "c"}}}})",
+      R"({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {
+          "minAvailable": true}})",
+      R"({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {
+          "maxUnavailable": "150x"}})",
+  };
+  for (const std::string& item : items) {
+    const std::string list = R"({"apiVersion": "v1", "kind": "List", "items": [)" + item + "]}";
+    INFO(list);
+    const std::string streamed = ParseError(list, "in");
+    CHECK(streamed == ParseError("---\n" + list, "in"));
+    CHECK_THAT(streamed, Catch::StartsWith("in: items[0]"));
+  }
+  // Catalogs in JSON are read in place too.
+  const std::vector<std::string> catalogs = {
+      R"({"instanceTypes": [{"name": "a", "capacity": {"cpu": "x"}}]})",
+      R"({"instanceTypes": [{"name": "a", "offerings": [{"zone": "z", "capacityType": "spot",
+          "price": "1"}]}]})",
+      R"({"instanceTypes": [{"name": "a", "offerings": [{"zone": "z", "capacityType": "spot",
+          "price": -1}]}]})",
+      R"({"instanceTypes": [{"name": "a"}, {"name": "a"}]})",
+      R"({"instanceTypes": [{"name": "a", "requirements": [{"key": "k", "operator": "Gt",
+          "values": ["x"]}]}]})",
+      R"({"instanceTypes": {}})",
+      R"({"types": []})",
+  };
+  for (const std::string& catalog : catalogs) {
+    INFO(catalog);
+    auto error = [](const std::string& text) {
+      absl::StatusOr<karp::InstanceCatalog> c = karp::json::ParseCatalog(text, "cat");
+      REQUIRE_FALSE(c.ok());
+      return std::string(c.status().message());
+    };
+    CHECK(error(catalog) == error("---\n" + catalog));
+  }
+  // What reads fine reads the same, skipped objects included.
+  const std::string good = R"({"kind": "List", "items": [
+      {"kind": "Pod", "metadata": {"name": "a", "labels": {"z": "1", "a": "2"}},
+       "spec": {"priority": 7.0, "schedulerName": "default-scheduler", "containers": [
+       {"name": "c", "resources": {"requests": {"cpu": 1, "memory": "1Gi"}}}]}},
+      {"kind": "Pod", "metadata": {"name": "other"}, "spec": {"schedulerName": "mine"}},
+      {"kind": "ConfigMap", "metadata": {"name": "cm"}},
+      {"kind": "PodList", "items": [{"kind": "Pod", "metadata": {"name": "b"}}]},
+      {"kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": 2.5}}}]})";
+  const ClusterSnapshot fast = MustParse(good);
+  const ClusterSnapshot slow = MustParse("---\n" + good, "objects.yaml");
+  CHECK(fast.pods.size() == 2);
+  CHECK(fast.pods[0].priority == 7);
+  CHECK(fast.skipped == slow.skipped);
+  CHECK(fast.skipped.size() == 2);
+  CHECK(WriteSnapshot(fast) == WriteSnapshot(slow));
+}
+
 TEST_CASE("An input without any object is an error, as for kubectl", "[json]") {
   CHECK(ParseError("") == "no objects in objects.json");
   CHECK(ParseError("# only a comment\n") == "no objects in objects.json");
@@ -837,6 +928,30 @@ TEST_CASE("Pod constraints the reference ignores a pod for are read, not rejecte
                 "objects.json: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"
                 "Execution.nodeSelectorTerms[0].matchExpressions[0].operator: unsupported operator",
                 0) == 0);
+}
+
+TEST_CASE("Whole-second timestamps read as absl::ParseTime reads them", "[json]") {
+  // The common forms take a fast path; every text must give absl's instant, or its error.
+  const std::vector<std::string> texts = {
+      "2026-01-01T00:00:00Z",      "2026-01-01T00:00:00+00:00", "2026-01-01T00:00:00-00:00",
+      "2026-03-01T01:30:00+05:30", "2024-02-29T23:59:59-11:45", "1999-12-31T23:00:00+23:59",
+      "2026-01-01T00:00:00+24:00", "2026-01-01T00:00:00+01:60", "2026-02-29T00:00:00+01:00",
+      "2026-01-01T24:00:00+00:00", "2026-01-01T00:00:60Z",      "2026-01-01t00:00:00+01:00",
+      "2026-01-01T00:00:00+0100",  "0000-01-01T00:00:00+00:00", "2026-01-01T00:00:00 01:00",
+  };
+  for (const std::string& text : texts) {
+    INFO(text);
+    const std::string pod = R"({"kind": "Pod", "metadata": {"name": "p", "creationTimestamp": ")" +
+                            text + R"("}})";
+    absl::Time want;
+    std::string err;
+    if (absl::ParseTime(absl::RFC3339_full, text, &want, &err)) {
+      CHECK(MustParse(pod).pods[0].metadata.creation_timestamp == want);
+    } else {
+      CHECK(ParseError(pod) == "objects.json: metadata.creationTimestamp: invalid RFC 3339 "
+                               "timestamp \"" + text + "\"");
+    }
+  }
 }
 
 TEST_CASE("Timestamps and durations are parsed exactly", "[json]") {
