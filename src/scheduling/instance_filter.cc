@@ -261,11 +261,14 @@ std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& cand
     const size_t ui = static_cast<size_t>(i);
     // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
     const std::array<int64_t, 4>& room = t.headroom_wk[ui];
-    bool ok = (cpu <= room[0]) & (memory <= room[1]) & (storage <= room[2]) & (pods <= room[3]);
-    if (any_rejected) ok &= ((rejected[ui / 64] >> (ui % 64)) & 1u) == 0;
-    if (offerings_changed) ok &= (t.available_offering_bits[ui] & mask_bits) != 0;
+    // 0 or 1 per condition, combined without short-circuit branches.
+    auto bit = [](bool b) { return static_cast<unsigned>(b); };
+    unsigned fits = bit(cpu <= room[0]) & bit(memory <= room[1]) & bit(storage <= room[2]) &
+                    bit(pods <= room[3]);
+    if (any_rejected) fits &= bit(((rejected[ui / 64] >> (ui % 64)) & 1u) == 0);
+    if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
     kept[n] = i;
-    n += ok ? 1 : 0;
+    n += fits;
   }
   kept.resize(n);
   return kept;
