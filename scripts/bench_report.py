@@ -81,6 +81,8 @@ REALISTIC = "realistic 100k pending"
 # The cost rows with new claims' NodePools chosen by weight (--cost-pool-order weight; the
 # default chooses them by price).
 BY_WEIGHT = ", NodePools by weight"
+# The cost row with candidates built two at a time (--cost-threads 2; the default is one).
+TWO_THREADS = ", 2 threads"
 
 
 class CliRun:
@@ -147,6 +149,8 @@ def plan(quick):
                         f"BM_Scheduling_AwsCostByWeight/{n}", n,
                         1 if quick else (3 if n <= 1000 else 1)))
     if not quick:
+        runs.append(Run("cost", "diverse" + TWO_THREADS, "scheduler_bench",
+                        "BM_Scheduling_DiverseCostTwoThreads/20000", 20000, 1))
         runs.append(Run("cost", "openb, pods alive at the busiest instant", "scheduler_bench",
                         "BM_Scheduling_TraceCost/busiest:1", None, 3))
     for n in [100] if quick else [100, 1000, 5000]:
@@ -461,18 +465,21 @@ def cost_table(rows):
                 if r["family"] in ("parity", "aws", "trace") and "error" not in r and "pods" in r}
     out = ["### Cost packing (`--packing cost`, docs/design.md §13) beside the faithful mode", "",
            "| workload | pods | faithful $/h | cost $/h | bound $/h | faithful/bound | cost/bound "
-           "| saved | nodes | time faithful | time cost | peak RSS cost |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| saved | nodes | time faithful | time cost | peak RSS faithful | peak RSS cost |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["family"] != "cost" or "error" in r:
             continue
-        f = faithful.get((r["workload"].replace(BY_WEIGHT, ""), r["pods"]))
+        f = faithful.get((r["workload"].replace(BY_WEIGHT, "").replace(TWO_THREADS, ""),
+                          r["pods"]))
         faithful_price = r["faithful_per_bound"] * r["bound"]
         out.append(f"| {r['workload']} | {fmt_int(r['pods'])} | {faithful_price:,.2f} | "
                    f"{r['price']:,.2f} | {r['bound']:,.2f} | {r['faithful_per_bound']:.3f} | "
                    f"{r['price_per_bound']:.3f} | {100 * (1 - r['price'] / faithful_price):.0f} % | "
                    f"{fmt_int(r['nodes'])} | {fmt_time(f['time_ms']) if f else '—'} | "
-                   f"{fmt_time(r['time_ms'])} | {r['peak_rss_mb']:.0f} MB |")
+                   f"{fmt_time(r['time_ms'])} | "
+                   f"{str(round(f['peak_rss_mb'])) + ' MB' if f else '—'} | "
+                   f"{r['peak_rss_mb']:.0f} MB |")
     errs = [f"- `{r['benchmark']}`: {r['error']}" for r in rows
             if r["family"] == "cost" and "error" in r]
     return out + errs
