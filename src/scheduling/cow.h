@@ -148,9 +148,12 @@ class Layered {
   // Maps only: the value under `k`, inserted value-initialized when absent (as Insert).
   template <typename M = C>
   typename M::mapped_type& Ref(const key_type& k) {
-    auto t = top_.find(k);
-    if (t != top_.end()) return t->second;
-    if (base_.count(k) > 0 || !base_.shared()) return base_.Mut()[k];
+    if (!top_.empty()) {
+      auto t = top_.find(k);
+      if (t != top_.end()) return t->second;
+    }
+    // Not shared: one lookup in the base, whether `k` is there or not.
+    if (!base_.shared() || base_.count(k) > 0) return base_.Mut()[k];
     return top_[k];
   }
   // Removes `k` from whichever layer holds it.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
@@ -146,7 +147,8 @@ absl::Status DuplicatePod(const std::string& key) {
 // null or duplicate pod.
 absl::Status PreparePods(const Scheduler::State& state, const std::vector<const Pod*>& pods,
                          std::vector<PodCtx>* ctxs, std::vector<PodError>* rejected) {
-  std::set<std::string> keys;
+  absl::flat_hash_set<std::string> keys;  // duplicates only; never iterated
+  keys.reserve(pods.size());
   absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
@@ -186,7 +188,7 @@ absl::Status PrepareSimulatedPods(const Scheduler::State& state,
                                   std::vector<PodError>* rejected) {
   scheduling::PreparedPods& cache = *state.prepared_pods;
   absl::MutexLock lock(&cache.mu);
-  std::set<std::string> keys;  // of the pods prepared afresh
+  absl::flat_hash_set<std::string> keys;  // of the pods prepared afresh (lookups only)
   std::vector<char> seen(state.snapshot->pods.size(), 0);  // snapshot pods taken from the cache
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");

@@ -179,6 +179,7 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
     : state_(state), pods_(std::move(pods)), simulation_(simulation) {
   size_t label_classes = 0;
   refs_.reserve(inputs.size());
+  if (simulation == nullptr) scheduling_.reserve(inputs.size());  // every pod is its own
   for (const PodInput& in : inputs) {
     refs_.push_back(in.shared != nullptr ? PodRef{in.shared, nullptr}
                                          : PodRef{nullptr, &pods_[in.own]});

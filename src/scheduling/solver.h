@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -262,7 +263,7 @@ class Solver {
   std::deque<PodCtx> copied_;  // shared contexts copied by Own (stable addresses)
   std::vector<Topology::RecordCache> label_caches_;  // by PodCtx::label_class
   const Simulation* simulation_ = nullptr;
-  std::set<std::string> scheduling_;
+  absl::flat_hash_set<std::string> scheduling_;  // keys of the pods it schedules (lookups only)
   std::unique_ptr<Topology> topology_;
   std::map<std::string, ResourceList> remaining_limits_;
   // LimitedCandidates' last answer per template, and the largest capacity in it.

@@ -323,7 +323,7 @@ std::string TopologyGroup::CountsString() const {
 // Topology
 
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-                   PreferencePolicy policy, const std::set<std::string>* scheduling,
+                   PreferencePolicy policy, const absl::flat_hash_set<std::string>* scheduling,
                    const std::map<std::string, const Node*>* nodes_by_name,
                    const std::vector<const Pod*>* anti_affinity_pods,
                    BoundCountCache* bound_counts)
@@ -585,11 +585,11 @@ void Topology::Disown(std::string_view key) {
 void Topology::Update(const Pod& pod) { Update(pod, Intern(pod.Key())); }
 
 void Topology::Update(const Pod& pod, const std::string& key) {
-  const Prototypes protos = PrototypesOf(pod, policy_);
   Disown(key);
-  for (const Prototype& p : protos) {
-    GetOrCreate(*p.group, p.inverse, pod, key, /*persistent=*/false);
-  }
+  // Each prototype only to find or create its group: built on the stack, not shared.
+  ForEachPrototype(pod, policy_, [&](TopologyGroup&& g, bool inverse) {
+    GetOrCreate(g, inverse, pod, key, /*persistent=*/false);
+  });
 }
 
 void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& protos,
@@ -600,11 +600,11 @@ void Topology::Update(const Pod& pod, const std::string& key, const Prototypes& 
   }
 }
 
-Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy policy) {
-  Prototypes out;
+template <typename F>
+void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) {
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-    out.push_back({true, std::make_shared<const TopologyGroup>(InverseGroup(pod, term))});
+    f(InverseGroup(pod, term), true);
   }
   const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
   for (const TopologySpreadConstraint& tsc : pod.topology_spread_constraints) {
@@ -630,7 +630,7 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
     g.filter = MakeNodeFilter(pod, tsc);
     g.id = internal::StrCat("spread|", g.key, "|", ns, "|", g.max_skew, "|", g.filter.Id(), "|",
                             SelectorId(g.selector));
-    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
+    f(std::move(g), false);
   }
   auto add_affinity = [&](const PodAffinityTerm& term, TopologyType type) {
     TopologyGroup g;
@@ -641,7 +641,7 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
     g.max_skew = kMaxInt32;
     g.id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g.key, "|",
                             absl::StrJoin(g.namespaces, ","), "|", SelectorId(g.selector));
-    out.push_back({false, std::make_shared<const TopologyGroup>(std::move(g))});
+    f(std::move(g), false);
   };
   for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
   for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {
@@ -655,6 +655,13 @@ Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy pol
       add_affinity(t.term, TopologyType::kAntiAffinity);
     }
   }
+}
+
+Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy policy) {
+  Prototypes out;
+  ForEachPrototype(pod, policy, [&](TopologyGroup&& g, bool inverse) {
+    out.push_back({inverse, std::make_shared<const TopologyGroup>(std::move(g))});
+  });
   return out;
 }
 
@@ -691,8 +698,11 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
   auto apply = [&](const TopologyGroup& g) -> absl::Status {
     const Requirement* pd = strict_pod_reqs.Find(g.key);
     const Requirement* nd = node_reqs.Find(g.key);
-    const Requirement pod_domains = pd ? *pd : Requirement::Exists(g.key);
-    const Requirement node_domains = nd ? *nd : Requirement::Exists(g.key);
+    // The requirements themselves when present (no copy per group and pod), else Exists.
+    std::optional<Requirement> pod_exists;
+    std::optional<Requirement> node_exists;
+    const Requirement& pod_domains = pd ? *pd : pod_exists.emplace(Requirement::Exists(g.key));
+    const Requirement& node_domains = nd ? *nd : node_exists.emplace(Requirement::Exists(g.key));
     Requirement domains = g.Next(pod, pod_domains, node_domains);
     if (domains.Len() == 0) {
       if (!explain) return absl::FailedPreconditionError("unsatisfiable topology constraint");
