@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -147,14 +148,18 @@ absl::Status DuplicatePod(const std::string& key) {
 // null or duplicate pod.
 absl::Status PreparePods(const Scheduler::State& state, const std::vector<const Pod*>& pods,
                          std::vector<PodCtx>* ctxs, std::vector<PodError>* rejected) {
-  absl::flat_hash_set<std::string> keys;  // duplicates only; never iterated
+  // Duplicates only, never iterated: (namespace, name) as views into the pods, the namespace
+  // as Pod::Key() writes it (names and namespaces hold no '/', so equal pairs are equal keys).
+  absl::flat_hash_set<std::pair<std::string_view, std::string_view>> keys;
   keys.reserve(pods.size());
   absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
     PodCtx c;
     std::string invalid = PrepareOne(state, *p, nullptr, label_classes, c);
-    if (!keys.insert(c.key).second) return DuplicatePod(c.key);
+    const std::string_view ns =
+        p->metadata.namespace_.empty() ? std::string_view("default") : p->metadata.namespace_;
+    if (!keys.emplace(ns, p->metadata.name).second) return DuplicatePod(c.key);
     if (!invalid.empty()) {
       rejected->push_back({c.key, invalid});
       continue;

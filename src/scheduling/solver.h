@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -263,7 +264,9 @@ class Solver {
   std::deque<PodCtx> copied_;  // shared contexts copied by Own (stable addresses)
   std::vector<Topology::RecordCache> label_caches_;  // by PodCtx::label_class
   const Simulation* simulation_ = nullptr;
-  absl::flat_hash_set<std::string> scheduling_;  // keys of the pods it schedules (lookups only)
+  // Keys of the pods it schedules (lookups only): views of the contexts' keys, which stay in
+  // place while the Solver lives (refs_ points at them).
+  absl::flat_hash_set<std::string_view> scheduling_;
   std::unique_ptr<Topology> topology_;
   std::map<std::string, ResourceList> remaining_limits_;
   // LimitedCandidates' last answer per template, and the largest capacity in it.

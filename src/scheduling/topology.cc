@@ -323,7 +323,7 @@ std::string TopologyGroup::CountsString() const {
 // Topology
 
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-                   PreferencePolicy policy, const absl::flat_hash_set<std::string>* scheduling,
+                   PreferencePolicy policy, const absl::flat_hash_set<std::string_view>* scheduling,
                    const std::map<std::string, const Node*>* nodes_by_name,
                    const std::vector<const Pod*>* anti_affinity_pods,
                    BoundCountCache* bound_counts)
@@ -748,7 +748,8 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
     const Pod& pod, const PodGroups& groups, const Requirements& strict_pod_reqs) const {
   std::vector<std::vector<std::string>> out;
   const Requirement* pd = strict_pod_reqs.Find(kLabelZone);
-  const Requirement pod_domains = pd ? *pd : Requirement::Exists(kLabelZone);
+  std::optional<Requirement> exists;
+  const Requirement& pod_domains = pd ? *pd : exists.emplace(Requirement::Exists(kLabelZone));
   auto anti = [&](const TopologyGroup& g) {
     std::vector<std::string> allowed;
     g.ForEachDomain([&](const std::string& d, int32_t count) {

@@ -229,7 +229,7 @@ class Topology {
   // `nodes_by_name` and `anti_affinity_pods` (bound pods with required anti-affinity) are
   // indexes over `snapshot`; all pointers must outlive the Topology.
   Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-           PreferencePolicy policy, const absl::flat_hash_set<std::string>* scheduling,
+           PreferencePolicy policy, const absl::flat_hash_set<std::string_view>* scheduling,
            const std::map<std::string, const Node*>* nodes_by_name,
            const std::vector<const Pod*>* anti_affinity_pods,
            BoundCountCache* bound_counts = nullptr);
@@ -363,7 +363,7 @@ class Topology {
                               absl::node_hash_map<const Node*, std::optional<std::string>>>
       node_domains_;
   PreferencePolicy policy_;
-  const absl::flat_hash_set<std::string>* scheduling_;  // looked up, never iterated
+  const absl::flat_hash_set<std::string_view>* scheduling_;  // looked up, never iterated
   mutable std::optional<std::vector<std::pair<const Pod*, const Node*>>> counted_bound_pods_;
   // Shared counts of bound pods (null: count per group), and which of its pods this solve
   // schedules (by index into BoundCountCache::Pods(), built on first use).
