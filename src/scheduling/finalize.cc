@@ -305,6 +305,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
   result.pods = static_cast<int>(refs_.size());
   result.timed_out = timed_out;
   std::map<std::string, int> per_pool_count;
+  result.node_claims.reserve(claims_.size());  // no doubling: claims can be many and large
   for (const auto& claim : claims_) {
     std::optional<NewNodeClaim> nc = FinalizeClaim(*claim, cache, per_pool_count, errors);
     if (nc) result.node_claims.push_back(std::move(*nc));
