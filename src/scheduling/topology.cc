@@ -17,6 +17,9 @@ namespace {
 
 constexpr char kAllNamespaces[] = "*";
 constexpr int32_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+// Groups left to test for a label class from which the SelectorIndex finds the candidates
+// instead of a scan of each (same groups found either way).
+constexpr size_t kIndexedScanMin = 16;
 
 std::string_view TypeName(TopologyType t) {
   switch (t) {
@@ -107,6 +110,51 @@ std::string NodeFilter::Id() const {
                           TaintEffectName(t.effect), "]");
     }
   }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SelectorIndex
+
+void SelectorIndex::Extend(const std::vector<TopologyGroup*>& groups) {
+  for (; indexed_ < groups.size(); ++indexed_) {
+    const std::optional<LabelSelector>& s = groups[indexed_]->selector;
+    const uint32_t i = static_cast<uint32_t>(indexed_);
+    if (!s) continue;  // selects nothing
+    if (!s->match_labels.empty()) {
+      const auto& [k, v] = *s->match_labels.begin();
+      by_pair_[{k, v}].push_back(i);
+      continue;
+    }
+    // An In expression: the pod's label is one of its values (duplicates are fine).
+    auto in = std::find_if(s->match_expressions.begin(), s->match_expressions.end(),
+                           [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
+    if (in == s->match_expressions.end()) {
+      scan_.push_back(i);
+      continue;
+    }
+    for (const std::string& v : in->values) {
+      std::vector<uint32_t>& at = by_pair_[{in->key, v}];
+      if (at.empty() || at.back() != i) at.push_back(i);
+    }
+  }
+}
+
+std::vector<uint32_t> SelectorIndex::Candidates(const std::map<std::string, std::string>& labels,
+                                                size_t from) const {
+  std::vector<uint32_t> out;
+  auto add = [&](const std::vector<uint32_t>& list) {
+    out.insert(out.end(),
+               std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(from)),
+               list.end());
+  };
+  add(scan_);
+  for (const auto& [k, v] : labels) {
+    auto it = by_pair_.find(std::make_pair(std::string_view(k), std::string_view(v)));
+    if (it != by_pair_.end()) add(it->second);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -680,6 +728,13 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
   }
   InverseSelecting& cache = inverse_by_label_class_[label_class];
   if (cache.seen < inverse_list_.size()) {
+    if (inverse_list_.size() - cache.seen >= kIndexedScanMin) {
+      inverse_selectors_.Extend(inverse_list_);
+      for (uint32_t i : inverse_selectors_.Candidates(pod.metadata.labels, cache.seen)) {
+        if (inverse_list_[i]->Selects(pod)) cache.groups.push_back(inverse_list_[i]);
+      }
+      cache.seen = inverse_list_.size();
+    }
     for (; cache.seen < inverse_list_.size(); ++cache.seen) {
       if (inverse_list_[cache.seen]->Selects(pod)) cache.groups.push_back(inverse_list_[cache.seen]);
     }
@@ -816,6 +871,14 @@ void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
 void Topology::Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
                       const Requirements& node_reqs, RecordCache* by_labels,
                       RecordCache* by_pod) {
+  if (group_list_.size() - by_labels->groups_seen >= kIndexedScanMin) {
+    // Many groups to test (a new label class): only those the index says may select the pod.
+    group_selectors_.Extend(group_list_);
+    for (uint32_t i : group_selectors_.Candidates(pod.metadata.labels, by_labels->groups_seen)) {
+      if (group_list_[i]->Selects(pod)) by_labels->selecting.push_back(group_list_[i]);
+    }
+    by_labels->groups_seen = group_list_.size();
+  }
   for (; by_labels->groups_seen < group_list_.size(); ++by_labels->groups_seen) {
     TopologyGroup* g = group_list_[by_labels->groups_seen];
     if (g->Selects(pod)) by_labels->selecting.push_back(g);

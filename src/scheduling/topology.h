@@ -120,6 +120,30 @@ struct HostnameView {
   }
 };
 
+class TopologyGroup;
+
+// Groups of a list (by position) under a label pair their selector requires, so that the
+// groups that may select a pod are found from the pod's labels instead of by testing every
+// group: a pod whose labels are its own (a label class of one pod) would otherwise test them
+// all, and a Solve would cost pods x groups. Groups that require no such pair are always
+// candidates; groups without a selector select nothing and are never candidates.
+class SelectorIndex {
+ public:
+  // Indexes groups [indexed, groups.size()) of `groups` (a list that only grows). The views
+  // kept point into the groups' selectors, which must not change while the index lives.
+  void Extend(const std::vector<TopologyGroup*>& groups);
+  // The positions >= `from` of the indexed groups that may select a pod with `labels` (every
+  // group that does, and maybe others), ascending and distinct.
+  std::vector<uint32_t> Candidates(const std::map<std::string, std::string>& labels,
+                                   size_t from) const;
+
+ private:
+  size_t indexed_ = 0;
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::vector<uint32_t>>
+      by_pair_;                  // looked up, never iterated
+  std::vector<uint32_t> scan_;  // groups that require no label pair
+};
+
 class TopologyGroup {
  public:
   std::string id;
@@ -394,9 +418,11 @@ class Topology {
   absl::node_hash_set<std::string> interned_;  // keys the Topology built itself (Intern)
   // Persistent prototypes (Update with prototypes) -> their group, found without the id.
   absl::flat_hash_map<const TopologyGroup*, TopologyGroup*> by_prototype_;
-  // groups_ and inverse_ in creation order (for RecordCache).
+  // groups_ and inverse_ in creation order (for RecordCache), and their selectors indexed.
   std::vector<TopologyGroup*> group_list_;
   std::vector<TopologyGroup*> inverse_list_;
+  mutable SelectorIndex group_selectors_;
+  mutable SelectorIndex inverse_selectors_;
 };
 
 }  // namespace karp::scheduling
