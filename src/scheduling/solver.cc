@@ -419,7 +419,9 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
   // requirements only when something changes.
   for (const Requirement& r : pod.requirements) {
     const Requirement* before = claim.requirements.Find(r.key());
-    if (before != nullptr && *before == before->Intersection(r)) continue;
+    if (before != nullptr && (SameUnbounded(*before, r) || *before == before->Intersection(r))) {
+      continue;
+    }
     if (!*merged) *merged = claim.requirements;
     (*merged)->Add(r);
     changed->push_back(r.key());

@@ -767,7 +767,9 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
           ", nodeDomains = ", DomainsString(node_domains)));
     }
     // Skip a requirement that would not narrow the node (e.g. its own hostname again).
-    if (nd == nullptr || !(*nd == nd->Intersection(domains))) narrowing->push_back(std::move(domains));
+    if (nd == nullptr || !(SameUnbounded(*nd, domains) || *nd == nd->Intersection(domains))) {
+      narrowing->push_back(std::move(domains));
+    }
     return absl::OkStatus();
   };
   for (const TopologyGroup* g : groups.owned) {

@@ -120,6 +120,13 @@ struct HostnameView {
   }
 };
 
+// True when `a` == `b` and `a` has no numeric bounds: then a.Intersection(b) == a (each set
+// operation on a list and itself gives the list back), so a test for whether `b` narrows `a`
+// need not build the intersection.
+inline bool SameUnbounded(const Requirement& a, const Requirement& b) {
+  return !a.gte() && !a.lte() && a == b;
+}
+
 class TopologyGroup;
 
 // Groups of a list (by position) under a label pair their selector requires, so that the
