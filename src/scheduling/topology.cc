@@ -43,6 +43,13 @@ std::string SelectorId(const std::optional<LabelSelector>& s) {
   return out;
 }
 
+// The id of an (anti-)affinity or inverse group: `prefix` (its kind), key, namespaces, selector.
+std::string AffinityId(std::string_view prefix, const PodAffinityTerm& term,
+                       const std::set<std::string>& namespaces) {
+  return internal::StrCat(prefix, term.topology_key, "|", absl::StrJoin(namespaces, ","), "|",
+                          SelectorId(term.label_selector));
+}
+
 // Requirements of a node-affinity term (unvalidated, as the reference).
 Requirements TermRequirements(const std::vector<NodeSelectorRequirement>& exprs) {
   Requirements r;
@@ -583,10 +590,14 @@ TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, c
     g = it->second.get();
     if (persistent) by_prototype_.emplace(&proto, g);
   }
+  Own(g, inverse, key);
+  return g;
+}
+
+void Topology::Own(TopologyGroup* g, bool inverse, std::string_view key) {
   if (g->owners.insert(key).second) {
     (inverse ? inverse_owned_by_pod_ : owned_by_pod_)[key].push_back(g);
   }
-  return g;
 }
 
 TopologyGroup Topology::InverseGroup(const Pod& pod, const PodAffinityTerm& term) {
@@ -596,8 +607,7 @@ TopologyGroup Topology::InverseGroup(const Pod& pod, const PodAffinityTerm& term
   g.namespaces = Namespaces(pod, term);
   g.selector = term.label_selector;
   g.max_skew = kMaxInt32;
-  g.id = internal::StrCat("inverse|", g.key, "|", absl::StrJoin(g.namespaces, ","), "|",
-                          SelectorId(g.selector));
+  g.id = AffinityId("inverse|", term, g.namespaces);
   return g;
 }
 
@@ -634,9 +644,14 @@ void Topology::Update(const Pod& pod) { Update(pod, Intern(pod.Key())); }
 
 void Topology::Update(const Pod& pod, const std::string& key) {
   Disown(key);
-  // Each prototype only to find or create its group: built on the stack, not shared.
-  ForEachPrototype(pod, policy_, [&](TopologyGroup&& g, bool inverse) {
-    GetOrCreate(g, inverse, pod, key, /*persistent=*/false);
+  // Each prototype only to find or create its group: found by id, built only when new.
+  ForEachPrototype(pod, policy_, [&](const std::string& id, bool inverse, auto&& build) {
+    auto& map = inverse ? inverse_ : groups_;
+    if (auto it = map.find(id); it != map.end()) {
+      Own(it->second.get(), inverse, key);
+      return;
+    }
+    GetOrCreate(build(), inverse, pod, key, /*persistent=*/false);
   });
 }
 
@@ -652,7 +667,8 @@ template <typename F>
 void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) {
   // Inverse groups for the pod's required anti-affinity terms.
   for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-    f(InverseGroup(pod, term), true);
+    const std::string id = AffinityId("inverse|", term, Namespaces(pod, term));
+    f(id, true, [&] { return InverseGroup(pod, term); });
   }
   const std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
   for (const TopologySpreadConstraint& tsc : pod.topology_spread_constraints) {
@@ -660,36 +676,48 @@ void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) 
         tsc.when_unsatisfiable == WhenUnsatisfiable::kScheduleAnyway) {
       continue;
     }
-    TopologyGroup g;
-    g.key = tsc.topology_key;
-    g.type = TopologyType::kSpread;
-    g.namespaces = {ns};
-    g.selector = tsc.label_selector;
-    if (g.selector) {
+    // The selector with the pod's values of matchLabelKeys added (a copy only when any is).
+    std::optional<LabelSelector> with_keys;
+    if (tsc.label_selector) {
       for (const std::string& k : tsc.match_label_keys) {
         auto v = pod.metadata.labels.find(k);
-        if (v != pod.metadata.labels.end()) {
-          g.selector->match_expressions.push_back({k, Operator::kIn, {v->second}});
-        }
+        if (v == pod.metadata.labels.end()) continue;
+        if (!with_keys) with_keys = tsc.label_selector;
+        with_keys->match_expressions.push_back({k, Operator::kIn, {v->second}});
       }
     }
-    g.max_skew = tsc.max_skew;
-    g.min_domains = tsc.min_domains;
-    g.filter = MakeNodeFilter(pod, tsc);
-    g.id = internal::StrCat("spread|", g.key, "|", ns, "|", g.max_skew, "|", g.filter.Id(), "|",
-                            SelectorId(g.selector));
-    f(std::move(g), false);
+    const std::optional<LabelSelector>& selector = with_keys ? with_keys : tsc.label_selector;
+    NodeFilter filter = MakeNodeFilter(pod, tsc);
+    const std::string id = internal::StrCat("spread|", tsc.topology_key, "|", ns, "|",
+                                            tsc.max_skew, "|", filter.Id(), "|",
+                                            SelectorId(selector));
+    f(id, false, [&] {
+      TopologyGroup g;
+      g.key = tsc.topology_key;
+      g.type = TopologyType::kSpread;
+      g.namespaces = {ns};
+      g.selector = selector;
+      g.max_skew = tsc.max_skew;
+      g.min_domains = tsc.min_domains;
+      g.filter = std::move(filter);
+      g.id = id;
+      return g;
+    });
   }
   auto add_affinity = [&](const PodAffinityTerm& term, TopologyType type) {
-    TopologyGroup g;
-    g.key = term.topology_key;
-    g.type = type;
-    g.namespaces = Namespaces(pod, term);
-    g.selector = term.label_selector;
-    g.max_skew = kMaxInt32;
-    g.id = internal::StrCat(type == TopologyType::kAffinity ? "affinity|" : "anti|", g.key, "|",
-                            absl::StrJoin(g.namespaces, ","), "|", SelectorId(g.selector));
-    f(std::move(g), false);
+    std::set<std::string> namespaces = Namespaces(pod, term);
+    const std::string id =
+        AffinityId(type == TopologyType::kAffinity ? "affinity|" : "anti|", term, namespaces);
+    f(id, false, [&] {
+      TopologyGroup g;
+      g.key = term.topology_key;
+      g.type = type;
+      g.namespaces = std::move(namespaces);
+      g.selector = term.label_selector;
+      g.max_skew = kMaxInt32;
+      g.id = id;
+      return g;
+    });
   };
   for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
   for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {
@@ -707,8 +735,8 @@ void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) 
 
 Topology::Prototypes Topology::PrototypesOf(const Pod& pod, PreferencePolicy policy) {
   Prototypes out;
-  ForEachPrototype(pod, policy, [&](TopologyGroup&& g, bool inverse) {
-    out.push_back({inverse, std::make_shared<const TopologyGroup>(std::move(g))});
+  ForEachPrototype(pod, policy, [&](const std::string&, bool inverse, auto&& build) {
+    out.push_back({inverse, std::make_shared<const TopologyGroup>(build())});
   });
   return out;
 }
@@ -851,7 +879,7 @@ void Topology::RegisterClaimSlot(const std::string& hostname, int slot) {
 
 void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
                       const Requirements& node_reqs) {
-  for (auto& [id, g] : groups_) {
+  for (TopologyGroup* g : group_list_) {
     if (!g->Counts(pod, node_reqs, taints)) continue;
     const Requirement* r = node_reqs.Find(g->key);
     if (r == nullptr) continue;  // Exists: no values to record
@@ -862,7 +890,7 @@ void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
     }
   }
   const std::string key = pod.Key();
-  for (auto& [id, g] : inverse_) {
+  for (TopologyGroup* g : inverse_list_) {
     if (g->owners.count(key) == 0) continue;
     const Requirement* r = node_reqs.Find(g->key);
     if (r == nullptr) continue;

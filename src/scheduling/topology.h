@@ -280,8 +280,9 @@ class Topology {
   };
   using Prototypes = std::vector<Prototype>;
   static Prototypes PrototypesOf(const Pod& pod, PreferencePolicy policy);
-  // Calls f(group, inverse) for each of PrototypesOf(pod, policy)'s groups, in its order, each
-  // built on the stack (defined and used in topology.cc only).
+  // Calls f(id, inverse, build) for each of PrototypesOf(pod, policy)'s groups, in its order:
+  // `build()` returns the group (whose id is `id`), built only if f calls it (defined and used
+  // in topology.cc only).
   template <typename F>
   static void ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f);
   // Update(pod) with `protos` = PrototypesOf(pod, policy) and `key` = pod.Key(). `protos` and
@@ -355,6 +356,8 @@ class Topology {
                              std::string_view key, bool persistent);
   // Update's first step: `key` owns none of its groups any more (inverse groups excepted).
   void Disown(std::string_view key);
+  // Makes the pod with `key` an owner of `g` (once).
+  void Own(TopologyGroup* g, bool inverse, std::string_view key);
   // A copy of `key` that lives as long as the Topology.
   const std::string& Intern(std::string key);
   // The inverse anti-affinity group of one required term of `pod`.
@@ -407,8 +410,9 @@ class Topology {
   mutable HostnameRegistry registry_;  // node entries are added on first use
   mutable std::map<std::string, std::shared_ptr<const std::vector<char>>> node_masks_;
   mutable bool node_domains_added_ = false;
-  std::map<std::string, std::unique_ptr<TopologyGroup>> groups_;
-  std::map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
+  // By id; looked up only (creation order: group_list_, inverse_list_).
+  absl::flat_hash_map<std::string, std::unique_ptr<TopologyGroup>> groups_;
+  absl::flat_hash_map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;
   const std::vector<const Pod*>& anti_affinity_pods_;
   // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
