@@ -212,12 +212,13 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& 
                                                   std::map<std::string, int>& per_pool_count,
                                                   std::map<std::string, std::string>& errors) const {
   const Template& t = *claim.tmpl;
-  Requirements reqs = claim.requirements;
+  // The claim is spent once finalized: its requirements, types and pods move out.
+  Requirements reqs = std::move(claim.requirements);
   reqs.Erase(kLabelHostname);
   if (!claim.reserved_ids.empty()) {
     reqs.Set(Requirement::In(kLabelCapacityType, {std::string(kCapacityTypeReserved)}));
   }
-  const std::vector<char> mask = t.OfferingMask(reqs);
+  std::vector<char> offering_mask = t.OfferingMask(reqs);
   const Requirement* it_req_before = reqs.Find(kLabelInstanceType);
   // Requirements that change minValues outcomes are part of the key.
   std::string min_values_key;
@@ -226,13 +227,16 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& 
       if (r.min_values()) min_values_key += r.ToString() + ";";
     }
   }
-  auto key = std::make_tuple(&t, mask, claim.its, min_values_key);
+  auto key = std::make_tuple(&t, std::move(offering_mask), std::move(claim.its),
+                             std::move(min_values_key));
   auto found = cache.plans.find(key);
   if (found == cache.plans.end()) {
-    found = cache.plans
-                .emplace(std::move(key), MakePlan(t, claim.its, mask, reqs, state_.options))
-                .first;
+    std::shared_ptr<const FinalPlan> made =
+        MakePlan(t, std::get<2>(key), std::get<1>(key), reqs, state_.options);
+    found = cache.plans.emplace(std::move(key), std::move(made)).first;
   }
+  // Valid through this call (no other plan is added before it returns).
+  const std::vector<char>& mask = std::get<1>(found->first);
   const FinalPlan& plan = *found->second;
   if (!plan.min_values.ok()) {
     for (const std::string& pod : claim.pods) {
