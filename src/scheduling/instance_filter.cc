@@ -251,12 +251,15 @@ namespace {
 std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& candidates,
                                  const ResourceList& requests,
                                  const std::vector<uint64_t>& rejected, bool offerings_changed,
-                                 uint64_t mask_bits) {
+                                 uint64_t mask_bits, std::vector<int>* dropped) {
   const int64_t cpu = requests.cpu(), memory = requests.memory();
   const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
   const bool any_rejected = !rejected.empty();
   std::vector<int> kept(candidates.size());
   size_t n = 0;
+  size_t m = 0;
+  if (dropped != nullptr) dropped->resize(candidates.size());
+  int* out = dropped != nullptr ? dropped->data() : nullptr;
   for (int i : candidates) {
     const size_t ui = static_cast<size_t>(i);
     // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
@@ -269,8 +272,13 @@ std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& cand
     if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
     kept[n] = i;
     n += fits;
+    if (out != nullptr) {
+      out[m] = i;
+      m += fits ^ 1u;
+    }
   }
   kept.resize(n);
+  if (dropped != nullptr) dropped->resize(m);
   return kept;
 }
 
@@ -308,51 +316,70 @@ ChangedKeys SplitChanged(const Template& t, const Requirements& reqs,
   return out;
 }
 
+// FilterGeneral's caches for one call: per daemon group the host-port conflict (2: not yet
+// known) and total requests; per lazy key, the result of each class of types (2: not yet).
+struct GeneralCaches {
+  std::vector<char> conflict;
+  std::vector<ResourceList> totals;
+  std::vector<std::vector<char>> memo;
+};
+
+// FilterGeneral's test of type `ui`.
+bool KeepGeneral(const Template& t, size_t ui, const ChangedKeys& keys,
+                 const ResourceList& requests, const std::vector<ContainerPort>& pod_ports,
+                 const std::vector<ContainerPort>& claim_ports, bool offerings_changed,
+                 const std::vector<char>& mask, uint64_t mask_bits, GeneralCaches& caches) {
+  if (!keys.rejected.empty() && ((keys.rejected[ui / 64] >> (ui % 64)) & 1u) != 0) return false;
+  const size_t g = static_cast<size_t>(t.daemon_group[ui]);
+  if (caches.conflict[g] == 2) {
+    caches.conflict[g] = !pod_ports.empty() &&
+                                 (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
+                                  HostPortsConflict(pod_ports, claim_ports))
+                             ? 1
+                             : 0;
+    caches.totals[g] = requests;
+    caches.totals[g].Add(t.daemon_groups[g].overhead);
+  }
+  if (caches.conflict[g] == 1 || !FitsAllocatable(caches.totals[g], t.allocatable[ui])) {
+    return false;
+  }
+  for (size_t k = 0; k < keys.lazy.size(); ++k) {
+    const Template::KeyClasses& kc = *keys.lazy[k].second;
+    const int cls = kc.class_of[ui];
+    if (cls < 0) continue;  // the type does not define the key
+    char& m = caches.memo[k][static_cast<size_t>(cls)];
+    if (m == 2) {
+      m = ClassAllows(*kc.representative[static_cast<size_t>(cls)], *keys.lazy[k].first) ? 1 : 0;
+    }
+    if (m != 1) return false;
+  }
+  return !offerings_changed || HasOffering(t, ui, mask, mask_bits);
+}
+
 // FastFilter's general case: host ports, extended resources, keys checked per type.
 std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candidates,
                                const ChangedKeys& keys, const ResourceList& requests,
                                const std::vector<ContainerPort>& pod_ports,
                                const std::vector<ContainerPort>& claim_ports,
                                bool offerings_changed, const std::vector<char>& mask,
-                               uint64_t mask_bits) {
+                               uint64_t mask_bits, std::vector<int>* dropped) {
   std::vector<int> kept;
   kept.reserve(candidates.size());
-  // Per daemon group: host-port conflict and total requests (2: not computed yet).
-  std::vector<char> conflict(t.daemon_groups.size(), 2);
-  std::vector<ResourceList> totals(t.daemon_groups.size());
-  const bool any_ports = !pod_ports.empty();
-  // Memo of intersection results per (lazy key, class of the type's requirement).
-  std::vector<std::vector<char>> memo(keys.lazy.size());
+  if (dropped != nullptr) dropped->clear();
+  GeneralCaches caches;
+  caches.conflict.assign(t.daemon_groups.size(), 2);
+  caches.totals.resize(t.daemon_groups.size());
+  caches.memo.resize(keys.lazy.size());
   for (size_t k = 0; k < keys.lazy.size(); ++k) {
-    memo[k].assign(keys.lazy[k].second->representative.size(), 2);
+    caches.memo[k].assign(keys.lazy[k].second->representative.size(), 2);
   }
   for (int i : candidates) {
-    const size_t ui = static_cast<size_t>(i);
-    if (!keys.rejected.empty() && ((keys.rejected[ui / 64] >> (ui % 64)) & 1u) != 0) continue;
-    const size_t g = static_cast<size_t>(t.daemon_group[ui]);
-    if (conflict[g] == 2) {
-      conflict[g] = any_ports && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
-                                  HostPortsConflict(pod_ports, claim_ports))
-                        ? 1
-                        : 0;
-      totals[g] = requests;
-      totals[g].Add(t.daemon_groups[g].overhead);
+    if (KeepGeneral(t, static_cast<size_t>(i), keys, requests, pod_ports, claim_ports,
+                    offerings_changed, mask, mask_bits, caches)) {
+      kept.push_back(i);
+    } else if (dropped != nullptr) {
+      dropped->push_back(i);
     }
-    if (conflict[g] == 1 || !FitsAllocatable(totals[g], t.allocatable[ui])) continue;
-    bool ok = true;
-    for (size_t k = 0; k < keys.lazy.size() && ok; ++k) {
-      const Template::KeyClasses& kc = *keys.lazy[k].second;
-      const int cls = kc.class_of[ui];
-      if (cls < 0) continue;  // the type does not define the key
-      char& m = memo[k][static_cast<size_t>(cls)];
-      if (m == 2) {
-        m = ClassAllows(*kc.representative[static_cast<size_t>(cls)], *keys.lazy[k].first) ? 1 : 0;
-      }
-      ok = m == 1;
-    }
-    if (!ok) continue;
-    if (offerings_changed && !HasOffering(t, ui, mask, mask_bits)) continue;
-    kept.push_back(i);
   }
   return kept;
 }
@@ -367,7 +394,8 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
                             const Requirements& reqs, const std::vector<std::string>& changed,
                             const ResourceList& requests,
                             const std::vector<ContainerPort>& pod_ports,
-                            const std::vector<ContainerPort>& claim_ports) {
+                            const std::vector<ContainerPort>& claim_ports,
+                            std::vector<int>* dropped) {
   const bool offerings_changed =
       std::any_of(changed.begin(), changed.end(), [](const std::string& k) {
         return k == kLabelZone || k == kLabelCapacityType;
@@ -378,10 +406,11 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
   const ChangedKeys keys = SplitChanged(t, reqs, changed);
   if (pod_ports.empty() && keys.lazy.empty() && !requests.HasExtended() &&
       !t.overhead_has_extended && (!offerings_changed || !t.available_offering_bits.empty())) {
-    return FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits);
+    return FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits,
+                           dropped);
   }
   return FilterGeneral(t, candidates, keys, requests, pod_ports, claim_ports, offerings_changed,
-                       mask, mask_bits);
+                       mask, mask_bits, dropped);
 }
 
 }  // namespace karp::scheduling

@@ -50,12 +50,14 @@ FilterOutcome FilterInstanceTypes(const Template& t, const std::vector<int>& can
 // The hot-path filter. Invariant: every type in `candidates` already intersects the claim's
 // current requirements `base` and has an available offering compatible with them, so only
 // the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
-// changed, and resources always. Returns the kept types (minValues not applied).
+// changed, and resources always. Returns the kept types (minValues not applied), in the order
+// of `candidates`; with `dropped`, the others are written there, in the same order.
 std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidates,
                             const Requirements& reqs, const std::vector<std::string>& changed,
                             const ResourceList& requests,
                             const std::vector<ContainerPort>& pod_ports,
-                            const std::vector<ContainerPort>& claim_ports);
+                            const std::vector<ContainerPort>& claim_ports,
+                            std::vector<int>* dropped = nullptr);
 
 }  // namespace karp::scheduling
 

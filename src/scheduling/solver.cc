@@ -92,6 +92,15 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
+// Whether `v` is strictly below `max` on each of its resources.
+bool BelowMax(const ResourceList& v, const ResourceList& max) {
+  bool below = true;
+  v.ForEach([&](std::string_view name, int64_t x) {
+    if (below && x >= max.Get(name)) below = false;
+  });
+  return below;
+}
+
 // True when `max` (the per-resource maximum of `value(i)` over the types `i` of `before`) is
 // still the maximum over `after`, a subsequence of `before`: every type `after` drops is
 // strictly below `max` on each of its resources, so none of them attained a maximum. The
@@ -108,13 +117,19 @@ bool KeepsMax(const std::vector<int>& before, const std::vector<int>& after, Val
       ++a;
       continue;
     }
-    bool below = true;
-    value(i).ForEach([&](std::string_view name, int64_t v) {
-      if (below && v >= max.Get(name)) below = false;
-    });
-    if (!below) return false;
+    if (!BelowMax(value(i), max)) return false;
   }
   return a == after.size();
+}
+
+// KeepsMax when the dropped types are known (`after` is `before` less `dropped`): none of
+// them attained a maximum.
+template <typename ValueOf>
+bool NoneAttainsMax(const std::vector<int>& dropped, ValueOf value, const ResourceList& max) {
+  for (int i : dropped) {
+    if (!BelowMax(value(i), max)) return false;
+  }
+  return true;
 }
 
 // True if `capacity` exceeds none of a NodePool's `remaining` limits.
@@ -525,7 +540,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   ResourceList requests = claim.requests;
   requests.Add(pod.requests);
   std::vector<int> kept =
-      FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports);
+      FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &fit.dropped);
+  fit.dropped_known = true;
   auto materialize = [&]() -> Requirements& {
     if (!merged) merged = claim.requirements;
     return *merged;
@@ -536,6 +552,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     std::vector<const InstanceType*> types;
     for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
     if (!SatisfiesMinValues(types, reqs).ok()) {
+      fit.dropped_known = false;
       if (relax_min_values) {
         FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
                                               claim.ports, /*relax_min_values=*/true);
@@ -581,10 +598,10 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.pods.push_back(pod.key);
   if (claim.max_allocatable_valid) {
     const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
-    claim.max_allocatable_valid = KeepsMax(
-        claim.its, fit.instance_types,
-        [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; },
-        claim.max_allocatable);
+    auto value = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
+    claim.max_allocatable_valid =
+        fit.dropped_known ? NoneAttainsMax(fit.dropped, value, claim.max_allocatable)
+                          : KeepsMax(claim.its, fit.instance_types, value, claim.max_allocatable);
   }
   claim.its = std::move(fit.instance_types);
   claim.requests.Add(pod.requests);

@@ -125,6 +125,11 @@ struct ClaimState {
 struct ClaimFit {
   std::optional<Requirements> requirements;  // the narrowed requirements; none when unchanged
   std::vector<int> instance_types;           // the claim's remaining types
+  // The claim's types that instance_types left out, when `dropped_known` (the types came
+  // straight from FastFilter over the claim's list): then CommitClaim checks only these
+  // against the claim's largest headroom.
+  std::vector<int> dropped;
+  bool dropped_known = false;
   bool relaxed_min_values = false;           // minValues lowered (BestEffort)
   std::set<std::string> reservations;        // reservations the claim holds after the pod
 };

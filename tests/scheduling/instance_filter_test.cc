@@ -447,6 +447,19 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
     const std::string reason =
         GeneralPathReason(*c.t, c.reqs, c.changed, c.requests, c.pod_ports);
     if (fast != full) FAIL("case " << i << ": " << Describe(c, reason, fast, full));
+    // With a `dropped` list: the same kept types, and the others of `candidates` in order.
+    std::vector<int> dropped = {-1};  // overwritten
+    const std::vector<int> fast2 = karp::scheduling::FastFilter(
+        *c.t, c.candidates, c.reqs, c.changed, c.requests, c.pod_ports, c.claim_ports, &dropped);
+    std::vector<int> others;
+    for (int t : c.candidates) {
+      if (std::find(full.begin(), full.end(), t) == full.end()) others.push_back(t);
+    }
+    if (fast2 != full || dropped != others) {
+      FAIL("case " << i << " with dropped: " << Describe(c, reason, fast2, full)
+                   << "\n  dropped: " << Names(*c.t, dropped) << "\n  expected dropped: "
+                   << Names(*c.t, others));
+    }
     ++paths[reason];
     if (!c.pod_ports.empty() && FullFilter(c, /*with_ports=*/false) != full) ++ports_mattered;
     (full.empty() ? kept_none : kept_some) += 1;
