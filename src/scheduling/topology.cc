@@ -259,6 +259,10 @@ bool TopologyGroup::AnyCompatiblePodDomain(const Requirement& pod_domains) const
 
 Requirement TopologyGroup::Next(const Pod& pod, const Requirement& pod_domains,
                                 const Requirement& node_domains) const {
+  if (std::optional<bool> single = NextOnSingleDomain(pod, pod_domains, node_domains)) {
+    return *single ? Requirement::In(key, {node_domains.values()[0]})
+                   : Requirement::DoesNotExist(key);
+  }
   switch (type) {
     case TopologyType::kSpread: return NextSpread(pod, pod_domains, node_domains);
     case TopologyType::kAffinity: return NextAffinity(pod, pod_domains, node_domains);
@@ -276,15 +280,27 @@ bool SingleNodeDomain(const std::string& key, const Requirement& node_domains) {
 
 }  // namespace
 
+std::optional<bool> TopologyGroup::NextOnSingleDomain(const Pod& pod,
+                                                      const Requirement& pod_domains,
+                                                      const Requirement& node_domains) const {
+  if (!SingleNodeDomain(key, node_domains)) return std::nullopt;
+  const std::string& host = node_domains.values()[0];
+  switch (type) {
+    case TopologyType::kSpread:
+      return static_cast<int64_t>(CountOf(host)) + (Selects(pod) ? 1 : 0) <= max_skew;
+    case TopologyType::kAffinity:
+      if (!pod_domains.Has(host)) return false;
+      if (CountOf(host) > 0) return true;
+      return Selects(pod) && (!AnyCounted() || !AnyCompatiblePodDomain(pod_domains));
+    case TopologyType::kAntiAffinity:
+      return CountOf(host) == 0;
+  }
+  return false;
+}
+
 Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_domains,
                                       const Requirement& node_domains) const {
-  const int32_t self = Selects(pod) ? 1 : 0;
-  if (SingleNodeDomain(key, node_domains)) {
-    const std::string& host = node_domains.values()[0];
-    const int64_t count = CountOf(host) + self;
-    if (count <= max_skew) return Requirement::In(key, {host});
-    return Requirement::DoesNotExist(key);
-  }
+  const int32_t self = Selects(pod) ? 1 : 0;  // a single node domain: NextOnSingleDomain
   const int64_t min = DomainMinCount(pod_domains);
   const std::string* best = nullptr;
   int64_t best_count = kMaxInt32;
@@ -311,17 +327,8 @@ Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_dom
 
 Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_domains,
                                         const Requirement& node_domains) const {
-  const bool self = Selects(pod);
+  const bool self = Selects(pod);  // a single node domain: NextOnSingleDomain
   const bool none_anywhere = !AnyCounted();
-  if (SingleNodeDomain(key, node_domains)) {
-    const std::string& host = node_domains.values()[0];
-    if (!pod_domains.Has(host)) return Requirement::DoesNotExist(key);
-    const int32_t count = CountOf(host);
-    if (count > 0 || (self && (none_anywhere || !AnyCompatiblePodDomain(pod_domains)))) {
-      return Requirement::In(key, {host});
-    }
-    return Requirement::DoesNotExist(key);
-  }
   std::vector<std::string> options;
   for (const auto& [domain, count] : counts) {  // positive counts are the group's own
     if (count > 0 && pod_domains.Has(domain) && node_domains.Has(domain)) {
@@ -349,12 +356,7 @@ Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_d
 
 Requirement TopologyGroup::NextAntiAffinity(const Requirement& pod_domains,
                                             const Requirement& node_domains) const {
-  if (SingleNodeDomain(key, node_domains)) {
-    const std::string& host = node_domains.values()[0];
-    if (CountOf(host) == 0) return Requirement::In(key, {host});
-    return Requirement::DoesNotExist(key);
-  }
-  std::vector<std::string> options;
+  std::vector<std::string> options;  // a single node domain: NextOnSingleDomain
   ForEachDomain([&](const std::string& domain, int32_t count) {
     if (count == 0 && node_domains.Has(domain) && pod_domains.Has(domain)) {
       options.push_back(domain);
@@ -786,7 +788,12 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
     std::optional<Requirement> node_exists;
     const Requirement& pod_domains = pd ? *pd : pod_exists.emplace(Requirement::Exists(g.key));
     const Requirement& node_domains = nd ? *nd : node_exists.emplace(Requirement::Exists(g.key));
-    Requirement domains = g.Next(pod, pod_domains, node_domains);
+    // A node with a single hostname: Next is that hostname (which narrows nothing, the node
+    // requiring it already) or nothing, known without building it.
+    const std::optional<bool> single = g.NextOnSingleDomain(pod, pod_domains, node_domains);
+    if (single && *single) return absl::OkStatus();
+    Requirement domains =
+        single ? Requirement::DoesNotExist(g.key) : g.Next(pod, pod_domains, node_domains);
     if (domains.Len() == 0) {
       if (!explain) return absl::FailedPreconditionError("unsatisfiable topology constraint");
       return absl::FailedPreconditionError(internal::StrCat(

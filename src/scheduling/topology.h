@@ -207,6 +207,11 @@ class TopologyGroup {
   // The domains `pod` may use given its own domains and the node's (nextDomain*).
   Requirement Next(const Pod& pod, const Requirement& pod_domains,
                    const Requirement& node_domains) const;
+  // Next's answer when the node has a single hostname (`node_domains` = hostname In [h]):
+  // whether it is In [h] (true) or DoesNotExist (false), built as no Requirement; nullopt for
+  // any other node domain.
+  std::optional<bool> NextOnSingleDomain(const Pod& pod, const Requirement& pod_domains,
+                                         const Requirement& node_domains) const;
   std::string CountsString() const;
   int32_t DomainMinCount(const Requirement& pod_domains) const;
   bool AnyCompatiblePodDomain(const Requirement& pod_domains) const;
