@@ -92,11 +92,57 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
-// Whether `v` is strictly below `max` on each of its resources.
-bool BelowMax(const ResourceList& v, const ResourceList& max) {
-  bool below = true;
+bool IsWellKnown(std::string_view name) {
+  switch (name.size()) {  // the four names differ in length
+    case kResourceCpu.size(): return name == kResourceCpu;
+    case kResourcePods.size(): return name == kResourcePods;
+    case kResourceMemory.size(): return name == kResourceMemory;
+    case kResourceEphemeralStorage.size(): return name == kResourceEphemeralStorage;
+    default: return false;
+  }
+}
+
+// The resources the claims' largest-headroom tracking compares: the four well-known ones
+// always (absent as 0), then the extended ones `v` has. Calls fn(well-known index or -1,
+// name, value of v).
+template <typename Fn>
+void ForEachTracked(const ResourceList& v, Fn&& fn) {
+  fn(0, kResourceCpu, v.cpu());
+  fn(1, kResourceMemory, v.memory());
+  fn(2, kResourceEphemeralStorage, v.ephemeral_storage());
+  fn(3, kResourcePods, v.pods());
+  if (!v.HasExtended()) return;
   v.ForEach([&](std::string_view name, int64_t x) {
-    if (below && x >= max.Get(name)) below = false;
+    if (!IsWellKnown(name)) fn(-1, name, x);
+  });
+}
+
+int64_t TrackedMax(const ResourceList& max, int k, std::string_view name) {
+  switch (k) {
+    case 0: return max.cpu();
+    case 1: return max.memory();
+    case 2: return max.ephemeral_storage();
+    case 3: return max.pods();
+    default: return max.Get(name);
+  }
+}
+
+// Whether type value `x` may attain the maximum `m` of a tracked resource. A maximum of 0 or
+// less is left as it is (no type fits a positive request there, and a list that loses its
+// types can only lower it: the claim's maximum stays an upper bound, which is all its uses,
+// pre-filters of the exact check, need).
+bool Attains(int64_t x, int64_t m) { return m > 0 && x >= m; }
+
+// Whether `v` is strictly below `max` on each tracked resource (false also when it ties: a
+// dropped type that ties a maximum may have been the one attaining it).
+bool BelowMax(const ResourceList& v, const ResourceList& max) {
+  if (Attains(v.cpu(), max.cpu()) || Attains(v.memory(), max.memory()) ||
+      Attains(v.ephemeral_storage(), max.ephemeral_storage()) || Attains(v.pods(), max.pods())) {
+    return false;
+  }
+  bool below = true;
+  ForEachTracked(v, [&](int k, std::string_view name, int64_t x) {
+    if (below && k < 0 && Attains(x, max.Get(name))) below = false;
   });
   return below;
 }
@@ -130,6 +176,42 @@ bool NoneAttainsMax(const std::vector<int>& dropped, ValueOf value, const Resour
     if (!BelowMax(value(i), max)) return false;
   }
   return true;
+}
+
+// Whether claim.max_allocatable stays the maximum over claim.its less `dropped` (claim.its
+// still the list before the drop): yes when no dropped type ties it, or when each maximum a
+// dropped type ties is still attained by a type that stays (counted in max_attainers).
+bool DropKeepsMax(ClaimState& claim, const std::vector<int>& dropped) {
+  const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+  const ResourceList& max = claim.max_allocatable;
+  auto head = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
+  if (NoneAttainsMax(dropped, head, max)) return true;
+  // Per tracked resource, the types attaining the maximum (well-known: inline; extended: by
+  // name).
+  auto adjust = [&](int k, std::string_view name, int64_t delta) {
+    if (k >= 0) return claim.max_attainers_wk[static_cast<size_t>(k)] += delta;
+    const int64_t n = claim.max_attainers.Get(name) + delta;
+    claim.max_attainers.Set(name, n);
+    return n;
+  };
+  if (!claim.max_attainers_valid) {
+    claim.max_attainers = ResourceList();
+    claim.max_attainers_wk = {};
+    for (int i : claim.its) {
+      ForEachTracked(head(i), [&](int k, std::string_view name, int64_t v) {
+        if (Attains(v, TrackedMax(max, k, name))) adjust(k, name, 1);
+      });
+    }
+    claim.max_attainers_valid = true;
+  }
+  bool kept = true;
+  for (int i : dropped) {
+    ForEachTracked(head(i), [&](int k, std::string_view name, int64_t v) {
+      if (Attains(v, TrackedMax(max, k, name)) && adjust(k, name, -1) <= 0) kept = false;
+    });
+  }
+  if (!kept) claim.max_attainers_valid = false;
+  return kept;
 }
 
 // True if `capacity` exceeds none of a NodePool's `remaining` limits.
@@ -600,7 +682,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
     auto value = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
     claim.max_allocatable_valid =
-        fit.dropped_known ? NoneAttainsMax(fit.dropped, value, claim.max_allocatable)
+        fit.dropped_known ? DropKeepsMax(claim, fit.dropped)
                           : KeepsMax(claim.its, fit.instance_types, value, claim.max_allocatable);
   }
   claim.its = std::move(fit.instance_types);
@@ -619,6 +701,7 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     claim.max_allocatable = ResourceList();
     for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
     claim.max_allocatable_valid = true;
+    claim.max_attainers_valid = false;
   }
   IndexClaim(claim);
   topology_->Record(pod.working(), pod.key, claim.tmpl->taints, claim.requirements,

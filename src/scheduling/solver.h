@@ -6,6 +6,7 @@
 #ifndef KARP_SRC_SCHEDULING_SOLVER_H_
 #define KARP_SRC_SCHEDULING_SOLVER_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -110,6 +111,12 @@ struct ClaimState {
   // running the filter (same decision, less work).
   ResourceList max_allocatable;
   bool max_allocatable_valid = false;  // false: not computed yet
+  // Per resource, how many types of `its` have a headroom entry equal to max_allocatable's
+  // (computed when a dropped type first ties the maximum): a maximum stays exact while some
+  // type still attains it, so ties need no recomputation over every type.
+  std::array<int64_t, 4> max_attainers_wk{};  // cpu, memory, ephemeral-storage, pods
+  ResourceList max_attainers;                 // extended resources
+  bool max_attainers_valid = false;
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
   int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
   // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
