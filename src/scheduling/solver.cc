@@ -92,59 +92,27 @@ bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
   return false;
 }
 
-bool IsWellKnown(std::string_view name) {
-  switch (name.size()) {  // the four names differ in length
-    case kResourceCpu.size(): return name == kResourceCpu;
-    case kResourcePods.size(): return name == kResourcePods;
-    case kResourceMemory.size(): return name == kResourceMemory;
-    case kResourceEphemeralStorage.size(): return name == kResourceEphemeralStorage;
-    default: return false;
-  }
+// The four well-known resources of `v` (absent as 0): cpu, memory, ephemeral-storage, pods.
+std::array<int64_t, 4> WellKnown(const ResourceList& v) {
+  return {v.cpu(), v.memory(), v.ephemeral_storage(), v.pods()};
 }
 
-// The resources the claims' largest-headroom tracking compares: the four well-known ones
-// always (absent as 0), then the extended ones `v` has. Calls fn(well-known index or -1,
-// name, value of v).
-template <typename Fn>
-void ForEachTracked(const ResourceList& v, Fn&& fn) {
-  fn(0, kResourceCpu, v.cpu());
-  fn(1, kResourceMemory, v.memory());
-  fn(2, kResourceEphemeralStorage, v.ephemeral_storage());
-  fn(3, kResourcePods, v.pods());
-  if (!v.HasExtended()) return;
-  v.ForEach([&](std::string_view name, int64_t x) {
-    if (!IsWellKnown(name)) fn(-1, name, x);
-  });
-}
-
-int64_t TrackedMax(const ResourceList& max, int k, std::string_view name) {
-  switch (k) {
-    case 0: return max.cpu();
-    case 1: return max.memory();
-    case 2: return max.ephemeral_storage();
-    case 3: return max.pods();
-    default: return max.Get(name);
-  }
-}
-
-// Whether type value `x` may attain the maximum `m` of a tracked resource. A maximum of 0 or
-// less is left as it is (no type fits a positive request there, and a list that loses its
-// types can only lower it: the claim's maximum stays an upper bound, which is all its uses,
-// pre-filters of the exact check, need).
+// Whether a type's value `x` may attain the claim's maximum `m` of a resource. Only the
+// well-known resources are followed, and a maximum of 0 or less is left as it is: the other
+// maxima stay as they were when a type attaining them drops, so the claim's maximum is exact on
+// the well-known resources and an upper bound on the others, which is all its uses (pre-filters
+// of the exact check: MayFit, the first-fit index's room) need.
 bool Attains(int64_t x, int64_t m) { return m > 0 && x >= m; }
 
-// Whether `v` is strictly below `max` on each tracked resource (false also when it ties: a
+// Whether `v` is strictly below `max` on each followed resource (false also when it ties: a
 // dropped type that ties a maximum may have been the one attaining it).
 bool BelowMax(const ResourceList& v, const ResourceList& max) {
-  if (Attains(v.cpu(), max.cpu()) || Attains(v.memory(), max.memory()) ||
-      Attains(v.ephemeral_storage(), max.ephemeral_storage()) || Attains(v.pods(), max.pods())) {
-    return false;
+  const std::array<int64_t, 4> x = WellKnown(v);
+  const std::array<int64_t, 4> m = WellKnown(max);
+  for (size_t k = 0; k < 4; ++k) {
+    if (Attains(x[k], m[k])) return false;
   }
-  bool below = true;
-  ForEachTracked(v, [&](int k, std::string_view name, int64_t x) {
-    if (below && k < 0 && Attains(x, max.Get(name))) below = false;
-  });
-  return below;
+  return true;
 }
 
 // True when `max` (the per-resource maximum of `value(i)` over the types `i` of `before`) is
@@ -186,29 +154,23 @@ bool DropKeepsMax(ClaimState& claim, const std::vector<int>& dropped) {
   const ResourceList& max = claim.max_allocatable;
   auto head = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
   if (NoneAttainsMax(dropped, head, max)) return true;
-  // Per tracked resource, the types attaining the maximum (well-known: inline; extended: by
-  // name).
-  auto adjust = [&](int k, std::string_view name, int64_t delta) {
-    if (k >= 0) return claim.max_attainers_wk[static_cast<size_t>(k)] += delta;
-    const int64_t n = claim.max_attainers.Get(name) + delta;
-    claim.max_attainers.Set(name, n);
-    return n;
-  };
+  // Per followed resource, the types attaining the maximum.
+  const std::array<int64_t, 4> m = WellKnown(max);
+  std::array<int64_t, 4>& attainers = claim.max_attainers;
   if (!claim.max_attainers_valid) {
-    claim.max_attainers = ResourceList();
-    claim.max_attainers_wk = {};
+    attainers = {};
     for (int i : claim.its) {
-      ForEachTracked(head(i), [&](int k, std::string_view name, int64_t v) {
-        if (Attains(v, TrackedMax(max, k, name))) adjust(k, name, 1);
-      });
+      const std::array<int64_t, 4> x = WellKnown(head(i));
+      for (size_t k = 0; k < 4; ++k) attainers[k] += Attains(x[k], m[k]) ? 1 : 0;
     }
     claim.max_attainers_valid = true;
   }
   bool kept = true;
   for (int i : dropped) {
-    ForEachTracked(head(i), [&](int k, std::string_view name, int64_t v) {
-      if (Attains(v, TrackedMax(max, k, name)) && adjust(k, name, -1) <= 0) kept = false;
-    });
+    const std::array<int64_t, 4> x = WellKnown(head(i));
+    for (size_t k = 0; k < 4; ++k) {
+      if (Attains(x[k], m[k]) && --attainers[k] <= 0) kept = false;
+    }
   }
   if (!kept) claim.max_attainers_valid = false;
   return kept;

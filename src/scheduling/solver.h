@@ -106,16 +106,17 @@ struct ClaimState {
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
   int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
   // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
-  // `its` (kept exact when `its` shrinks, see KeepsMax): a pod whose requests plus `requests`
-  // exceed it on any resource fits none of them, so first fit can skip the claim without
-  // running the filter (same decision, less work).
+  // `its`, or more (exact on the well-known resources when `its` shrinks, an upper bound on
+  // others; see KeepsMax): a pod whose requests plus `requests` exceed it on any resource fits
+  // none of them, so first fit can skip the claim without running the filter (same decision,
+  // less work).
   ResourceList max_allocatable;
   bool max_allocatable_valid = false;  // false: not computed yet
-  // Per resource, how many types of `its` have a headroom entry equal to max_allocatable's
-  // (computed when a dropped type first ties the maximum): a maximum stays exact while some
-  // type still attains it, so ties need no recomputation over every type.
-  std::array<int64_t, 4> max_attainers_wk{};  // cpu, memory, ephemeral-storage, pods
-  ResourceList max_attainers;                 // extended resources
+  // Per well-known resource (cpu, memory, ephemeral-storage, pods), how many types of `its`
+  // attain max_allocatable's value (counted when a dropped type first ties the maximum): a
+  // maximum stays exact while some type still attains it, so ties need no recomputation over
+  // every type. The maxima of other resources are left as upper bounds (see Attains).
+  std::array<int64_t, 4> max_attainers{};
   bool max_attainers_valid = false;
   std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
   int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
