@@ -705,10 +705,12 @@ bool Solver::PlaceOnExisting(PodCtx& pod) {
   for (FirstFitIndex::Cursor cursor(existing_index_, need); cursor.id() >= 0; cursor.Advance()) {
     ExistingNodeState& node = existing_[static_cast<size_t>(cursor.id())];
     if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
-    // Most nodes of a running cluster are full: reject them on resources and taints, two of
-    // CanAddExisting's own checks, without building an error status per node.
+    // Most nodes of a running cluster are full or of the wrong kind: reject them on resources,
+    // taints and requirements, three of CanAddExisting's own (pure) checks, without building
+    // an error status per node.
     if (!Fits(pod.requests, node.remaining) ||
-        !ToleratesAll(node.init->taints, pod.working().tolerations)) {
+        !ToleratesAll(node.init->taints, pod.working().tolerations) ||
+        !node.requirements().IsCompatible(pod.requirements, nullptr)) {
       continue;
     }
     Requirements reqs;

@@ -452,13 +452,57 @@ void Topology::CountDomains(TopologyGroup& g) const {
     return;
   }
   RegisterNodes(g);
-  for (const auto& [p, node] : CountedBoundPods()) {
-    if (!g.Selects(*p)) continue;
-    const std::optional<std::string>& d = DomainOf(*node, g.key);
-    if (!d) continue;
-    if (!g.filter.Matches(RequirementsOf(*node), node->taints)) continue;
+  const std::vector<std::pair<const Pod*, const Node*>>& pods = CountedBoundPods();
+  auto count = [&](const Pod& p, const Node& node) {
+    if (!g.Selects(p)) return;
+    const std::optional<std::string>& d = DomainOf(node, g.key);
+    if (!d) return;
+    if (!g.filter.Matches(RequirementsOf(node), node.taints)) return;
     g.Record(*d);
+  };
+  // Counts only add up: visiting only the pods that may be selected counts the same.
+  std::vector<uint32_t> scratch;
+  if (const std::vector<uint32_t>* some = BoundPodsMaybeSelected(g, &scratch)) {
+    for (uint32_t i : *some) count(*pods[i].first, *pods[i].second);
+    return;
   }
+  for (const auto& [p, node] : pods) count(*p, *node);
+}
+
+const std::vector<uint32_t>* Topology::BoundPodsMaybeSelected(
+    const TopologyGroup& g, std::vector<uint32_t>* scratch) const {
+  static const std::vector<uint32_t>* const kNone = new std::vector<uint32_t>();
+  if (!g.selector) return kNone;  // selects nothing
+  const LabelSelector& s = *g.selector;
+  auto in = std::find_if(s.match_expressions.begin(), s.match_expressions.end(),
+                         [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
+  if (s.match_labels.empty() && in == s.match_expressions.end()) return nullptr;
+  if (!bound_pods_by_label_) {
+    bound_pods_by_label_.emplace();
+    const std::vector<std::pair<const Pod*, const Node*>>& pods = CountedBoundPods();
+    for (size_t i = 0; i < pods.size(); ++i) {
+      for (const auto& [k, v] : pods[i].first->metadata.labels) {
+        (*bound_pods_by_label_)[{k, v}].push_back(static_cast<uint32_t>(i));
+      }
+    }
+  }
+  auto list = [&](std::string_view k, std::string_view v) -> const std::vector<uint32_t>* {
+    auto it = bound_pods_by_label_->find(std::make_pair(k, v));
+    return it == bound_pods_by_label_->end() ? kNone : &it->second;
+  };
+  if (!s.match_labels.empty()) {
+    const auto& [k, v] = *s.match_labels.begin();
+    return list(k, v);
+  }
+  // One of the In values: the union of their lists, ascending.
+  scratch->clear();
+  for (const std::string& v : in->values) {
+    const std::vector<uint32_t>* l = list(in->key, v);
+    scratch->insert(scratch->end(), l->begin(), l->end());
+  }
+  std::sort(scratch->begin(), scratch->end());
+  scratch->erase(std::unique(scratch->begin(), scratch->end()), scratch->end());
+  return scratch;
 }
 
 namespace {

@@ -404,6 +404,16 @@ class Topology {
   PreferencePolicy policy_;
   const absl::flat_hash_set<std::string_view>* scheduling_;  // looked up, never iterated
   mutable std::optional<std::vector<std::pair<const Pod*, const Node*>>> counted_bound_pods_;
+  // CountedBoundPods' positions by label pair (built on first use; looked up, never
+  // iterated): the pods a group's selector may select, from a label pair it requires.
+  mutable std::optional<absl::flat_hash_map<std::pair<std::string_view, std::string_view>,
+                                            std::vector<uint32_t>>>
+      bound_pods_by_label_;
+  // Ascending positions in CountedBoundPods() that include every pod `g` selects, or null
+  // when `g` requires no label pair (then every pod is a candidate). `scratch` holds a
+  // merged list.
+  const std::vector<uint32_t>* BoundPodsMaybeSelected(const TopologyGroup& g,
+                                                      std::vector<uint32_t>* scratch) const;
   // Shared counts of bound pods (null: count per group), and which of its pods this solve
   // schedules (by index into BoundCountCache::Pods(), built on first use).
   BoundCountCache* bound_counts_ = nullptr;
