@@ -365,7 +365,10 @@ std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candid
                                uint64_t mask_bits, std::vector<int>* dropped) {
   std::vector<int> kept;
   kept.reserve(candidates.size());
-  if (dropped != nullptr) dropped->clear();
+  if (dropped != nullptr) {
+    dropped->clear();
+    dropped->reserve(candidates.size());
+  }
   GeneralCaches caches;
   caches.conflict.assign(t.daemon_groups.size(), 2);
   caches.totals.resize(t.daemon_groups.size());

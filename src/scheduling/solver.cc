@@ -67,13 +67,36 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(
   return absl::OkStatus();
 }
 
+bool IsWellKnown(std::string_view name) {
+  switch (name.size()) {  // the four names differ in length
+    case kResourceCpu.size(): return name == kResourceCpu;
+    case kResourcePods.size(): return name == kResourcePods;
+    case kResourceMemory.size(): return name == kResourceMemory;
+    case kResourceEphemeralStorage.size(): return name == kResourceEphemeralStorage;
+    default: return false;
+  }
+}
+
 // False when `pod` certainly fits none of `claim`'s instance types: its requests plus the
 // claim's exceed the largest allocatable of some resource (daemon overhead only adds).
 bool MayFit(const ClaimState& claim, const PodCtx& pod) {
+  const ResourceList& need = pod.requests;
+  const ResourceList& max = claim.max_allocatable;
+  const ResourceList& used = claim.requests;
+  // Both sides are non-negative, so the difference cannot overflow.
+  auto exceeds = [](int64_t value, int64_t most, int64_t in_use) {
+    return value > 0 && value > most - in_use;
+  };
+  if (exceeds(need.cpu(), max.cpu(), used.cpu()) ||
+      exceeds(need.memory(), max.memory(), used.memory()) ||
+      exceeds(need.ephemeral_storage(), max.ephemeral_storage(), used.ephemeral_storage()) ||
+      exceeds(need.pods(), max.pods(), used.pods())) {
+    return false;
+  }
+  if (!need.HasExtended()) return true;
   bool fits = true;
-  pod.requests.ForEach([&](std::string_view name, int64_t value) {
-    // Both sides are non-negative, so the difference cannot overflow.
-    if (fits && value > 0 && value > claim.max_allocatable.Get(name) - claim.requests.Get(name)) {
+  need.ForEach([&](std::string_view name, int64_t value) {
+    if (fits && !IsWellKnown(name) && exceeds(value, max.Get(name), used.Get(name))) {
       fits = false;
     }
   });
