@@ -43,6 +43,23 @@ std::string SelectorId(const std::optional<LabelSelector>& s) {
   return out;
 }
 
+// The label pairs one of which a pod must carry for `s` to select it: the first matchLabels
+// entry, else each value of the first In expression. Calls f(key, value) for each and returns
+// true, or returns false when `s` requires no such pair (then any pod may match).
+template <typename F>
+bool ForEachRequiredPair(const LabelSelector& s, F&& f) {
+  if (!s.match_labels.empty()) {
+    const auto& [k, v] = *s.match_labels.begin();
+    f(std::string_view(k), std::string_view(v));
+    return true;
+  }
+  auto in = std::find_if(s.match_expressions.begin(), s.match_expressions.end(),
+                         [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
+  if (in == s.match_expressions.end()) return false;
+  for (const std::string& v : in->values) f(std::string_view(in->key), std::string_view(v));
+  return true;
+}
+
 // The id of an (anti-)affinity or inverse group: `prefix` (its kind), key, namespaces, selector.
 std::string AffinityId(std::string_view prefix, const PodAffinityTerm& term,
                        const std::set<std::string>& namespaces) {
@@ -128,22 +145,11 @@ void SelectorIndex::Extend(const std::vector<TopologyGroup*>& groups) {
     const std::optional<LabelSelector>& s = groups[indexed_]->selector;
     const uint32_t i = static_cast<uint32_t>(indexed_);
     if (!s) continue;  // selects nothing
-    if (!s->match_labels.empty()) {
-      const auto& [k, v] = *s->match_labels.begin();
-      by_pair_[{k, v}].push_back(i);
-      continue;
-    }
-    // An In expression: the pod's label is one of its values (duplicates are fine).
-    auto in = std::find_if(s->match_expressions.begin(), s->match_expressions.end(),
-                           [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
-    if (in == s->match_expressions.end()) {
-      scan_.push_back(i);
-      continue;
-    }
-    for (const std::string& v : in->values) {
-      std::vector<uint32_t>& at = by_pair_[{in->key, v}];
-      if (at.empty() || at.back() != i) at.push_back(i);
-    }
+    const bool required = ForEachRequiredPair(*s, [&](std::string_view k, std::string_view v) {
+      std::vector<uint32_t>& at = by_pair_[{k, v}];
+      if (at.empty() || at.back() != i) at.push_back(i);  // an In value listed twice
+    });
+    if (!required) scan_.push_back(i);
   }
 }
 
@@ -473,10 +479,9 @@ const std::vector<uint32_t>* Topology::BoundPodsMaybeSelected(
     const TopologyGroup& g, std::vector<uint32_t>* scratch) const {
   static const std::vector<uint32_t>* const kNone = new std::vector<uint32_t>();
   if (!g.selector) return kNone;  // selects nothing
-  const LabelSelector& s = *g.selector;
-  auto in = std::find_if(s.match_expressions.begin(), s.match_expressions.end(),
-                         [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
-  if (s.match_labels.empty() && in == s.match_expressions.end()) return nullptr;
+  if (!ForEachRequiredPair(*g.selector, [](std::string_view, std::string_view) {})) {
+    return nullptr;
+  }
   if (!bound_pods_by_label_) {
     bound_pods_by_label_.emplace();
     const std::vector<std::pair<const Pod*, const Node*>>& pods = CountedBoundPods();
@@ -486,20 +491,14 @@ const std::vector<uint32_t>* Topology::BoundPodsMaybeSelected(
       }
     }
   }
-  auto list = [&](std::string_view k, std::string_view v) -> const std::vector<uint32_t>* {
-    auto it = bound_pods_by_label_->find(std::make_pair(k, v));
-    return it == bound_pods_by_label_->end() ? kNone : &it->second;
-  };
-  if (!s.match_labels.empty()) {
-    const auto& [k, v] = *s.match_labels.begin();
-    return list(k, v);
-  }
-  // One of the In values: the union of their lists, ascending.
+  // The union of the required pairs' lists, ascending.
   scratch->clear();
-  for (const std::string& v : in->values) {
-    const std::vector<uint32_t>* l = list(in->key, v);
-    scratch->insert(scratch->end(), l->begin(), l->end());
-  }
+  ForEachRequiredPair(*g.selector, [&](std::string_view k, std::string_view v) {
+    auto it = bound_pods_by_label_->find(std::make_pair(k, v));
+    if (it != bound_pods_by_label_->end()) {
+      scratch->insert(scratch->end(), it->second.begin(), it->second.end());
+    }
+  });
   std::sort(scratch->begin(), scratch->end());
   scratch->erase(std::unique(scratch->begin(), scratch->end()), scratch->end());
   return scratch;
