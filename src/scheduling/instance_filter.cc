@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/numeric/bits.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 
@@ -245,41 +247,125 @@ std::vector<char> Template::OfferingMask(const Requirements& reqs) const {
 
 namespace {
 
+// The types of `t` that FilterWellKnown keeps, as a bit set over the types, from the
+// template's rows (Template::headroom_rows): the four resource rows the requests select, less
+// `rejected`, and when the offerings changed, the union of the allowed pairs' types.
+void KeepBits(const Template& t, const std::array<int64_t, 4>& need,
+              const std::vector<uint64_t>& rejected, bool offerings_changed, uint64_t mask_bits,
+              absl::InlinedVector<uint64_t, 16>& keep) {
+  const size_t words = t.words;
+  keep.assign(words, ~uint64_t{0});
+  for (size_t k = 0; k < 4; ++k) {
+    const Template::HeadroomRows& rows = t.headroom_rows[k];
+    const size_t j = static_cast<size_t>(
+        std::lower_bound(rows.values.begin(), rows.values.end(), need[k]) - rows.values.begin());
+    if (j == rows.values.size()) {  // no type has that much headroom
+      keep.assign(words, 0);
+      return;
+    }
+    if (j == 0) continue;  // row 0 holds every type
+    const uint64_t* row = &rows.at_least[j * words];
+    for (size_t w = 0; w < words; ++w) keep[w] &= row[w];
+  }
+  for (size_t w = 0; w < rejected.size() && w < words; ++w) keep[w] &= ~rejected[w];
+  if (offerings_changed) {
+    absl::InlinedVector<uint64_t, 16> offered(words, 0);
+    for (uint64_t bits = mask_bits; bits != 0; bits &= bits - 1) {
+      const std::vector<uint64_t>& pair = t.offering_pair_types[static_cast<size_t>(
+          absl::countr_zero(bits))];
+      for (size_t w = 0; w < words; ++w) offered[w] |= pair[w];
+    }
+    for (size_t w = 0; w < words; ++w) keep[w] &= offered[w];
+  }
+}
+
 // FastFilter's common case, without branches per type: no host ports, only well-known
 // resources in the requests and the daemon overheads, no changed key left to check per type
-// (`rejected` holds the types the changed keys exclude), offerings as bits.
-std::vector<int> FilterWellKnown(const Template& t, const std::vector<int>& candidates,
-                                 const ResourceList& requests,
-                                 const std::vector<uint64_t>& rejected, bool offerings_changed,
-                                 uint64_t mask_bits, std::vector<int>* dropped) {
+// (`rejected` holds the types the changed keys exclude), offerings as bits. Each candidate is
+// one bit test in the set KeepBits computes (or, without the template's rows, four
+// comparisons and two bit tests).
+void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
+                     const ResourceList& requests, const std::vector<uint64_t>& rejected,
+                     bool offerings_changed, uint64_t mask_bits, std::vector<int>* kept_out,
+                     std::vector<int>* dropped, const std::vector<uint64_t>* candidate_bits,
+                     std::vector<uint64_t>* kept_bits) {
   const int64_t cpu = requests.cpu(), memory = requests.memory();
   const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
-  const bool any_rejected = !rejected.empty();
-  std::vector<int> kept(candidates.size());
+  std::vector<int>& kept = *kept_out;
+  kept.resize(candidates.size());
   size_t n = 0;
   size_t m = 0;
   if (dropped != nullptr) dropped->resize(candidates.size());
-  int* out = dropped != nullptr ? dropped->data() : nullptr;
-  for (int i : candidates) {
-    const size_t ui = static_cast<size_t>(i);
-    // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
-    const std::array<int64_t, 4>& room = t.headroom_wk[ui];
-    // 0 or 1 per condition, combined without short-circuit branches.
-    auto bit = [](bool b) { return static_cast<unsigned>(b); };
-    unsigned fits = bit(cpu <= room[0]) & bit(memory <= room[1]) & bit(storage <= room[2]) &
-                    bit(pods <= room[3]);
-    if (any_rejected) fits &= bit(((rejected[ui / 64] >> (ui % 64)) & 1u) == 0);
-    if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
-    kept[n] = i;
+  // Raw pointers: stores through them cannot alias the buffers' own pointers.
+  int* const in = kept.data();
+  int* const out = dropped != nullptr ? dropped->data() : nullptr;
+  auto emit = [&](int i, unsigned fits) {
+    in[n] = i;
     n += fits;
     if (out != nullptr) {
       out[m] = i;
       m += fits ^ 1u;
     }
+  };
+  if (t.has_headroom_rows()) {
+    absl::InlinedVector<uint64_t, 16> keep;
+    KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
+    const uint64_t* const bits = keep.data();
+    const int* const first = candidates.data();
+    const size_t count = candidates.size();
+    if (candidate_bits != nullptr && kept_bits != nullptr && candidate_bits->size() == t.words) {
+      // By words: the kept and dropped candidates in ascending order (the order of
+      // `candidates`, which candidate_bits mirrors), without a test per candidate.
+      kept_bits->resize(t.words);
+      for (size_t w = 0; w < t.words; ++w) {
+        const uint64_t have = (*candidate_bits)[w];
+        const uint64_t stay = have & bits[w];
+        (*kept_bits)[w] = stay;
+        const int base = static_cast<int>(w * 64);
+        for (uint64_t x = stay; x != 0; x &= x - 1) in[n++] = base + absl::countr_zero(x);
+        if (out != nullptr) {
+          for (uint64_t x = have & ~bits[w]; x != 0; x &= x - 1) {
+            out[m++] = base + absl::countr_zero(x);
+          }
+        }
+      }
+    } else if (out != nullptr) {
+      for (size_t c = 0; c < count; ++c) {
+        const int i = first[c];
+        const unsigned fits = static_cast<unsigned>((bits[i >> 6] >> (i & 63)) & 1u);
+        in[n] = i;
+        n += fits;
+        out[m] = i;
+        m += fits ^ 1u;
+      }
+    } else {
+      for (size_t c = 0; c < count; ++c) {
+        const int i = first[c];
+        in[n] = i;
+        n += static_cast<size_t>((bits[i >> 6] >> (i & 63)) & 1u);
+      }
+    }
+  } else {
+    const bool any_rejected = !rejected.empty();
+    for (int i : candidates) {
+      const size_t ui = static_cast<size_t>(i);
+      // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
+      const std::array<int64_t, 4>& room = t.headroom_wk[ui];
+      // 0 or 1 per condition, combined without short-circuit branches.
+      auto bit = [](bool b) { return static_cast<unsigned>(b); };
+      unsigned fits = bit(cpu <= room[0]) & bit(memory <= room[1]) & bit(storage <= room[2]) &
+                      bit(pods <= room[3]);
+      if (any_rejected) fits &= bit(((rejected[ui / 64] >> (ui % 64)) & 1u) == 0);
+      if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
+      emit(i, fits);
+    }
   }
   kept.resize(n);
   if (dropped != nullptr) dropped->resize(m);
-  return kept;
+  if (kept_bits != nullptr && (candidate_bits == nullptr || !t.has_headroom_rows() ||
+                               candidate_bits->size() != t.words)) {
+    kept_bits->clear();
+  }
 }
 
 }  // namespace
@@ -357,13 +443,14 @@ bool KeepGeneral(const Template& t, size_t ui, const ChangedKeys& keys,
 }
 
 // FastFilter's general case: host ports, extended resources, keys checked per type.
-std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candidates,
-                               const ChangedKeys& keys, const ResourceList& requests,
-                               const std::vector<ContainerPort>& pod_ports,
-                               const std::vector<ContainerPort>& claim_ports,
-                               bool offerings_changed, const std::vector<char>& mask,
-                               uint64_t mask_bits, std::vector<int>* dropped) {
-  std::vector<int> kept;
+void FilterGeneral(const Template& t, const std::vector<int>& candidates,
+                   const ChangedKeys& keys, const ResourceList& requests,
+                   const std::vector<ContainerPort>& pod_ports,
+                   const std::vector<ContainerPort>& claim_ports, bool offerings_changed,
+                   const std::vector<char>& mask, uint64_t mask_bits, std::vector<int>* kept_out,
+                   std::vector<int>* dropped) {
+  std::vector<int>& kept = *kept_out;
+  kept.clear();
   kept.reserve(candidates.size());
   if (dropped != nullptr) {
     dropped->clear();
@@ -384,7 +471,6 @@ std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candid
       dropped->push_back(i);
     }
   }
-  return kept;
 }
 
 }  // namespace
@@ -393,12 +479,12 @@ std::vector<int> FilterGeneral(const Template& t, const std::vector<int>& candid
 // current requirements `base` and has an available offering compatible with them, so only
 // the keys that changed (`changed`) are re-checked, offerings only if zone or capacity type
 // changed, and resources always. Returns the kept types (minValues not applied).
-std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidates,
-                            const Requirements& reqs, const std::vector<std::string>& changed,
-                            const ResourceList& requests,
-                            const std::vector<ContainerPort>& pod_ports,
-                            const std::vector<ContainerPort>& claim_ports,
-                            std::vector<int>* dropped) {
+void FastFilter(const Template& t, const std::vector<int>& candidates, const Requirements& reqs,
+                const std::vector<std::string>& changed, const ResourceList& requests,
+                const std::vector<ContainerPort>& pod_ports,
+                const std::vector<ContainerPort>& claim_ports, std::vector<int>* kept,
+                std::vector<int>* dropped, const std::vector<uint64_t>* candidate_bits,
+                std::vector<uint64_t>* kept_bits) {
   const bool offerings_changed =
       std::any_of(changed.begin(), changed.end(), [](const std::string& k) {
         return k == kLabelZone || k == kLabelCapacityType;
@@ -409,11 +495,25 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
   const ChangedKeys keys = SplitChanged(t, reqs, changed);
   if (pod_ports.empty() && keys.lazy.empty() && !requests.HasExtended() &&
       !t.overhead_has_extended && (!offerings_changed || !t.available_offering_bits.empty())) {
-    return FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits,
-                           dropped);
+    FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits, kept,
+                    dropped, candidate_bits, kept_bits);
+    return;
   }
-  return FilterGeneral(t, candidates, keys, requests, pod_ports, claim_ports, offerings_changed,
-                       mask, mask_bits, dropped);
+  if (kept_bits != nullptr) kept_bits->clear();
+  FilterGeneral(t, candidates, keys, requests, pod_ports, claim_ports, offerings_changed, mask,
+                mask_bits, kept, dropped);
+}
+
+std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidates,
+                            const Requirements& reqs, const std::vector<std::string>& changed,
+                            const ResourceList& requests,
+                            const std::vector<ContainerPort>& pod_ports,
+                            const std::vector<ContainerPort>& claim_ports,
+                            std::vector<int>* dropped) {
+  std::vector<int> kept;
+  FastFilter(t, candidates, reqs, changed, requests, pod_ports, claim_ports, &kept, dropped,
+             nullptr, nullptr);
+  return kept;
 }
 
 }  // namespace karp::scheduling

@@ -249,6 +249,48 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
   }
 }
 
+// Template::headroom_rows and offering_pair_types, from headroom_wk and
+// available_offering_bits. Skipped (left empty) when the rows of one resource would exceed
+// kMaxRowWords words: a catalog of thousands of types with distinct headrooms.
+void IndexHeadroomBits(Template& t) {
+  constexpr size_t kMaxRowWords = size_t{1} << 16;
+  const size_t n = t.headroom_wk.size();
+  const size_t words = (n + 63) / 64;
+  std::array<Template::HeadroomRows, 4> rows;
+  for (size_t k = 0; k < 4; ++k) {
+    std::vector<int64_t>& values = rows[k].values;
+    for (const std::array<int64_t, 4>& h : t.headroom_wk) values.push_back(h[k]);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (values.size() * words > kMaxRowWords) return;
+    // Row j: the types whose headroom is at least values[j]; built from the top row down.
+    std::vector<uint64_t>& at_least = rows[k].at_least;
+    at_least.assign(values.size() * words, 0);
+    std::vector<std::vector<size_t>> at_value(values.size());
+    for (size_t i = 0; i < n; ++i) {
+      const size_t j = static_cast<size_t>(
+          std::lower_bound(values.begin(), values.end(), t.headroom_wk[i][k]) - values.begin());
+      at_value[j].push_back(i);
+    }
+    for (size_t j = values.size(); j-- > 0;) {
+      uint64_t* row = &at_least[j * words];
+      if (j + 1 < values.size()) std::copy_n(&at_least[(j + 1) * words], words, row);
+      for (size_t i : at_value[j]) row[i / 64] |= uint64_t{1} << (i % 64);
+    }
+  }
+  t.words = words;
+  t.headroom_rows = std::move(rows);
+  if (t.available_offering_bits.empty()) return;
+  t.offering_pair_types.assign(t.offering_keys.size(), std::vector<uint64_t>(words, 0));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < t.offering_keys.size(); ++k) {
+      if ((t.available_offering_bits[i] >> k) & 1u) {
+        t.offering_pair_types[k][i / 64] |= uint64_t{1} << (i % 64);
+      }
+    }
+  }
+}
+
 // The topology domains a template can create (docs/design.md §5.12).
 void AddDomains(const Template& t, DomainUniverse& universe) {
   auto add = [&](const std::string& key, const std::string& value) {
@@ -301,6 +343,7 @@ absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePools(const ClusterSnap
   const std::vector<Pod> daemon_pods = DaemonPods(snapshot);
   for (Template& t : pools_state->templates) {
     AddDaemonGroups(daemon_pods, pools_state->well_known, t);
+    IndexHeadroomBits(t);
   }
   for (const Template& t : pools_state->templates) AddDomains(t, pools_state->universe);
   return std::shared_ptr<const PoolsState>(std::move(pools_state));

@@ -70,6 +70,21 @@ struct Template {
   // available offering of pair k (an offering check is one AND with a mask of pairs).
   std::vector<uint64_t> available_offering_bits;  // parallel to instance_types, or empty
 
+  // The same facts as bit sets over the types (bit i of word i / 64, `words` words each), so
+  // that the filter intersects a few rows instead of testing every type (IndexHeadroomBits):
+  // per well-known resource k of headroom_wk, `values` holds the distinct headrooms
+  // ascending and row j of `at_least` the types whose headroom is at least values[j]; per
+  // offering pair (with available_offering_bits), the types with an available offering of it.
+  // Empty when the template has too many distinct headrooms for the rows to pay off.
+  struct HeadroomRows {
+    std::vector<int64_t> values;
+    std::vector<uint64_t> at_least;  // values.size() rows of `words` words
+  };
+  size_t words = 0;
+  std::array<HeadroomRows, 4> headroom_rows;
+  std::vector<std::vector<uint64_t>> offering_pair_types;
+  bool has_headroom_rows() const { return !headroom_rows[0].values.empty(); }
+
   // Per label key, the types' requirements on it grouped into classes of equal requirements
   // (class_of[i] = -1 when type i does not define the key): filters memoize per class.
   struct KeyClasses {

@@ -103,6 +103,20 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
   return fits;
 }
 
+// `its` (ascending) as a bit set of `words` words; left empty when `its` is not ascending.
+void BitsOf(const std::vector<int>& its, size_t words, std::vector<uint64_t>* bits) {
+  bits->assign(words, 0);
+  int last = -1;
+  for (int i : its) {
+    if (i <= last || static_cast<size_t>(i) >= words * 64) {
+      bits->clear();
+      return;
+    }
+    last = i;
+    (*bits)[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64);
+  }
+}
+
 // False when no type of `claim` has the headroom for its requests plus `pod`'s, a condition
 // FastFilter's resource check implies (it also subtracts the daemon overhead, and more).
 bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
@@ -606,8 +620,14 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   const Requirements& reqs_view = merged ? *merged : claim.requirements;
   ResourceList requests = claim.requests;
   requests.Add(pod.requests);
-  std::vector<int> kept =
-      FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &fit.dropped);
+  std::vector<int>& kept = fit.instance_types;
+  kept = std::move(spare_kept_);
+  fit.dropped = std::move(spare_dropped_);
+  fit.instance_bits = std::move(spare_bits_);
+  if (claim.its_bits.empty() && t.has_headroom_rows()) BitsOf(claim.its, t.words, &claim.its_bits);
+  FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
+             &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits,
+             &fit.instance_bits);
   fit.dropped_known = true;
   auto materialize = [&]() -> Requirements& {
     if (!merged) merged = claim.requirements;
@@ -620,6 +640,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
     if (!SatisfiesMinValues(types, reqs).ok()) {
       fit.dropped_known = false;
+      fit.instance_bits.clear();
       if (relax_min_values) {
         FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
                                               claim.ports, /*relax_min_values=*/true);
@@ -631,6 +652,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     }
   }
   if (kept.empty()) {
+    Recycle(fit);
     if (!explain) return absl::FailedPreconditionError("no instance type");
     Requirements& reqs = materialize();
     FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
@@ -643,11 +665,24 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     if (absl::Status s = Reservations(claim, kept, merged ? *merged : claim.requirements,
                                       &fit.reservations);
         !s.ok()) {
+      Recycle(fit);
       return s;
     }
   }
-  fit.instance_types = std::move(kept);
   return fit;
+}
+
+void Solver::Recycle(ClaimFit& fit) {
+  if (fit.instance_types.capacity() > spare_kept_.capacity()) {
+    spare_kept_ = std::move(fit.instance_types);
+  }
+  if (fit.dropped.capacity() > spare_dropped_.capacity()) spare_dropped_ = std::move(fit.dropped);
+  if (fit.instance_bits.capacity() > spare_bits_.capacity()) {
+    spare_bits_ = std::move(fit.instance_bits);
+  }
+  fit.instance_types.clear();
+  fit.dropped.clear();
+  fit.instance_bits.clear();
 }
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
@@ -670,7 +705,9 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
         fit.dropped_known ? DropKeepsMax(claim, fit.dropped)
                           : KeepsMax(claim.its, fit.instance_types, value, claim.max_allocatable);
   }
-  claim.its = std::move(fit.instance_types);
+  claim.its.swap(fit.instance_types);  // the old list's buffer goes back to the filter
+  claim.its_bits.swap(fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
+  Recycle(fit);
   claim.requests.Add(pod.requests);
   if (fit.requirements) claim.requirements = std::move(*fit.requirements);
   const Requirement* zone = claim.requirements.Find(kLabelZone);

@@ -96,7 +96,10 @@ struct ClaimState {
   const Template* tmpl = nullptr;
   std::string hostname;
   Requirements requirements;
-  std::vector<int> its;
+  std::vector<int> its;  // indexes into tmpl->instance_types, ascending
+  // `its` as a bit set over the template's types (Template::words words), or empty when not
+  // built yet: the filter then keeps and drops types by words (FastFilter's candidate_bits).
+  std::vector<uint64_t> its_bits;
   ResourceList requests;
   std::vector<ContainerPort> ports;  // host ports of the pods placed here
   std::vector<std::string> pods;
@@ -138,6 +141,9 @@ struct ClaimFit {
   // against the claim's largest headroom.
   std::vector<int> dropped;
   bool dropped_known = false;
+  // instance_types as a bit set when the filter produced it from the claim's bits (else
+  // empty): the claim's its_bits after the commit.
+  std::vector<uint64_t> instance_bits;
   bool relaxed_min_values = false;           // minValues lowered (BestEffort)
   std::set<std::string> reservations;        // reservations the claim holds after the pod
 };
@@ -291,6 +297,14 @@ class Solver {
   mutable std::map<const Template*, LimitMemo> limit_memo_;
   std::vector<ExistingNodeState> existing_;
   std::vector<std::unique_ptr<ClaimState>> claims_;
+  // Type-list buffers handed back by CommitClaim (a claim's previous list, the dropped
+  // types) and by failed fits, reused by the next FastFilter call: the filter allocates
+  // nothing in the steady state.
+  std::vector<int> spare_kept_;
+  std::vector<int> spare_dropped_;
+  std::vector<uint64_t> spare_bits_;
+  // Gives `fit`'s type-list buffers back (after CommitClaim swapped the claim's old list in).
+  void Recycle(ClaimFit& fit);
   // First-fit pre-filters on free cpu, memory and pod slots (first_fit_index.h): existing_
   // by index (rank 0); claims by seq ranked by pod count (first fit's order: fewest pods
   // first, then creation order), one index per taint set below.
