@@ -438,6 +438,7 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
   Rng rng(7);
   std::map<std::string, int> paths;  // reason -> cases ("" = branch-free loop)
   int kept_some = 0, kept_none = 0, narrowed = 0, well_known_narrowed = 0, ports_mattered = 0;
+  int by_words = 0;  // cases the bit-set path answered
   constexpr int kCases = 4000;
   for (int i = 0; i < kCases; ++i) {
     Case c = RandomCase(rng, f->pools->templates);
@@ -460,6 +461,29 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
                    << "\n  dropped: " << Names(*c.t, dropped) << "\n  expected dropped: "
                    << Names(*c.t, others));
     }
+    // With the candidates as a bit set (the solver's claims): the same kept and dropped types,
+    // and the kept set as bits whenever the call could produce it (the branch-free case).
+    std::vector<uint64_t> candidate_bits(c.t->words, 0);
+    for (int t : c.candidates) {
+      candidate_bits[static_cast<size_t>(t) / 64] |= uint64_t{1} << (t % 64);
+    }
+    std::vector<int> fast3 = {-1, -2}, dropped3 = {-3};  // buffers are reused: overwritten
+    std::vector<uint64_t> kept_bits = {7};
+    karp::scheduling::FastFilter(*c.t, c.candidates, c.reqs, c.changed, c.requests, c.pod_ports,
+                                 c.claim_ports, &fast3, &dropped3, &candidate_bits, &kept_bits);
+    std::vector<int> from_bits;
+    for (size_t w = 0; w < kept_bits.size(); ++w) {
+      for (int b = 0; b < 64; ++b) {
+        if ((kept_bits[w] >> b) & 1u) from_bits.push_back(static_cast<int>(w * 64) + b);
+      }
+    }
+    if (fast3 != full || dropped3 != others ||
+        (kept_bits.empty() ? reason.empty() && c.t->has_headroom_rows() : from_bits != full)) {
+      FAIL("case " << i << " with candidate bits: " << Describe(c, reason, fast3, full)
+                   << "\n  dropped: " << Names(*c.t, dropped3)
+                   << "\n  kept bits: " << Names(*c.t, from_bits));
+    }
+    if (!kept_bits.empty()) ++by_words;
     ++paths[reason];
     if (!c.pod_ports.empty() && FullFilter(c, /*with_ports=*/false) != full) ++ports_mattered;
     (full.empty() ? kept_none : kept_some) += 1;
@@ -471,6 +495,7 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
   // Both loops ran, the general one for each of its reasons, on decisions that matter: some
   // types kept and some dropped, by the changed keys on the branch-free loop, by host ports.
   CHECK(paths[""] > kCases / 10);
+  CHECK(by_words == paths[""]);
   for (const char* reason : {"host ports", "extended request", "extended daemon overhead",
                              "key with more than 64 classes", "more than 64 offering pairs"}) {
     INFO(reason);
