@@ -317,11 +317,20 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
       // By words: the kept and dropped candidates in ascending order (the order of
       // `candidates`, which candidate_bits mirrors), without a test per candidate.
       kept_bits->resize(t.words);
+      size_t pos = 0;  // the word's candidates are candidates[pos, pos + popcount(have))
       for (size_t w = 0; w < t.words; ++w) {
         const uint64_t have = (*candidate_bits)[w];
         const uint64_t stay = have & bits[w];
         (*kept_bits)[w] = stay;
+        const size_t run = static_cast<size_t>(absl::popcount(have));
         const int base = static_cast<int>(w * 64);
+        if (stay == have) {  // the whole run stays (the common case): a copy
+          std::copy_n(first + pos, run, in + n);
+          n += run;
+          pos += run;
+          continue;
+        }
+        pos += run;
         for (uint64_t x = stay; x != 0; x &= x - 1) in[n++] = base + absl::countr_zero(x);
         if (out != nullptr) {
           for (uint64_t x = have & ~bits[w]; x != 0; x &= x - 1) {

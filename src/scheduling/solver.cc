@@ -1156,7 +1156,7 @@ struct QueueKey {
 
 // Queue order: cpu desc, memory desc, creation asc, uid asc, then key (unique within a Solve,
 // so the order is total).
-bool KeyBefore(const QueueKey& x, const QueueKey& y) {
+inline bool KeyBefore(const QueueKey& x, const QueueKey& y) {
   if (x.cpu != y.cpu) return x.cpu > y.cpu;
   if (x.memory != y.memory) return x.memory > y.memory;
   if (x.created != y.created) return x.created < y.created;
@@ -1206,7 +1206,9 @@ std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indice
   std::vector<QueueKey> keys;
   keys.reserve(indices.size());
   for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k, prefix));
-  std::sort(keys.begin(), keys.end(), KeyBefore);
+  // A lambda, not the function pointer, so that the comparison is inlined into the sort.
+  std::sort(keys.begin(), keys.end(),
+            [](const QueueKey& x, const QueueKey& y) { return KeyBefore(x, y); });
   std::vector<uint32_t> perm(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) perm[k] = static_cast<uint32_t>(keys[k].index);
   return perm;
