@@ -501,10 +501,27 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
   const uint64_t mask_bits =
       offerings_changed && !t.available_offering_bits.empty() ? MaskBits(mask) : 0;
-  const ChangedKeys keys = SplitChanged(t, reqs, changed);
-  if (pod_ports.empty() && keys.lazy.empty() && !requests.HasExtended() &&
-      !t.overhead_has_extended && (!offerings_changed || !t.available_offering_bits.empty())) {
+  ChangedKeys keys = SplitChanged(t, reqs, changed);
+  const bool well_known = keys.lazy.empty() && !requests.HasExtended() &&
+                          !t.overhead_has_extended &&
+                          (!offerings_changed || !t.available_offering_bits.empty());
+  if (well_known && pod_ports.empty()) {
     FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits, kept,
+                    dropped, candidate_bits, kept_bits);
+    return;
+  }
+  if (well_known && t.has_headroom_rows()) {
+    // Host ports as bits too: a conflict with the claim's ports rejects every type, one with a
+    // daemon group's ports the group's types (KeepGeneral's test, decided per group).
+    std::vector<uint64_t>& rejected = keys.rejected;
+    rejected.resize(t.words, 0);
+    const bool claim_conflict = HostPortsConflict(pod_ports, claim_ports);
+    for (size_t g = 0; g < t.daemon_groups.size(); ++g) {
+      if (!claim_conflict && !HostPortsConflict(pod_ports, t.daemon_groups[g].ports)) continue;
+      const std::vector<uint64_t>& types = t.daemon_group_types[g];
+      for (size_t w = 0; w < t.words; ++w) rejected[w] |= types[w];
+    }
+    FilterWellKnown(t, candidates, requests, rejected, offerings_changed, mask_bits, kept,
                     dropped, candidate_bits, kept_bits);
     return;
   }

@@ -249,8 +249,8 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
   }
 }
 
-// Template::headroom_rows and offering_pair_types, from headroom_wk and
-// available_offering_bits. Skipped (left empty) when the rows of one resource would exceed
+// Template::headroom_rows, daemon_group_types and offering_pair_types, from headroom_wk,
+// daemon_group and available_offering_bits. Skipped (left empty) when the rows of one resource would exceed
 // kMaxRowWords words: a catalog of thousands of types with distinct headrooms.
 void IndexHeadroomBits(Template& t) {
   constexpr size_t kMaxRowWords = size_t{1} << 16;
@@ -280,6 +280,11 @@ void IndexHeadroomBits(Template& t) {
   }
   t.words = words;
   t.headroom_rows = std::move(rows);
+  t.daemon_group_types.assign(t.daemon_groups.size(), std::vector<uint64_t>(words, 0));
+  for (size_t i = 0; i < n; ++i) {
+    t.daemon_group_types[static_cast<size_t>(t.daemon_group[i])][i / 64] |= uint64_t{1}
+                                                                          << (i % 64);
+  }
   if (t.available_offering_bits.empty()) return;
   t.offering_pair_types.assign(t.offering_keys.size(), std::vector<uint64_t>(words, 0));
   for (size_t i = 0; i < n; ++i) {

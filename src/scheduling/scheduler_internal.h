@@ -83,6 +83,7 @@ struct Template {
   size_t words = 0;
   std::array<HeadroomRows, 4> headroom_rows;
   std::vector<std::vector<uint64_t>> offering_pair_types;
+  std::vector<std::vector<uint64_t>> daemon_group_types;  // per daemon group, its types
   bool has_headroom_rows() const { return !headroom_rows[0].values.empty(); }
 
   // Per label key, the types' requirements on it grouped into classes of equal requirements

@@ -640,9 +640,19 @@ TopologyGroup* Topology::GetOrCreate(const TopologyGroup& proto, bool inverse, c
 }
 
 void Topology::Own(TopologyGroup* g, bool inverse, std::string_view key) {
-  if (g->owners.insert(key).second) {
-    (inverse ? inverse_owned_by_pod_ : owned_by_pod_)[key].push_back(g);
+  if (!g->owners.insert(key).second) return;
+  if (inverse) {
+    inverse_owned_by_pod_[key].push_back(g);  // Record reads it by position: appended
+    return;
   }
+  // Kept in group id order, GroupsFor's deterministic order (the reference's map iteration
+  // is not), so that it is not sorted again on every call.
+  std::vector<TopologyGroup*>& owned = owned_by_pod_[key];
+  owned.insert(std::upper_bound(owned.begin(), owned.end(), g,
+                                [](const TopologyGroup* a, const TopologyGroup* b) {
+                                  return a->id < b->id;
+                                }),
+               g);
 }
 
 TopologyGroup Topology::InverseGroup(const Pod& pod, const PodAffinityTerm& term) {
@@ -791,10 +801,8 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
   PodGroups out;
   auto owned = owned_by_pod_.find(key);
   if (owned != owned_by_pod_.end()) {
+    // Already in group id order (Own).
     out.owned.assign(owned->second.begin(), owned->second.end());
-    // Deterministic order: by group id, as the reference's map iteration is not.
-    std::sort(out.owned.begin(), out.owned.end(),
-              [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
   }
   if (inverse_by_label_class_.size() <= label_class) {
     inverse_by_label_class_.resize(label_class + 1);
@@ -818,6 +826,21 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
   return out;
 }
 
+namespace {
+
+// Requirement::Exists(key): built once for the hostname and zone keys (most groups), else in
+// `storage`.
+const Requirement& ExistsOf(std::string_view key, std::optional<Requirement>& storage) {
+  static const Requirement* const kAnyHostname =
+      new Requirement(Requirement::Exists(kLabelHostname));
+  static const Requirement* const kAnyZone = new Requirement(Requirement::Exists(kLabelZone));
+  if (key == kLabelHostname) return *kAnyHostname;
+  if (key == kLabelZone) return *kAnyZone;
+  return storage.emplace(Requirement::Exists(key));
+}
+
+}  // namespace
+
 absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
                                        const std::vector<Taint>& taints,
                                        const Requirements& strict_pod_reqs,
@@ -829,8 +852,8 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
     // The requirements themselves when present (no copy per group and pod), else Exists.
     std::optional<Requirement> pod_exists;
     std::optional<Requirement> node_exists;
-    const Requirement& pod_domains = pd ? *pd : pod_exists.emplace(Requirement::Exists(g.key));
-    const Requirement& node_domains = nd ? *nd : node_exists.emplace(Requirement::Exists(g.key));
+    const Requirement& pod_domains = pd ? *pd : ExistsOf(g.key, pod_exists);
+    const Requirement& node_domains = nd ? *nd : ExistsOf(g.key, node_exists);
     // A node with a single hostname: Next is that hostname (which narrows nothing, the node
     // requiring it already) or nothing, known without building it.
     const std::optional<bool> single = g.NextOnSingleDomain(pod, pod_domains, node_domains);
@@ -884,7 +907,7 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
   std::vector<std::vector<std::string>> out;
   const Requirement* pd = strict_pod_reqs.Find(kLabelZone);
   std::optional<Requirement> exists;
-  const Requirement& pod_domains = pd ? *pd : exists.emplace(Requirement::Exists(kLabelZone));
+  const Requirement& pod_domains = pd ? *pd : ExistsOf(kLabelZone, exists);
   auto anti = [&](const TopologyGroup& g) {
     std::vector<std::string> allowed;
     g.ForEachDomain([&](const std::string& d, int32_t count) {

@@ -430,7 +430,8 @@ class Topology {
   absl::flat_hash_map<std::string, std::unique_ptr<TopologyGroup>> inverse_;
   const std::map<std::string, const Node*>& nodes_by_name_;
   const std::vector<const Pod*>& anti_affinity_pods_;
-  // pod key -> owned groups (lookups only, never iterated: hash order cannot leak out)
+  // pod key -> owned groups, in group id order (lookups only, never iterated: hash order
+  // cannot leak out)
   absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> owned_by_pod_;
   // pod key -> the inverse groups it owns, in creation order (lookups only)
   absl::flat_hash_map<std::string_view, std::vector<TopologyGroup*>> inverse_owned_by_pod_;
