@@ -515,7 +515,7 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
   // requirements only when something changes.
   for (const Requirement& r : pod.requirements) {
     const Requirement* before = claim.requirements.Find(r.key());
-    if (before != nullptr && (SameUnbounded(*before, r) || *before == before->Intersection(r))) {
+    if (before != nullptr && (SameUnbounded(*before, r) || IntersectionKeeps(*before, r))) {
       continue;
     }
     if (!*merged) *merged = claim.requirements;

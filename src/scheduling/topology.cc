@@ -826,6 +826,27 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
   return out;
 }
 
+// Without bounds (values are sorted and unique): In ∩ In keeps a's values iff they are all b's,
+// In ∩ NotIn iff none is b's, NotIn ∩ NotIn iff b's are all a's; NotIn ∩ In is never a
+// complement. The intersection's minValues is the larger one.
+bool IntersectionKeeps(const Requirement& a, const Requirement& b) {
+  if (a.gte() || a.lte() || b.gte() || b.lte()) return a == a.Intersection(b);
+  const std::optional<int>& amv = a.min_values();
+  const std::optional<int>& bmv = b.min_values();
+  if (bmv && (!amv || *bmv > *amv)) return false;
+  const std::vector<std::string>& x = a.values();
+  const std::vector<std::string>& y = b.values();
+  if (!a.complement() && !b.complement()) return std::includes(y.begin(), y.end(), x.begin(), x.end());
+  if (a.complement() && b.complement()) return std::includes(x.begin(), x.end(), y.begin(), y.end());
+  if (a.complement()) return false;
+  // In ∩ NotIn: no value in common.
+  for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    if (x[i] == y[j]) return false;
+    (x[i] < y[j]) ? ++i : ++j;
+  }
+  return true;
+}
+
 namespace {
 
 // Requirement::Exists(key): built once for the hostname and zone keys (most groups), else in
@@ -868,7 +889,7 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
           ", nodeDomains = ", DomainsString(node_domains)));
     }
     // Skip a requirement that would not narrow the node (e.g. its own hostname again).
-    if (nd == nullptr || !(SameUnbounded(*nd, domains) || *nd == nd->Intersection(domains))) {
+    if (nd == nullptr || !(SameUnbounded(*nd, domains) || IntersectionKeeps(*nd, domains))) {
       narrowing->push_back(std::move(domains));
     }
     return absl::OkStatus();

@@ -127,6 +127,10 @@ inline bool SameUnbounded(const Requirement& a, const Requirement& b) {
   return !a.gte() && !a.lte() && a == b;
 }
 
+// Whether `a` == a.Intersection(b) (b narrows nothing of a), without building the
+// intersection when neither has bounds.
+bool IntersectionKeeps(const Requirement& a, const Requirement& b);
+
 class TopologyGroup;
 
 // Groups of a list (by position) under a label pair their selector requires, so that the
