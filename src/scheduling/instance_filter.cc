@@ -279,6 +279,48 @@ void KeepBits(const Template& t, const std::array<int64_t, 4>& need,
   }
 }
 
+// The bits set in `x`, inline (absl::popcount becomes a library call without -mpopcnt).
+inline size_t PopCount(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
+// The candidates in `keep` (a bit set over the types), by words: `candidate_bits` is
+// `candidates` (ascending) as bits, so a word's candidates are a run of `candidates`, copied
+// whole when all of them stay; the others are emitted from the words' bits. No test per
+// candidate and no zero-filled buffer.
+void FilterByWords(size_t words, const std::vector<int>& candidates,
+                   const std::vector<uint64_t>& candidate_bits, const uint64_t* keep,
+                   std::vector<int>* kept, std::vector<int>* dropped,
+                   std::vector<uint64_t>* kept_bits) {
+  kept->clear();
+  kept->reserve(candidates.size());
+  if (dropped != nullptr) dropped->clear();
+  kept_bits->resize(words);
+  const int* const first = candidates.data();
+  size_t pos = 0;  // the word's candidates are candidates[pos, pos + popcount(have))
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t have = candidate_bits[w];
+    const uint64_t stay = have & keep[w];
+    (*kept_bits)[w] = stay;
+    const size_t run = PopCount(have);
+    const int base = static_cast<int>(w * 64);
+    if (stay == have) {  // the whole run stays (the common case): a copy
+      kept->insert(kept->end(), first + pos, first + pos + run);
+    } else {
+      for (uint64_t x = stay; x != 0; x &= x - 1) kept->push_back(base + absl::countr_zero(x));
+      if (dropped != nullptr) {
+        for (uint64_t x = have & ~stay; x != 0; x &= x - 1) {
+          dropped->push_back(base + absl::countr_zero(x));
+        }
+      }
+    }
+    pos += run;
+  }
+}
+
 // FastFilter's common case, without branches per type: no host ports, only well-known
 // resources in the requests and the daemon overheads, no changed key left to check per type
 // (`rejected` holds the types the changed keys exclude), offerings as bits. Each candidate is
@@ -291,6 +333,14 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
                      std::vector<uint64_t>* kept_bits) {
   const int64_t cpu = requests.cpu(), memory = requests.memory();
   const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
+  if (t.has_headroom_rows() && candidate_bits != nullptr && kept_bits != nullptr &&
+      candidate_bits->size() == t.words) {
+    absl::InlinedVector<uint64_t, 16> keep;
+    KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
+    FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped,
+                  kept_bits);
+    return;
+  }
   std::vector<int>& kept = *kept_out;
   kept.resize(candidates.size());
   size_t n = 0;
@@ -313,32 +363,7 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
     const uint64_t* const bits = keep.data();
     const int* const first = candidates.data();
     const size_t count = candidates.size();
-    if (candidate_bits != nullptr && kept_bits != nullptr && candidate_bits->size() == t.words) {
-      // By words: the kept and dropped candidates in ascending order (the order of
-      // `candidates`, which candidate_bits mirrors), without a test per candidate.
-      kept_bits->resize(t.words);
-      size_t pos = 0;  // the word's candidates are candidates[pos, pos + popcount(have))
-      for (size_t w = 0; w < t.words; ++w) {
-        const uint64_t have = (*candidate_bits)[w];
-        const uint64_t stay = have & bits[w];
-        (*kept_bits)[w] = stay;
-        const size_t run = static_cast<size_t>(absl::popcount(have));
-        const int base = static_cast<int>(w * 64);
-        if (stay == have) {  // the whole run stays (the common case): a copy
-          std::copy_n(first + pos, run, in + n);
-          n += run;
-          pos += run;
-          continue;
-        }
-        pos += run;
-        for (uint64_t x = stay; x != 0; x &= x - 1) in[n++] = base + absl::countr_zero(x);
-        if (out != nullptr) {
-          for (uint64_t x = have & ~bits[w]; x != 0; x &= x - 1) {
-            out[m++] = base + absl::countr_zero(x);
-          }
-        }
-      }
-    } else if (out != nullptr) {
+    if (out != nullptr) {
       for (size_t c = 0; c < count; ++c) {
         const int i = first[c];
         const unsigned fits = static_cast<unsigned>((bits[i >> 6] >> (i & 63)) & 1u);

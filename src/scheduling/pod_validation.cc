@@ -2,6 +2,7 @@
 // fail it are left pending with a pod error `ignoring pod, <reasons>` while every other pod is
 // scheduled. See docs/design.md, "One bad pod never stops a cluster".
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ void CheckTerm(const NodeSelectorTerm& term, const LabelSet& well_known,
 
 }  // namespace
 
-std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields) {
+std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields,
+                               const Requirements* full) {
   std::vector<std::string> errors;
   // Fields a host could have set that no API server would accept (negative requests, ...).
   if (check_fields) {
@@ -38,8 +40,9 @@ std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool 
   // terms are not validated.
   // The full requirements (the heaviest preferred term included), as the reference's
   // NewPodRequirements: a pod that only prefers not to run on a Karpenter node is ignored too.
-  const Requirements full = PodRequirements(pod);
-  const Requirement* np = full.Find(kLabelNodePool);
+  std::optional<Requirements> built;
+  if (full == nullptr) full = &built.emplace(PodRequirements(pod));
+  const Requirement* np = full->Find(kLabelNodePool);
   if (np != nullptr && np->op() == Operator::kDoesNotExist) {
     errors.push_back(internal::StrCat("configured to not run on a Karpenter provisioned node "
                                       "(requirement=",

@@ -68,12 +68,12 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
 // Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
 // reference, karp reports them so a person can act. Sets the context's volumes.
 std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
-                        const scheduling::Simulation* simulation) {
+                        const scheduling::Simulation* simulation, const Requirements* full) {
   // Pods of the snapshot passed ValidatePod in Create; pods a host hands to Solve may not.
   const std::vector<Pod>& own = state.snapshot->pods;
   const bool from_snapshot = !own.empty() && &p >= own.data() && &p < own.data() + own.size();
-  std::string invalid =
-      scheduling::PodValidationError(p, state.pools->well_known, /*check_fields=*/!from_snapshot);
+  std::string invalid = scheduling::PodValidationError(
+      p, state.pools->well_known, /*check_fields=*/!from_snapshot, full);
   if (p.volumes.empty()) return invalid;
   // Volumes (docs/design.md §5.3, §5.13); only pending pods are validated, as the reference.
   // The reference joins every reason of Validate, volume ones last.
@@ -135,8 +135,11 @@ std::string PrepareOne(const Scheduler::State& state, const Pod& p,
   }
   c.key = c.working().Key();
   c.label_class = LabelClass(c.working(), label_classes);
-  std::string invalid = ValidatePod(state, p, c, simulation);
-  if (invalid.empty()) scheduling::Refresh(c, state.options.preference_policy);
+  // The full requirements once, for validation and the context (the namespace the working
+  // copy may add changes no requirement).
+  Requirements full = PodRequirements(c.working());
+  std::string invalid = ValidatePod(state, p, c, simulation, &full);
+  if (invalid.empty()) scheduling::Refresh(c, state.options.preference_policy, std::move(full));
   return invalid;
 }
 

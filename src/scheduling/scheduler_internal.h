@@ -34,7 +34,9 @@ inline constexpr char kNoDynamicNodePools[] = "no dynamic nodepools found";
 // restricted or invalid nodeSelector / required node-affinity keys and values, matchFields,
 // and fields no API server would accept). Such a pod stays pending; the others are scheduled.
 // `check_fields` also runs ValidatePod (off for pods of a validated snapshot).
-std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields);
+// `full`, when given, is PodRequirements(pod) already built by the caller.
+std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool check_fields,
+                               const Requirements* full = nullptr);
 
 // DaemonSet pods that would run on a node of a (template, instance type) pair.
 struct DaemonGroup {

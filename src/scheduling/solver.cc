@@ -95,6 +95,14 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
   }
   if (!need.HasExtended()) return true;
   bool fits = true;
+  if (!max.HasExtended()) {
+    // Every extended maximum is 0 (and `used` is not negative): any positive extended
+    // request exceeds it, without looking names up (GPU pods walking CPU-only claims).
+    need.ForEach([&](std::string_view name, int64_t value) {
+      if (fits && value > 0 && !IsWellKnown(name)) fits = false;
+    });
+    return fits;
+  }
   need.ForEach([&](std::string_view name, int64_t value) {
     if (fits && !IsWellKnown(name) && exceeds(value, max.Get(name), used.Get(name))) {
       fits = false;

@@ -77,6 +77,15 @@ inline void Refresh(PodCtx& c, PreferencePolicy policy) {
   c.ports = HostPorts(w);
 }
 
+// Refresh with PodRequirements(c.working()) already built (`full`).
+inline void Refresh(PodCtx& c, PreferencePolicy policy, Requirements full) {
+  const Pod& w = c.working();
+  c.requests = w.Requests();
+  c.strict = StrictPodRequirements(w);
+  c.requirements = policy == PreferencePolicy::kRespect ? std::move(full) : c.strict;
+  c.ports = HostPorts(w);
+}
+
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
 bool Relax(Pod& pod, bool tolerate_prefer_no_schedule);
 
