@@ -735,7 +735,8 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   }
   IndexClaim(claim);
   topology_->Record(pod.working(), pod.key, claim.tmpl->taints, claim.requirements,
-                    &label_caches_[pod.label_class], &pod.record_cache);
+                    &label_caches_[pod.label_class], &pod.record_cache, &claim.hostname,
+                    static_cast<int32_t>(claim.seq));
   IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
     // The launch price changes only if the current launch type left or the offerings did.

@@ -201,6 +201,11 @@ void TopologyGroup::Record(const std::string& domain) {
   if (view.registry != nullptr) SetSlotCount(view.registry->SlotOf(domain), count);
 }
 
+void TopologyGroup::RecordClaimSlot(const std::string& domain, int32_t slot) {
+  const int32_t count = ++counts.Ref(domain);
+  if (view.registry != nullptr) SetSlotCount(slot, count);
+}
+
 void TopologyGroup::TakeBack(const std::string& domain, bool keep) {
   const int32_t count = --counts.Ref(domain);
   const HostnameRegistry::Entry* e =
@@ -993,8 +998,15 @@ void Topology::Record(const Pod& pod, const std::vector<Taint>& taints,
 }
 
 void Topology::Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
-                      const Requirements& node_reqs, RecordCache* by_labels,
-                      RecordCache* by_pod) {
+                      const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod,
+                      const std::string* claim_hostname, int32_t claim_slot) {
+  auto record = [&](TopologyGroup& g, const std::string& d) {
+    if (claim_hostname != nullptr && g.key == kLabelHostname && d == *claim_hostname) {
+      g.RecordClaimSlot(d, claim_slot);
+    } else {
+      g.Record(d);
+    }
+  };
   if (group_list_.size() - by_labels->groups_seen >= kIndexedScanMin) {
     // Many groups to test (a new label class): only those the index says may select the pod.
     group_selectors_.Extend(group_list_);
@@ -1019,15 +1031,15 @@ void Topology::Record(const Pod& pod, const std::string& key, const std::vector<
     const Requirement* r = node_reqs.Find(g->key);
     if (r == nullptr) continue;
     if (g->type == TopologyType::kAntiAffinity) {
-      for (const std::string& d : r->values()) g->Record(d);
+      for (const std::string& d : r->values()) record(*g, d);
     } else if (r->Len() == 1) {
-      g->Record(r->values()[0]);
+      record(*g, r->values()[0]);
     }
   }
   for (TopologyGroup* g : by_pod->owned_inverse) {
     const Requirement* r = node_reqs.Find(g->key);
     if (r == nullptr) continue;
-    for (const std::string& d : r->values()) g->Record(d);
+    for (const std::string& d : r->values()) record(*g, d);
   }
 }
 

@@ -185,6 +185,9 @@ class TopologyGroup {
   void Register(const std::string& domain);
   // One more pod counted in `domain` (made a domain if it is not one).
   void Record(const std::string& domain);
+  // Record(domain) when `domain` is a new claim's placeholder hostname registered with claim
+  // slot `slot` (Topology::RegisterClaimSlot): no registry lookup.
+  void RecordClaimSlot(const std::string& domain, int32_t slot);
   // One pod fewer in `domain`, whose count is positive; at 0 the domain stays a domain only
   // if `keep` (or the view sees it).
   void TakeBack(const std::string& domain, bool keep);
@@ -349,9 +352,12 @@ class Topology {
   };
   // Record() with caches; `key` is pod.Key(). Same effect as Record(pod, taints, node_reqs).
   // `by_labels` (its selecting part) may be shared by pods with the same namespace and labels;
-  // `by_pod` (its owned_inverse part) belongs to this pod.
+  // `by_pod` (its owned_inverse part) belongs to this pod. On a new claim, `claim_hostname`
+  // and `claim_slot` are its placeholder hostname and slot (RegisterClaimSlot), which spares
+  // hostname groups a registry lookup; null and -1 otherwise.
   void Record(const Pod& pod, const std::string& key, const std::vector<Taint>& taints,
-              const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod);
+              const Requirements& node_reqs, RecordCache* by_labels, RecordCache* by_pod,
+              const std::string* claim_hostname = nullptr, int32_t claim_slot = -1);
   // Registers a hostname domain (a new claim's placeholder or an existing node): every
   // hostname group that exists now has it as a domain (at count 0 until a pod is recorded
   // there); groups created later do not. One registry entry, O(log names), whatever the number
