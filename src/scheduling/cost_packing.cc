@@ -255,8 +255,8 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
   if (strategy_.demand != TargetDemand::kClass) demand.Erase(kResourcePods);
   const std::vector<double>& scores = UnitPrices(t, t.OfferingMask(reqs), demand);
   std::vector<Candidate> candidates;
-  candidates.reserve(fit.instance_types.size());
-  for (int i : fit.instance_types) {
+  candidates.reserve(fit.types(claim).size());
+  for (int i : fit.types(claim)) {
     Candidate c;
     c.index = i;
     c.room = &Room(t, i);

@@ -294,7 +294,18 @@ inline size_t PopCount(uint64_t x) {
 void FilterByWords(size_t words, const std::vector<int>& candidates,
                    const std::vector<uint64_t>& candidate_bits, const uint64_t* keep,
                    std::vector<int>* kept, std::vector<int>* dropped,
-                   std::vector<uint64_t>* kept_bits) {
+                   std::vector<uint64_t>* kept_bits, bool* all_kept) {
+  if (all_kept != nullptr) {
+    bool any_dropped = false;
+    for (size_t w = 0; w < words; ++w) any_dropped |= (candidate_bits[w] & ~keep[w]) != 0;
+    if (!any_dropped) {  // every candidate stays: nothing to write
+      *all_kept = true;
+      kept->clear();
+      if (dropped != nullptr) dropped->clear();
+      kept_bits->assign(candidate_bits.begin(), candidate_bits.end());
+      return;
+    }
+  }
   kept->clear();
   kept->reserve(candidates.size());
   if (dropped != nullptr) dropped->clear();
@@ -330,7 +341,7 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
                      const ResourceList& requests, const std::vector<uint64_t>& rejected,
                      bool offerings_changed, uint64_t mask_bits, std::vector<int>* kept_out,
                      std::vector<int>* dropped, const std::vector<uint64_t>* candidate_bits,
-                     std::vector<uint64_t>* kept_bits) {
+                     std::vector<uint64_t>* kept_bits, bool* all_kept) {
   const int64_t cpu = requests.cpu(), memory = requests.memory();
   const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
   if (t.has_headroom_rows() && candidate_bits != nullptr && kept_bits != nullptr &&
@@ -338,7 +349,7 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
     absl::InlinedVector<uint64_t, 16> keep;
     KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
     FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped,
-                  kept_bits);
+                  kept_bits, all_kept);
     return;
   }
   std::vector<int>& kept = *kept_out;
@@ -518,7 +529,8 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
                 const std::vector<ContainerPort>& pod_ports,
                 const std::vector<ContainerPort>& claim_ports, std::vector<int>* kept,
                 std::vector<int>* dropped, const std::vector<uint64_t>* candidate_bits,
-                std::vector<uint64_t>* kept_bits) {
+                std::vector<uint64_t>* kept_bits, bool* all_kept) {
+  if (all_kept != nullptr) *all_kept = false;
   const bool offerings_changed =
       std::any_of(changed.begin(), changed.end(), [](const std::string& k) {
         return k == kLabelZone || k == kLabelCapacityType;
@@ -532,7 +544,7 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
                           (!offerings_changed || !t.available_offering_bits.empty());
   if (well_known && pod_ports.empty()) {
     FilterWellKnown(t, candidates, requests, keys.rejected, offerings_changed, mask_bits, kept,
-                    dropped, candidate_bits, kept_bits);
+                    dropped, candidate_bits, kept_bits, all_kept);
     return;
   }
   if (well_known && t.has_headroom_rows()) {
@@ -547,7 +559,7 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
       for (size_t w = 0; w < t.words; ++w) rejected[w] |= types[w];
     }
     FilterWellKnown(t, candidates, requests, rejected, offerings_changed, mask_bits, kept,
-                    dropped, candidate_bits, kept_bits);
+                    dropped, candidate_bits, kept_bits, all_kept);
     return;
   }
   if (kept_bits != nullptr) kept_bits->clear();
@@ -563,7 +575,7 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
                             std::vector<int>* dropped) {
   std::vector<int> kept;
   FastFilter(t, candidates, reqs, changed, requests, pod_ports, claim_ports, &kept, dropped,
-             nullptr, nullptr);
+             nullptr, nullptr, nullptr);
   return kept;
 }
 

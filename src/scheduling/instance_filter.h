@@ -63,13 +63,15 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
 // same buffers call after call). With `candidate_bits` (`candidates` as a bit set over the
 // template's types, Template::words words; `candidates` must then be ascending), the common
 // case runs by words instead of per candidate and `kept_bits` receives the kept set (it is
-// cleared when the call could not produce it).
+// cleared when the call could not produce it). With `all_kept`, a call by words that keeps
+// every candidate sets it and leaves `kept` empty instead of copying `candidates` (it is set
+// false otherwise).
 void FastFilter(const Template& t, const std::vector<int>& candidates, const Requirements& reqs,
                 const std::vector<std::string>& changed, const ResourceList& requests,
                 const std::vector<ContainerPort>& pod_ports,
                 const std::vector<ContainerPort>& claim_ports, std::vector<int>* kept,
                 std::vector<int>* dropped, const std::vector<uint64_t>* candidate_bits,
-                std::vector<uint64_t>* kept_bits);
+                std::vector<uint64_t>* kept_bits, bool* all_kept = nullptr);
 
 }  // namespace karp::scheduling
 

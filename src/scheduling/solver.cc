@@ -635,19 +635,20 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   if (claim.its_bits.empty() && t.has_headroom_rows()) BitsOf(claim.its, t.words, &claim.its_bits);
   FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
              &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits,
-             &fit.instance_bits);
+             &fit.instance_bits, &fit.all_kept);
   fit.dropped_known = true;
   auto materialize = [&]() -> Requirements& {
     if (!merged) merged = claim.requirements;
     return *merged;
   };
-  if (!kept.empty() && reqs_view.HasMinValues()) {
+  if (!fit.types(claim).empty() && reqs_view.HasMinValues()) {
     Requirements& reqs = materialize();
     // minValues over the kept types (docs/design.md §1.10); the slow path relaxes or explains.
     std::vector<const InstanceType*> types;
-    for (int i : kept) types.push_back(t.instance_types[static_cast<size_t>(i)]);
+    for (int i : fit.types(claim)) types.push_back(t.instance_types[static_cast<size_t>(i)]);
     if (!SatisfiesMinValues(types, reqs).ok()) {
       fit.dropped_known = false;
+      fit.all_kept = false;
       fit.instance_bits.clear();
       if (relax_min_values) {
         FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
@@ -659,7 +660,7 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
       }
     }
   }
-  if (kept.empty()) {
+  if (fit.types(claim).empty()) {
     Recycle(fit);
     if (!explain) return absl::FailedPreconditionError("no instance type");
     Requirements& reqs = materialize();
@@ -670,8 +671,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   // Reserved offerings (docs/design.md §5.15): the compatible reserved offerings of the kept types,
   // and those this claim can hold (already held, or the reservation has capacity left).
   if (!reservation_capacity_.empty()) {
-    if (absl::Status s = Reservations(claim, kept, merged ? *merged : claim.requirements,
-                                      &fit.reservations);
+    if (absl::Status s = Reservations(claim, fit.types(claim),
+                                      merged ? *merged : claim.requirements, &fit.reservations);
         !s.ok()) {
       Recycle(fit);
       return s;
@@ -691,6 +692,7 @@ void Solver::Recycle(ClaimFit& fit) {
   fit.instance_types.clear();
   fit.dropped.clear();
   fit.instance_bits.clear();
+  fit.all_kept = false;
 }
 
 void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
@@ -711,10 +713,12 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     auto value = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
     claim.max_allocatable_valid =
         fit.dropped_known ? DropKeepsMax(claim, fit.dropped)
-                          : KeepsMax(claim.its, fit.instance_types, value, claim.max_allocatable);
+                          : KeepsMax(claim.its, fit.types(claim), value, claim.max_allocatable);
   }
-  claim.its.swap(fit.instance_types);  // the old list's buffer goes back to the filter
-  claim.its_bits.swap(fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
+  if (!fit.all_kept) {  // else the claim keeps its types (and their bits)
+    claim.its.swap(fit.instance_types);  // the old list's buffer goes back to the filter
+    claim.its_bits.swap(fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
+  }
   Recycle(fit);
   claim.requests.Add(pod.requests);
   if (fit.requirements) claim.requirements = std::move(*fit.requirements);
@@ -982,19 +986,19 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
       ++checks;
       absl::StatusOr<ClaimFit> fit =
           CanAddClaim(claim, pod, /*relax_min_values=*/false, /*explain=*/false);
-      if (!fit.ok() || std::find(fit->instance_types.begin(), fit->instance_types.end(),
-                                 claim.target) == fit->instance_types.end()) {
+      if (!fit.ok() || std::find(fit->types(claim).begin(), fit->types(claim).end(),
+                                 claim.target) == fit->types(claim).end()) {
         continue;
       }
       ++fits;
       // Free when the claim's current launch type still takes it with the same offerings.
       const bool same_type =
           !fit->requirements &&
-          std::find(fit->instance_types.begin(), fit->instance_types.end(),
-                    claim.current_type) != fit->instance_types.end();
+          std::find(fit->types(claim).begin(), fit->types(claim).end(),
+                    claim.current_type) != fit->types(claim).end();
       const double delta =
           same_type ? 0.0
-                    : cost_->LaunchPrice(t, fit->instance_types,
+                    : cost_->LaunchPrice(t, fit->types(claim),
                                          fit->requirements ? *fit->requirements
                                                            : claim.requirements) -
                           claim.current_price;

@@ -153,6 +153,13 @@ struct ClaimFit {
   // instance_types as a bit set when the filter produced it from the claim's bits (else
   // empty): the claim's its_bits after the commit.
   std::vector<uint64_t> instance_bits;
+  // Every type of the claim stays (the filter wrote no list): instance_types is empty and
+  // the remaining types are the claim's own, `claim.its`.
+  bool all_kept = false;
+  // The claim's remaining types.
+  const std::vector<int>& types(const ClaimState& claim) const {
+    return all_kept ? claim.its : instance_types;
+  }
   bool relaxed_min_values = false;           // minValues lowered (BestEffort)
   std::set<std::string> reservations;        // reservations the claim holds after the pod
 };

@@ -439,6 +439,7 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
   std::map<std::string, int> paths;  // reason -> cases ("" = branch-free loop)
   int kept_some = 0, kept_none = 0, narrowed = 0, well_known_narrowed = 0, ports_mattered = 0;
   int by_words = 0, ports_by_words = 0;  // cases the bit-set path answered (with host ports)
+  int all_kept_cases = 0;                 // ... keeping every candidate
   constexpr int kCases = 4000;
   for (int i = 0; i < kCases; ++i) {
     Case c = RandomCase(rng, f->pools->templates);
@@ -488,6 +489,20 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
                    << "\n  dropped: " << Names(*c.t, dropped3)
                    << "\n  kept bits: " << Names(*c.t, from_bits));
     }
+    // With `all_kept`: when every candidate stays, no list is written; else as without it.
+    bool all_kept = false;
+    std::vector<int> fast4 = {-1}, dropped4 = {-3};
+    std::vector<uint64_t> kept_bits4;
+    karp::scheduling::FastFilter(*c.t, c.candidates, c.reqs, c.changed, c.requests, c.pod_ports,
+                                 c.claim_ports, &fast4, &dropped4, &candidate_bits, &kept_bits4,
+                                 &all_kept);
+    if (all_kept ? (full != c.candidates || !fast4.empty() || !dropped4.empty() ||
+                    !words_expected)
+                 : (fast4 != full || dropped4 != others)) {
+      FAIL("case " << i << " with all_kept=" << all_kept << ": "
+                   << Describe(c, reason, fast4, full));
+    }
+    if (all_kept) ++all_kept_cases;
     if (!kept_bits.empty()) {
       ++by_words;
       if (!c.pod_ports.empty()) ++ports_by_words;
@@ -505,6 +520,8 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
   CHECK(paths[""] > kCases / 10);
   CHECK(by_words > paths[""]);
   CHECK(ports_by_words > kCases / 20);
+  CHECK(all_kept_cases > kCases / 50);
+  CHECK(all_kept_cases < by_words);
   for (const char* reason : {"host ports", "extended request", "extended daemon overhead",
                              "key with more than 64 classes", "more than 64 offering pairs"}) {
     INFO(reason);
