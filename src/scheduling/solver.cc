@@ -1181,7 +1181,7 @@ inline bool KeyBefore(const QueueKey& x, const QueueKey& y) {
 // The 8 bytes of `uid` from `from` on (zero-padded), big-endian. When every uid compared
 // shares its first `from` bytes, a smaller value means a smaller uid (equal values decide
 // nothing: the strings are then compared).
-uint64_t UidBytes(const std::string& uid, size_t from) {
+uint64_t UidBytes(std::string_view uid, size_t from) {
   uint64_t v = 0;
   for (size_t k = 0; k < 8; ++k) {
     const size_t i = from + k;
@@ -1203,22 +1203,37 @@ bool Solver::QueueBefore(size_t a, size_t b) const {
 }
 
 std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indices) const {
-  // Generated uids often share a long prefix (the bytes before a counter): the integer key
-  // starts after the prefix every uid shares.
-  size_t prefix = 0;
-  if (!indices.empty()) {
-    const std::string& first = View(indices[0]).original->metadata.uid;
-    prefix = first.size();
-    for (size_t i : indices) {
-      const std::string& uid = View(i).original->metadata.uid;
-      size_t n = 0;
-      while (n < prefix && n < uid.size() && uid[n] == first[n]) ++n;
-      prefix = n;
-    }
-  }
+  // One pass over the pods (each context and pod read once): the keys, and the uids' first
+  // kUidCopy bytes in one compact buffer. Generated uids often share a long prefix (the bytes
+  // before a counter): the integer key starts after the prefix every uid shares, which is
+  // the common prefix of the smallest and the largest uid.
+  constexpr size_t kUidCopy = 48;
   std::vector<QueueKey> keys;
   keys.reserve(indices.size());
-  for (size_t k = 0; k < indices.size(); ++k) keys.push_back(KeyOf(View(indices[k]), k, prefix));
+  std::vector<char> uid_bytes(indices.size() * kUidCopy, 0);
+  const std::string* lo = nullptr;
+  const std::string* hi = nullptr;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const PodCtx& p = View(indices[k]);
+    const std::string& uid = p.original->metadata.uid;
+    keys.push_back({p.requests.cpu(), p.requests.memory(),
+                    p.original->metadata.creation_timestamp, 0, &uid, &p.key, k});
+    std::copy_n(uid.data(), std::min(uid.size(), kUidCopy), &uid_bytes[k * kUidCopy]);
+    if (lo == nullptr || uid < *lo) lo = &uid;
+    if (hi == nullptr || *hi < uid) hi = &uid;
+  }
+  size_t prefix = 0;
+  if (lo != nullptr) {
+    while (prefix < lo->size() && prefix < hi->size() && (*lo)[prefix] == (*hi)[prefix]) ++prefix;
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const std::string& uid = *keys[k].uid;
+    keys[k].uid_bytes = prefix + 8 <= kUidCopy || uid.size() <= kUidCopy
+                            ? UidBytes(std::string_view(&uid_bytes[k * kUidCopy],
+                                                        std::min(uid.size(), kUidCopy)),
+                                       prefix)
+                            : UidBytes(uid, prefix);
+  }
   // A lambda, not the function pointer, so that the comparison is inlined into the sort.
   std::sort(keys.begin(), keys.end(),
             [](const QueueKey& x, const QueueKey& y) { return KeyBefore(x, y); });

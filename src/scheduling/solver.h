@@ -39,15 +39,16 @@ struct PodCtx {
   // share. Most pods are never relaxed and cost no copy.
   std::shared_ptr<const Pod> changed;
   const Pod& working() const { return changed != nullptr ? *changed : *original; }
+  // The fields the queue order reads (with original) first, on the context's first lines.
+  std::string key;
+  ResourceList requests;
   Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
   // Pods with the same namespace and labels are selected by the same topology groups; they
   // share one RecordCache for that part (index into Solver::label_caches_).
   size_t label_class = 0;
-  ResourceList requests;
   Requirements requirements;  // full (Respect) or strict (Ignore)
   Requirements strict;
   std::vector<ContainerPort> ports;
-  std::string key;
   // Topology groups of this attempt (refreshed before each Add).
   Topology::PodGroups groups;
   // The prototypes of the groups of the original spec (Topology::PrototypesOf), kept by the
