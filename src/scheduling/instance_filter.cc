@@ -290,21 +290,29 @@ inline size_t PopCount(uint64_t x) {
 // The candidates in `keep` (a bit set over the types), by words: `candidate_bits` is
 // `candidates` (ascending) as bits, so a word's candidates are a run of `candidates`, copied
 // whole when all of them stay; the others are emitted from the words' bits. No test per
-// candidate and no zero-filled buffer.
+// candidate and no zero-filled buffer. When none stays, `dropped` is left empty (a refusal
+// needs no list).
 void FilterByWords(size_t words, const std::vector<int>& candidates,
                    const std::vector<uint64_t>& candidate_bits, const uint64_t* keep,
                    std::vector<int>* kept, std::vector<int>* dropped,
                    std::vector<uint64_t>* kept_bits, bool* all_kept) {
-  if (all_kept != nullptr) {
-    bool any_dropped = false;
-    for (size_t w = 0; w < words; ++w) any_dropped |= (candidate_bits[w] & ~keep[w]) != 0;
-    if (!any_dropped) {  // every candidate stays: nothing to write
-      *all_kept = true;
-      kept->clear();
-      if (dropped != nullptr) dropped->clear();
-      kept_bits->assign(candidate_bits.begin(), candidate_bits.end());
-      return;
-    }
+  bool any_dropped = false, any_kept = false;
+  for (size_t w = 0; w < words; ++w) {
+    any_dropped |= (candidate_bits[w] & ~keep[w]) != 0;
+    any_kept |= (candidate_bits[w] & keep[w]) != 0;
+  }
+  if (!any_kept) {  // the claim refuses the pod: no list is needed, `dropped` stays empty
+    kept->clear();
+    if (dropped != nullptr) dropped->clear();
+    kept_bits->assign(words, 0);
+    return;
+  }
+  if (all_kept != nullptr && !any_dropped) {  // every candidate stays: nothing to write
+    *all_kept = true;
+    kept->clear();
+    if (dropped != nullptr) dropped->clear();
+    kept_bits->assign(candidate_bits.begin(), candidate_bits.end());
+    return;
   }
   kept->clear();
   kept->reserve(candidates.size());
