@@ -819,14 +819,18 @@ bool Solver::AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_c
 bool Solver::PlaceOnClaim(PodCtx& pod) {
   // Fewest pods first (ties: creation order). Claims that a hostname topology group certainly
   // rejects are skipped by slot in O(1).
-  const std::vector<Topology::HostnameCheck> host_checks =
-      topology_->HostnameChecks(pod.working(), pod.groups);
-  const std::vector<std::vector<std::string>> zone_checks =
-      topology_->PinnedZoneChecks(pod.working(), pod.groups, pod.strict);
+  // The checks live in the solver's buffers (reused pod after pod; PlaceOnClaim does not
+  // nest).
+  std::vector<Topology::HostnameCheck>& host_checks = scratch_host_checks_;
+  std::vector<std::vector<std::string>>& zone_checks = scratch_zone_checks_;
+  topology_->HostnameChecks(pod.working(), pod.groups, &host_checks);
+  topology_->PinnedZoneChecks(pod.working(), pod.groups, pod.strict, &zone_checks);
   if (AllClaimsBlocked(host_checks, zone_checks)) return false;
   // The allowed zones as ids; a zone no claim was ever pinned to cannot match one.
-  std::vector<std::vector<int>> zone_check_ids(zone_checks.size());
+  std::vector<std::vector<int>>& zone_check_ids = scratch_zone_ids_;
+  zone_check_ids.resize(zone_checks.size());
   for (size_t i = 0; i < zone_checks.size(); ++i) {
+    zone_check_ids[i].clear();
     for (const std::string& z : zone_checks[i]) {
       auto id = zone_ids_.find(z);
       if (id != zone_ids_.end()) zone_check_ids[i].push_back(id->second);
@@ -839,7 +843,8 @@ bool Solver::PlaceOnClaim(PodCtx& pod) {
   const FirstFitIndex::Room need = {need_of(pod.requests.cpu()), need_of(pod.requests.memory()),
                                     need_of(pod.requests.pods())};
   // Claims whose taints the pod does not tolerate fail CanAddClaim first thing: skipped.
-  std::vector<char> tolerated(taint_sets_.size());
+  std::vector<char>& tolerated = scratch_tolerated_;
+  tolerated.resize(taint_sets_.size());
   for (size_t set = 0; set < taint_sets_.size(); ++set) {
     tolerated[set] = ToleratesAll(*taint_sets_[set], pod.working().tolerations) ? 1 : 0;
   }

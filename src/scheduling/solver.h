@@ -320,6 +320,11 @@ class Solver {
   std::vector<int> spare_kept_;
   std::vector<int> spare_dropped_;
   std::vector<uint64_t> spare_bits_;
+  // PlaceOnClaim's per-pod checks, kept between pods for their capacity.
+  std::vector<Topology::HostnameCheck> scratch_host_checks_;
+  std::vector<std::vector<std::string>> scratch_zone_checks_;
+  std::vector<std::vector<int>> scratch_zone_ids_;
+  std::vector<char> scratch_tolerated_;
   // Gives `fit`'s type-list buffers back (after CommitClaim swapped the claim's old list in).
   void Recycle(ClaimFit& fit);
   // First-fit pre-filters on free cpu, memory and pod slots (first_fit_index.h): existing_

@@ -909,59 +909,63 @@ absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
   return absl::OkStatus();
 }
 
-std::vector<Topology::HostnameCheck> Topology::HostnameChecks(const Pod& pod,
-                                                              const PodGroups& groups) const {
-  std::vector<HostnameCheck> out;
+void Topology::HostnameChecks(const Pod& pod, const PodGroups& groups,
+                              std::vector<HostnameCheck>* out) const {
+  out->clear();
   for (const TopologyGroup* g : groups.owned) {
     if (g->key != kLabelHostname) continue;
     if (g->type == TopologyType::kAntiAffinity) {
-      out.push_back({g, 0});
+      out->push_back({g, 0});
     } else if (g->type == TopologyType::kSpread) {
-      out.push_back({g, g->max_skew - (g->Selects(pod) ? 1 : 0)});
+      out->push_back({g, g->max_skew - (g->Selects(pod) ? 1 : 0)});
     }
   }
   for (const TopologyGroup* g : groups.inverse) {
     if (g->key == kLabelHostname && g->filter.terms.empty() && !g->filter.honor_taints) {
-      out.push_back({g, 0});
+      out->push_back({g, 0});
     }
   }
-  return out;
 }
 
-std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
-    const Pod& pod, const PodGroups& groups, const Requirements& strict_pod_reqs) const {
-  std::vector<std::vector<std::string>> out;
+void Topology::PinnedZoneChecks(const Pod& pod, const PodGroups& groups,
+                                const Requirements& strict_pod_reqs,
+                                std::vector<std::vector<std::string>>* lists) const {
+  // The next list to fill: an existing one, cleared (its capacity kept), or a new one.
+  size_t used = 0;
+  auto next = [&]() -> std::vector<std::string>& {
+    if (used == lists->size()) lists->emplace_back();
+    std::vector<std::string>& l = (*lists)[used++];
+    l.clear();
+    return l;
+  };
   const Requirement* pd = strict_pod_reqs.Find(kLabelZone);
   std::optional<Requirement> exists;
   const Requirement& pod_domains = pd ? *pd : ExistsOf(kLabelZone, exists);
   auto anti = [&](const TopologyGroup& g) {
-    std::vector<std::string> allowed;
+    std::vector<std::string>& allowed = next();
     g.ForEachDomain([&](const std::string& d, int32_t count) {
       if (count == 0 && pod_domains.Has(d)) allowed.push_back(d);
       return true;
     });
-    out.push_back(std::move(allowed));
   };
   for (const TopologyGroup* g : groups.owned) {
     if (g->key != kLabelZone) continue;
     if (g->type == TopologyType::kSpread) {
       const int64_t min = g->DomainMinCount(pod_domains);
       const int64_t self = g->Selects(pod) ? 1 : 0;
-      std::vector<std::string> allowed;
+      std::vector<std::string>& allowed = next();
       g->ForEachDomain([&](const std::string& d, int32_t count) {
         if (count + self - min <= g->max_skew) allowed.push_back(d);
         return true;
       });
-      out.push_back(std::move(allowed));
     } else if (g->type == TopologyType::kAffinity) {
       const bool self = g->Selects(pod);
       const bool none_anywhere = !g->AnyCounted();
       if (self && (none_anywhere || !g->AnyCompatiblePodDomain(pod_domains))) continue;
-      std::vector<std::string> allowed;
+      std::vector<std::string>& allowed = next();
       for (const auto& [d, count] : g->counts) {  // positive counts are the group's own
         if (count > 0 && pod_domains.Has(d)) allowed.push_back(d);
       }
-      out.push_back(std::move(allowed));
     } else {
       anti(*g);
     }
@@ -969,7 +973,7 @@ std::vector<std::vector<std::string>> Topology::PinnedZoneChecks(
   for (const TopologyGroup* g : groups.inverse) {
     if (g->key == kLabelZone && g->filter.terms.empty() && !g->filter.honor_taints) anti(*g);
   }
-  return out;
+  lists->resize(used);
 }
 
 void Topology::RegisterClaimSlot(const std::string& hostname, int slot) {

@@ -328,13 +328,17 @@ class Topology {
     const TopologyGroup* group;
     int32_t limit;
   };
-  std::vector<HostnameCheck> HostnameChecks(const Pod& pod, const PodGroups& groups) const;
+  // Written into `out` (cleared first; its capacity is reused).
+  void HostnameChecks(const Pod& pod, const PodGroups& groups,
+                      std::vector<HostnameCheck>* out) const;
   // For claims whose zone is pinned to one value: the zones each zonal group of `pod` would
   // accept. A claim pinned to a zone outside any returned set certainly fails
   // AddRequirements (exact: mirrors NextSpread/NextAffinity/NextAntiAffinity for a
-  // single-valued node domain).
-  std::vector<std::vector<std::string>> PinnedZoneChecks(const Pod& pod, const PodGroups& groups,
-                                                         const Requirements& strict_pod_reqs) const;
+  // single-valued node domain). Written into `out`, one list per such group (the lists'
+  // capacity is reused).
+  void PinnedZoneChecks(const Pod& pod, const PodGroups& groups,
+                        const Requirements& strict_pod_reqs,
+                        std::vector<std::vector<std::string>>* out) const;
 
   // Maps a new claim's placeholder hostname to its slot.
   void RegisterClaimSlot(const std::string& hostname, int slot);
