@@ -55,14 +55,18 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> PrepareChecked(
 
 // Pods with the same namespace and labels share a label class (PodCtx::label_class).
 size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& label_classes) {
-  std::string signature = pod.metadata.namespace_;
+  // The signature is built in a buffer kept per thread (no allocation per pod) and copied
+  // only for a new class.
+  thread_local std::string signature;
+  signature.assign(pod.metadata.namespace_);
   for (const auto& [k, v] : pod.metadata.labels) {
     signature.push_back('\0');
     signature += k;
     signature.push_back('\0');
     signature += v;
   }
-  return label_classes.emplace(std::move(signature), label_classes.size()).first->second;
+  if (auto it = label_classes.find(signature); it != label_classes.end()) return it->second;
+  return label_classes.emplace(signature, label_classes.size()).first->second;
 }
 
 // Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
