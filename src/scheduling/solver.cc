@@ -628,10 +628,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   const Requirements& reqs_view = merged ? *merged : claim.requirements;
   ResourceList requests = claim.requests;
   requests.Add(pod.requests);
+  TakeBuffers(fit);
   std::vector<int>& kept = fit.instance_types;
-  kept = std::move(spare_kept_);
-  fit.dropped = std::move(spare_dropped_);
-  fit.instance_bits = std::move(spare_bits_);
   if (claim.its_bits.empty() && t.has_headroom_rows()) BitsOf(claim.its, t.words, &claim.its_bits);
   FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
              &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits,
@@ -679,6 +677,12 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     }
   }
   return fit;
+}
+
+void Solver::TakeBuffers(ClaimFit& fit) {
+  fit.instance_types = std::move(spare_kept_);
+  fit.dropped = std::move(spare_dropped_);
+  fit.instance_bits = std::move(spare_bits_);
 }
 
 void Solver::Recycle(ClaimFit& fit) {

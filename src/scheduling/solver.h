@@ -325,7 +325,9 @@ class Solver {
   std::vector<std::vector<std::string>> scratch_zone_checks_;
   std::vector<std::vector<int>> scratch_zone_ids_;
   std::vector<char> scratch_tolerated_;
-  // Gives `fit`'s type-list buffers back (after CommitClaim swapped the claim's old list in).
+  // Hands the spare type-list buffers to `fit` (for FastFilter to fill), and gives `fit`'s
+  // buffers back (after CommitClaim swapped the claim's old list in, or after a refusal).
+  void TakeBuffers(ClaimFit& fit);
   void Recycle(ClaimFit& fit);
   // First-fit pre-filters on free cpu, memory and pod slots (first_fit_index.h): existing_
   // by index (rank 0); claims by seq ranked by pod count (first fit's order: fewest pods
