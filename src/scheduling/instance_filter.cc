@@ -340,11 +340,11 @@ void FilterByWords(size_t words, const std::vector<int>& candidates,
   }
 }
 
-// FastFilter's common case, without branches per type: no host ports, only well-known
-// resources in the requests and the daemon overheads, no changed key left to check per type
-// (`rejected` holds the types the changed keys exclude), offerings as bits. Each candidate is
-// one bit test in the set KeepBits computes (or, without the template's rows, four
-// comparisons and two bit tests).
+// FastFilter's common case, without branches per type: only well-known resources in the
+// requests and the daemon overheads, no changed key left to check per type (`rejected` holds
+// the types the changed keys and host-port conflicts exclude), offerings as bits. By words
+// with `candidate_bits` (FilterByWords), else one bit test per candidate in the set KeepBits
+// computes (without the template's rows: four comparisons and two bit tests).
 void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
                      const ResourceList& requests, const std::vector<uint64_t>& rejected,
                      bool offerings_changed, uint64_t mask_bits, std::vector<int>* kept_out,
@@ -352,14 +352,16 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
                      std::vector<uint64_t>* kept_bits, bool* all_kept) {
   const int64_t cpu = requests.cpu(), memory = requests.memory();
   const int64_t storage = requests.ephemeral_storage(), pods = requests.pods();
-  if (t.has_headroom_rows() && candidate_bits != nullptr && kept_bits != nullptr &&
-      candidate_bits->size() == t.words) {
-    absl::InlinedVector<uint64_t, 16> keep;
+  absl::InlinedVector<uint64_t, 16> keep;
+  if (t.has_headroom_rows()) {
     KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
-    FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped,
-                  kept_bits, all_kept);
-    return;
+    if (candidate_bits != nullptr && kept_bits != nullptr && candidate_bits->size() == t.words) {
+      FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped,
+                    kept_bits, all_kept);
+      return;
+    }
   }
+  if (kept_bits != nullptr) kept_bits->clear();
   std::vector<int>& kept = *kept_out;
   kept.resize(candidates.size());
   size_t n = 0;
@@ -368,57 +370,31 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
   // Raw pointers: stores through them cannot alias the buffers' own pointers.
   int* const in = kept.data();
   int* const out = dropped != nullptr ? dropped->data() : nullptr;
-  auto emit = [&](int i, unsigned fits) {
+  const bool any_rejected = !rejected.empty();
+  for (int i : candidates) {
+    const size_t ui = static_cast<size_t>(i);
+    auto bit = [](bool b) { return static_cast<unsigned>(b); };
+    unsigned fits;
+    if (!keep.empty()) {
+      fits = static_cast<unsigned>((keep[ui / 64] >> (ui % 64)) & 1u);
+    } else {
+      // FitsAllocatable(requests + overhead, allocatable), the overhead moved across; 0 or 1
+      // per condition, combined without short-circuit branches.
+      const std::array<int64_t, 4>& room = t.headroom_wk[ui];
+      fits = bit(cpu <= room[0]) & bit(memory <= room[1]) & bit(storage <= room[2]) &
+             bit(pods <= room[3]);
+      if (any_rejected) fits &= bit(((rejected[ui / 64] >> (ui % 64)) & 1u) == 0);
+      if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
+    }
     in[n] = i;
     n += fits;
     if (out != nullptr) {
       out[m] = i;
       m += fits ^ 1u;
     }
-  };
-  if (t.has_headroom_rows()) {
-    absl::InlinedVector<uint64_t, 16> keep;
-    KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
-    const uint64_t* const bits = keep.data();
-    const int* const first = candidates.data();
-    const size_t count = candidates.size();
-    if (out != nullptr) {
-      for (size_t c = 0; c < count; ++c) {
-        const int i = first[c];
-        const unsigned fits = static_cast<unsigned>((bits[i >> 6] >> (i & 63)) & 1u);
-        in[n] = i;
-        n += fits;
-        out[m] = i;
-        m += fits ^ 1u;
-      }
-    } else {
-      for (size_t c = 0; c < count; ++c) {
-        const int i = first[c];
-        in[n] = i;
-        n += static_cast<size_t>((bits[i >> 6] >> (i & 63)) & 1u);
-      }
-    }
-  } else {
-    const bool any_rejected = !rejected.empty();
-    for (int i : candidates) {
-      const size_t ui = static_cast<size_t>(i);
-      // FitsAllocatable(requests + overhead, allocatable), the overhead moved across.
-      const std::array<int64_t, 4>& room = t.headroom_wk[ui];
-      // 0 or 1 per condition, combined without short-circuit branches.
-      auto bit = [](bool b) { return static_cast<unsigned>(b); };
-      unsigned fits = bit(cpu <= room[0]) & bit(memory <= room[1]) & bit(storage <= room[2]) &
-                      bit(pods <= room[3]);
-      if (any_rejected) fits &= bit(((rejected[ui / 64] >> (ui % 64)) & 1u) == 0);
-      if (offerings_changed) fits &= bit((t.available_offering_bits[ui] & mask_bits) != 0);
-      emit(i, fits);
-    }
   }
   kept.resize(n);
   if (dropped != nullptr) dropped->resize(m);
-  if (kept_bits != nullptr && (candidate_bits == nullptr || !t.has_headroom_rows() ||
-                               candidate_bits->size() != t.words)) {
-    kept_bits->clear();
-  }
 }
 
 }  // namespace

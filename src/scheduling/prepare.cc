@@ -186,7 +186,7 @@ void IndexKeyClasses(Template& t) {
     kc.members.assign(kc.representative.size(), std::vector<uint64_t>(words, 0));
     for (size_t i = 0; i < kc.class_of.size(); ++i) {
       if (kc.class_of[i] >= 0) {
-        kc.members[static_cast<size_t>(kc.class_of[i])][i / 64] |= uint64_t{1} << (i % 64);
+        SetTypeBit(kc.members[static_cast<size_t>(kc.class_of[i])], i);
       }
     }
   }
@@ -250,8 +250,9 @@ void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_k
 }
 
 // Template::headroom_rows, daemon_group_types and offering_pair_types, from headroom_wk,
-// daemon_group and available_offering_bits. Skipped (left empty) when the rows of one resource would exceed
-// kMaxRowWords words: a catalog of thousands of types with distinct headrooms.
+// daemon_group and available_offering_bits. Skipped (left empty) when the rows of one
+// resource would exceed kMaxRowWords words: a catalog of thousands of types with distinct
+// headrooms.
 void IndexHeadroomBits(Template& t) {
   constexpr size_t kMaxRowWords = size_t{1} << 16;
   const size_t n = t.headroom_wk.size();
@@ -282,16 +283,13 @@ void IndexHeadroomBits(Template& t) {
   t.headroom_rows = std::move(rows);
   t.daemon_group_types.assign(t.daemon_groups.size(), std::vector<uint64_t>(words, 0));
   for (size_t i = 0; i < n; ++i) {
-    t.daemon_group_types[static_cast<size_t>(t.daemon_group[i])][i / 64] |= uint64_t{1}
-                                                                          << (i % 64);
+    SetTypeBit(t.daemon_group_types[static_cast<size_t>(t.daemon_group[i])], i);
   }
   if (t.available_offering_bits.empty()) return;
   t.offering_pair_types.assign(t.offering_keys.size(), std::vector<uint64_t>(words, 0));
   for (size_t i = 0; i < n; ++i) {
     for (size_t k = 0; k < t.offering_keys.size(); ++k) {
-      if ((t.available_offering_bits[i] >> k) & 1u) {
-        t.offering_pair_types[k][i / 64] |= uint64_t{1} << (i % 64);
-      }
+      if ((t.available_offering_bits[i] >> k) & 1u) SetTypeBit(t.offering_pair_types[k], i);
     }
   }
 }

@@ -44,6 +44,11 @@ struct DaemonGroup {
   std::vector<ContainerPort> ports;
 };
 
+// Sets type `i`'s bit in a bit set over a template's types (bit i of word i / 64).
+inline void SetTypeBit(std::vector<uint64_t>& bits, size_t i) {
+  bits[i / 64] |= uint64_t{1} << (i % 64);
+}
+
 // A NodeClaimTemplate: one eligible NodePool with its prefiltered instance types.
 struct Template {
   const NodePool* pool = nullptr;

@@ -94,19 +94,13 @@ bool MayFit(const ClaimState& claim, const PodCtx& pod) {
     return false;
   }
   if (!need.HasExtended()) return true;
+  // Without extended maxima every one is 0 (and `used` is not negative): any positive extended
+  // request exceeds it, known without looking names up (GPU pods walking CPU-only claims).
+  const bool any_max = max.HasExtended();
   bool fits = true;
-  if (!max.HasExtended()) {
-    // Every extended maximum is 0 (and `used` is not negative): any positive extended
-    // request exceeds it, without looking names up (GPU pods walking CPU-only claims).
-    need.ForEach([&](std::string_view name, int64_t value) {
-      if (fits && value > 0 && !IsWellKnown(name)) fits = false;
-    });
-    return fits;
-  }
   need.ForEach([&](std::string_view name, int64_t value) {
-    if (fits && !IsWellKnown(name) && exceeds(value, max.Get(name), used.Get(name))) {
-      fits = false;
-    }
+    if (!fits || IsWellKnown(name)) return;
+    if (any_max ? exceeds(value, max.Get(name), used.Get(name)) : value > 0) fits = false;
   });
   return fits;
 }
@@ -121,7 +115,7 @@ void BitsOf(const std::vector<int>& its, size_t words, std::vector<uint64_t>* bi
       return;
     }
     last = i;
-    (*bits)[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64);
+    SetTypeBit(*bits, static_cast<size_t>(i));
   }
 }
 

@@ -69,22 +69,18 @@ struct PodCtx {
   bool pinned_dear = false;
 };
 
-// Recomputes the pod's requests, requirements and host ports from `working`.
-inline void Refresh(PodCtx& c, PreferencePolicy policy) {
-  const Pod& w = c.working();
-  c.requests = w.Requests();
-  c.strict = StrictPodRequirements(w);
-  c.requirements = policy == PreferencePolicy::kRespect ? PodRequirements(w) : c.strict;
-  c.ports = HostPorts(w);
-}
-
-// Refresh with PodRequirements(c.working()) already built (`full`).
+// Recomputes the pod's requests, requirements and host ports from `working`; `full` is
+// PodRequirements(working) when the caller has it (read under PreferencePolicy::kRespect only).
 inline void Refresh(PodCtx& c, PreferencePolicy policy, Requirements full) {
   const Pod& w = c.working();
   c.requests = w.Requests();
   c.strict = StrictPodRequirements(w);
   c.requirements = policy == PreferencePolicy::kRespect ? std::move(full) : c.strict;
   c.ports = HostPorts(w);
+}
+inline void Refresh(PodCtx& c, PreferencePolicy policy) {
+  Refresh(c, policy,
+          policy == PreferencePolicy::kRespect ? PodRequirements(c.working()) : Requirements());
 }
 
 // One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.

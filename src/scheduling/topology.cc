@@ -197,8 +197,7 @@ void TopologyGroup::Register(const std::string& domain) {
 }
 
 void TopologyGroup::Record(const std::string& domain) {
-  const int32_t count = ++counts.Ref(domain);
-  if (view.registry != nullptr) SetSlotCount(view.registry->SlotOf(domain), count);
+  RecordClaimSlot(domain, view.registry != nullptr ? view.registry->SlotOf(domain) : -1);
 }
 
 void TopologyGroup::RecordClaimSlot(const std::string& domain, int32_t slot) {

@@ -334,11 +334,11 @@ class Topology {
   // For claims whose zone is pinned to one value: the zones each zonal group of `pod` would
   // accept. A claim pinned to a zone outside any returned set certainly fails
   // AddRequirements (exact: mirrors NextSpread/NextAffinity/NextAntiAffinity for a
-  // single-valued node domain). Written into `out`, one list per such group (the lists'
+  // single-valued node domain). Written into `lists`, one list per such group (their
   // capacity is reused).
   void PinnedZoneChecks(const Pod& pod, const PodGroups& groups,
                         const Requirements& strict_pod_reqs,
-                        std::vector<std::vector<std::string>>* out) const;
+                        std::vector<std::vector<std::string>>* lists) const;
 
   // Maps a new claim's placeholder hostname to its slot.
   void RegisterClaimSlot(const std::string& hostname, int slot);
