@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Installs karp into a temporary prefix and builds a tiny out-of-tree consumer against it with
-# find_package(karp), then runs it. Usage: scripts/consumer_check.sh [build-dir]
+# Installs karp into a temporary prefix and builds tiny out-of-tree consumers against it
+# (find_package(karp) with and without components, and the C API from C), then runs them.
+#
+#   scripts/consumer_check.sh [BUILD_DIR]   (default: build-install)
+#
+# A BUILD_DIR that is already configured (e.g. CI's Release `build`) is built as it is and
+# installed from; otherwise it is configured as a library-only Release build first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-install}
@@ -8,11 +13,12 @@ PREFIX=$(mktemp -d)
 CONSUMER=$(mktemp -d)
 trap 'rm -rf "$PREFIX" "$CONSUMER"' EXIT
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKARP_BUILD_TESTS=OFF \
-  -DKARP_BUILD_BENCHMARKS=OFF -DKARP_BUILD_EXAMPLES=OFF -DKARP_BUILD_TOOLS=OFF \
-  -DCMAKE_INSTALL_PREFIX="$PREFIX"
+if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKARP_BUILD_TESTS=OFF \
+    -DKARP_BUILD_BENCHMARKS=OFF -DKARP_BUILD_EXAMPLES=OFF -DKARP_BUILD_TOOLS=OFF
+fi
 cmake --build "$BUILD" -j"${JOBS:-2}"
-cmake --install "$BUILD"
+cmake --install "$BUILD" --prefix "$PREFIX"
 
 cat > "$CONSUMER/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.22)

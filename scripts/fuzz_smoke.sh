@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Fuzz smoke test: builds karp's libFuzzer targets with clang (ASan + UBSan) in a separate build
-# directory and runs each one on its seed corpus for a fixed time.
+# Fuzz smoke test: runs each of karp's libFuzzer targets on its seed corpus for a fixed time.
+# The targets come from the `sanitize` configuration (CMakePresets.json: clang, ASan+UBSan,
+# the libraries built with -fsanitize=fuzzer-no-link), the same build that runs the tests under
+# the sanitizers in CI, so CI builds the instrumented libraries once.
 #
 #   scripts/fuzz_smoke.sh [BUILD_DIR]      (default: build-fuzz under the repository root;
 #                                           a relative BUILD_DIR is taken from the repository root)
+#   A BUILD_DIR already configured with KARP_BUILD_FUZZERS=ON (e.g. build-san of
+#   `cmake --preset sanitize`) is reused as it is; otherwise it is configured from the
+#   `sanitize` preset without tests and tools (a fuzzing-only build).
+#
 #   FUZZ_SECONDS=30   seconds per target          FUZZ_JOBS=<nproc>  parallel build jobs
 #   CXX_FUZZ=clang++  the clang C++ compiler      FUZZ_AWS=ON  build the AWS adapter's targets
 #   FUZZ_TARGETS="quantity snapshot ..."  default: every configured target (fuzz/CMakeLists.txt
 #     writes them to BUILD_DIR/fuzz/fuzz_targets.txt: quantity snapshot catalog sim_trace openb
 #     json_io old_api commitments, plus eventbridge nodeclass ec2_xml when the AWS adapter is built)
+#   A longer campaign is the same script with a larger FUZZ_SECONDS (CI runs 10 s per target).
 #
 # New inputs found during the run go to BUILD_DIR/fuzz-corpus/<target> (the checked-in seeds in
 # fuzz/corpus/<target> are only read); crash reproducers to BUILD_DIR/fuzz-artifacts/.
@@ -32,18 +39,20 @@ if ! command -v "${CXX_FUZZ}" >/dev/null 2>&1; then
   exit 2
 fi
 
-echo "fuzz_smoke: configuring ${BUILD} with ${CXX_FUZZ}"
-if ! cmake -S "${ROOT}" -B "${BUILD}" \
-      -DCMAKE_CXX_COMPILER="${CXX_FUZZ}" \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DKARP_BUILD_FUZZERS=ON -DKARP_BUILD_AWS="${AWS}" \
-      -DKARP_BUILD_TESTS=OFF -DKARP_BUILD_BENCHMARKS=OFF -DKARP_BUILD_EXAMPLES=OFF \
-      -DKARP_BUILD_TOOLS=OFF -DKARP_INSTALL=OFF -DKARP_WERROR=OFF >"${BUILD}.configure.log" 2>&1; then
-  cat "${BUILD}.configure.log" >&2
-  echo "fuzz_smoke: configure failed" >&2
-  exit 2
+if grep -qs '^KARP_BUILD_FUZZERS:BOOL=ON$' "${BUILD}/CMakeCache.txt"; then
+  echo "fuzz_smoke: reusing the configured build ${BUILD}"
+else
+  echo "fuzz_smoke: configuring ${BUILD} from the sanitize preset with ${CXX_FUZZ}"
+  if ! (cd "${ROOT}" && cmake --preset sanitize -B "${BUILD}" \
+        -DCMAKE_CXX_COMPILER="${CXX_FUZZ}" -DKARP_BUILD_AWS="${AWS}" \
+        -DKARP_BUILD_TESTS=OFF -DKARP_BUILD_TOOLS=OFF -DKARP_INSTALL=OFF \
+        -DKARP_BUILD_PYTHON=OFF) >"${BUILD}.configure.log" 2>&1; then
+    cat "${BUILD}.configure.log" >&2
+    echo "fuzz_smoke: configure failed" >&2
+    exit 2
+  fi
+  rm -f "${BUILD}.configure.log"
 fi
-rm -f "${BUILD}.configure.log"
 
 if [[ -n "${FUZZ_TARGETS:-}" ]]; then
   TARGETS="${FUZZ_TARGETS}"

@@ -48,7 +48,8 @@ enum class DeviceKind : uint8_t { kNone, kGpu, kNeuron, kAccelerator };
 constexpr DeviceKind kNoDevice = DeviceKind::kNone;
 constexpr DeviceKind kGpu = DeviceKind::kGpu;
 constexpr DeviceKind kNeuron = DeviceKind::kNeuron;
-constexpr DeviceKind kAccelerator = DeviceKind::kAccelerator;  // other inference accelerators
+[[maybe_unused]] constexpr DeviceKind kAccelerator =
+    DeviceKind::kAccelerator;  // other inference accelerators (no table row uses it yet)
 
 // A region with embedded prices: one price column of kSizes.
 struct RegionRow {

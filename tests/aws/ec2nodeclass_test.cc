@@ -14,6 +14,7 @@
 #include "karp/aws/ec2nodeclass_status.h"
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
+#include "support/source_dir.h"
 
 namespace karp::aws {
 namespace {
@@ -151,7 +152,7 @@ spec:
 
 TEST_CASE("the example under examples/aws reads as a NodePool and its EC2NodeClass",
           "[ec2nodeclass]") {
-  const std::string path = KARP_SOURCE_DIR "/examples/aws/nodeclass-nodepool.yaml";
+  const std::string path = karp::testing::SourceDir() + "/examples/aws/nodeclass-nodepool.yaml";
   absl::StatusOr<std::vector<Ec2NodeClass>> classes = ReadEc2NodeClassFiles({path});
   INFO(classes.status().ToString());
   REQUIRE(classes.ok());

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include "support/source_dir.h"
 
 namespace karp::aws {
 namespace {
@@ -131,7 +132,7 @@ TEST_CASE("Interruption bad messages give clear errors", "[aws][interruption]") 
 TEST_CASE("Interruption published samples parse as the reference handles them",
           "[aws][interruption]") {
   const fs::path dir =
-      fs::path(KARP_SOURCE_DIR) / ".." / "shared" / "data" / "aws" / "eventbridge-events";
+      fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "aws" / "eventbridge-events";
   if (!fs::exists(dir)) {
     WARN("SKIPPED: " << dir.string() << " is absent");
     return;

@@ -51,7 +51,9 @@ std::map<std::string, std::vector<std::string>> Filters(const FakeRequest& r) {
 bool Matches(const std::map<std::string, std::vector<std::string>>& filters,
              const std::string& id_filter, const std::string& id, const std::string& name,
              const std::map<std::string, std::string>& tags) {
-  for (const auto& [f, values] : filters) {
+  for (const auto& [f, filter_values] : filters) {
+    // (A named reference: clang 14 cannot capture a structured binding in a lambda.)
+    const std::vector<std::string>& values = filter_values;
     auto any = [&](const std::string& have) {
       for (const std::string& v : values) {
         if (v == have) return true;

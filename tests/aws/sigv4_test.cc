@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "support/source_dir.h"
 
 namespace karp::aws {
 namespace {
@@ -79,7 +80,7 @@ HttpRequest ParseReq(const std::string& text) {
 }
 
 TEST_CASE("SigV4 test suite vectors all pass", "[aws][sigv4]") {
-  const fs::path root = fs::path(KARP_SOURCE_DIR) / ".." / "shared" / "data" / "sigv4-testsuite";
+  const fs::path root = fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "sigv4-testsuite";
   if (!fs::exists(root)) {
     WARN("SKIPPED: " << root.string() << " is absent; only the embedded known answers run");
     return;

@@ -12,11 +12,12 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "support/source_dir.h"
 
 namespace karp::aws {
 namespace {
 
-const std::string kGoldenDir = KARP_SOURCE_DIR "/tests/aws/testdata/userdata/";
+const std::string kGoldenDir = karp::testing::SourceDir() + "/tests/aws/testdata/userdata/";
 
 void CheckGolden(const std::string& name, const std::string& got) {
   const std::string path = kGoldenDir + name;

@@ -16,6 +16,7 @@
 #include "support/snapshot_checks.h"
 #include "karp/scheduler.h"
 #include "karp/storage.h"
+#include "support/source_dir.h"
 
 namespace {
 
@@ -254,7 +255,7 @@ TEST_CASE("duplicate storage objects are rejected, claims per namespace", "[json
 
 TEST_CASE("the bundled StatefulSet example solves as its comment says", "[json][volumes]") {
   absl::StatusOr<ClusterSnapshot> snap = karp::json::ReadSnapshotFiles(
-      {std::string(KARP_SOURCE_DIR) + "/examples/statefulset.yaml"});
+      {karp::testing::SourceDir() + "/examples/statefulset.yaml"});
   INFO(snap.status().message());
   REQUIRE(snap.ok());
   absl::StatusOr<karp::InstanceCatalog> aws = karp::EmbeddedAwsCatalog();

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include "support/source_dir.h"
 
 namespace {
 
@@ -16,7 +17,7 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST_CASE("the bundled commitments example reads and round-trips", "[json][commitments]") {
-  auto c = karp::json::ReadCommitmentsFile(std::string(KARP_SOURCE_DIR) +
+  auto c = karp::json::ReadCommitmentsFile(karp::testing::SourceDir() +
                                            "/examples/commitments/commitments.yaml");
   INFO(c.status().message());
   REQUIRE(c.ok());

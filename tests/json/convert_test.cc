@@ -17,6 +17,7 @@
 #include "karp/json/codec.h"
 #include "karp/scheduler.h"
 #include "support/snapshot_checks.h"
+#include "support/source_dir.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ using karp::json::ConvertFormat;
 using karp::testing::MustParse;
 using karp::testing::ParseError;
 
-const std::string kExamples = KARP_SOURCE_DIR "/examples/older-api/";
+const std::string kExamples = karp::testing::SourceDir() + "/examples/older-api/";
 
 Conversion MustConvert(const std::string& text, ConvertFormat format = ConvertFormat::kYaml) {
   absl::StatusOr<Conversion> c = karp::json::ConvertText(text, "old.yaml", format);

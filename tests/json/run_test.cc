@@ -12,6 +12,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
 #include "karp/scheduler.h"
+#include "support/source_dir.h"
 
 namespace {
 
@@ -21,7 +22,7 @@ using karp::json::ParseRunOptions;
 using karp::json::ParseSnapshotInputs;
 
 std::string ReadExample(const std::string& name) {
-  std::ifstream in(std::string(KARP_SOURCE_DIR) + "/examples/" + name);
+  std::ifstream in(karp::testing::SourceDir() + "/examples/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

@@ -16,6 +16,7 @@
 #include "karp/scheduler.h"
 #include "scheduling/cost_packing.h"
 #include "support/builders.h"
+#include "support/sized_test.h"
 
 namespace {
 
@@ -115,12 +116,11 @@ SolveResult SolveCost(const ClusterSnapshot& snap,
 
 }  // namespace
 
-TEST_CASE("the cost mode's indexed claim search places every pod as the plain walk",
-          "[scheduler][cost][cost_index]") {
+void CheckIndexedAgainstPlain(int rounds) {
   const auto catalog = ShapedCatalog();
   std::mt19937 rng(20261127);
   int cost_won = 0;
-  for (int round = 0; round < 16; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     const int count = 60 + static_cast<int>(rng() % 180);
     const ClusterSnapshot snap = RandomSnapshot(rng, count);
     for (karp::PoolOrder order : {karp::PoolOrder::kWeight, karp::PoolOrder::kPrice}) {
@@ -135,5 +135,8 @@ TEST_CASE("the cost mode's indexed claim search places every pod as the plain wa
     }
   }
   // The comparison is about cost packings: most cases must have kept one.
-  CHECK(cost_won >= 16);
+  CHECK(cost_won >= rounds);
 }
+
+KARP_SIZED_TEST_CASE("the cost mode's indexed claim search places every pod as the plain walk",
+                     "[scheduler][cost][cost_index]", 5, 16, CheckIndexedAgainstPlain)

@@ -18,6 +18,7 @@
 #include "karp/labels.h"
 #include "karp/scheduler.h"
 #include "support/builders.h"
+#include "support/sized_test.h"
 
 namespace {
 
@@ -464,10 +465,10 @@ double BruteForceOptimum(const SmallCase& c) {
   return best;
 }
 
-TEST_CASE("cost packing finds the optimum of small random cases", "[scheduler][cost]") {
+void CheckAgainstOptimum(int seeds) {
   int cases = 0, optimal = 0, feasible = 0;
   double worst = 1.0;
-  for (uint32_t seed = 1; seed <= 300; ++seed) {
+  for (uint32_t seed = 1; seed <= static_cast<uint32_t>(seeds); ++seed) {
     SmallCase c = GenerateSmall(seed);
     const double optimum = BruteForceOptimum(c);
     const SolveResult cost =
@@ -488,8 +489,11 @@ TEST_CASE("cost packing finds the optimum of small random cases", "[scheduler][c
   }
   WARN("cost packing: optimal in " << optimal << " of " << feasible << " feasible small cases ("
                                    << cases << " generated), worst ratio " << worst);
-  CHECK(feasible >= 250);
+  CHECK(feasible >= seeds * 5 / 6);
   CHECK(optimal >= feasible * 95 / 100);
 }
+
+KARP_SIZED_TEST_CASE("cost packing finds the optimum of small random cases", "[scheduler][cost]",
+                     100, 300, CheckAgainstOptimum)
 
 }  // namespace

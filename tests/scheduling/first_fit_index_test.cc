@@ -5,6 +5,7 @@
 #include "scheduling/first_fit_index.h"
 
 #include <catch2/catch.hpp>
+#include "support/sized_test.h"
 
 #include <cstdint>
 #include <map>
@@ -39,14 +40,14 @@ int64_t Scan(const std::map<int64_t, Entry>& entries, const FirstFitIndex::Key* 
 
 }  // namespace
 
-TEST_CASE("the first-fit index finds what a linear scan finds", "[first_fit_index]") {
+void CheckAgainstLinearScan(int steps) {
   std::mt19937_64 rng(7);
   auto uniform = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
   FirstFitIndex index;
   std::map<int64_t, Entry> entries;
-  for (int step = 0; step < 3000; ++step) {
+  for (int step = 0; step < steps; ++step) {
     const int64_t id = uniform(0, 199);
     if (entries.count(id) > 0) {
       index.Erase(id);
@@ -76,3 +77,6 @@ TEST_CASE("the first-fit index finds what a linear scan finds", "[first_fit_inde
                                        FirstFitIndex::kAny})
             .id() == -1);
 }
+
+KARP_SIZED_TEST_CASE("the first-fit index finds what a linear scan finds", "[first_fit_index]",
+                     1000, 3000, CheckAgainstLinearScan)

@@ -56,6 +56,7 @@
 #include "karp/scheduler.h"
 #include "karp/taints.h"
 #include "support/builders.h"
+#include "support/sized_test.h"
 
 namespace {
 
@@ -1203,19 +1204,13 @@ void CheckNoWorseThanFaithful(uint32_t seed, const Case& c, const SolveResult& c
   }
 }
 
-int CaseCount() {
-  const char* env = std::getenv("KARP_PROPERTY_CASES");
-  if (env != nullptr && std::atoi(env) > 0) return std::atoi(env);
-  return 500;
-}
 
 
-// Runs the property over CaseCount() random cases with the given packing mode. In the cost
+// Runs the property over `cases` random cases with the given packing mode. In the cost
 // mode every result is also compared with the faithful one on the same case: never fewer pods
 // scheduled, never a higher launch price.
-void RunProperty(karp::PackingMode packing,
+void RunProperty(int cases, karp::PackingMode packing,
                  karp::PoolOrder pool_order = karp::PoolOrder::kWeight) {
-  const int cases = CaseCount();
   Stats stats;
   const auto start = std::chrono::steady_clock::now();
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(cases); ++seed) {
@@ -1277,21 +1272,25 @@ void RunProperty(karp::PackingMode packing,
   }
 }
 
+void RunFaithful(int cases) { RunProperty(cases, karp::PackingMode::kFaithful); }
+void RunCost(int cases) { RunProperty(cases, karp::PackingMode::kCost); }
+void RunCostByPrice(int cases) {
+  RunProperty(cases, karp::PackingMode::kCost, karp::PoolOrder::kPrice);
+}
+
 }  // namespace
 
-TEST_CASE("Solve results satisfy the provisioning rules on random snapshots", "[property]") {
-  RunProperty(karp::PackingMode::kFaithful);
-}
+// 150 cases at CI size; the generator's coverage checks (each situation met often enough)
+// hold from 500 cases, the full size.
+KARP_SIZED_TEST_CASE("Solve results satisfy the provisioning rules on random snapshots",
+                     "[property]", 150, 500, RunFaithful)
 
-TEST_CASE("cost-packed results satisfy the provisioning rules and never lose to faithful",
-          "[property][cost]") {
-  RunProperty(karp::PackingMode::kCost);
-}
+KARP_SIZED_TEST_CASE(
+    "cost-packed results satisfy the provisioning rules and never lose to faithful",
+    "[property][cost]", 150, 500, RunCost)
 
-TEST_CASE("cost-packed results with NodePools chosen by price satisfy the rules too",
-          "[property][cost]") {
-  RunProperty(karp::PackingMode::kCost, karp::PoolOrder::kPrice);
-}
+KARP_SIZED_TEST_CASE("cost-packed results with NodePools chosen by price satisfy the rules too",
+                     "[property][cost]", 150, 500, RunCostByPrice)
 
 TEST_CASE("the property validator rejects corrupted results", "[property]") {
   // Guards the validator itself: each corruption of a real result must be reported.
@@ -1331,9 +1330,12 @@ TEST_CASE("the property validator rejects corrupted results", "[property]") {
           r.node_claims[0].launch->zone == kZones[0] ? kZones[1] : kZones[0];
     });
     expect_problem("requests", [](SolveResult& r) {
-      ResourceList one;
-      one.Set(karp::kResourceCpu, 1);
-      r.node_claims[0].requests.Add(one);
+      // Far more than any claim's pods and overhead: a truncated claim's requests are only
+      // checked to lie between its pods and pods + the listed types' smallest overhead, and a
+      // small addition can stay inside that range.
+      ResourceList lots;
+      lots.Set(karp::kResourceCpu, int64_t{1} << 40);
+      r.node_claims[0].requests.Add(lots);
     });
     expect_problem("claim name", [](SolveResult& r) { r.node_claims[0].name += "x"; });
     expect_problem("unknown type",

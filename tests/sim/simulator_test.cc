@@ -24,6 +24,7 @@
 #ifdef KARP_TEST_HAVE_JSON
 #include "karp/json/sim_trace.h"
 #endif
+#include "support/source_dir.h"
 
 namespace karp::sim {
 namespace {
@@ -722,7 +723,7 @@ TEST_CASE("Simulator diurnal replicas follow a daily cosine", "[sim]") {
 }
 
 TEST_CASE("Simulator bundled traces parse and the inflate trace scales to zero", "[sim]") {
-  const std::string dir = std::string(KARP_SOURCE_DIR) + "/examples/traces/";
+  const std::string dir = karp::testing::SourceDir() + "/examples/traces/";
   for (const char* name : {"inflate.yaml", "diurnal-day.yaml"}) {
     absl::StatusOr<Trace> t = json::ReadSimTraceFile(dir + name);
     INFO(name << ": " << t.status().message());
@@ -748,7 +749,7 @@ TEST_CASE("Simulator bundled traces parse and the inflate trace scales to zero",
 
 TEST_CASE("Simulator replays a window of the openb production trace", "[sim][openb]") {
   const std::string path =
-      std::string(KARP_SOURCE_DIR) + "/../shared/data/traces/openb_pod_list_default.csv";
+      karp::testing::SourceDir() + "/../shared/data/traces/openb_pod_list_default.csv";
   if (!std::ifstream(path)) {
     WARN("skipped: " << path << " not found (the shared data set is absent)");
     return;
