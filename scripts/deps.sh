@@ -2,12 +2,13 @@
 # Installs the Debian 12 packages karp needs to build and test, skipping those already present
 # (golang-go, pybind11-dev, python3-dev, python3-pytest and python3-matplotlib are for the Go
 # and Python bindings, which the build skips with a message when they are missing).
+# ccache is installed too: a top-level configure compiles through it when present (docs/ci.md).
 # Usage: scripts/deps.sh [--fuzz] [--report]   (--fuzz also installs clang and libFuzzer's
-# runtime; --report also installs gnuplot-nox, for the charts of scripts/bench_report.py and
-# `karp simulate --svg`)
+# runtime, for the `sanitize` preset: the ASan+UBSan tests and the fuzz targets; --report also
+# installs gnuplot-nox, for the charts of scripts/bench_report.py and `karp simulate --svg`)
 set -euo pipefail
 
-packages=(cmake g++ make pkg-config python3
+packages=(cmake g++ make pkg-config python3 ccache
           libabsl-dev libboost-graph-dev nlohmann-json3-dev rapidjson-dev catch2 libbenchmark-dev
           libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev zlib1g-dev
           golang-go pybind11-dev python3-dev python3-pytest python3-matplotlib)
