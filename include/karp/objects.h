@@ -348,8 +348,14 @@ struct NodePool {
   ResourceList limits;
   std::optional<int32_t> weight;
   std::optional<int64_t> replicas;  // static NodePool when set
+  // status.conditions, as the NodePool controller writes them.
+  std::vector<NodeCondition> conditions;
 
   const std::string& name() const { return metadata.name; }
+  // False when status.conditions holds a Ready condition whose status is not "True": the
+  // reference provisions only from ready NodePools. A NodePool without a Ready condition (a
+  // manifest as written, before a controller has seen it) counts as ready (docs/design.md §5.3).
+  bool Ready() const;
   friend bool operator==(const NodePool& a, const NodePool& b);
 };
 
@@ -397,6 +403,13 @@ struct PodDisruptionBudget {
   std::string max_unavailable;  // int or percent; empty: unset
   std::string unhealthy_pod_eviction_policy;
   std::optional<int32_t> disruptions_allowed;  // status.disruptionsAllowed when present
+
+  // Whether the PDB selects `pod`: the same namespace (empty = "default") and a selector that
+  // matches the pod's labels (a PDB without a selector selects nothing).
+  bool Selects(const Pod& pod) const;
+  // The reference's fully blocking PDB (pkg/utils/pdb): maxUnavailable 0 or "0%", or
+  // minAvailable "100%": it can never allow the eviction of a pod it selects.
+  bool FullyBlocking() const;
 
   friend bool operator==(const PodDisruptionBudget& a, const PodDisruptionBudget& b) {
     return a.metadata == b.metadata && a.selector == b.selector &&

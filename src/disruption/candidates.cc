@@ -18,6 +18,19 @@
 namespace karp::disruption {
 namespace {
 
+// A Node's or NodeClaim's creationTimestamp is absent when it is the Unix epoch (the codec's
+// default, which the writer omits). The NodeClaim's wins; a NodeClaim without one takes its
+// Node's; neither: unknown (docs/design.md §6.2).
+std::optional<absl::Time> CreatedAt(const Node& node, const NodeClaim* claim) {
+  if (claim != nullptr && claim->metadata.creation_timestamp != absl::UnixEpoch()) {
+    return claim->metadata.creation_timestamp;
+  }
+  if (node.metadata.creation_timestamp != absl::UnixEpoch()) {
+    return node.metadata.creation_timestamp;
+  }
+  return std::nullopt;
+}
+
 // Price of the node's offering (instance type, zone, capacity type); 0 if none (docs/design.md §6.9).
 double NodePrice(const InstanceType* it, const std::string& zone, const std::string& capacity_type) {
   if (it == nullptr) return 0;
@@ -47,8 +60,7 @@ NodeView MakeView(const Node& node, const NodeClaim* claim, std::vector<const Po
   v.instance_type = Label(node.metadata, kLabelInstanceType);
   v.it = v.instance_type.empty() ? nullptr : catalog.Find(v.instance_type);
   v.price = NodePrice(v.it, v.zone, v.capacity_type);
-  v.created = v.claim != nullptr ? v.claim->metadata.creation_timestamp
-                                 : node.metadata.creation_timestamp;
+  v.created = CreatedAt(node, v.claim);
   v.pods = std::move(pods);
   return v;
 }
@@ -67,10 +79,10 @@ Costs CostsOf(const NodeView& v, absl::Time now, const ClusterSnapshot& snap, Po
       v.claim != nullptr ? v.claim->expire_after
                          : (v.pool != nullptr ? v.pool->expire_after : std::nullopt);
   double lifetime = 1.0;
-  if (expire_after && *expire_after > absl::ZeroDuration()) {
-    lifetime = std::clamp(absl::FDivDuration(*expire_after - (now - v.created), *expire_after),
+  if (expire_after && *expire_after > absl::ZeroDuration() && v.created) {
+    lifetime = std::clamp(absl::FDivDuration(*expire_after - (now - *v.created), *expire_after),
                           0.0, 1.0);
-    out.expired = v.managed && now >= v.created + *expire_after;
+    out.expired = v.managed && now >= *v.created + *expire_after;
   }
   double all_cost = 0;
   for (const Pod* p : v.pods) {
@@ -231,7 +243,7 @@ std::string NodePoolNameOf(const Node& node, const NodeClaim* claim) {
 }
 
 absl::Time ConsolidateAfterStart(const NodeView& v) {
-  absl::Time t = v.created;
+  absl::Time t = v.created.value_or(absl::UnixEpoch());
   if (v.claim != nullptr) {
     if (const NodeCondition* c = v.claim->Condition("Initialized")) t = c->last_transition_time;
     if (v.claim->last_pod_event_time) t = *v.claim->last_pod_event_time;

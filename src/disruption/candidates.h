@@ -36,7 +36,10 @@ struct NodeView {
   double price = 0;
   double disruption_cost = 0;
   double reschedule_cost = 1.0;
-  absl::Time created;
+  // When the node's NodeClaim (or, without one or without a timestamp on it, the Node) was
+  // created; nullopt when neither says (docs/design.md §6.2: the age is unknown, so the node
+  // never counts as expired and keeps its whole lifetime in its disruption cost).
+  std::optional<absl::Time> created;
   // Why the node is not a candidate for graceful methods ("" = candidate), and for the
   // eventual class (drift), where pod-level blocks are ignored under terminationGracePeriod.
   std::string reject;

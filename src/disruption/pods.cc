@@ -57,10 +57,7 @@ double EvictionCost(const Pod& p) {
   return std::clamp(cost, -10.0, 10.0);
 }
 
-bool PdbSelects(const PodDisruptionBudget& pdb, const Pod& pod) {
-  return internal::NamespaceOrDefault(pdb.metadata) == internal::NamespaceOrDefault(pod.metadata) &&
-         pdb.selector && pdb.selector->Matches(pod.metadata.labels);
-}
+bool PdbSelects(const PodDisruptionBudget& pdb, const Pod& pod) { return pdb.Selects(pod); }
 
 int64_t PdbAllowances::Of(const PodDisruptionBudget& pdb) {
   if (pdb.disruptions_allowed) return *pdb.disruptions_allowed;

@@ -375,6 +375,23 @@ absl::Status ReadTopologySpread(const R& o, TopologySpreadConstraint* out) {
   return absl::OkStatus();
 }
 
+// The API server's defaulting of a container's resource requirements (SetDefaults_Pod in
+// k8s.io/kubernetes pkg/apis/core/v1/defaults.go): a resource with a limit and no request is
+// requested at its limit. It applies to containers and init containers, and Karpenter applies
+// the same merge to DaemonSet templates (PodForDaemonSet in pkg/utils/daemonset), which the API
+// server never defaults; karp reads every pod spec, template or not, through it
+// (docs/design.md §2.1).
+template <typename R>
+absl::Status ReadRequestsDefaultedFromLimits(const R& resources, ResourceList* requests) {
+  KARP_RETURN_IF_ERROR(resources.Resources("requests", requests));
+  ResourceList limits;
+  KARP_RETURN_IF_ERROR(resources.Resources("limits", &limits));
+  limits.ForEach([&](std::string_view name, int64_t value) {
+    if (!requests->Has(name)) requests->Set(name, value);
+  });
+  return absl::OkStatus();
+}
+
 template <typename R>
 absl::Status ReadContainers(const R& spec, std::string_view key,
                             std::vector<Container>* out) {
@@ -383,7 +400,7 @@ absl::Status ReadContainers(const R& spec, std::string_view key,
     Container container;
     KARP_RETURN_IF_ERROR(c.String("name", &container.name));
     KARP_ASSIGN_OR_RETURN(R res, c.Object("resources"));
-    KARP_RETURN_IF_ERROR(res.Resources("requests", &container.requests));
+    KARP_RETURN_IF_ERROR(ReadRequestsDefaultedFromLimits(res, &container.requests));
     KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const R& p) -> absl::Status {
       ContainerPort port;
       KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
@@ -469,6 +486,29 @@ absl::Status ReadPodSpec(const R& spec, Pod* pod) {
   return absl::OkStatus();
 }
 
+// The API server's defaulting of pod-level resources (PodLevelResources, KEP-2837), applied
+// to Pods (not to DaemonSet templates, as the reference's PodForDaemonSet): a cpu or memory
+// limit without a pod-level request is the pod-level request when no container or init
+// container requests that resource; otherwise the request defaults to the containers'
+// effective requests, which is what Pod::Requests computes when no pod-level request is set.
+template <typename R>
+absl::Status DefaultPodLevelRequests(const R& spec, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(R res, spec.Object("resources"));
+  ResourceList limits;
+  KARP_RETURN_IF_ERROR(res.Resources("limits", &limits));
+  limits.ForEach([&](std::string_view name, int64_t value) {
+    if (name != kResourceCpu && name != kResourceMemory) return;
+    if (pod->pod_level_requests.Has(name)) return;
+    auto requests_it = [&](const Container& c) { return c.requests.Has(name); };
+    if (std::any_of(pod->containers.begin(), pod->containers.end(), requests_it) ||
+        std::any_of(pod->init_containers.begin(), pod->init_containers.end(), requests_it)) {
+      return;
+    }
+    pod->pod_level_requests.Set(name, value);
+  });
+  return absl::OkStatus();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
@@ -484,6 +524,7 @@ absl::Status ReadPod(const R& item, Pod* pod, bool* skip) {
   KARP_RETURN_IF_ERROR(ReadMeta(meta, &pod->metadata));
   if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
   KARP_RETURN_IF_ERROR(ReadPodSpec(spec, pod));
+  KARP_RETURN_IF_ERROR(DefaultPodLevelRequests(spec, pod));
   KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
   KARP_RETURN_IF_ERROR(status.String("phase", &pod->phase));
   KARP_RETURN_IF_ERROR(status.Time("startTime", &pod->start_time));
@@ -567,6 +608,8 @@ absl::Status ReadNodePool(const R& item, NodePool* np) {
   KARP_RETURN_IF_ERROR(spec.Resources("limits", &np->limits));
   KARP_RETURN_IF_ERROR(spec.Int32("weight", &np->weight));
   KARP_RETURN_IF_ERROR(spec.Int64("replicas", &np->replicas));
+  KARP_ASSIGN_OR_RETURN(R status, item.Object("status"));
+  KARP_RETURN_IF_ERROR(ReadConditions(status, &np->conditions));
   return absl::OkStatus();
 }
 

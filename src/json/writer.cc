@@ -347,6 +347,7 @@ Json NodePoolJson(const NodePool& np) {
   if (np.weight) spec["weight"] = *np.weight;
   if (np.replicas) spec["replicas"] = *np.replicas;
   o["spec"] = std::move(spec);
+  if (!np.conditions.empty()) o["status"] = Json{{"conditions", ConditionsJson(np.conditions)}};
   return o;
 }
 

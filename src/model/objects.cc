@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "internal/namespace.h"
 #include "internal/strings.h"
 
 namespace karp {
@@ -167,7 +168,15 @@ bool operator==(const NodePool& a, const NodePool& b) {
          a.termination_grace_period == b.termination_grace_period &&
          a.consolidation_policy == b.consolidation_policy &&
          a.consolidate_after == b.consolidate_after && a.budgets == b.budgets &&
-         a.limits == b.limits && a.weight == b.weight && a.replicas == b.replicas;
+         a.limits == b.limits && a.weight == b.weight && a.replicas == b.replicas &&
+         a.conditions == b.conditions;
+}
+
+bool NodePool::Ready() const {
+  for (const NodeCondition& c : conditions) {
+    if (c.type == "Ready") return c.status == "True";
+  }
+  return true;
 }
 
 std::string NodeClaim::NodePoolName() const {
@@ -196,6 +205,17 @@ bool operator==(const NodeClaim& a, const NodeClaim& b) {
          a.node_name == b.node_name && a.provider_id == b.provider_id &&
          a.image_id == b.image_id && a.capacity == b.capacity && a.allocatable == b.allocatable &&
          a.conditions == b.conditions && a.last_pod_event_time == b.last_pod_event_time;
+}
+
+bool PodDisruptionBudget::Selects(const Pod& pod) const {
+  return internal::NamespaceOrDefault(metadata) == internal::NamespaceOrDefault(pod.metadata) &&
+         selector && selector->Matches(pod.metadata.labels);
+}
+
+bool PodDisruptionBudget::FullyBlocking() const {
+  // The reference distinguishes an integer maxUnavailable 0 from the string "0%"; karp keeps
+  // an int-or-percent as its text, in which both read as written.
+  return max_unavailable == "0" || max_unavailable == "0%" || min_available == "100%";
 }
 
 }  // namespace karp

@@ -12,10 +12,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "internal/namespace.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "scheduling/prepared_pods.h"
@@ -34,7 +36,10 @@ std::string NodeClassKey(const NodeClassRef& ref) {
 std::vector<const NodePool*> EligibleNodePools(const ClusterSnapshot& snapshot) {
   std::vector<const NodePool*> pools;
   for (const NodePool& np : snapshot.node_pools) {
-    if (np.replicas.has_value() || np.metadata.deletion_timestamp.has_value()) continue;
+    // The reference's NewScheduler: static, not ready and deleting NodePools launch nothing.
+    if (np.replicas.has_value() || !np.Ready() || np.metadata.deletion_timestamp.has_value()) {
+      continue;
+    }
     pools.push_back(&np);
   }
   return pools;
@@ -56,9 +61,59 @@ absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np) {
   return reqs;
 }
 
+namespace {
+
+// Whether `ref`, a pod's controller reference, names `ds` (the pod is in the set's namespace):
+// the same name, and the same uid when both carry one (the reference's IsControlledBy compares
+// uids; hand-written objects often have none).
+bool NamesDaemonSet(const OwnerReference& ref, const DaemonSet& ds) {
+  return ref.kind == "DaemonSet" && ref.name == ds.metadata.name &&
+         (ref.uid.empty() || ds.metadata.uid.empty() || ref.uid == ds.metadata.uid);
+}
+
+}  // namespace
+
 std::vector<Pod> DaemonPods(const ClusterSnapshot& snapshot) {
+  // The newest pod each DaemonSet controls (docs/design.md §2.4), found in one pass over the
+  // pods: by namespace and set name, the first of equal creation times winning.
+  std::vector<const Pod*> newest(snapshot.daemon_sets.size(), nullptr);
+  if (!snapshot.daemon_sets.empty()) {
+    std::map<std::pair<std::string_view, std::string_view>, size_t> by_name;
+    for (size_t d = 0; d < snapshot.daemon_sets.size(); ++d) {
+      const ObjectMeta& m = snapshot.daemon_sets[d].metadata;
+      by_name.emplace(std::make_pair(std::string_view(internal::NamespaceOrDefault(m)),
+                                     std::string_view(m.name)),
+                      d);
+    }
+    for (const Pod& p : snapshot.pods) {
+      for (const OwnerReference& ref : p.metadata.owner_references) {
+        if (!ref.controller || ref.kind != "DaemonSet") continue;
+        auto it = by_name.find({internal::NamespaceOrDefault(p.metadata), ref.name});
+        if (it == by_name.end() || !NamesDaemonSet(ref, snapshot.daemon_sets[it->second])) break;
+        const Pod*& best = newest[it->second];
+        if (best == nullptr ||
+            p.metadata.creation_timestamp > best->metadata.creation_timestamp) {
+          best = &p;
+        }
+        break;  // one controller per object
+      }
+    }
+  }
   std::vector<Pod> daemon_pods;
-  for (const DaemonSet& ds : snapshot.daemon_sets) {
+  daemon_pods.reserve(snapshot.daemon_sets.size());
+  for (size_t d = 0; d < snapshot.daemon_sets.size(); ++d) {
+    const DaemonSet& ds = snapshot.daemon_sets[d];
+    if (newest[d] != nullptr) {
+      // The reference's getDaemonSetPods: the running pod as it is, except that the template's
+      // required node affinity replaces the pod's, which the DaemonSet controller pins to the
+      // pod's own node.
+      Pod p = *newest[d];
+      if (!ds.pod_template.node_affinity.required.empty()) {
+        p.node_affinity.required = ds.pod_template.node_affinity.required;
+      }
+      daemon_pods.push_back(std::move(p));
+      continue;
+    }
     Pod p = ds.pod_template;
     if (p.metadata.namespace_.empty()) p.metadata.namespace_ = ds.metadata.namespace_;
     if (p.metadata.name.empty()) p.metadata.name = ds.metadata.name;

@@ -20,6 +20,7 @@
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/lower_bound.h"
+#include "karp/taints.h"
 #include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 #include "scheduling/cost_packing.h"
@@ -373,8 +374,10 @@ const SchedulerOptions& Scheduler::options() const { return state_->options; }
 absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) const {
   const State& old = *state_;
   const scheduling::PoolCatalogs catalogs{old.catalog, old.catalogs_by_node_pool};
+  // Daemon overhead comes from the DaemonSets and the newest pod each controls (§2.4).
   if (snapshot.node_pools != old.snapshot->node_pools ||
-      snapshot.daemon_sets != old.snapshot->daemon_sets) {
+      snapshot.daemon_sets != old.snapshot->daemon_sets ||
+      scheduling::DaemonPods(snapshot) != scheduling::DaemonPods(*old.snapshot)) {
     absl::StatusOr<std::shared_ptr<State>> state = PrepareChecked(snapshot, catalogs, old.options);
     if (!state.ok()) return state.status();
     return Scheduler(std::move(*state));
@@ -389,6 +392,31 @@ absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) con
   state->pools_snapshot = old.pools_snapshot ? old.pools_snapshot : old.snapshot;
   return Scheduler(std::move(state));
 }
+
+namespace {
+
+// The reference's IsCurrentlyReschedulable (pkg/utils/pdb/pdb.go, docs/design.md §5.3): no
+// capacity is provisioned for a pod of a deleting node whose eviction can never succeed —
+// selected by more than one PDB (the eviction API refuses such pods) or by one fully blocking
+// PDB. A pod tolerating the disrupted taint is not evicted, and an unhealthy pod under
+// `unhealthyPodEvictionPolicy: AlwaysAllow` always can be (karp reads "unhealthy" as not
+// Running, as the consolidator does).
+bool FullyBlockedByPdbs(const Pod& p, const std::vector<PodDisruptionBudget>& pdbs) {
+  if (ToleratesTaint(p.tolerations, DisruptedTaint())) return false;
+  const PodDisruptionBudget* selecting = nullptr;
+  for (const PodDisruptionBudget& pdb : pdbs) {
+    if (!pdb.Selects(p)) continue;
+    if (selecting != nullptr) return true;
+    selecting = &pdb;
+  }
+  if (selecting == nullptr) return false;
+  if (selecting->unhealthy_pod_eviction_policy == "AlwaysAllow" && p.phase != "Running") {
+    return false;
+  }
+  return selecting->FullyBlocking();
+}
+
+}  // namespace
 
 absl::StatusOr<SolveResult> Scheduler::Solve() const {
   // Pending pods, plus the reschedulable pods of nodes being deleted (docs/design.md §5.3 step 3).
@@ -411,6 +439,7 @@ absl::StatusOr<SolveResult> Scheduler::Solve() const {
       if (p.IsTerminating() && !p.IsOwnedBy("StatefulSet")) continue;
       auto dnd = p.metadata.annotations.find(std::string(kAnnotationDoNotDisrupt));
       if (dnd != p.metadata.annotations.end() && dnd->second == "true") continue;
+      if (FullyBlockedByPdbs(p, state_->snapshot->pdbs)) continue;
       pods.push_back(&p);
     }
   }

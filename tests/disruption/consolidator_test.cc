@@ -1540,6 +1540,50 @@ TEST_CASE("expireAfter Never and a longer expireAfter do not expire", "[consolid
   CHECK(plan.commands.empty());
 }
 
+TEST_CASE("a node whose age nothing says is never expired", "[consolidator][age]") {
+  // Neither the Node nor its NodeClaim carries a creationTimestamp (the epoch is the codec's
+  // "absent"): the age is unknown, not 56 years (docs/design.md §6.2).
+  auto catalog = Sml();
+  ClusterSnapshot snap = OnePool();
+  snap.node_pools[0].budgets = {MakeBudget("0")};
+  AddManagedNode(snap, *catalog, "undated", "default", "medium", kZ1, kOD, absl::UnixEpoch());
+  snap.pods.push_back(BoundPod("web-0", "undated", "1"));
+  const ConsolidationPlan plan = PlanOf(snap, catalog);
+  INFO(Describe(plan));
+  CHECK(plan.commands.empty());
+}
+
+TEST_CASE("a NodeClaim without creationTimestamp takes its Node's", "[consolidator][age]") {
+  auto catalog = Sml();
+  ClusterSnapshot snap = OnePool();
+  snap.node_pools[0].budgets = {MakeBudget("0")};
+  AddManagedNode(snap, *catalog, "old", "default", "medium", kZ1, kOD,
+                 DisruptionNow() - absl::Hours(800));
+  FindClaimMutable(snap, "old")->metadata.creation_timestamp = absl::UnixEpoch();
+  AddManagedNode(snap, *catalog, "young", "default", "medium", kZ1, kOD,
+                 DisruptionNow() - absl::Hours(24));
+  FindClaimMutable(snap, "young")->metadata.creation_timestamp = absl::UnixEpoch();
+  const ConsolidationPlan plan = PlanOf(snap, catalog);
+  INFO(Describe(plan));
+  REQUIRE(plan.commands.size() == 1);
+  CHECK(plan.commands[0].reason == DisruptionReason::kExpired);
+  CHECK(plan.commands[0].candidates == std::vector<std::string>{"old"});
+}
+
+TEST_CASE("a NodeClaim's creationTimestamp wins over its Node's", "[consolidator][age]") {
+  auto catalog = Sml();
+  ClusterSnapshot snap = OnePool();
+  snap.node_pools[0].budgets = {MakeBudget("0")};
+  AddManagedNode(snap, *catalog, "n", "default", "medium", kZ1, kOD,
+                 DisruptionNow() - absl::Hours(24));
+  // The Node registered long after an old claim was created: the claim's age counts.
+  FindClaimMutable(snap, "n")->metadata.creation_timestamp = DisruptionNow() - absl::Hours(800);
+  const ConsolidationPlan plan = PlanOf(snap, catalog);
+  INFO(Describe(plan));
+  REQUIRE(plan.commands.size() == 1);
+  CHECK(plan.commands[0].reason == DisruptionReason::kExpired);
+}
+
 TEST_CASE("interruption notices produce interrupted commands first, without budgets",
           "[consolidator]") {
   auto catalog = Sml();

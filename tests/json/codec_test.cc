@@ -1207,3 +1207,29 @@ TEST_CASE("a consolidation plan says stoppedEarly only when a bound ended it", "
   CHECK(bounded.substr(0, full.size() - 2) == full.substr(0, full.size() - 2));
   CHECK(bounded.substr(full.size() - 2) == R"(,"stoppedEarly":true}})");
 }
+
+TEST_CASE("A NodePool's status.conditions are read, written back and decide readiness",
+          "[json][nodepool]") {
+  const std::string text = R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "broken"},
+     "spec": {"template": {"spec": {"requirements": []}}},
+     "status": {"conditions": [
+       {"type": "ValidationSucceeded", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+       {"type": "Ready", "status": "False", "reason": "NodeClassNotReady",
+        "message": "NodeClass not ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
+    {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "fine"},
+     "spec": {"template": {"spec": {"requirements": []}}}}]})";
+  const ClusterSnapshot snap = MustParse(text);
+  REQUIRE(snap.node_pools.size() == 2);
+  REQUIRE(snap.node_pools[0].conditions.size() == 2);
+  CHECK(snap.node_pools[0].conditions[1].reason == "NodeClassNotReady");
+  CHECK_FALSE(snap.node_pools[0].Ready());
+  CHECK(snap.node_pools[1].conditions.empty());
+  CHECK(snap.node_pools[1].Ready());
+  const ClusterSnapshot back = MustParse(WriteSnapshot(snap));
+  RequireSameObjects(snap, back);
+  CHECK_THAT(ParseError(R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+      "metadata": {"name": "x"}, "spec": {"template": {"spec": {"requirements": []}}},
+      "status": {"conditions": [{"type": "Ready", "status": "Maybe"}]}})"),
+             Catch::Contains("status.conditions[0].status"));
+}
