@@ -7,8 +7,10 @@
 // 2 wrong usage (the usage is printed).
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -354,6 +356,22 @@ int Main(int argc, char** argv) {
   return UsageError(kMainUsage, internal::StrCat("unknown command \"", command, "\""));
 }
 
+// Output that cannot be written is an error, never a success: standard output is flushed
+// before exit and a failed write (a full device, a closed descriptor) exits 1 with one line on
+// stderr. A command that already failed keeps its own status.
+int CheckStandardOutput(int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool stream_failed = !std::cout;
+  const bool flush_failed = std::fflush(stdout) != 0;  // sets errno to the reason
+  const bool failed = stream_failed || flush_failed || std::ferror(stdout) != 0;
+  if (!failed) return status;
+  const int err = errno;
+  std::cerr << "karp: cannot write standard output"
+            << (err != 0 ? internal::StrCat(": ", std::strerror(err)) : std::string()) << "\n";
+  return status == kExitOk ? kExitInvalidInput : status;
+}
+
 }  // namespace
 }  // namespace karp::cli
 
@@ -369,5 +387,5 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
-  return karp::cli::Main(argc, argv);
+  return karp::cli::CheckStandardOutput(karp::cli::Main(argc, argv));
 }

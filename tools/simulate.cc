@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -308,10 +310,13 @@ int WriteSimulationOutputs(const SimulateFlags& f, const sim::Trace& trace,
   if (csv_path == "-") {
     std::cout << csv;
   } else if (!csv_path.empty()) {
+    errno = 0;
     std::ofstream out(csv_path, std::ios::binary);
     out << csv;
+    out.close();  // a write error shows only once the buffer is flushed
     if (!out) {
-      std::cerr << csv_path << ": cannot write file\n";
+      std::cerr << csv_path << ": cannot write file" << (errno != 0 ? ": " : "")
+                << (errno != 0 ? std::strerror(errno) : "") << "\n";
       return kExitInvalidInput;
     }
   }

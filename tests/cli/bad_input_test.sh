@@ -87,5 +87,33 @@ else
   failures=$((failures + 1))
 fi
 
+# Output that cannot be written is an error (a full device, a closed standard output, a CSV
+# file on a full device): exit 1 and one line on stderr, never a silent success.
+# write_fails WHAT LINES CMD...: status 1 and the last of LINES stderr lines says what could not
+# be written (simulate prints a line per policy run before it).
+write_fails() {
+  local what=$1 lines=$2
+  shift 2
+  "$@" 2> "$TMP/err"
+  local got=$?
+  if [[ $got -eq 1 ]] && [[ $(wc -l < "$TMP/err") -eq $lines ]] &&
+     tail -n 1 "$TMP/err" | grep -Eq 'cannot write'; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $what -> status $got, stderr: $(head -c 300 "$TMP/err")"
+    failures=$((failures + 1))
+  fi
+}
+if [[ -w /dev/full ]]; then
+  write_fails "solve to /dev/full" 1 sh -c '"$0" solve -f "$1/inflate.yaml" > /dev/full' "$KARP" "$EXAMPLES"
+  write_fails "solve -o text to /dev/full" 1 sh -c '"$0" solve -f "$1/inflate.yaml" -o text > /dev/full' "$KARP" "$EXAMPLES"
+  write_fails "catalog to /dev/full" 1 sh -c '"$0" catalog > /dev/full' "$KARP"
+  write_fails "simulate --csv - to /dev/full" 6 sh -c '"$0" simulate --trace "$1/traces/inflate.yaml" --csv - > /dev/full' "$KARP" "$EXAMPLES"
+  write_fails "simulate --csv /dev/full" 6 sh -c '"$0" simulate --trace "$1/traces/inflate.yaml" --csv /dev/full > /dev/null' "$KARP" "$EXAMPLES"
+else
+  echo "skipped: /dev/full is not writable here (the write-error cases need it)"
+fi
+write_fails "solve with standard output closed" 1 sh -c '"$0" solve -f "$1/inflate.yaml" >&-' "$KARP" "$EXAMPLES"
+
 echo "$passed passed, $failures failed"
 [[ $failures -eq 0 ]]
