@@ -26,7 +26,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -605,12 +607,17 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
         internal::EscapeForMessage(path), ": larger than the input limit of ", max_bytes,
         " bytes (see --max-input-bytes)"));
   };
-  auto cannot_read = [&]() {
-    return absl::NotFoundError(
-        internal::StrCat(internal::EscapeForMessage(path), ": cannot read file"));
+  // The OS's reason goes with the message ("No such file or directory", "Permission denied",
+  // "Is a directory"): a person can act on it.
+  auto cannot_read = [&](int err) {
+    return absl::NotFoundError(internal::StrCat(internal::EscapeForMessage(path),
+                                                ": cannot read file",
+                                                err != 0 ? ": " : "",
+                                                err != 0 ? std::strerror(err) : ""));
   };
+  errno = 0;
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return cannot_read();
+  if (f == nullptr) return cannot_read(errno);
   std::string data;
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
@@ -633,9 +640,10 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
     data.append(buf.data(), n);
   }
   const bool failed = std::ferror(f) != 0;
+  const int read_errno = errno;
   if (f != stdin) std::fclose(f);
   if (over) return too_large();
-  if (failed) return cannot_read();
+  if (failed) return cannot_read(read_errno);
   return data;
 }
 

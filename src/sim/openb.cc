@@ -2,7 +2,9 @@
 // hand parser: the file is plain comma-separated values without quoting.
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -124,15 +126,25 @@ void SetShape(const Row& row, PodShape* shape) {
 
 absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration from,
                                      absl::Duration until) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(internal::StrCat(path, ": cannot read file"));
+  auto cannot_read = [&](int err) {
+    return absl::NotFoundError(internal::StrCat(internal::EscapeForMessage(path),
+                                                ": cannot read file", err != 0 ? ": " : "",
+                                                err != 0 ? std::strerror(err) : ""));
+  };
+  if (!in) return cannot_read(errno);
   if (from < absl::ZeroDuration() || until <= from) {
     return absl::InvalidArgumentError(
         internal::StrCat(path, ": the replay window must satisfy 0 <= from < until"));
   }
   std::string line;
-  if (!std::getline(in, line))
+  errno = 0;
+  if (!std::getline(in, line)) {
+    // A directory opens but does not read (EISDIR); only a readable, empty file is "empty".
+    if (in.bad() || errno != 0) return cannot_read(errno);
     return absl::InvalidArgumentError(internal::StrCat(path, ": empty file"));
+  }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   const size_t columns = std::vector<std::string>(absl::StrSplit(line, ',')).size();
   absl::StatusOr<std::map<std::string, size_t>> col = ReadHeader(path, line);

@@ -87,6 +87,10 @@ else
   failures=$((failures + 1))
 fi
 
+# An unreadable path says why (the system's reason), and a directory is not "an empty file".
+expect 2 "^$TMP/no-such.yaml: cannot read file: No such file or directory\$" -- solve -f "$TMP/no-such.yaml"
+expect 2 "^$TMP: cannot read file: Is a directory\$" -- simulate --openb "$TMP"
+
 # Output that cannot be written is an error (a full device, a closed standard output, a CSV
 # file on a full device): exit 1 and one line on stderr, never a silent success.
 # write_fails WHAT LINES CMD...: status 1 and the last of LINES stderr lines says what could not

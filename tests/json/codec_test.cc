@@ -998,10 +998,12 @@ TEST_CASE("ReadSnapshotFiles merges files and validates across them", "[json]") 
   absl::StatusOr<ClusterSnapshot> none = karp::json::ReadSnapshotFiles({a, missing});
   REQUIRE_FALSE(none.ok());
   CHECK(none.status().code() == absl::StatusCode::kNotFound);
-  CHECK(Message(none.status()) == missing + ": cannot read file");
+  // The OS's reason is part of the message.
+  CHECK(Message(none.status()) == missing + ": cannot read file: No such file or directory");
 
   absl::StatusOr<ClusterSnapshot> directory = karp::json::ReadSnapshotFiles({dir.string()});
   CHECK(directory.status().code() == absl::StatusCode::kNotFound);
+  CHECK(Message(directory.status()) == dir.string() + ": cannot read file: Is a directory");
 
   std::ofstream(b) << "kind: Pod\napiVersion: v1\nmetadata: {name: x}\nspec: {priority: x}\n";
   absl::StatusOr<ClusterSnapshot> bad = karp::json::ReadSnapshotFiles({b});
