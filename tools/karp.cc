@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -367,8 +366,7 @@ int CheckStandardOutput(int status) {
   const bool failed = stream_failed || flush_failed || std::ferror(stdout) != 0;
   if (!failed) return status;
   const int err = errno;
-  std::cerr << "karp: cannot write standard output"
-            << (err != 0 ? internal::StrCat(": ", std::strerror(err)) : std::string()) << "\n";
+  std::cerr << "karp: cannot write standard output" << internal::OsReason(err) << "\n";
   return status == kExitOk ? kExitInvalidInput : status;
 }
 

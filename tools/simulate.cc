@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -315,8 +314,7 @@ int WriteSimulationOutputs(const SimulateFlags& f, const sim::Trace& trace,
     out << csv;
     out.close();  // a write error shows only once the buffer is flushed
     if (!out) {
-      std::cerr << csv_path << ": cannot write file" << (errno != 0 ? ": " : "")
-                << (errno != 0 ? std::strerror(errno) : "") << "\n";
+      std::cerr << csv_path << ": cannot write file" << internal::OsReason(errno) << "\n";
       return kExitInvalidInput;
     }
   }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -71,6 +72,12 @@ inline size_t Utf8SequenceAt(std::string_view s, size_t i, uint32_t* code_point 
   }
   if (code_point != nullptr) *code_point = cp;
   return len;
+}
+
+// ": <the system's message for errno value err>" ("No such file or directory"), or "" when err
+// is 0: the reason appended to a message about a file or stream that failed.
+inline std::string OsReason(int err) {
+  return err == 0 ? std::string() : StrCat(": ", std::strerror(err));
 }
 
 // `s` with every control character (C0, DEL, C1) and every byte that is not part of valid

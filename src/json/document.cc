@@ -611,9 +611,7 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
   // "Is a directory"): a person can act on it.
   auto cannot_read = [&](int err) {
     return absl::NotFoundError(internal::StrCat(internal::EscapeForMessage(path),
-                                                ": cannot read file",
-                                                err != 0 ? ": " : "",
-                                                err != 0 ? std::strerror(err) : ""));
+                                                ": cannot read file", internal::OsReason(err)));
   };
   errno = 0;
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");

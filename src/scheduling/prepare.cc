@@ -398,9 +398,9 @@ absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePools(const ClusterSnap
     pools_state->templates.push_back(std::move(**t));
   }
   // Daemon groups and domains once every catalog's well-known labels are in.
-  const std::vector<Pod> daemon_pods = DaemonPods(snapshot);
+  pools_state->daemon_pods = DaemonPods(snapshot);
   for (Template& t : pools_state->templates) {
-    AddDaemonGroups(daemon_pods, pools_state->well_known, t);
+    AddDaemonGroups(pools_state->daemon_pods, pools_state->well_known, t);
     IndexHeadroomBits(t);
   }
   for (const Template& t : pools_state->templates) AddDomains(t, pools_state->universe);
@@ -416,7 +416,7 @@ namespace {
 struct SnapshotIndex {
   const ClusterSnapshot* snapshot = nullptr;
   const PoolCatalogs* catalogs = nullptr;
-  std::vector<Pod> daemon_pods;  // DaemonPods(*snapshot)
+  const std::vector<Pod>* daemon_pods = nullptr;  // the pools' (PoolsState::daemon_pods)
   std::map<std::string, std::vector<const Pod*>> pods_by_node;
   std::map<std::string, const NodeClaim*> claim_by_node;
 
@@ -442,7 +442,7 @@ SnapshotIndex IndexSnapshot(const PoolCatalogs& catalogs, Scheduler::State& stat
   SnapshotIndex index;
   index.snapshot = &snap;
   index.catalogs = &catalogs;
-  index.daemon_pods = DaemonPods(snap);
+  index.daemon_pods = &state.pools->daemon_pods;
   for (const Pod& p : snap.pods) {
     if (p.node_name.empty()) continue;
     index.pods_by_node[p.node_name].push_back(&p);
@@ -462,7 +462,7 @@ ResourceList MissingDaemonOverhead(const SnapshotIndex& index, const Requirement
   const ClusterSnapshot& snap = *index.snapshot;
   ResourceList total;
   for (size_t d = 0; d < snap.daemon_sets.size(); ++d) {
-    const Pod& ds = index.daemon_pods[d];
+    const Pod& ds = (*index.daemon_pods)[d];
     if (!ToleratesAll(taints, ds.tolerations)) continue;
     if (!node_reqs.IsCompatible(StrictPodRequirements(ds), nullptr)) continue;
     bool running = false;

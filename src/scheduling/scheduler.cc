@@ -377,7 +377,7 @@ absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) con
   // Daemon overhead comes from the DaemonSets and the newest pod each controls (§2.4).
   if (snapshot.node_pools != old.snapshot->node_pools ||
       snapshot.daemon_sets != old.snapshot->daemon_sets ||
-      scheduling::DaemonPods(snapshot) != scheduling::DaemonPods(*old.snapshot)) {
+      scheduling::DaemonPods(snapshot) != old.pools->daemon_pods) {
     absl::StatusOr<std::shared_ptr<State>> state = PrepareChecked(snapshot, catalogs, old.options);
     if (!state.ok()) return state.status();
     return Scheduler(std::move(*state));

@@ -140,6 +140,10 @@ struct PoolsState {
   bool has_node_pools = false;
   DomainUniverse universe;
   bool tolerate_prefer_no_schedule = false;
+  // The pod each DaemonSet stands for (DaemonPods of the snapshot these pools were prepared
+  // from, docs/design.md §2.4): the daemon groups' overhead and the existing nodes' missing
+  // daemon overhead both come from it.
+  std::vector<Pod> daemon_pods;
 };
 
 }  // namespace scheduling

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -130,8 +129,7 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
   std::ifstream in(path, std::ios::binary);
   auto cannot_read = [&](int err) {
     return absl::NotFoundError(internal::StrCat(internal::EscapeForMessage(path),
-                                                ": cannot read file", err != 0 ? ": " : "",
-                                                err != 0 ? std::strerror(err) : ""));
+                                                ": cannot read file", internal::OsReason(err)));
   };
   if (!in) return cannot_read(errno);
   if (from < absl::ZeroDuration() || until <= from) {

@@ -9,6 +9,7 @@
 #include "karp/scheduler.h"
 #include "scheduling/access.h"
 #include "support/builders.h"
+#include "support/solve_checks.h"
 
 namespace {
 
@@ -126,12 +127,9 @@ TEST_CASE("a new claim reserves the running pod's requests for the DaemonSet", "
   ClusterSnapshot snap = WithAgent();
   snap.pods.push_back(MakePod("web", "1"));
   auto requests_of_claim = [](const ClusterSnapshot& s) {
-    absl::StatusOr<karp::Scheduler> sched = karp::Scheduler::Create(s, FakeCatalog(10));
-    REQUIRE(sched.ok());
-    absl::StatusOr<karp::SolveResult> r = sched->Solve();
-    REQUIRE(r.ok());
-    REQUIRE(r->node_claims.size() == 1);
-    return r->node_claims[0].requests.cpu();
+    const karp::SolveResult r = karp::testing::MustSolve(s, FakeCatalog(10));
+    REQUIRE(r.node_claims.size() == 1);
+    return r.node_claims[0].requests.cpu();
   };
   CHECK(requests_of_claim(snap) == Cpu("1100m"));
   snap.pods.push_back(AgentPod("agent-x", "600m", 100));

@@ -8,6 +8,7 @@
 #include "karp/scheduler.h"
 #include "karp/taints.h"
 #include "support/builders.h"
+#include "support/solve_checks.h"
 
 namespace {
 
@@ -45,13 +46,10 @@ ClusterSnapshot DeletingNodeWithWebPod() {
 }
 
 int PodsProvisionedFor(const ClusterSnapshot& snap) {
-  absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(snap, FakeCatalog(10));
-  REQUIRE(s.ok());
-  absl::StatusOr<SolveResult> r = s->Solve();
-  REQUIRE(r.ok());
+  const SolveResult r = karp::testing::MustSolve(snap, FakeCatalog(10));
   int pods = 0;
-  for (const karp::NewNodeClaim& nc : r->node_claims) pods += static_cast<int>(nc.pods.size());
-  return pods + static_cast<int>(r->pod_errors.size());
+  for (const karp::NewNodeClaim& nc : r.node_claims) pods += static_cast<int>(nc.pods.size());
+  return pods + static_cast<int>(r.pod_errors.size());
 }
 
 }  // namespace

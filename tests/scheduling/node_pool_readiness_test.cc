@@ -8,6 +8,7 @@
 
 #include "karp/scheduler.h"
 #include "support/builders.h"
+#include "support/solve_checks.h"
 
 namespace {
 
@@ -29,11 +30,7 @@ NodePool WithReady(NodePool np, const std::string& status) {
 }
 
 SolveResult Solve(const ClusterSnapshot& snap) {
-  absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(snap, FakeCatalog(10));
-  REQUIRE(s.ok());
-  absl::StatusOr<SolveResult> r = s->Solve();
-  REQUIRE(r.ok());
-  return *std::move(r);
+  return karp::testing::MustSolve(snap, FakeCatalog(10));
 }
 
 }  // namespace
