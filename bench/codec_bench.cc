@@ -11,6 +11,11 @@
 //   BM_Codec_EndToEndDiverse/20000        what `karp solve` does after reading the file: parse
 //                                         the parity diverse 20,000 snapshot, Create, Solve,
 //                                         stream the JSON result (pods/s end to end)
+//   BM_Codec_ParseYamlList/20000/1000     the ParseKubectlList document as block YAML (`kubectl
+//                                         get -o yaml`), parsed into a snapshot: MB/s
+//   BM_Codec_ParseCatalogOfferings/100000  a catalog of one instance type with 100,000
+//                                         offerings (distinct zones) parsed into an
+//                                         InstanceCatalog: offerings/s
 //
 //   build/bench/codec_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 //
@@ -31,6 +36,7 @@
 
 #include "json/document.h"
 #include "karp/json/codec.h"
+#include "karp/json/run.h"
 #include "karp/scheduler.h"
 #include "bench_main.h"
 #include "workloads.h"
@@ -91,6 +97,27 @@ void BM_Codec_ParseKubectlList(benchmark::State& state) {
       benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_Codec_ParseYamlList(benchmark::State& state) {
+  const int pods = static_cast<int>(state.range(0));
+  const int nodes = static_cast<int>(state.range(1));
+  absl::StatusOr<std::string> doc = karp::json::JsonToYaml(MakeDocument(pods, nodes));
+  absl::StatusOr<karp::ClusterSnapshot> check =
+      doc.ok() ? karp::json::ParseSnapshot(*doc, "bench.yaml")
+               : absl::StatusOr<karp::ClusterSnapshot>(doc.status());
+  if (!check.ok() || static_cast<int>(check->pods.size()) != pods) {
+    state.SkipWithError(check.ok() ? "wrong object count"
+                                   : std::string(check.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(*doc, "bench.yaml");
+    benchmark::DoNotOptimize(snap);
+  }
+  SetBytes(state, doc->size());
+}
+BENCHMARK(BM_Codec_ParseYamlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 void BM_Codec_ReadJson(benchmark::State& state) {
@@ -214,6 +241,40 @@ void BM_Codec_EndToEndDiverse(benchmark::State& state) {
       benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Codec_EndToEndDiverse)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// One type with `n` offerings in as many zones: the catalog shape that was quadratic when each
+// offering's zone was searched for among the zones already seen.
+std::string ManyOfferingsCatalog(int n) {
+  std::string text = R"({"instanceTypes": [{"name": "big.metal", "capacity": {"cpu": "96",)"
+                     R"( "memory": "384Gi", "pods": "737"}, "offerings": [)";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) text += ",";
+    text += R"({"zone": "zone-)" + std::to_string(i) + R"(", "capacityType": ")" +
+            (i % 2 ? "spot" : "on-demand") + R"(", "price": )" + std::to_string(1 + i % 97) +
+            "}";
+  }
+  return text + "]}]}";
+}
+
+void BM_Codec_ParseCatalogOfferings(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const std::string doc = ManyOfferingsCatalog(n);
+  for (auto _ : state) {
+    absl::StatusOr<karp::InstanceCatalog> catalog = karp::json::ParseCatalog(doc, "bench.json");
+    if (!catalog.ok() || catalog->size() != 1) {
+      state.SkipWithError(catalog.ok() ? "wrong type count"
+                                       : std::string(catalog.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(catalog);
+  }
+  SetBytes(state, doc.size());
+  state.counters["offerings/s"] = benchmark::Counter(
+      static_cast<double>(n) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Codec_ParseCatalogOfferings)->Arg(100000)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 int WriteParity(const std::string& dir) {

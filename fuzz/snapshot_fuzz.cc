@@ -1,8 +1,10 @@
 // libFuzzer target: karp::json::ParseSnapshot on arbitrary bytes (JSON or YAML), every kind
-// including the storage kinds. It must never crash, hang or throw; errors must be
-// InvalidArgument. Whatever parses must survive WriteSnapshot -> ParseSnapshot unchanged
-// (operator== on every object), and the written text must be a fixed point. A snapshot that
-// validates also goes through the volume rules (karp/volumes.h) for every pod.
+// including the storage kinds, workloads, LimitRanges and node classes. It must never crash,
+// hang or throw; errors must be InvalidArgument. Whatever parses must survive WriteSnapshot ->
+// ParseSnapshot unchanged (operator== on every object), and the written text must be a fixed
+// point. A snapshot that validates also goes through the volume rules (karp/volumes.h) for
+// every pod, and through admission (ExpandWorkloads with a small pod budget, then
+// ApplyLimitRanges), after which it must still validate and expanding again adds nothing.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +17,9 @@
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
+#include "karp/limit_range.h"
 #include "karp/volumes.h"
+#include "karp/workloads.h"
 
 namespace {
 
@@ -32,6 +36,26 @@ bool SameVector(const std::vector<T>& a, const std::vector<T>& b) {
     if (!(a[i] == b[i])) return false;
   }
   return true;
+}
+
+// Workloads expanded (at most 1,000 pods, so that a large `replicas` stays fast), then
+// LimitRange admission: the result must validate, and a second expansion adds nothing.
+void Admit(karp::ClusterSnapshot snap) {
+  karp::WorkloadOptions options;
+  options.max_pods = 1000;
+  absl::StatusOr<karp::WorkloadExpansion> e = karp::ExpandWorkloads(&snap, options);
+  if (!e.ok()) {
+    if (e.status().code() != absl::StatusCode::kResourceExhausted) {
+      Fail("expansion error is not ResourceExhausted", std::string(e.status().ToString()));
+    }
+    return;
+  }
+  (void)karp::ApplyLimitRanges(&snap);
+  if (absl::Status s = snap.Validate(); !s.ok()) {
+    Fail("admitted snapshot does not validate", std::string(s.message()));
+  }
+  absl::StatusOr<karp::WorkloadExpansion> again = karp::ExpandWorkloads(&snap, options);
+  if (!again.ok() || again->pods_created != 0) Fail("second expansion added pods", "");
 }
 
 }  // namespace
@@ -79,7 +103,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Fail("storage classes differ", written);
   }
   if (!SameVector(snap->csi_nodes, again->csi_nodes)) Fail("csi nodes differ", written);
+  if (!SameVector(snap->workloads, again->workloads)) Fail("workloads differ", written);
+  if (!SameVector(snap->limit_ranges, again->limit_ranges)) Fail("limit ranges differ", written);
+  if (!SameVector(snap->node_classes, again->node_classes)) Fail("node classes differ", written);
   if (karp::json::WriteSnapshot(*again) != written)
     Fail("written text is not a fixed point", written);
+  if (valid) Admit(*std::move(snap));
   return 0;
 }

@@ -40,10 +40,16 @@ std::string SkippedText(const std::vector<std::string>& skipped) {
 }
 
 void ReportReadNotes(const std::vector<std::string>& skipped,
-                     const std::vector<std::string>& warnings) {
+                     const std::vector<std::string>& warnings,
+                     const std::vector<std::string>& notes) {
   for (const std::string& w : warnings) {
     std::cerr << "karp: warning: " << internal::EscapeForMessage(w) << "\n";
   }
+  constexpr size_t kShown = 10;
+  for (size_t i = 0; i < notes.size() && i < kShown; ++i) {
+    std::cerr << "karp: " << internal::EscapeForMessage(notes[i]) << "\n";
+  }
+  if (notes.size() > kShown) std::cerr << "karp: and " << notes.size() - kShown << " more notes\n";
   if (skipped.empty()) return;
   std::cerr << "karp: " << internal::EscapeForMessage(SkippedText(skipped)) << "\n";
 }
@@ -51,7 +57,7 @@ void ReportReadNotes(const std::vector<std::string>& skipped,
 absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
                                              const json::ReadOptions& options) {
   absl::StatusOr<ClusterSnapshot> snapshot = json::ReadSnapshotFiles(files, options);
-  if (snapshot.ok()) ReportReadNotes(snapshot->skipped, snapshot->warnings);
+  if (snapshot.ok()) ReportReadNotes(snapshot->skipped, snapshot->warnings, snapshot->notes);
   return snapshot;
 }
 
@@ -92,7 +98,14 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
                                 max_text, "\"");
       return -1;
     }
+    // One flag for every cap (ReadOptions): a person who raises it means every input.
     read.max_input_bytes = *bytes;
+    read.max_stream_bytes = *bytes;
+    read.max_yaml_bytes = *bytes;
+    return 1;
+  }
+  if (args[i] == "--no-expand-workloads") {
+    read.expand_workloads = false;
     return 1;
   }
   if (int r = TakeFlag(args, i, "--commitments", &commitments); r != 0) {

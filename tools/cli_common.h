@@ -36,10 +36,12 @@ int RunConvert(const std::vector<std::string>& args);
 // "skipped 1 object: A" or "skipped 3 objects: A, B, C" (at most 10 named, then "and N more");
 // "" when nothing was skipped.
 std::string SkippedText(const std::vector<std::string>& skipped);
-// Writes what reading skipped (SkippedText) and the codec's warnings to stderr, one line each,
-// in every output format: nothing is dropped silently.
+// Writes what reading skipped (SkippedText), the codec's warnings and its notes (pods created
+// from workloads, at most 10 lines) to stderr, one line each, in every output format:
+// nothing is dropped silently.
 void ReportReadNotes(const std::vector<std::string>& skipped,
-                     const std::vector<std::string>& warnings);
+                     const std::vector<std::string>& warnings,
+                     const std::vector<std::string>& notes = {});
 // json::ReadSnapshotFiles, then ReportReadNotes of what it skipped and warned about.
 absl::StatusOr<ClusterSnapshot> ReadSnapshot(const std::vector<std::string>& files,
                                              const json::ReadOptions& options);
@@ -51,8 +53,9 @@ void PrintSkippedSummary(const std::vector<std::string>& skipped);
 int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view name,
              std::string* value);
 
-// --catalog aws|FILE, --region R, --zones a,b,c, and --max-input-bytes N (the cap on what one
-// read of a snapshot or catalog file accepts; quantities such as 4Gi are accepted).
+// --catalog aws|FILE, --region R, --zones a,b,c, --max-input-bytes N (the cap on what one
+// read of a snapshot or catalog file accepts; quantities such as 4Gi are accepted) and
+// --no-expand-workloads (ReadOptions::expand_workloads false).
 struct CatalogFlags {
   std::string catalog = "aws";
   std::string region = "us-east-1";

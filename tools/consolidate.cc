@@ -18,6 +18,7 @@
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 #include "tools/cli_common.h"
+#include "tools/node_classes.h"
 
 namespace karp::cli {
 namespace {
@@ -39,7 +40,10 @@ constexpr char kConsolidateUsage[] =
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
     "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations:\n"
     "                               prices and savings are marginal costs (docs/commitments.md)\n"
-    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
+    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
+    "                               a stream 1Gi, YAML 128Mi)\n"
+    "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
+    "                               are listed as skipped)\n"
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
     "                               schedules (default: the current time)\n"
     "  --once                       print only the first loop's command\n"
@@ -230,7 +234,13 @@ int RunConsolidate(const std::vector<std::string>& args) {
   if (!snapshot.ok()) return InputError(snapshot.status());
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
-  auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  auto base = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  // The instance types of the NodePools' EC2NodeClasses, when every NodePool shares one set.
+  absl::StatusOr<CommandCatalogs> catalogs =
+      NodePoolCatalogsFor(*snapshot, base, EmbeddedOptions(catalog_flags));
+  if (!catalogs.ok()) return InputError(catalogs.status());
+  const std::shared_ptr<const InstanceCatalog> shared =
+      OneCatalog(*catalogs, std::move(base), "consolidate");
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());
   options.pricing = *std::move(pricing);

@@ -26,7 +26,8 @@ constexpr char kConvertUsage[] =
     "Options:\n"
     "  -f, --filename FILE          input file (repeatable; FILE1,FILE2 also accepted; '-' stdin)\n"
     "  -o, --output yaml|json       YAML documents (default) or a JSON v1 List\n"
-    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
+    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
+    "                               a stream 1Gi, YAML 128Mi)\n"
     "  -h, --help                   this help\n";
 
 }  // namespace

@@ -81,7 +81,8 @@ constexpr char kCatalogUsage[] =
     "                               us-gov-west-1)\n"
     "  --zones Z1,Z2                zones of its offerings, all of the region\n"
     "                               (default <region>a,b,c)\n"
-    "  --max-input-bytes N          refuse a catalog file larger than N bytes (default 2Gi)\n"
+    "  --max-input-bytes N          refuse a catalog file larger than N bytes (default 2Gi;\n"
+    "                               a stream 1Gi, YAML 128Mi)\n"
     "  -o, --output json|yaml|table  output format (default table)\n"
     "  --no-headers                 table rows only (no header line, count or notes)\n"
     "  -h, --help                   this help\n"
@@ -169,7 +170,9 @@ void PrintTable(const std::vector<const InstanceType*>& types, std::string_view 
     const Offering* s = it->CheapestOffering(spot);
     const Requirement* zones = it->requirements.Find(kLabelZone);
     const int64_t gpus = it->capacity.Get("nvidia.com/gpu") + it->capacity.Get("amd.com/gpu");
-    rows.push_back({it->name, arch == it->labels.end() ? "" : arch->second,
+    // Names come from the catalog file: escaped, they cannot drive the terminal.
+    rows.push_back({internal::EscapeForMessage(it->name),
+                    arch == it->labels.end() ? "" : internal::EscapeForMessage(arch->second),
                     FormatQuantity(it->capacity.cpu(), kResourceCpu),
                     FormatQuantity(it->capacity.memory(), kResourceMemory),
                     FormatQuantity(it->capacity.pods(), kResourcePods),

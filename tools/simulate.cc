@@ -27,6 +27,7 @@
 #include "karp/json/sim_trace.h"
 #include "karp/sim/simulator.h"
 #include "tools/cli_common.h"
+#include "tools/node_classes.h"
 
 namespace karp::cli {
 namespace {
@@ -353,7 +354,16 @@ int RunSimulate(const std::vector<std::string>& args) {
   }
   absl::StatusOr<InstanceCatalog> types = LoadSimulationCatalog(f.catalog);
   if (!types.ok()) return InputError(types.status());
-  auto shared = std::make_shared<const InstanceCatalog>(std::move(*types));
+  auto base = std::make_shared<const InstanceCatalog>(std::move(*types));
+  // The instance types of the trace's EC2NodeClasses, when every NodePool shares one set
+  // (--catalog sim and FILE are rebuilt as catalog files: NodePoolCatalogOptions).
+  CatalogFlags catalog_flags;  // as LoadSimulationCatalog
+  catalog_flags.catalog = f.catalog;
+  absl::StatusOr<CommandCatalogs> catalogs =
+      NodePoolCatalogsFor(trace->cluster, base, EmbeddedOptions(catalog_flags));
+  if (!catalogs.ok()) return InputError(catalogs.status());
+  const std::shared_ptr<const InstanceCatalog> shared =
+      OneCatalog(*catalogs, std::move(base), "simulate");
 
   std::vector<PolicyRun> runs = RunPolicies(*trace, shared, policies, f.options);
   std::vector<sim::SimResult> results;

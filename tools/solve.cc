@@ -15,6 +15,7 @@
 #include "karp/json/run.h"
 #include "karp/scheduler.h"
 #include "tools/cli_common.h"
+#include "tools/node_classes.h"
 
 namespace karp::cli {
 namespace {
@@ -36,7 +37,10 @@ constexpr char kSolveUsage[] =
     "  --region R, --zones Z1,Z2    region and zones of the embedded AWS catalog\n"
     "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations:\n"
     "                               launches priced at their marginal cost (docs/commitments.md)\n"
-    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi)\n"
+    "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
+    "                               a stream 1Gi, YAML 128Mi)\n"
+    "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
+    "                               are listed as skipped)\n"
     "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
@@ -151,7 +155,7 @@ struct PhaseTimes {
 
 // Solves the snapshot read and writes the result in the `output` format (json, yaml, text or
 // nodeclaims), noting the end of each phase in `times`; returns the exit status.
-int SolveAndWrite(ClusterSnapshot snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+int SolveAndWrite(ClusterSnapshot snapshot, CommandCatalogs catalogs,
                   const SchedulerOptions& options, const std::string& output,
                   std::string_view currency, PhaseTimes* times) {
   // The scheduler takes the snapshot over (no copy); the output needs only this part of it.
@@ -159,8 +163,12 @@ int SolveAndWrite(ClusterSnapshot snapshot, std::shared_ptr<const InstanceCatalo
   // Create validates the snapshot as a whole once more (storage objects among others), a few
   // tens of milliseconds on the largest inputs, through the public path a host uses.
   const ClusterSnapshot kept = OutputPart(snapshot);
+  // NodePools whose EC2NodeClasses give them different instance types draw from their own
+  // catalogs (a copy of the snapshot: that overload has no move form).
   absl::StatusOr<Scheduler> scheduler =
-      Scheduler::Create(std::move(snapshot), std::move(catalog), options);
+      catalogs.shared != nullptr
+          ? Scheduler::Create(std::move(snapshot), std::move(catalogs.shared), options)
+          : Scheduler::Create(snapshot, std::move(catalogs.by_node_pool), options);
   if (!scheduler.ok()) return InputError(scheduler.status());
   times->prepare = absl::Now();
   absl::StatusOr<SolveResult> result = scheduler->Solve();
@@ -314,6 +322,9 @@ int RunSolve(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
+  absl::StatusOr<CommandCatalogs> catalogs =
+      NodePoolCatalogsFor(*snapshot, std::move(shared), EmbeddedOptions(catalog_flags));
+  if (!catalogs.ok()) return InputError(catalogs.status());
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());
   options.pricing = *std::move(pricing);
@@ -321,7 +332,7 @@ int RunSolve(const std::vector<std::string>& args) {
   options.compute_lower_bound = options.pricing == nullptr;
 
   times.read = absl::Now();
-  const int status = SolveAndWrite(*std::move(snapshot), std::move(shared), options, output,
+  const int status = SolveAndWrite(*std::move(snapshot), *std::move(catalogs), options, output,
                                    catalog_flags.Currency(), &times);
   if (timings && status == kExitOk) times.Print();
   return status;

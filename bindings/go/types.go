@@ -158,7 +158,9 @@ type SolveSummary struct {
 	// LowerBoundPerHour: no placement of these pods costs less (karp::PriceLowerBound).
 	LowerBoundPerHour float64 `json:"lowerBoundPerHour,omitempty"`
 	SkippedObjects    int     `json:"skippedObjects"`
-	TimedOut          bool    `json:"timedOut,omitempty"`
+	// Skipped names each skipped object (kind, name and why), when there are any.
+	Skipped  []string `json:"skipped,omitempty"`
+	TimedOut bool     `json:"timedOut,omitempty"`
 	// Packing is set in the cost packing mode.
 	Packing *PackingSummary `json:"packing,omitempty"`
 }

@@ -29,8 +29,11 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "karp/limit_range.h"
+#include "karp/node_class.h"
 #include "karp/objects.h"
 #include "karp/storage.h"
+#include "karp/workloads.h"
 
 namespace karp {
 
@@ -46,13 +49,23 @@ struct ClusterSnapshot {
   std::vector<PersistentVolume> persistent_volumes;
   std::vector<StorageClass> storage_classes;
   std::vector<CSINode> csi_nodes;
+  // Workload objects (karp/workloads.h): read by the codec, turned into the pods their
+  // controllers would create by ExpandWorkloads.
+  std::vector<Workload> workloads;
+  // LimitRanges (karp/limit_range.h): the namespaces' defaults for pods not yet admitted.
+  std::vector<LimitRange> limit_ranges;
+  // Node classes (karp/node_class.h) that NodePools refer to through nodeClassRef.
+  std::vector<NodeClass> node_classes;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
-  // What each skipped object was, e.g. `karpenter.k8s.aws/v1 EC2NodeClass default (not a kind
-  // karp reads)`, and warnings of the codec (older-API fields the conversion to v1 dropped,
+  // What each skipped object was, e.g. `v1 Service default/web (not a kind karp reads)`, and
+  // warnings of the codec (older-API fields the conversion to v1 dropped,
   // karp/json/convert.h), for hosts to show. Codec bookkeeping, in input order.
   std::vector<std::string> skipped;
   std::vector<std::string> warnings;
+  // What reading added on the API server's and controllers' behalf (pods created from
+  // workloads, CronJobs that create none yet, LimitRange defaults), for hosts to show.
+  std::vector<std::string> notes;
 
   // Checks every object with the field validators of karp/objects.h (ValidatePod,
   // ValidateNodePool, ...; the same rules the JSON codec applies to files), well-formed

@@ -194,14 +194,18 @@ struct ContainerPort {
 
 struct Container {
   std::string name;
+  // resources.requests, defaulted from resources.limits per resource as the API server does.
   ResourceList requests;
+  // resources.limits: they decide nothing about placement, only what a LimitRange allows
+  // (karp/limit_range.h).
+  ResourceList limits;
   std::vector<ContainerPort> ports;
   // Init containers only: "Always" makes it a sidecar (restartable init container).
   std::string restart_policy;
 
   friend bool operator==(const Container& a, const Container& b) {
-    return a.name == b.name && a.requests == b.requests && a.ports == b.ports &&
-           a.restart_policy == b.restart_policy;
+    return a.name == b.name && a.requests == b.requests && a.limits == b.limits &&
+           a.ports == b.ports && a.restart_policy == b.restart_policy;
   }
 };
 

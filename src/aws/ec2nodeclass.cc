@@ -22,6 +22,7 @@
 #include "json/codec_util.h"
 #include "json/document.h"
 #include "json/field_reader.h"
+#include "karp/node_class_catalog.h"
 #include "karp/resources.h"
 
 namespace karp::aws {
@@ -691,47 +692,41 @@ const Ec2NodeClass* FindEc2NodeClass(const std::vector<Ec2NodeClass>& classes,
 // ---------------------------------------------------------------------------------------------
 // Derived values
 
-std::string_view EphemeralDeviceName(AwsAmiFamily family) {
-  if (family == AwsAmiFamily::kBottlerocket) return "/dev/xvdb";
-  if (IsWindows(family)) return "/dev/sda1";
-  return "/dev/xvda";
+namespace {
+
+// The fields of `node_class` that change instance types, as karp::NodeClass: the same rules
+// (karp/node_class_catalog.h) then apply here and to snapshots with EC2NodeClasses.
+NodeClass AsNodeClass(const Ec2NodeClass& nc) {
+  NodeClass out;
+  out.api_version = std::string(kEc2NodeClassApiVersion);
+  out.kind = std::string(kEc2NodeClassKind);
+  out.metadata = nc.metadata;
+  if (nc.ami_family.has_value()) out.ami_family = std::string(AwsAmiFamilyName(*nc.ami_family));
+  for (const AmiSelectorTerm& t : nc.ami_selector_terms) {
+    if (t.alias.empty()) continue;
+    out.ami_alias = t.alias;
+    break;
+  }
+  const KubeletConfiguration& k = nc.kubelet;
+  out.kubelet.max_pods = k.max_pods;
+  out.kubelet.pods_per_core = k.pods_per_core;
+  out.kubelet.kube_reserved = k.kube_reserved;
+  out.kubelet.system_reserved = k.system_reserved;
+  out.kubelet.eviction_hard = k.eviction_hard;
+  out.kubelet.eviction_soft = k.eviction_soft;
+  for (const BlockDeviceMapping& m : nc.block_device_mappings) {
+    out.block_device_mappings.push_back({m.device_name, m.root_volume, m.ebs.volume_size});
+  }
+  out.instance_store_policy = nc.instance_store_policy;
+  return out;
 }
+
+}  // namespace
 
 absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_class,
                                                     AwsCatalogOptions base) {
   KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(node_class));
-  const KubeletConfiguration& k = node_class.kubelet;
-  base.ami_family = node_class.ResolvedAmiFamily();
-  if (k.max_pods.has_value()) base.max_pods = *k.max_pods;
-  if (k.pods_per_core.has_value()) base.pods_per_core = *k.pods_per_core;
-  auto convert = [](const std::map<std::string, std::string>& m, ResourceList* out) {
-    for (const auto& [key, text] : m) {
-      if (key == "pid") continue;  // not a resource karp schedules
-      absl::StatusOr<int64_t> q = ParseQuantity(text, ResourceOfKey(key));
-      if (q.ok()) out->Set(key, *q);  // validated above
-    }
-  };
-  convert(k.kube_reserved, &base.kube_reserved);
-  convert(k.system_reserved, &base.system_reserved);
-  for (const auto& [signal, text] : k.eviction_hard) base.eviction_hard[signal] = text;
-  if (const BlockDeviceMapping* m = EphemeralMapping(node_class);
-      m != nullptr && m->ebs.volume_size.has_value()) {
-    base.ephemeral_volume_bytes = *m->ebs.volume_size;
-  }
-  base.instance_store_raid0 = node_class.instance_store_policy == "RAID0";
-  KARP_RETURN_IF_ERROR(base.Validate());
-  return base;
-}
-
-const BlockDeviceMapping* EphemeralMapping(const Ec2NodeClass& node_class) {
-  for (const BlockDeviceMapping& m : node_class.block_device_mappings) {
-    if (m.root_volume) return &m;
-  }
-  const std::string_view device = EphemeralDeviceName(node_class.ResolvedAmiFamily());
-  for (const BlockDeviceMapping& m : node_class.block_device_mappings) {
-    if (m.device_name == device) return &m;
-  }
-  return nullptr;
+  return AwsCatalogOptionsForNodeClass(AsNodeClass(node_class), std::move(base));
 }
 
 std::string Ec2NodeClassHash(const Ec2NodeClass& nc) {

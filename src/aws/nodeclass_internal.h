@@ -1,5 +1,5 @@
 // Internal to karp::aws: helpers the EC2NodeClass, launch-template and user-data code share
-// (canonical encodings for deterministic hashes, the ephemeral block device of a family).
+// (canonical encodings for deterministic hashes).
 
 #ifndef KARP_SRC_AWS_NODECLASS_INTERNAL_H_
 #define KARP_SRC_AWS_NODECLASS_INTERNAL_H_
@@ -32,13 +32,6 @@ class CanonicalWriter {
 
 std::string CanonicalBdm(const BlockDeviceMapping& b);
 std::string CanonicalKubelet(const KubeletConfiguration& k);
-
-// The device that holds ephemeral storage for `family`: /dev/xvda (AL2, AL2023, Custom),
-// /dev/xvdb (Bottlerocket's data volume), /dev/sda1 (Windows).
-std::string_view EphemeralDeviceName(AwsAmiFamily family);
-
-// The mapping marked rootVolume, else the one on EphemeralDeviceName(family), else nullptr.
-const BlockDeviceMapping* EphemeralMapping(const Ec2NodeClass& node_class);
 
 }  // namespace karp::aws
 

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 #include "karp/json/sim_trace.h"
+#include "karp/node_class_catalog.h"
 #include "karp/scheduler.h"
 #include "karp/sim/simulator.h"
 #include "karp/version.h"
@@ -90,7 +93,8 @@ absl::StatusOr<json::RunOptions> Options(const char* options) {
   return json::ParseRunOptions(options == nullptr ? "" : options, "options");
 }
 
-absl::StatusOr<ClusterSnapshot> Snapshot(const karp_input* inputs, size_t count) {
+absl::StatusOr<ClusterSnapshot> Snapshot(const karp_input* inputs, size_t count,
+                                         const json::RunOptions& o) {
   if (inputs == nullptr || count == 0) {
     return absl::InvalidArgumentError("snapshot: no input given");
   }
@@ -100,7 +104,9 @@ absl::StatusOr<ClusterSnapshot> Snapshot(const karp_input* inputs, size_t count)
     if (!in.ok()) return in.status();
     texts.push_back(std::move(*in));
   }
-  return json::ParseSnapshotInputs(texts);
+  json::ReadOptions read;
+  read.expand_workloads = o.expand_workloads;
+  return json::ParseSnapshotInputs(texts, read);
 }
 
 // The catalog text, or the embedded catalog the options name ("sim" only where allowed).
@@ -128,22 +134,61 @@ absl::StatusOr<std::shared_ptr<const InstanceCatalog>> Catalog(const karp_input*
   return std::make_shared<const InstanceCatalog>(std::move(*loaded));
 }
 
-// What solve and consolidate both read: options, snapshot and catalog.
+// The options Catalog() built the embedded AWS catalog with, or nullopt for a catalog text or
+// the simulation catalog (NodePoolCatalogOptions::embedded).
+std::optional<AwsCatalogOptions> EmbeddedOptions(const karp_input* catalog,
+                                                 const json::RunOptions& o, bool sim_default) {
+  const std::string which = o.catalog.empty() ? (sim_default ? "sim" : "aws") : o.catalog;
+  if (catalog != nullptr || which != "aws") return std::nullopt;
+  AwsCatalogOptions aws;
+  aws.region = o.region;
+  aws.zones = o.zones;
+  return aws;
+}
+
+// The instance types of the NodePools of `snapshot` under their EC2NodeClasses, as the CLI
+// builds them (tools/node_classes.cc, without its stderr notes): *shared stays `base` without
+// node classes; otherwise it becomes the catalog every NodePool shares, or null with one
+// catalog per NodePool in *by_node_pool.
+absl::Status NodeClassCatalogs(const ClusterSnapshot& snapshot,
+                               const std::optional<AwsCatalogOptions>& embedded,
+                               std::shared_ptr<const InstanceCatalog>* shared,
+                               std::map<std::string, std::shared_ptr<const InstanceCatalog>>*
+                                   by_node_pool) {
+  if (snapshot.node_classes.empty()) return absl::OkStatus();
+  NodePoolCatalogOptions options;
+  options.embedded = embedded;
+  absl::StatusOr<NodePoolCatalogs> catalogs = CatalogsByNodePool(snapshot, *shared, options);
+  if (!catalogs.ok()) return catalogs.status();
+  if (catalogs->by_node_pool.empty()) return absl::OkStatus();
+  *shared = catalogs->Uniform();
+  if (*shared == nullptr) *by_node_pool = std::move(catalogs->by_node_pool);
+  return absl::OkStatus();
+}
+
+// What solve and consolidate both read: options, snapshot and catalogs.
 struct Prepared {
   json::RunOptions options;
   ClusterSnapshot snapshot;
-  std::shared_ptr<const InstanceCatalog> catalog;
+  std::shared_ptr<const InstanceCatalog> base;     // the catalog loaded
+  std::shared_ptr<const InstanceCatalog> catalog;  // every NodePool's, or null: by_node_pool
+  std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
 };
 
 absl::StatusOr<Prepared> Prepare(const karp_input* snapshot, size_t count,
                                  const karp_input* catalog, const char* options) {
   absl::StatusOr<json::RunOptions> o = Options(options);
   if (!o.ok()) return o.status();
-  absl::StatusOr<ClusterSnapshot> snap = Snapshot(snapshot, count);
+  absl::StatusOr<ClusterSnapshot> snap = Snapshot(snapshot, count, *o);
   if (!snap.ok()) return snap.status();
   auto types = Catalog(catalog, *o, false);
   if (!types.ok()) return types.status();
-  return Prepared{std::move(*o), std::move(*snap), std::move(*types)};
+  Prepared p{std::move(*o), std::move(*snap), *types, *types, {}};
+  absl::Status s =
+      NodeClassCatalogs(p.snapshot, EmbeddedOptions(catalog, p.options, false), &p.catalog,
+                        &p.by_node_pool);
+  if (!s.ok()) return s;
+  return p;
 }
 
 absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
@@ -153,7 +198,9 @@ absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
   SchedulerOptions scheduler_options = in->options.scheduler;
   scheduler_options.compute_lower_bound = true;  // as `karp solve`: summary.lowerBoundPerHour
   absl::StatusOr<Scheduler> scheduler =
-      Scheduler::Create(in->snapshot, in->catalog, scheduler_options);
+      in->catalog != nullptr
+          ? Scheduler::Create(in->snapshot, in->catalog, scheduler_options)
+          : Scheduler::Create(in->snapshot, in->by_node_pool, scheduler_options);
   if (!scheduler.ok()) return scheduler.status();
   absl::StatusOr<SolveResult> result = scheduler->Solve();
   if (!result.ok()) return result.status();
@@ -171,8 +218,10 @@ absl::StatusOr<std::string> Consolidate(const karp_input* snapshot, size_t count
   co.spot_to_spot = o.spot_to_spot;
   if (o.legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
   if (o.repack) co.mode = ConsolidationMode::kRepack;
+  // The consolidator takes one catalog: the base when NodePools' classes differ (as the CLI).
   absl::StatusOr<Consolidator> consolidator =
-      Consolidator::Create(in->snapshot, in->catalog, o.now.value_or(absl::Now()), co);
+      Consolidator::Create(in->snapshot, in->catalog != nullptr ? in->catalog : in->base,
+                           o.now.value_or(absl::Now()), co);
   if (!consolidator.ok()) return consolidator.status();
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return plan.status();
@@ -225,9 +274,16 @@ absl::StatusOr<std::string> Simulate(const karp_input* trace, const karp_input* 
   }
   auto types = Catalog(catalog, *o, true);
   if (!types.ok()) return types.status();
+  // The simulator takes one catalog: the base when NodePools' classes differ (as the CLI).
+  std::shared_ptr<const InstanceCatalog> shared = *types;
+  std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
+  absl::Status s = NodeClassCatalogs(parsed->cluster, EmbeddedOptions(catalog, *o, true), &shared,
+                                     &by_node_pool);
+  if (!s.ok()) return s;
+  if (shared == nullptr) shared = *types;
   std::vector<sim::SimResult> results;
   for (const sim::Policy& p : *policies) {
-    absl::StatusOr<sim::SimResult> r = sim::Simulate(*parsed, *types, p, so);
+    absl::StatusOr<sim::SimResult> r = sim::Simulate(*parsed, shared, p, so);
     if (!r.ok()) return r.status();
     results.push_back(std::move(*r));
   }

@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
@@ -268,6 +269,11 @@ absl::Status ReadNodeSelectorTerm(const R& o, NodeSelectorTerm* out) {
 template absl::Status ReadNodeSelectorTerm(const FieldReader& o, NodeSelectorTerm* out);
 template absl::Status ReadNodeSelectorTerm(const LiteFieldReader& o, NodeSelectorTerm* out);
 
+absl::Status ReadSelector(const FieldReader& parent, std::string_view key,
+                          std::optional<LabelSelector>* out) {
+  return ReadLabelSelector(parent, key, out);
+}
+
 }  // namespace codec_internal
 
 namespace {
@@ -382,11 +388,11 @@ absl::Status ReadTopologySpread(const R& o, TopologySpreadConstraint* out) {
 // server never defaults; karp reads every pod spec, template or not, through it
 // (docs/design.md §2.1).
 template <typename R>
-absl::Status ReadRequestsDefaultedFromLimits(const R& resources, ResourceList* requests) {
+absl::Status ReadRequestsDefaultedFromLimits(const R& resources, ResourceList* requests,
+                                             ResourceList* limits) {
   KARP_RETURN_IF_ERROR(resources.Resources("requests", requests));
-  ResourceList limits;
-  KARP_RETURN_IF_ERROR(resources.Resources("limits", &limits));
-  limits.ForEach([&](std::string_view name, int64_t value) {
+  KARP_RETURN_IF_ERROR(resources.Resources("limits", limits));
+  limits->ForEach([&](std::string_view name, int64_t value) {
     if (!requests->Has(name)) requests->Set(name, value);
   });
   return absl::OkStatus();
@@ -400,7 +406,8 @@ absl::Status ReadContainers(const R& spec, std::string_view key,
     Container container;
     KARP_RETURN_IF_ERROR(c.String("name", &container.name));
     KARP_ASSIGN_OR_RETURN(R res, c.Object("resources"));
-    KARP_RETURN_IF_ERROR(ReadRequestsDefaultedFromLimits(res, &container.requests));
+    KARP_RETURN_IF_ERROR(
+        ReadRequestsDefaultedFromLimits(res, &container.requests, &container.limits));
     KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const R& p) -> absl::Status {
       ContainerPort port;
       KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
@@ -638,6 +645,32 @@ absl::Status ReadNodeClaim(const R& item, NodeClaim* nc) {
   return absl::OkStatus();
 }
 
+// A pod template: its metadata and pod spec, in namespace `ns`.
+template <typename R>
+absl::Status ReadPodTemplateAs(const R& tmpl, const std::string& ns, Pod* pod) {
+  KARP_ASSIGN_OR_RETURN(R tmeta, tmpl.Object("metadata"));
+  KARP_RETURN_IF_ERROR(ReadMeta(tmeta, &pod->metadata));
+  pod->metadata.namespace_ = ns;
+  KARP_ASSIGN_OR_RETURN(R tspec, tmpl.Object("spec"));
+  return ReadPodSpec(tspec, pod);
+}
+
+}  // namespace
+
+namespace codec_internal {
+
+absl::Status ReadPodTemplate(const FieldReader& tmpl, const std::string& ns, Pod* pod) {
+  KARP_RETURN_IF_ERROR(ReadPodTemplateAs(tmpl, ns, pod));
+  // Pods created from the template are defaulted as any pod (DaemonSet templates are not:
+  // the reference merges only container limits for them).
+  KARP_ASSIGN_OR_RETURN(FieldReader tspec, tmpl.Object("spec"));
+  return DefaultPodLevelRequests(tspec, pod);
+}
+
+}  // namespace codec_internal
+
+namespace {
+
 template <typename R>
 absl::Status ReadDaemonSet(const R& item, DaemonSet* ds) {
   KARP_ASSIGN_OR_RETURN(R meta, item.Object("metadata"));
@@ -645,12 +678,7 @@ absl::Status ReadDaemonSet(const R& item, DaemonSet* ds) {
   if (ds->metadata.namespace_.empty()) ds->metadata.namespace_ = "default";
   KARP_ASSIGN_OR_RETURN(R spec, item.Object("spec"));
   KARP_ASSIGN_OR_RETURN(R tmpl, spec.Object("template"));
-  KARP_ASSIGN_OR_RETURN(R tmeta, tmpl.Object("metadata"));
-  KARP_RETURN_IF_ERROR(ReadMeta(tmeta, &ds->pod_template.metadata));
-  ds->pod_template.metadata.namespace_ = ds->metadata.namespace_;
-  KARP_ASSIGN_OR_RETURN(R tspec, tmpl.Object("spec"));
-  KARP_RETURN_IF_ERROR(ReadPodSpec(tspec, &ds->pod_template));
-  return absl::OkStatus();
+  return ReadPodTemplateAs(tmpl, ds->metadata.namespace_, &ds->pod_template);
 }
 
 template <typename R>
@@ -679,20 +707,32 @@ absl::Status ReadPdb(const R& item, PodDisruptionBudget* pdb) {
 struct KindInfo {
   std::string_view kind;
   std::string_view api_version;
+  bool core;  // read by SnapshotDecoder::CoreItem (by either reader)
 };
 
 constexpr KindInfo kKinds[] = {
-    {"Pod", "v1"},
-    {"Node", "v1"},
-    {"NodePool", "karpenter.sh/v1"},
-    {"NodeClaim", "karpenter.sh/v1"},
-    {"DaemonSet", "apps/v1"},
-    {"PodDisruptionBudget", "policy/v1"},
+    {"Pod", "v1", true},
+    {"Node", "v1", true},
+    {"NodePool", "karpenter.sh/v1", true},
+    {"NodeClaim", "karpenter.sh/v1", true},
+    {"DaemonSet", "apps/v1", true},
+    {"PodDisruptionBudget", "policy/v1", true},
     // Storage kinds: decoded by codec_storage.cc.
-    {"PersistentVolumeClaim", "v1"},
-    {"PersistentVolume", "v1"},
-    {"StorageClass", "storage.k8s.io/v1"},
-    {"CSINode", "storage.k8s.io/v1"},
+    {"PersistentVolumeClaim", "v1", false},
+    {"PersistentVolume", "v1", false},
+    {"StorageClass", "storage.k8s.io/v1", false},
+    {"CSINode", "storage.k8s.io/v1", false},
+    // Workloads: codec_workloads.cc.
+    {"Deployment", "apps/v1", false},
+    {"ReplicaSet", "apps/v1", false},
+    {"StatefulSet", "apps/v1", false},
+    {"Job", "batch/v1", false},
+    {"CronJob", "batch/v1", false},
+    {"ReplicationController", "v1", false},
+    // Namespace defaults: codec_limit_range.cc.
+    {"LimitRange", "v1", false},
+    // Node classes: codec_node_class.cc.
+    {"EC2NodeClass", "karpenter.k8s.aws/v1", false},
 };
 
 // codec_internal::DescribeObject of an object read by either reader.
@@ -775,8 +815,7 @@ class SnapshotDecoder {
         [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
           SetSource(c.source);
           return Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
-        },
-        [&](std::string what) { Skip(std::move(what)); });
+        });
   }
   ClusterSnapshot Take() { return std::move(snap_); }
   // How many objects (of any kind, Lists included) the documents so far held.
@@ -806,6 +845,28 @@ class SnapshotDecoder {
       // The storage decoders apply their field rules while reading (codec_storage.cc).
       return CheckUnique(item, sk->what, *meta, sk->namespaced, absl::OkStatus());
     }
+    if (std::optional<WorkloadKind> wk = ParseWorkloadKind(kind)) {
+      Workload w;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeWorkload(item, *wk, &w));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, absl::AsciiStrToLower(kind), w.metadata, true,
+                                       ValidateWorkload(w)));
+      snap_.workloads.push_back(std::move(w));
+      return absl::OkStatus();
+    }
+    if (kind == "LimitRange") {
+      LimitRange lr;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeLimitRange(item, &lr));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "limitrange", lr.metadata, true, absl::OkStatus()));
+      snap_.limit_ranges.push_back(std::move(lr));
+      return absl::OkStatus();
+    }
+    if (kind == "EC2NodeClass") {
+      NodeClass nc;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeNodeClass(item, kind, api_version, &nc));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "ec2nodeclass", nc.metadata, false, absl::OkStatus()));
+      snap_.node_classes.push_back(std::move(nc));
+      return absl::OkStatus();
+    }
     return CoreItem(item, kind, api_version);
   }
 
@@ -824,8 +885,7 @@ class SnapshotDecoder {
   // Whether an object of `kind` and `api_version` is read by CoreItem.
   static bool IsCoreItem(std::string_view kind, std::string_view api_version) {
     const KindInfo* info = FindKind(kind);
-    return info != nullptr && codec_internal::FindStorageKind(kind) == nullptr &&
-           !codec_internal::IsOldApiObject(kind, api_version) &&
+    return info != nullptr && info->core && !codec_internal::IsOldApiObject(kind, api_version) &&
            (api_version.empty() || api_version == info->api_version);
   }
 
@@ -1091,11 +1151,51 @@ bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string
   return true;
 }
 
+// DecodeStreamed for a YAML List (one document): each item is decoded as soon as yaml-cpp's
+// events complete it (codec_internal::LoadYamlStreamingItems), so the List is never held
+// whole; errors come in the same order. Returns false, with `decoder` as it was, when this
+// path does not apply; *docs then holds the documents when they were read (nothing was
+// streamed: no List, or a JSON text), or is left empty for DecodeInto to read them again.
+bool DecodeStreamedYaml(SnapshotDecoder& decoder, std::string_view text, std::string_view source,
+                        std::optional<absl::StatusOr<std::vector<Document>>>* docs,
+                        absl::Status* status) {
+  std::optional<SnapshotDecoder> saved;  // the decoder before the first item
+  absl::Status item_error;
+  *docs = codec_internal::LoadYamlStreamingItems(text, source, [&](const Json& item, size_t i) {
+    if (!saved) {
+      saved.emplace(decoder);
+      decoder.SetSource(source);
+    }
+    if (item_error.ok()) item_error = decoder.ListItem(item, IndexPath("items", i));
+  });
+  if (!saved) return false;
+  std::optional<absl::StatusOr<std::vector<Document>>>& read = *docs;
+  const bool ok = read.has_value() && read->ok();
+  if (!ok || (*read)->size() != 1 || !MayBeList((**read)[0].value)) {
+    decoder = *std::move(saved);
+    if (ok) read.reset();  // read again, without the sink (an error stays: it is the same)
+    return false;
+  }
+  const int64_t before = saved->objects_seen();
+  *status = decoder.Document((**read)[0].value, "");
+  if (status->ok()) *status = item_error;
+  if (!status->ok()) {
+    *status = Escaped(WithSource(source, *status));
+  } else if (decoder.objects_seen() == before) {
+    *status = absl::InvalidArgumentError(
+        internal::EscapeForMessage(internal::StrCat("no objects in ", source)));
+  }
+  return true;
+}
+
 // Decodes one input into `decoder`; errors carry the source, input text escaped.
 absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
   try {
     if (absl::Status s; DecodeStreamed(decoder, text, source, &s)) return s;
-    absl::StatusOr<std::vector<Document>> docs = LoadDocuments(text, source);
+    std::optional<absl::StatusOr<std::vector<Document>>> read;
+    if (absl::Status s; DecodeStreamedYaml(decoder, text, source, &read, &s)) return s;
+    absl::StatusOr<std::vector<Document>> docs =
+        read.has_value() ? *std::move(read) : LoadDocuments(text, source);
     if (!docs.ok()) return Escaped(docs.status());
     decoder.SetSource(source);
     const int64_t before = decoder.objects_seen();
@@ -1127,6 +1227,54 @@ absl::Status FinishConversions(SnapshotDecoder& decoder) {
   }
 }
 
+// The names of the first `kNamed` entries of `items`, then how many more.
+std::string NamedList(const std::vector<std::string>& items) {
+  constexpr size_t kNamed = 10;
+  std::string text;
+  for (size_t i = 0; i < items.size() && i < kNamed; ++i) {
+    if (i > 0) text += ", ";
+    text += items[i];
+  }
+  if (items.size() > kNamed) text += internal::StrCat(" and ", items.size() - kNamed, " more");
+  return text;
+}
+
+// What the API server and the controllers do before a controller sees the objects: workloads
+// become the pods their controllers create (or are listed as skipped), then pods not yet
+// admitted get their namespace's LimitRange defaults (or are refused and listed as skipped).
+absl::Status Admit(ClusterSnapshot* snap, const ReadOptions& options) {
+  if (!options.expand_workloads) {
+    for (const Workload& w : snap->workloads) {
+      ++snap->skipped_objects;
+      snap->skipped.push_back(internal::StrCat(WorkloadApiVersion(w.kind), " ",
+                                               WorkloadKindName(w.kind), " ", w.Key(),
+                                               " (workloads not expanded)"));
+    }
+  } else {
+    absl::StatusOr<WorkloadExpansion> e = ExpandWorkloads(snap);
+    if (!e.ok()) return Escaped(e.status());
+    if (!e->created.empty()) {
+      snap->notes.push_back(internal::StrCat("created ", e->pods_created,
+                                             e->pods_created == 1 ? " pod" : " pods",
+                                             " from workloads: ", NamedList(e->created)));
+    }
+    for (std::string& note : e->notes) snap->notes.push_back(std::move(note));
+  }
+  LimitRangeAdmission admitted = ApplyLimitRanges(snap);
+  if (!admitted.defaulted.empty()) {
+    snap->notes.push_back(internal::StrCat("LimitRange defaults set for ",
+                                           admitted.defaulted.size(), " pod",
+                                           admitted.defaulted.size() == 1 ? ": " : "s: ",
+                                           NamedList(admitted.defaulted)));
+  }
+  for (const RejectedPod& r : admitted.rejected) {
+    ++snap->skipped_objects;
+    snap->skipped.push_back(internal::StrCat("v1 Pod ", r.pod, " (rejected by LimitRange ",
+                                             r.limit_range, ": ", r.reason, ")"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
@@ -1142,19 +1290,25 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
   // twice is reported with both places (the merged snapshot needs no second validation).
   SnapshotDecoder decoder;
   for (const std::string& path : paths) {
-    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
+    KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options));
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, text, path));
   }
   KARP_RETURN_IF_ERROR(FinishConversions(decoder));
-  return decoder.Take();
+  ClusterSnapshot snap = decoder.Take();
+  KARP_RETURN_IF_ERROR(Admit(&snap, options));
+  return snap;
 }
 
-absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& inputs) {
+absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& inputs,
+                                                    const ReadOptions& options) {
   SnapshotDecoder decoder;
   for (const Input& input : inputs) {
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, input.text, input.source));
   }
-  return decoder.Take();
+  KARP_RETURN_IF_ERROR(FinishConversions(decoder));
+  ClusterSnapshot snap = decoder.Take();
+  KARP_RETURN_IF_ERROR(Admit(&snap, options));
+  return snap;
 }
 
 absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
@@ -1190,7 +1344,7 @@ absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text, std::string_
 
 absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
                                                 const ReadOptions& options) {
-  KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options.max_input_bytes));
+  KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options));
   return ParseCatalog(text, path);
 }
 

@@ -17,6 +17,9 @@
 #include "json/document.h"
 #include "json/field_reader.h"
 #include "karp/cluster.h"
+#include "karp/limit_range.h"
+#include "karp/node_class.h"
+#include "karp/workloads.h"
 #include "karp/objects.h"
 
 namespace karp::json::codec_internal {
@@ -29,6 +32,10 @@ absl::Status ReadMeta(const R& m, ObjectMeta* meta);
 // noted). Arity is not checked here. R as for ReadMeta.
 template <typename R>
 absl::Status ReadNodeSelectorTerm(const R& o, karp::NodeSelectorTerm* out);
+
+// A metav1.LabelSelector at `parent.key` (absent: nullopt).
+absl::Status ReadSelector(const FieldReader& parent, std::string_view key,
+                          std::optional<LabelSelector>* out);
 
 // The storage kinds of a snapshot (codec_storage.cc).
 struct StorageKind {
@@ -46,6 +53,26 @@ absl::Status DecodeStorageObject(const StorageKind& kind, const FieldReader& ite
 // Appends the snapshot's storage objects to the items of a List, in the order claims,
 // volumes, classes, CSINodes (WriteSnapshot).
 void AppendStorageObjects(const ClusterSnapshot& snap, Json* items);
+
+// A pod template (`spec.template` of a DaemonSet or workload) as a pod of namespace `ns`:
+// template metadata and pod spec, with the API server's defaults (codec.cc).
+absl::Status ReadPodTemplate(const FieldReader& tmpl, const std::string& ns, Pod* pod);
+// The pod spec part of a Pod object (writer.cc): what WriteSnapshot writes under `spec`.
+Json PodSpecToJson(const Pod& pod);
+Json LabelSelectorToJson(const LabelSelector& selector);
+
+// Workloads (codec_workloads.cc): one object of `kind`, and its encoding for WriteSnapshot.
+absl::Status DecodeWorkload(const FieldReader& item, WorkloadKind kind, Workload* out);
+Json WorkloadJson(const Workload& w);
+
+// LimitRange (codec_limit_range.cc).
+absl::Status DecodeLimitRange(const FieldReader& item, LimitRange* out);
+Json LimitRangeJson(const LimitRange& lr);
+
+// Node classes (codec_node_class.cc): an EC2NodeClass (`karpenter.k8s.aws/v1`).
+absl::Status DecodeNodeClass(const FieldReader& item, const std::string& kind,
+                             const std::string& api_version, NodeClass* out);
+Json NodeClassJson(const NodeClass& nc);
 
 // Encoders shared with writer.cc.
 Json ObjectMetaJson(const ObjectMeta& meta, bool with_namespace);

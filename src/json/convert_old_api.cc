@@ -263,8 +263,7 @@ absl::StatusOr<std::vector<ConvertedObject>> OldApiConverter::Finish(
 
 absl::Status DecodeConverted(
     OldApiConverter& converter, ClusterSnapshot* snap,
-    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode,
-    const std::function<void(std::string)>& skip) {
+    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode) {
   KARP_ASSIGN_OR_RETURN(
       std::vector<ConvertedObject> converted,
       converter.Finish([&](const std::string& pool) -> std::optional<std::string> {
@@ -277,11 +276,6 @@ absl::Status DecodeConverted(
   for (const ConvertedObject& c : converted) {
     const std::string kind = c.object.value("kind", "");
     const std::string api_version = c.object.value("apiVersion", "");
-    if (kind == "EC2NodeClass") {
-      skip(internal::StrCat(c.from, " (converted to ", api_version, " ", kind,
-                            ", not a kind karp reads)"));
-      continue;
-    }
     KARP_ASSIGN_OR_RETURN(FieldReader item, FieldReader::Make(c.object, ""));
     if (absl::Status s = decode(c, item); !s.ok()) {
       const std::string what =

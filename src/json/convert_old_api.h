@@ -140,13 +140,12 @@ class OldApiConverter {
 
 // The end of a snapshot decode (codec.cc): Finish with the expireAfter of the v1 NodePools of
 // `snap`, the warnings appended to snap->warnings, then `decode(c, reader over c.object)` for
-// each converted NodePool and NodeClaim and `skip(description)` for each converted node class
-// (not a kind the snapshot holds). Errors: decode's, as `<source>: <path>: as converted to
-// <apiVersion> <Kind>: <what>`.
+// each converted object (NodePools, NodeClaims and EC2NodeClasses: every converted kind is one
+// the snapshot holds). Errors: decode's, as `<source>: <path>: as converted to <apiVersion>
+// <Kind>: <what>`.
 absl::Status DecodeConverted(
     OldApiConverter& converter, ClusterSnapshot* snap,
-    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode,
-    const std::function<void(std::string)>& skip);
+    const std::function<absl::Status(const ConvertedObject&, const FieldReader&)>& decode);
 
 }  // namespace karp::json::codec_internal
 

@@ -208,8 +208,7 @@ absl::StatusOr<Conversion> ConvertFiles(const std::vector<std::string>& paths, C
   return Guarded([&]() -> absl::StatusOr<Conversion> {
     ConvertRun run;
     for (const std::string& path : paths) {
-      KARP_ASSIGN_OR_RETURN(std::string text,
-                            codec_internal::ReadWholeFile(path, options.max_input_bytes));
+      KARP_ASSIGN_OR_RETURN(std::string text, codec_internal::ReadWholeFile(path, options));
       KARP_RETURN_IF_ERROR(run.Input(text, path));
     }
     return run.Finish(format);

@@ -24,6 +24,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cerrno>
@@ -35,7 +36,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
+#include <istream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -238,7 +240,9 @@ struct YamlBuildError {
 // budget so that alias bombs fail instead of exhausting memory.
 class JsonEventBuilder : public YAML::EventHandler {
  public:
-  explicit JsonEventBuilder(size_t budget) : budget_(budget) {}
+  // `sink`, when set, takes the elements of the first document's List items (see
+  // LoadYamlStreamingItems) instead of the document.
+  JsonEventBuilder(size_t budget, const JsonItemSink* sink) : budget_(budget), sink_(sink) {}
 
   // Output of the last document handled.
   Json TakeRoot() { return std::move(root_); }
@@ -249,6 +253,7 @@ class JsonEventBuilder : public YAML::EventHandler {
     stack_.clear();
     anchors_.clear();
     root_ = nullptr;
+    ++documents_;
   }
   void OnDocumentEnd() override {}
 
@@ -296,7 +301,13 @@ class JsonEventBuilder : public YAML::EventHandler {
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value /*style*/) override {
+    // The root mapping's "items" of the first document (unless anchored: an alias to it would
+    // see it empty) goes to the sink element by element.
+    const bool streaming = sink_ != nullptr && documents_ == 1 && stack_.size() == 1 &&
+                           stack_[0].value.is_object() && stack_[0].has_key &&
+                           stack_[0].key == "items" && anchor == YAML::NullAnchor;
     Open(mark, Json::array(), anchor);
+    stack_.back().streaming = streaming;
   }
   void OnSequenceEnd() override { Close(); }
 
@@ -316,6 +327,8 @@ class JsonEventBuilder : public YAML::EventHandler {
     size_t cost = kNodeCost;
     std::string key;  // objects: the key waiting for its value
     bool has_key = false;
+    size_t elements = 0;     // arrays: the elements attached (streamed ones too)
+    bool streaming = false;  // elements go to sink_, not into value
   };
   struct Anchored {
     Json value;
@@ -366,8 +379,11 @@ class JsonEventBuilder : public YAML::EventHandler {
     }
     Frame& parent = stack_.back();
     parent.cost += cost;
-    if (parent.value.is_array()) {
+    if (parent.streaming) {
+      (*sink_)(value, parent.elements++);
+    } else if (parent.value.is_array()) {
       parent.value.push_back(std::move(value));
+      ++parent.elements;
     } else {
       // Kubernetes decodes strictly: a repeated key is an error, not "the last one wins".
       if (parent.value.contains(parent.key)) {
@@ -385,7 +401,7 @@ class JsonEventBuilder : public YAML::EventHandler {
     std::string path;
     for (const Frame& f : stack_) {
       if (f.value.is_array()) {
-        path += internal::StrCat("[", f.value.size(), "]");
+        path += internal::StrCat("[", f.elements, "]");
       } else if (f.has_key) {
         path += path.empty() ? f.key : internal::StrCat(".", f.key);
       }
@@ -394,6 +410,8 @@ class JsonEventBuilder : public YAML::EventHandler {
   }
 
   size_t budget_;
+  const JsonItemSink* sink_;
+  int documents_ = 0;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, Anchored> anchors_;
   Json root_;
@@ -515,14 +533,27 @@ absl::StatusOr<std::vector<Document>> LoadJson(std::string_view text, std::strin
   return docs;
 }
 
-absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::string_view source) {
+// A read-only stream buffer over text in memory: yaml-cpp reads a std::istream, and an
+// istringstream would hold a copy of the whole text.
+class TextBuf : public std::streambuf {
+ public:
+  explicit TextBuf(std::string_view text) {
+    // The get area is only read (putback of the same character moves the pointer back).
+    char* begin = const_cast<char*>(text.data());
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::string_view source,
+                                               const JsonItemSink* sink = nullptr) {
   if (absl::Status s = CheckYamlFlowDepth(text, source); !s.ok()) return s;
   auto error = [&](const YAML::Mark& mark, std::string_view what) {
     return absl::InvalidArgumentError(internal::StrCat(source, ": ", MarkText(mark), what));
   };
-  std::istringstream stream{std::string(text)};
+  TextBuf buf(text);
+  std::istream stream(&buf);
   // Without aliases the converted size is about the text size; allow generous slack.
-  JsonEventBuilder builder(16 * text.size() + (size_t{1} << 20));
+  JsonEventBuilder builder(16 * text.size() + (size_t{1} << 20), sink);
   std::vector<Document> docs;
   try {
     YAML::Parser parser(stream);
@@ -585,6 +616,20 @@ std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItem
   return FastParseJsonStreamingItems(text, sink);
 }
 
+std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
+    std::string_view text, std::string_view source, const JsonItemSink& sink) {
+  size_t first = 0;
+  text = WithoutBom(text, &first);
+  if (first < text.size() && (text[first] == '{' || text[first] == '[')) return std::nullopt;
+  try {
+    return LoadYaml(text, source, &sink);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+  } catch (...) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+  }
+}
+
 absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                     std::string_view source) {
   size_t first = 0;
@@ -601,11 +646,80 @@ absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
   }
 }
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes) {
+namespace {
+
+constexpr size_t kChunkBytes = size_t{1} << 16;
+
+// Tells, as a text grows, whether LoadDocuments will read it as JSON or YAML (WithoutBom's
+// rules), without scanning the leading white space twice.
+class FormatSniffer {
+ public:
+  enum Format { kUnknown, kJson, kYaml };
+
+  Format Update(std::string_view text) {
+    if (format_ != kUnknown) return format_;
+    if (pos_ == 0 && text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    while (pos_ < text.size() &&
+           (text[pos_] == ' ' || text[pos_] == '\t' || text[pos_] == '\n' || text[pos_] == '\r')) {
+      ++pos_;
+    }
+    if (pos_ < text.size()) format_ = text[pos_] == '{' || text[pos_] == '[' ? kJson : kYaml;
+    return format_;
+  }
+
+ private:
+  size_t pos_ = 0;
+  Format format_ = kUnknown;
+};
+
+// The cap of `options` on a `regular` file or a stream of `format`, and the words naming it.
+struct Cap {
+  int64_t bytes;
+  const char* what;
+};
+Cap CapFor(const ReadOptions& options, bool regular, FormatSniffer::Format format) {
+  Cap cap{options.max_input_bytes, ""};
+  if (!regular && options.max_stream_bytes < cap.bytes) {
+    cap = {options.max_stream_bytes, " for a stream"};
+  }
+  if (format == FormatSniffer::kYaml && options.max_yaml_bytes < cap.bytes) {
+    cap = {options.max_yaml_bytes, " for YAML"};
+  }
+  return cap;
+}
+
+// Reads the rest of `f` into *data (which holds what was read before) in chunks, until the end
+// or until *data would exceed the cap that applies; false when it would. A chunk is measured
+// before it is appended: the string's doubling then stops at the cap (the caps are powers of
+// two), and a refused stream holds at most 1.5x its cap while it grows.
+bool ReadRest(std::FILE* f, const ReadOptions& options, bool regular, FormatSniffer& sniffer,
+              std::string* data) {
+  std::vector<char> buf(kChunkBytes);
+  size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    size_t pending = n;
+    if (sniffer.Update(*data) == FormatSniffer::kUnknown) {  // only white space so far
+      data->append(buf.data(), n);
+      sniffer.Update(*data);
+      pending = 0;
+    }
+    const int64_t cap = CapFor(options, regular, sniffer.Update(*data)).bytes;
+    if (static_cast<int64_t>(data->size() + pending) > cap) return false;
+    data->append(buf.data(), pending);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, const ReadOptions& options) {
+  bool regular = false;
+  FormatSniffer sniffer;
   auto too_large = [&]() {
-    return absl::ResourceExhaustedError(internal::StrCat(
-        internal::EscapeForMessage(path), ": larger than the input limit of ", max_bytes,
-        " bytes (see --max-input-bytes)"));
+    const Cap cap = CapFor(options, regular, sniffer.Update(""));
+    return absl::ResourceExhaustedError(
+        internal::StrCat(internal::EscapeForMessage(path), ": larger than the input limit of ",
+                         cap.bytes, " bytes", cap.what, " (see --max-input-bytes)"));
   };
   // The OS's reason goes with the message ("No such file or directory", "Permission denied",
   // "Is a directory"): a person can act on it.
@@ -618,24 +732,25 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
   if (f == nullptr) return cannot_read(errno);
   std::string data;
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
-    if (st.st_size > max_bytes) {
-      if (f != stdin) std::fclose(f);
-      return too_large();
-    }
-    // Read in place: the text is not copied through a buffer.
-    data.resize(static_cast<size_t>(st.st_size));
+  regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+  bool over = regular && st.st_size > options.max_input_bytes;
+  if (regular && !over) {
+    // The first chunk tells JSON from YAML (whose cap is smaller) before the rest is read;
+    // the rest is read in place: the text is not copied through a buffer.
+    data.resize(static_cast<size_t>(std::min<int64_t>(st.st_size, kChunkBytes)));
     data.resize(std::fread(data.data(), 1, data.size(), f));
-  }
-  std::vector<char> buf(size_t{1} << 16);  // what is left (a stream, or a file that grew)
-  size_t n = 0;
-  bool over = false;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-    if (static_cast<int64_t>(data.size() + n) > max_bytes) {
-      over = true;
-      break;
+    over = st.st_size > CapFor(options, regular, sniffer.Update(data)).bytes;
+    if (!over && data.size() < static_cast<size_t>(st.st_size)) {
+      const size_t have = data.size();
+      data.resize(static_cast<size_t>(st.st_size));
+      data.resize(have + std::fread(data.data() + have, 1, data.size() - have, f));
     }
-    data.append(buf.data(), n);
+  }
+  // What is left (a stream, or a file that grew).
+  if (!over) over = !ReadRest(f, options, regular, sniffer, &data);
+  // A text whose first chunk was white space only is told apart now.
+  if (!over) {
+    over = static_cast<int64_t>(data.size()) > CapFor(options, regular, sniffer.Update(data)).bytes;
   }
   const bool failed = std::ferror(f) != 0;
   const int read_errno = errno;
@@ -643,6 +758,14 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_b
   if (over) return too_large();
   if (failed) return cannot_read(read_errno);
   return data;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes) {
+  ReadOptions options;
+  options.max_input_bytes = max_bytes;
+  options.max_stream_bytes = std::min(max_bytes, options.max_stream_bytes);
+  options.max_yaml_bytes = std::min(max_bytes, options.max_yaml_bytes);
+  return ReadWholeFile(path, options);
 }
 
 }  // namespace karp::json::codec_internal

@@ -46,10 +46,30 @@ using LiteItemSink = std::function<void(const LiteValue& item, size_t index)>;
 // by then; LoadDocuments then gives the value or the error. Throws only what `sink` throws.
 std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItemSink& sink);
 
-// The bytes of the file at `path` ("-": standard input), at most `max_bytes` of them (a regular
-// file is measured before it is read; a stream is cut off as soon as it exceeds the limit).
-// Errors: NotFound `<path>: cannot read file`; ResourceExhausted `<path>: larger than the
-// input limit of N bytes`.
+// Called with each element of a YAML List's "items" sequence as it is completed, with its
+// index; the element lives until the call returns.
+using JsonItemSink = std::function<void(const Json& item, size_t index)>;
+
+// LoadDocuments for a YAML text (nullopt for a text LoadDocuments reads as JSON), except that
+// when the first document's root is a mapping, the elements of its "items" sequence go to
+// `sink` as they are completed (and are dropped) instead of into the value, whose "items"
+// stays an empty sequence: a large List is never held whole. Not when that sequence has an
+// anchor. The sink may have seen elements of a text that turns out invalid (the error is
+// returned) or to hold more documents (their paths are then `documents[i]`, not the `items[i]`
+// the sink was given: the caller reads the text again with LoadDocuments). Never throws:
+// exceptions, the sink's too, become InvalidArgument as in LoadDocuments.
+std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
+    std::string_view text, std::string_view source, const JsonItemSink& sink);
+
+// The bytes of the file at `path` ("-": standard input), within the cap of `options` that
+// applies (ReadOptions, karp/json/codec.h: regular JSON file, stream, YAML text). A regular
+// file is measured before it is read; a stream is cut off as soon as it exceeds its cap.
+// Errors: NotFound `<path>: cannot read file: <reason>`; ResourceExhausted `<path>: larger
+// than the input limit of N bytes[ for a stream| for YAML] (see --max-input-bytes)`.
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                                        const ReadOptions& options);
+// As above with every cap at most `max_bytes` (the stream and YAML caps keep their smaller
+// defaults).
 [[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
                                                         int64_t max_bytes = kDefaultMaxInputBytes);
 

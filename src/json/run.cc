@@ -236,6 +236,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "spotToSpot") return ReadBool(v, source, key, &o->spot_to_spot);
   if (key == "legacyOrder") return ReadBool(v, source, key, &o->legacy_order);
   if (key == "repack") return ReadBool(v, source, key, &o->repack);
+  if (key == "expandWorkloads") return ReadBool(v, source, key, &o->expand_workloads);
   if (key == "policies") return ReadStrings(v, source, key, &o->policies);
   if (key == "sample") return ReadDuration(v, source, key, &o->sample);
   if (key == "disruptionInterval") return ReadDuration(v, source, key, &o->disruption_interval);
@@ -287,8 +288,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(std::string_view text, std::string_vi
 
 absl::StatusOr<std::string> SolveOutput(const SolveResult& result, const ClusterSnapshot& snapshot,
                                         std::string_view format) {
-  if (format == "json") return WithNewline(WriteSolveResult(result, snapshot.skipped_objects));
-  if (format == "yaml") return JsonToYaml(WriteSolveResult(result, snapshot.skipped_objects));
+  if (format == "json") return WithNewline(WriteSolveResult(result, snapshot.skipped));
+  if (format == "yaml") return JsonToYaml(WriteSolveResult(result, snapshot.skipped));
   if (format == "nodeclaims") return WithNewline(WriteNodeClaims(result, snapshot));
   return BadFormat(format, "json, yaml, nodeclaims");
 }
@@ -296,7 +297,7 @@ absl::StatusOr<std::string> SolveOutput(const SolveResult& result, const Cluster
 absl::Status WriteSolveOutput(const SolveResult& result, const ClusterSnapshot& snapshot,
                               std::string_view format, std::ostream& out) {
   if (format == "json") {
-    WriteSolveResult(result, snapshot.skipped_objects, out);
+    WriteSolveResult(result, snapshot.skipped, out);
     out << "\n";
     return absl::OkStatus();
   }

@@ -492,8 +492,8 @@ absl::Status Header(const FieldReader& root, std::string_view source, sim::Trace
   return absl::OkStatus();
 }
 
-// cluster: an array of Kubernetes objects (NodePools, DaemonSets and storage), decoded and
-// validated as a snapshot.
+// cluster: an array of Kubernetes objects (NodePools, DaemonSets, storage and EC2NodeClasses),
+// decoded and validated as a snapshot.
 absl::Status Cluster(const FieldReader& root, std::string_view source, ClusterSnapshot* out) {
   const Json* cluster = root.Get("cluster");
   if (cluster == nullptr) return PathError("cluster", "required (NodePools and DaemonSets)");
@@ -512,6 +512,7 @@ absl::Status Cluster(const FieldReader& root, std::string_view source, ClusterSn
   out->persistent_volumes = std::move(snap->persistent_volumes);
   out->storage_classes = std::move(snap->storage_classes);
   out->csi_nodes = std::move(snap->csi_nodes);
+  out->node_classes = std::move(snap->node_classes);  // the NodePools' instance types
   return absl::OkStatus();
 }
 

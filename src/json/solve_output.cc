@@ -263,7 +263,8 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
 namespace {
 
 // The document of WriteSolveResult, into `w`.
-void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_objects) {
+void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_objects,
+                        const std::vector<std::string>* skipped) {
   int scheduled = 0;
   w.BeginObject();
   w.Key("nodeClaims");
@@ -300,6 +301,10 @@ void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_ob
   }
   w.Key("skippedObjects");
   w.Int(skipped_objects);
+  if (skipped != nullptr && !skipped->empty()) {
+    w.Key("skipped");
+    w.StringList(*skipped);
+  }
   if (result.timed_out) {
     w.Key("timedOut");
     w.Bool(true);
@@ -317,14 +322,28 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
   for (const ExistingPlacement& e : result.existing_nodes) expected += ListBytes(e.pods, indent);
   for (const PodError& e : result.pod_errors) expected += e.pod.size() + e.message.size() + 64;
   JsonWriter w(indent, expected);
-  WriteSolveResultTo(w, result, skipped_objects);
+  WriteSolveResultTo(w, result, skipped_objects, nullptr);
   return w.Take();
 }
 
 void WriteSolveResult(const SolveResult& result, int skipped_objects, std::ostream& out,
                       int indent) {
   JsonWriter w(indent, out);
-  WriteSolveResultTo(w, result, skipped_objects);
+  WriteSolveResultTo(w, result, skipped_objects, nullptr);
+  w.Finish();
+}
+
+std::string WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
+                             int indent) {
+  JsonWriter w(indent);
+  WriteSolveResultTo(w, result, static_cast<int>(skipped.size()), &skipped);
+  return w.Take();
+}
+
+void WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
+                      std::ostream& out, int indent) {
+  JsonWriter w(indent, out);
+  WriteSolveResultTo(w, result, static_cast<int>(skipped.size()), &skipped);
   w.Finish();
 }
 

@@ -205,7 +205,10 @@ Json ContainersJson(const std::vector<Container>& containers) {
   for (const Container& c : containers) {
     Json o = Json::object();
     o["name"] = c.name;
-    if (!c.requests.empty()) o["resources"] = Json{{"requests", ResourcesJson(c.requests)}};
+    Json resources = Json::object();
+    if (!c.requests.empty()) resources["requests"] = ResourcesJson(c.requests);
+    if (!c.limits.empty()) resources["limits"] = ResourcesJson(c.limits);
+    if (!resources.empty()) o["resources"] = std::move(resources);
     if (!c.ports.empty()) {
       Json ports = Json::array();
       for (const ContainerPort& p : c.ports) {
@@ -410,6 +413,8 @@ Json ObjectMetaJson(const ObjectMeta& meta, bool with_namespace) {
 }
 
 Json NodeSelectorTermToJson(const NodeSelectorTerm& term) { return NodeSelectorTermJson(term); }
+Json PodSpecToJson(const Pod& pod) { return PodSpecJson(pod); }
+Json LabelSelectorToJson(const LabelSelector& selector) { return LabelSelectorJson(selector); }
 
 }  // namespace codec_internal
 
@@ -422,6 +427,13 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot) {
   for (const DaemonSet& ds : snapshot.daemon_sets) items.push_back(DaemonSetJson(ds));
   for (const PodDisruptionBudget& pdb : snapshot.pdbs) items.push_back(PdbJson(pdb));
   codec_internal::AppendStorageObjects(snapshot, &items);
+  for (const Workload& w : snapshot.workloads) items.push_back(codec_internal::WorkloadJson(w));
+  for (const LimitRange& lr : snapshot.limit_ranges) {
+    items.push_back(codec_internal::LimitRangeJson(lr));
+  }
+  for (const NodeClass& nc : snapshot.node_classes) {
+    items.push_back(codec_internal::NodeClassJson(nc));
+  }
   Json list = Json::object();
   list["apiVersion"] = "v1";
   list["kind"] = "List";

@@ -110,6 +110,14 @@ absl::Status ClusterSnapshot::Validate() const {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = CheckAll(workloads, "workload", ValidateWorkload,
+                                [](const Workload& w) {
+                                  return internal::StrCat(WorkloadKindName(w.kind), " ",
+                                                          NamespacedKey(w.metadata));
+                                });
+      !s.ok()) {
+    return s;
+  }
   return ValidateStorage(*this);
 }
 
@@ -181,9 +189,13 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(persistent_volumes, other.persistent_volumes);
   append(storage_classes, other.storage_classes);
   append(csi_nodes, other.csi_nodes);
+  append(workloads, other.workloads);
+  append(limit_ranges, other.limit_ranges);
+  append(node_classes, other.node_classes);
   skipped_objects += other.skipped_objects;
   skipped.insert(skipped.end(), other.skipped.begin(), other.skipped.end());
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
+  notes.insert(notes.end(), other.notes.begin(), other.notes.end());
 }
 
 }  // namespace karp

@@ -13,6 +13,7 @@
 #include "karp/labels.h"
 #include "karp/objects.h"
 #include "karp/requirements.h"
+#include "karp/workloads.h"
 #include "model/cron.h"
 
 namespace karp {
@@ -280,6 +281,43 @@ absl::Status ValidateNodeClaim(const NodeClaim& claim) {
 absl::Status ValidateDaemonSet(const DaemonSet& daemon_set) {
   if (absl::Status s = RequireName(daemon_set.metadata); !s.ok()) return s;
   return ValidatePodSpec(daemon_set.pod_template, "spec.template.spec");
+}
+
+absl::Status ValidateWorkload(const Workload& w) {
+  if (absl::Status s = RequireName(w.metadata); !s.ok()) return s;
+  const bool cron = w.kind == WorkloadKind::kCronJob;
+  auto at_least_zero = [&](const std::optional<int32_t>& v, std::string_view path) {
+    if (!v || *v >= 0) return absl::OkStatus();
+    return FieldError(path, StrCat("must be greater than or equal to 0, got ", *v));
+  };
+  const std::string job = cron ? "spec.jobTemplate.spec." : "spec.";
+  if (absl::Status s = at_least_zero(w.replicas, "spec.replicas"); !s.ok()) return s;
+  if (absl::Status s = at_least_zero(w.parallelism, job + "parallelism"); !s.ok()) return s;
+  if (absl::Status s = at_least_zero(w.completions, job + "completions"); !s.ok()) return s;
+  if (w.start_ordinal < 0) {
+    return FieldError("spec.ordinals.start",
+                      StrCat("must be greater than or equal to 0, got ", w.start_ordinal));
+  }
+  if (!w.completion_mode.empty() && w.completion_mode != "NonIndexed" &&
+      w.completion_mode != "Indexed") {
+    return FieldError(job + "completionMode",
+                      StrCat("unsupported value \"", w.completion_mode,
+                             "\"; expected NonIndexed or Indexed"));
+  }
+  if (w.completion_mode == "Indexed" && !w.completions) {
+    return FieldError(job + "completions", "required when completionMode is Indexed");
+  }
+  const bool apps = w.kind == WorkloadKind::kDeployment || w.kind == WorkloadKind::kReplicaSet ||
+                    w.kind == WorkloadKind::kStatefulSet;
+  if (apps && (!w.selector || w.selector->empty())) {
+    return FieldError("spec.selector", "required (a non-empty label selector)");
+  }
+  if (w.selector && !w.selector->Matches(w.pod_template.metadata.labels)) {
+    return FieldError("spec.template.metadata.labels",
+                      "do not match spec.selector (the API server rejects such a workload)");
+  }
+  return ValidatePodSpec(w.pod_template,
+                         cron ? "spec.jobTemplate.spec.template.spec" : "spec.template.spec");
 }
 
 absl::Status ValidatePodDisruptionBudget(const PodDisruptionBudget& pdb) {

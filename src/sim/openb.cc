@@ -25,6 +25,32 @@ namespace {
 
 constexpr std::string_view kGpu = "nvidia.com/gpu";
 
+// The longest line read: a real row is under 200 bytes, and without a bound a file with no line
+// break (`--openb /dev/zero`) would be read into memory whole.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+enum class LineRead { kLine, kEnd, kTooLong };
+
+// Reads the next line of `in` into *line, without its line break ("\n" or "\r\n"), through
+// `buf` (kMaxLineBytes + 1 bytes): a longer line is refused once kMaxLineBytes are read. kEnd
+// at the end of the input or on a read error (in.bad()).
+LineRead NextLine(std::istream& in, std::vector<char>& buf, std::string* line) {
+  in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));
+  const auto read = static_cast<size_t>(in.gcount());
+  if (in.bad() || (in.fail() && read == 0 && in.eof())) return LineRead::kEnd;
+  if (in.fail()) return LineRead::kTooLong;  // buf filled before a line break
+  // gcount counts the '\n' when it was read (always, except for a last line without one).
+  line->assign(buf.data(), in.eof() ? read : read - 1);
+  if (!line->empty() && line->back() == '\r') line->pop_back();
+  return LineRead::kLine;
+}
+
+absl::Status LineTooLong(const std::string& path, int64_t line_no) {
+  return absl::InvalidArgumentError(
+      internal::StrCat(internal::EscapeForMessage(path), ": line ", line_no,
+                       ": longer than ", kMaxLineBytes, " bytes (not an openb CSV file?)"));
+}
+
 NodePool MakePool(std::string name, std::vector<NodeSelectorRequirement> reqs) {
   NodePool np;
   np.metadata.name = std::move(name);
@@ -137,13 +163,15 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
         internal::StrCat(path, ": the replay window must satisfy 0 <= from < until"));
   }
   std::string line;
+  std::vector<char> buf(kMaxLineBytes + 1);
   errno = 0;
-  if (!std::getline(in, line)) {
+  const LineRead header = NextLine(in, buf, &line);
+  if (header == LineRead::kTooLong) return LineTooLong(path, 1);
+  if (header == LineRead::kEnd) {
     // A directory opens but does not read (EISDIR); only a readable, empty file is "empty".
     if (in.bad() || errno != 0) return cannot_read(errno);
     return absl::InvalidArgumentError(internal::StrCat(path, ": empty file"));
   }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
   const size_t columns = std::vector<std::string>(absl::StrSplit(line, ',')).size();
   absl::StatusOr<std::map<std::string, size_t>> col = ReadHeader(path, line);
   if (!col.ok()) return col.status();
@@ -155,9 +183,9 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
   absl::Duration last = absl::ZeroDuration();
   int64_t line_no = 1;
   std::set<std::string> names;
-  while (std::getline(in, line)) {
+  for (LineRead r; (r = NextLine(in, buf, &line)) != LineRead::kEnd;) {
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (r == LineRead::kTooLong) return LineTooLong(path, line_no);
     if (line.empty()) continue;
     std::vector<std::string> cells = absl::StrSplit(line, ',');
     if (cells.size() != columns) {
@@ -183,6 +211,7 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
     last = std::max(last, std::min(d, until) - from);
     trace.pods.push_back(std::move(p));
   }
+  if (in.bad()) return cannot_read(errno);
   if (trace.pods.empty()) {
     return absl::InvalidArgumentError(internal::StrCat(path, ": no pod alive in the window"));
   }

@@ -14,6 +14,7 @@
 #include "karp/aws/ec2nodeclass_status.h"
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
+#include "karp/node_class_catalog.h"
 #include "support/source_dir.h"
 
 namespace karp::aws {
@@ -131,11 +132,25 @@ spec:
   REQUIRE(classes.size() == 1);
   CHECK(classes[0].name() == "default");
 
-  // The core snapshot codec skips the EC2NodeClass and counts it.
+  // The core snapshot codec reads the fields of the EC2NodeClass that change instance types,
+  // and both readers give the same catalog options.
   absl::StatusOr<ClusterSnapshot> snap = json::ParseSnapshot(mixed, "mixed.yaml");
   REQUIRE(snap.ok());
   CHECK(snap->node_pools.size() == 1);
-  CHECK(snap->skipped_objects == 1);
+  CHECK(snap->skipped_objects == 0);
+  REQUIRE(snap->node_classes.size() == 1);
+  absl::StatusOr<AwsCatalogOptions> from_snapshot =
+      AwsCatalogOptionsForNodeClass(snap->node_classes[0], AwsCatalogOptions{});
+  absl::StatusOr<AwsCatalogOptions> from_adapter =
+      CatalogOptionsFor(classes[0], AwsCatalogOptions{});
+  REQUIRE(from_snapshot.ok());
+  REQUIRE(from_adapter.ok());
+  CHECK(from_snapshot->max_pods == from_adapter->max_pods);
+  CHECK(from_snapshot->kube_reserved == from_adapter->kube_reserved);
+  CHECK(from_snapshot->system_reserved == from_adapter->system_reserved);
+  CHECK(from_snapshot->eviction_hard == from_adapter->eviction_hard);
+  CHECK(from_snapshot->ephemeral_volume_bytes == from_adapter->ephemeral_volume_bytes);
+  CHECK(from_snapshot->ami_family == from_adapter->ami_family);
 
   // JSON List form.
   const std::string list = R"({"apiVersion":"v1","kind":"List","items":[
@@ -282,6 +297,33 @@ TEST_CASE("kubelet settings and volumes feed the catalog overhead", "[ec2nodecla
   REQUIRE(options.ok());
   CHECK(options->ami_family == AwsAmiFamily::kBottlerocket);
   CHECK(options->ephemeral_volume_bytes == 60 * kGi);
+
+  // The reference's rules (karp/node_class_catalog.h): a rootVolume mapping without a size
+  // falls through to the family's device; Custom takes the last mapping's size; evictionSoft
+  // does not reduce allocatable.
+  Ec2NodeClass fall = nc;
+  fall.block_device_mappings = {testing::Volume("/dev/sdf", 0),
+                                testing::Volume("/dev/xvda", 80 * kGi)};
+  fall.block_device_mappings[0].root_volume = true;
+  fall.block_device_mappings[0].ebs.volume_size.reset();
+  options = CatalogOptionsFor(fall, AwsCatalogOptions{});
+  REQUIRE(options.ok());
+  CHECK(options->ephemeral_volume_bytes == 80 * kGi);
+  Ec2NodeClass custom = nc;
+  custom.ami_selector_terms = {testing::AmiIdTerm("ami-1")};
+  custom.ami_family = AwsAmiFamily::kCustom;
+  custom.block_device_mappings = {testing::Volume("/dev/xvda", 80 * kGi),
+                                  testing::Volume("/dev/xvdb", 30 * kGi)};
+  options = CatalogOptionsFor(custom, AwsCatalogOptions{});
+  REQUIRE(options.ok());
+  CHECK(options->ephemeral_volume_bytes == 30 * kGi);
+  Ec2NodeClass soft = nc;
+  soft.kubelet.eviction_soft = {{"memory.available", "3Gi"}};
+  soft.kubelet.eviction_soft_grace_period = {{"memory.available", "1m"}};
+  options = CatalogOptionsFor(soft, AwsCatalogOptions{});
+  REQUIRE(options.ok());
+  CHECK(options->eviction_hard == std::map<std::string, std::string, std::less<>>{
+                                      {"memory.available", "5%"}, {"nodefs.available", "15%"}});
 }
 
 TEST_CASE("the static hash changes with static fields only", "[ec2nodeclass]") {

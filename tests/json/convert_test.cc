@@ -93,14 +93,17 @@ TEST_CASE("older API: the walkthrough Provisioner and AWSNodeTemplate solve as t
   // Provisioner's defaulted arch requirement.
   CHECK(Contains(old_result, R"("scheduled": 4)"));
   CHECK(Contains(old_result, "default/arm-job"));
-  // The node classes are reported, not dropped silently.
-  REQUIRE(old_snap->skipped.size() == 1);
-  CHECK(old_snap->skipped[0] ==
-        "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate default (converted to "
-        "karpenter.k8s.aws/v1 EC2NodeClass, not a kind karp reads)");
-  CHECK(v1_snap->skipped ==
-        std::vector<std::string>{
-            "karpenter.k8s.aws/v1 EC2NodeClass default (not a kind karp reads)"});
+  // The node classes are read, the AWSNodeTemplate as its v1 form: the same settings as the
+  // hand-converted EC2NodeClass (al2 alias, the Provisioner's kubelet maxPods).
+  CHECK(old_snap->skipped.empty());
+  CHECK(v1_snap->skipped.empty());
+  REQUIRE(old_snap->node_classes.size() == 1);
+  REQUIRE(v1_snap->node_classes.size() == 1);
+  karp::NodeClass converted = old_snap->node_classes[0];
+  converted.metadata = v1_snap->node_classes[0].metadata;
+  CHECK(converted == v1_snap->node_classes[0]);
+  CHECK(converted.ami_alias == "al2@latest");
+  CHECK(converted.kubelet.max_pods == 110);
 }
 
 TEST_CASE(

@@ -22,7 +22,8 @@
 //       karp::aws::CatalogOptionsFor(classes->front(), karp::AwsCatalogOptions{});
 //
 // Objects of other kinds in the input are skipped, so the same files can hold the NodePools
-// (which karp::json::ReadSnapshotFiles reads and, symmetrically, skips EC2NodeClasses).
+// (karp::json::ReadSnapshotFiles reads those, and of an EC2NodeClass the fields that change
+// instance types: karp/node_class.h).
 //
 // Thread-safety: value types (thread-compatible); the functions are thread-safe.
 
@@ -224,11 +225,14 @@ struct Ec2NodeClass {
 const Ec2NodeClass* FindEc2NodeClass(const std::vector<Ec2NodeClass>& classes,
                                      std::string_view name);
 
-// `base` with the NodeClass's settings applied: ami_family (ResolvedAmiFamily), kubelet
-// max_pods, pods_per_core, kube_reserved, system_reserved (pid entries are not resources
-// karp schedules and are left out), eviction_hard, the ephemeral volume size (the root-volume
-// mapping, else the mapping on the family's device /dev/xvda, /dev/xvdb on Bottlerocket,
-// /dev/sda1 on Windows) and instanceStorePolicy RAID0.
+// `base` with the NodeClass's settings applied, by the rules snapshots with EC2NodeClasses use
+// in `karp solve` (karp::AwsCatalogOptionsForNodeClass, karp/node_class_catalog.h): ami_family
+// (ResolvedAmiFamily), kubelet max_pods, pods_per_core, kube_reserved, system_reserved (pid
+// entries are not resources karp schedules and are left out), eviction_hard (evictionSoft does
+// not reduce allocatable), the ephemeral volume size (karp::NodeClassEphemeralVolumeBytes: the
+// rootVolume mapping if it has a size, else on Custom the last mapping's, else the mapping on
+// the family's device /dev/xvda, /dev/xvdb on Bottlerocket, /dev/sda1 on Windows) and
+// instanceStorePolicy RAID0.
 // Errors: InvalidArgument from ValidateEc2NodeClass or AwsCatalogOptions::Validate.
 [[nodiscard]] absl::StatusOr<AwsCatalogOptions> CatalogOptionsFor(const Ec2NodeClass& node_class,
                                                                   AwsCatalogOptions base);

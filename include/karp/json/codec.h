@@ -38,13 +38,33 @@ namespace karp::json {
 inline constexpr int kMaxDepth = 256;
 
 // Default cap on the bytes one read accepts (a file, or standard input): far above any real
-// cluster (a 100,000-pod snapshot is about 100 MB), low enough that `-f /dev/zero` or an
-// endless pipe fails fast instead of exhausting memory.
+// cluster (a 100,000-pod snapshot is about 100 MB of JSON). A regular file is measured before
+// it is read, so this much is never buffered in vain.
 inline constexpr int64_t kDefaultMaxInputBytes = int64_t{2} << 30;  // 2 GiB
+// Default cap on a stream (standard input, a pipe, a device such as /dev/zero): a stream is
+// buffered before its size is known, and JSON peaks at about 3.6x its size while it is read
+// and decoded (measured: 127 MB of pods, 460 MB), so about 4 GB at this cap.
+inline constexpr int64_t kDefaultMaxStreamBytes = int64_t{1} << 30;  // 1 GiB
+// Default cap on a YAML text (any source): YAML is built as a tree of values and peaks at 11x
+// (100,000 pods), 18x (pods with 20 labels each) and up to 35x its size (measured), so 4.5 GB
+// at most at this cap. A 100,000-pod snapshot is about 94 MB of YAML.
+inline constexpr int64_t kDefaultMaxYamlBytes = int64_t{128} << 20;  // 128 MiB
 
+// The caps apply together: a regular JSON file may have max_input_bytes, a stream the smaller
+// of that and max_stream_bytes, a YAML text (as LoadDocuments tells it: the first character
+// that is not white space is not `{` or `[`) also no more than max_yaml_bytes. Exceeding the
+// cap that applies fails with ResourceExhausted naming the file, the limit and the flag
+// (`--max-input-bytes N` sets all three), as soon as it is known: before a regular file is
+// read (its first 64 KiB tell JSON from YAML), while a stream is read.
 struct ReadOptions {
-  // Inputs larger than this fail with ResourceExhausted naming the file.
   int64_t max_input_bytes = kDefaultMaxInputBytes;
+  int64_t max_stream_bytes = kDefaultMaxStreamBytes;
+  int64_t max_yaml_bytes = kDefaultMaxYamlBytes;
+  // Whether workload objects (Deployment, ReplicaSet, StatefulSet, Job, CronJob,
+  // ReplicationController) become the pods their controllers would create
+  // (karp::ExpandWorkloads, karp/workloads.h). false (`--no-expand-workloads`): they are kept
+  // in ClusterSnapshot::workloads, create nothing and are listed as skipped.
+  bool expand_workloads = true;
 };
 
 // Parses one input text (JSON, or YAML with one or more `---`-separated documents) holding
@@ -61,9 +81,12 @@ struct ReadOptions {
                                                             std::string_view source);
 
 // Reads and merges several files ("-" reads standard input); an object defined twice, in one
-// file or across files, is an error naming both places. Errors: InvalidArgument as above;
-// NotFound when a file cannot be read; ResourceExhausted when one is larger than
-// `options.max_input_bytes`.
+// file or across files, is an error naming both places. Then what the API server and the
+// controllers would do before a controller sees the objects: workloads become the pods their
+// controllers create (ReadOptions::expand_workloads; what was created is listed in
+// ClusterSnapshot::notes). ParseSnapshot does only the decoding. Errors: InvalidArgument as
+// above; NotFound when a file cannot be read; ResourceExhausted when one is larger than
+// the cap of `options` that applies to it (ReadOptions) or when workloads would create more than 1,000,000 pods.
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(
     const std::vector<std::string>& paths, const ReadOptions& options = {});
 
@@ -81,7 +104,7 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 [[nodiscard]] absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text,
                                                            std::string_view source);
 // Reads a catalog file. Errors: NotFound when unreadable, InvalidArgument as above,
-// ResourceExhausted when larger than `options.max_input_bytes`.
+// ResourceExhausted when larger than the cap of `options` that applies to it (ReadOptions).
 [[nodiscard]] absl::StatusOr<InstanceCatalog> ReadCatalogFile(const std::string& path,
                                                               const ReadOptions& options = {});
 
@@ -98,6 +121,13 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
 // `out`'s state. Complexity: linear in the size of the text.
 void WriteSolveResult(const SolveResult& result, int skipped_objects, std::ostream& out,
                       int indent = 1);
+// As above with the snapshot's skipped objects named (ClusterSnapshot::skipped): the summary's
+// `skippedObjects` counts them and, when there are any, `skipped` lists them (what `karp solve
+// -o json` and the C API write).
+std::string WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
+                             int indent = 1);
+void WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
+                      std::ostream& out, int indent = 1);
 
 // Writes the new claims as karpenter.sh/v1 NodeClaim objects in a v1 List
 // (`karp solve -o nodeclaims`); `snapshot` supplies each claim's NodePool (nodeClassRef,

@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
+#include "karp/json/codec.h"
 #include "karp/consolidator.h"
 #include "karp/scheduler.h"
 
@@ -40,10 +41,12 @@ struct Input {
 
 // ParseSnapshot over several inputs merged into one snapshot, as ReadSnapshotFiles merges
 // files: an object defined twice, in one input or across inputs, is an error naming both
-// places. Errors: InvalidArgument `<source>: <path>: <what>`; `no objects in <source>`.
-// O(total input size).
+// places; older-API objects are converted and workloads expanded as ReadSnapshotFiles does
+// (per `options`; max_input_bytes does not apply to texts already in memory).
+// Errors: InvalidArgument `<source>: <path>: <what>`; `no objects in <source>`;
+// ResourceExhausted when workloads would create too many pods. O(total input size).
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(
-    const std::vector<Input>& inputs);
+    const std::vector<Input>& inputs, const ReadOptions& options = {});
 
 // The options of one run of the C API, a JSON object whose fields are all optional
 // (docs/bindings.md lists them with their CLI flags):
@@ -58,6 +61,8 @@ struct Input {
 //   now               RFC 3339 (consolidate's clock; default: the current time)
 //   once, spotToSpot, legacyOrder, repack   booleans (consolidate; repack selects
 //                     ConsolidationMode::kRepack, as `karp consolidate --repack`)
+//   expandWorkloads   boolean, default true: workloads become pods (ReadOptions::
+//                     expand_workloads; false as `--no-expand-workloads`)
 //   policies          names of sim::StandardPolicies() (simulate; default all)
 //   sample, disruptionInterval, launchLatency   durations such as "60s" (simulate, >= 1s)
 // Errors: InvalidArgument `<source>: <field>: <what>` for a field of the wrong type or value
@@ -74,6 +79,7 @@ struct RunOptions {
   bool spot_to_spot = false;
   bool legacy_order = false;
   bool repack = false;
+  bool expand_workloads = true;
   std::vector<std::string> policies;
   std::optional<absl::Duration> sample, disruption_interval, launch_latency;
 };

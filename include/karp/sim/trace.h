@@ -96,8 +96,9 @@ struct Trace {
   absl::Time start = absl::FromCivil(absl::CivilSecond(2026, 1, 5, 0, 0, 0), absl::UTCTimeZone());
   absl::Duration duration = absl::Hours(1);
   uint64_t seed = 1;
-  // NodePools, DaemonSets and storage objects (PersistentVolumeClaims, PersistentVolumes,
-  // StorageClasses, CSINodes); other objects are ignored.
+  // NodePools, DaemonSets, storage objects (PersistentVolumeClaims, PersistentVolumes,
+  // StorageClasses, CSINodes) and EC2NodeClasses (which `karp simulate` builds the NodePools'
+  // instance types with: karp/node_class_catalog.h); other objects are ignored.
   ClusterSnapshot cluster;
   std::vector<DeploymentTrace> deployments;
   std::vector<JobTrace> jobs;

@@ -1,0 +1,71 @@
+// The instance types of each NodePool under its EC2NodeClass, for the CLI commands.
+
+#include "tools/node_classes.h"
+
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "internal/strings.h"
+#include "karp/node_class_catalog.h"
+
+namespace karp::cli {
+
+std::optional<AwsCatalogOptions> EmbeddedOptions(const CatalogFlags& flags) {
+  if (flags.catalog != "aws") return std::nullopt;
+  AwsCatalogOptions options;  // as CatalogFlags::Load builds the embedded catalog
+  options.region = flags.region;
+  options.zones = flags.zones;
+  return options;
+}
+
+absl::StatusOr<CommandCatalogs> NodePoolCatalogsFor(
+    const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> base,
+    const std::optional<AwsCatalogOptions>& embedded) {
+  CommandCatalogs out;
+  if (snapshot.node_classes.empty()) {  // today's path: nothing else is computed
+    out.shared = std::move(base);
+    return out;
+  }
+  NodePoolCatalogOptions options;
+  options.embedded = embedded;
+  absl::StatusOr<NodePoolCatalogs> catalogs = CatalogsByNodePool(snapshot, base, options);
+  if (!catalogs.ok()) return catalogs.status();
+  for (const auto& [name, pools] : catalogs->missing_classes) {
+    const bool one = pools.size() == 1;
+    std::cerr << "karp: "
+              << internal::EscapeForMessage(internal::StrCat(
+                     one ? "nodepool " : "nodepools ", absl::StrJoin(pools, ", "),
+                     ": nodeClassRef EC2NodeClass \"", name, "\" is not in the input; ",
+                     one ? "its" : "their",
+                     " instance types use the default kubelet and volume settings"))
+              << "\n";
+  }
+  out.shared = catalogs->Uniform();
+  // No NodePool at all: the base (the commands report the missing NodePools themselves).
+  if (out.shared == nullptr && catalogs->by_node_pool.empty()) out.shared = std::move(base);
+  if (out.shared == nullptr) out.by_node_pool = std::move(catalogs->by_node_pool);
+  return out;
+}
+
+std::shared_ptr<const InstanceCatalog> OneCatalog(const CommandCatalogs& catalogs,
+                                                  std::shared_ptr<const InstanceCatalog> base,
+                                                  std::string_view command) {
+  if (catalogs.shared != nullptr) return catalogs.shared;
+  std::vector<std::string> differ;
+  for (const auto& [pool, catalog] : catalogs.by_node_pool) {
+    if (catalog != base) differ.push_back(pool);
+  }
+  std::cerr << "karp: "
+            << internal::EscapeForMessage(internal::StrCat(
+                   command, " takes one catalog for every NodePool, and the EC2NodeClasses of ",
+                   differ.size() == 1 ? "nodepool " : "nodepools ", absl::StrJoin(differ, ", "),
+                   " give them other instance types than the rest: every NodePool uses the "
+                   "default kubelet and volume settings"))
+            << "\n";
+  return base;
+}
+
+}  // namespace karp::cli
