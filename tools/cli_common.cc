@@ -39,6 +39,11 @@ std::string SkippedText(const std::vector<std::string>& skipped) {
   return text;
 }
 
+TerminalText& TerminalText::operator<<(std::string_view data) {
+  out_ << internal::EscapeForMessage(data);
+  return *this;
+}
+
 void ReportReadNotes(const std::vector<std::string>& skipped,
                      const std::vector<std::string>& warnings,
                      const std::vector<std::string>& notes) {

@@ -3,8 +3,10 @@
 #define KARP_TOOLS_CLI_COMMON_H_
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +38,30 @@ int RunConvert(const std::vector<std::string>& args);
 // "skipped 1 object: A" or "skipped 3 objects: A, B, C" (at most 10 named, then "and N more");
 // "" when nothing was skipped.
 std::string SkippedText(const std::vector<std::string>& skipped);
+// Text for a terminal, streamed as to std::ostream: a string literal is karp's own text,
+// written as it is (its '\n' ends a line); every other value (a std::string or string_view,
+// such as a name taken from the input) is data, written escaped (EscapeForMessage), so that it
+// cannot move the cursor, retitle the terminal or forge a line; numbers are written as an
+// ostream writes them.
+class TerminalText {
+ public:
+  explicit TerminalText(std::ostream& out) : out_(out) {}
+  TerminalText& operator<<(const char* literal) {
+    out_ << literal;
+    return *this;
+  }
+  TerminalText& operator<<(std::string_view data);
+  TerminalText& operator<<(const std::string& data) { return *this << std::string_view(data); }
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  TerminalText& operator<<(T number) {
+    out_ << number;
+    return *this;
+  }
+
+ private:
+  std::ostream& out_;
+};
+
 // Writes what reading skipped (SkippedText), the codec's warnings and its notes (pods created
 // from workloads, at most 10 lines) to stderr, one line each, in every output format:
 // nothing is dropped silently.

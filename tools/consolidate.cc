@@ -65,6 +65,8 @@ constexpr char kConsolidateUsage[] =
 // `-o text`: one line per command and per kept node, then a summary.
 void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
                const InstanceCatalog& catalog, const std::string& currency) {
+  // Names come from the input: escaped as they are printed (TerminalText).
+  TerminalText out(std::cout);
   // A node's price is its offering's; estimated when that offering's price is.
   auto node_estimated = [&](const std::string& name) {
     for (const Node& n : snapshot.nodes) {
@@ -86,24 +88,24 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
       estimated = estimated || (nc.launch && nc.launch->price_estimated);
     }
     any_estimated = any_estimated || estimated;
-    std::cout << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
+    out << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
               << DisruptionDecisionName(cmd.decision) << ", terminating "
               << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
               << ")";
     for (const NewNodeClaim& nc : cmd.replacements) {
-      std::cout << " and replacing with nodeclaim " << nc.name;
-      if (nc.launch) std::cout << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
+      out << " and replacing with nodeclaim " << nc.name;
+      if (nc.launch) out << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
     }
-    std::cout << ", saving " << (estimated ? "an estimated " : "")
+    out << ", saving " << (estimated ? "an estimated " : "")
               << PerHour(cmd.savings_per_hour, currency) << "\n";
   }
-  for (const KeptNode& k : plan.kept) std::cout << "Keeping node " << k.node << ": " << k.reason << "\n";
-  std::cout << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
+  for (const KeptNode& k : plan.kept) out << "Keeping node " << k.node << ": " << k.reason << "\n";
+  out << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
             << " saved over " << plan.nodes << " node(s)"
             << (any_estimated ? " (spot prices estimated)" : "") << "\n";
   if (plan.repack) {
     const RepackSummary& r = *plan.repack;
-    std::cout << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency)
+    out << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency)
               << " to " << PerHour(r.price_after_per_hour, currency) << " evicting "
               << r.evictions << " pod(s); no plan ends below "
               << PerHour(r.lower_bound_per_hour, currency)

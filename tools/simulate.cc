@@ -371,13 +371,13 @@ int RunSimulate(const std::vector<std::string>& args) {
     if (!run.result.ok()) return InputError(run.result.status());
     sim::SimResult& r = *run.result;
     std::cerr << "karp: simulated " << absl::FormatDuration(trace->duration) << " of "
-              << trace->name << " under " << r.policy << " in "
+              << internal::EscapeForMessage(trace->name) << " under " << r.policy << " in "
               << absl::FormatDuration(absl::Trunc(run.took, absl::Milliseconds(1))) << " ("
               << r.summary.solves << " solves, " << r.summary.plans << " plans)\n";
     if (f.events) {
       for (const sim::SimEvent& e : r.events) {
         std::cout << r.policy << " +" << absl::FormatDuration(e.at) << " " << e.kind << " "
-                  << e.detail << "\n";
+                  << internal::EscapeForMessage(e.detail) << "\n";
       }
     }
     results.push_back(std::move(r));

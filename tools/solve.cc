@@ -73,17 +73,19 @@ std::string TypesText(const std::vector<std::string>& types) {
 // The result in words, then what reading skipped.
 void PrintText(const SolveResult& r, std::string_view currency,
                const std::vector<std::string>& skipped) {
+  // Names come from the input: escaped as they are printed (TerminalText).
+  TerminalText out(std::cout);
   for (const ExistingPlacement& e : r.existing_nodes) {
-    std::cout << "Scheduling " << e.pods.size() << " pod(s) on "
+    out << "Scheduling " << e.pods.size() << " pod(s) on "
               << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
               << absl::StrJoin(e.pods, ", ") << "\n";
   }
   for (const NewNodeClaim& nc : r.node_claims) {
-    std::cout << "Launching nodeclaim " << nc.name << " with " << nc.pods.size()
+    out << "Launching nodeclaim " << nc.name << " with " << nc.pods.size()
               << " pods requesting " << nc.requests.ToString() << " from types "
               << TypesText(nc.instance_types);
     if (nc.launch) {
-      std::cout << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
+      out << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
                 << " in " << nc.launch->zone << " at "
                 << (nc.launch->price_estimated ? "an estimated " : "")
                 << PerHour(nc.launch->price, currency)
@@ -92,10 +94,10 @@ void PrintText(const SolveResult& r, std::string_view currency,
                         : "")
                 << ")";
     }
-    std::cout << "\n";
+    out << "\n";
   }
   for (const PodError& e : r.pod_errors) {
-    std::cout << "Could not schedule pod " << e.pod << ", " << e.message << "\n";
+    out << "Could not schedule pod " << e.pod << ", " << e.message << "\n";
   }
   int scheduled = 0;
   bool estimated = false;
@@ -104,28 +106,28 @@ void PrintText(const SolveResult& r, std::string_view currency,
     estimated = estimated || (nc.launch && nc.launch->price_estimated);
   }
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
-  std::cout << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
+  out << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
             << r.node_claims.size() << " new nodeclaim(s), "
             << PerHour(r.LaunchPricePerHour(), currency);
   if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
-    std::cout << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
+    out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
               << absl::StrFormat("%.1f", gap) << "%";
   }
-  std::cout << (estimated ? " (spot prices estimated)" : "") << "\n";
+  out << (estimated ? " (spot prices estimated)" : "") << "\n";
   if (r.packing.mode == PackingMode::kCost) {
-    std::cout << "Cost packing: ";
+    out << "Cost packing: ";
     if (r.packing.faithful_kept) {
-      std::cout << "the faithful packing (" << PerHour(r.packing.faithful_price_per_hour, currency)
+      out << "the faithful packing (" << PerHour(r.packing.faithful_price_per_hour, currency)
                 << ") was not beaten in " << r.packing.attempts << " attempt(s)";
     } else {
       const double saved = r.packing.faithful_price_per_hour - r.LaunchPricePerHour();
-      std::cout << "saves " << PerHour(saved, currency) << " ("
+      out << "saves " << PerHour(saved, currency) << " ("
                 << absl::StrFormat("%.1f", 100 * saved / r.packing.faithful_price_per_hour)
                 << "%) against the faithful packing's "
                 << PerHour(r.packing.faithful_price_per_hour, currency);
     }
-    std::cout << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
+    out << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
   }
   PrintSkippedSummary(skipped);
 }

@@ -3,6 +3,7 @@
 #ifndef KARP_SRC_INTERNAL_STRINGS_H_
 #define KARP_SRC_INTERNAL_STRINGS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -80,12 +81,56 @@ inline std::string OsReason(int err) {
   return err == 0 ? std::string() : StrCat(": ", std::strerror(err));
 }
 
+// The most characters of one quoted value a message shows (CutLongQuotedValues).
+inline constexpr size_t kMaxQuotedChars = 200;
+
+// `s` with every double-quoted run longer than kMaxQuotedChars characters (UTF-8 code points;
+// a byte that is not valid UTF-8 counts as one) cut to that many (the last an ellipsis),
+// followed by how many were cut: `"aaaa…" (99801 more characters)`. A message quotes the values it takes from the
+// input, and a 100,000-character value must not fill a terminal. Runs are paired quote by
+// quote; a run without its closing quote is cut the same way. Cutting twice changes nothing.
+inline std::string CutLongQuotedValues(std::string_view s) {
+  if (s.size() <= kMaxQuotedChars) return std::string(s);
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t open = s.find('"', i);
+    if (open == std::string_view::npos) break;
+    size_t close = s.find('"', open + 1);
+    const bool closed = close != std::string_view::npos;
+    if (!closed) close = s.size();
+    // A cut value shows kMaxQuotedChars - 1 characters and an ellipsis: kMaxQuotedChars in
+    // all, so that it is not cut again.
+    size_t chars = 0, keep = open + 1, at = open + 1;
+    while (at < close) {
+      const size_t len = std::max<size_t>(Utf8SequenceAt(s, at, nullptr), 1);
+      if (chars + 1 < kMaxQuotedChars) keep = at + len;
+      at += len;
+      ++chars;
+    }
+    if (chars <= kMaxQuotedChars) keep = close;
+    out.append(s.data() + i, keep - i);
+    if (chars > kMaxQuotedChars) {
+      out += StrCat("\u2026", closed ? "\"" : "", " (", chars - (kMaxQuotedChars - 1),
+                    " more characters)");
+    } else if (closed) {
+      out += '"';
+    }
+    i = closed ? close + 1 : s.size();
+  }
+  if (i < s.size()) out.append(s.data() + i, s.size() - i);
+  return out;
+}
+
 // `s` with every control character (C0, DEL, C1) and every byte that is not part of valid
 // UTF-8 written as an escape (\n, \t, \r, \xNN, \u00NN), so that text taken from the input
-// cannot move the cursor, retitle a terminal or forge a second line in a message. Everything
-// else, backslashes included, is copied: escaping twice changes nothing.
-inline std::string EscapeForMessage(std::string_view s) {
+// cannot move the cursor, retitle a terminal or forge a second line in a message, and quoted
+// values longer than 200 characters cut (CutLongQuotedValues). Everything else, backslashes
+// included, is copied: escaping twice changes nothing.
+inline std::string EscapeForMessage(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
+  const std::string cut = CutLongQuotedValues(text);
+  const std::string_view s = cut;
   std::string out;
   out.reserve(s.size());
   auto hex = [&](std::string_view prefix, uint32_t v) {

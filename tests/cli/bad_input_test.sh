@@ -58,6 +58,13 @@ expect 1 '^/dev/zero: larger than the input limit of 1048576 bytes' -- solve -f 
 expect 1 "^$TMP/pool.yaml: metadata.name: duplicate nodepool \"default\" \\(first defined at the top level\\)\$" -- solve -f "$TMP/pool.yaml" -f "$TMP/pool.yaml"
 expect 1 'budgets\[0\].schedule: invalid schedule "@every 5m"' -- consolidate -f "$TMP/every.yaml" --now 2026-01-01T00:00:00Z
 expect 1 'invalid quantity "\\x1b\]0;pwned\\x07"' -- solve -f "$TMP/escape.json"
+# A 100,000-character value is quoted cut to 200 characters, with the count of the rest.
+python3 -c "import json; print(json.dumps({'kind': 'Pod', 'apiVersion': 'v' * 100000, 'metadata': {'name': 'a'}}))" > "$TMP/long.json"
+expect 1 'unsupported apiVersion "v{199}…" \(99801 more characters\) for kind Pod' -- solve -f "$TMP/long.json"
+if [[ $(head -n 1 "$TMP/err" | wc -c) -lt 400 ]]; then passed=$((passed + 1)); else
+  echo "FAIL: the long value's error line has $(head -n 1 "$TMP/err" | wc -c) bytes"
+  failures=$((failures + 1))
+fi
 expect 2 '^karp: --now must be an RFC3339 time, got "garbage"$' -- solve -f "$TMP/pool.yaml" --now garbage
 expect 2 '^karp: --max-input-bytes must be a positive size' -- solve -f "$TMP/pool.yaml" --max-input-bytes abc
 expect 2 '^karp: --packing must be faithful or cost$' -- solve -f "$TMP/pool.yaml" --packing cheapest

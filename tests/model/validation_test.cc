@@ -141,3 +141,32 @@ TEST_CASE("Messages escape control characters and invalid UTF-8, and only those"
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("Messages cut a quoted value after 200 characters and say how many were cut",
+          "[validation]") {
+  using karp::internal::CutLongQuotedValues;
+  using karp::internal::EscapeForMessage;
+  const std::string value(100000, 'a');
+  const std::string message = "spec.x: invalid quantity \"" + value + "\" in pod \"p\"";
+  const std::string cut = EscapeForMessage(message);
+  CHECK(cut == "spec.x: invalid quantity \"" + std::string(199, 'a') +
+                   "\xe2\x80\xa6\" (99801 more characters) in pod \"p\"");
+  CHECK(EscapeForMessage(cut) == cut);  // cutting twice changes nothing
+  // Characters, not bytes: 300 two-byte characters keep 199 whole ones and the ellipsis.
+  std::string wide;
+  for (int i = 0; i < 300; ++i) wide += "\xc3\xa9";
+  const std::string w = CutLongQuotedValues("\"" + wide + "\"");
+  CHECK(w == "\"" + wide.substr(0, 398) + "\xe2\x80\xa6\" (101 more characters)");
+  // Short values, and long text outside quotes, are kept.
+  const std::string prose(500, 'b');
+  CHECK(CutLongQuotedValues(prose) == prose);
+  CHECK(CutLongQuotedValues("\"short\" and \"" + std::string(200, 'c') + "\"") ==
+        "\"short\" and \"" + std::string(200, 'c') + "\"");
+  // An unclosed quote is cut the same way.
+  CHECK(CutLongQuotedValues("x \"" + value) ==
+        "x \"" + std::string(199, 'a') + "\xe2\x80\xa6 (99801 more characters)");
+}
+
+}  // namespace
