@@ -1014,6 +1014,9 @@ absl::Status Escaped(const absl::Status& s) {
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
+// The highest price per hour an offering may have.
+constexpr double kMaxOfferingPrice = 1e6;
+
 template <typename R>
 absl::Status ReadInstanceType(const R& o, InstanceType* out) {
   std::string name;
@@ -1033,18 +1036,28 @@ absl::Status ReadInstanceType(const R& o, InstanceType* out) {
   KARP_RETURN_IF_ERROR(oh.Resources("systemReserved", &overhead.system_reserved));
   KARP_RETURN_IF_ERROR(oh.Resources("evictionThreshold", &overhead.eviction_threshold));
   std::vector<Offering> offerings;
+  absl::flat_hash_map<std::string, size_t> seen_offerings;  // key -> first index
   KARP_RETURN_IF_ERROR(o.Objects("offerings", [&](const R& f) -> absl::Status {
     Offering off;
     KARP_RETURN_IF_ERROR(f.RequiredString("zone", &off.zone));
     if (off.zone.empty()) return PathError(f.At("zone"), "must not be empty");
     KARP_RETURN_IF_ERROR(f.RequiredString("capacityType", &off.capacity_type));
-    if (off.capacity_type.empty()) return PathError(f.At("capacityType"), "must not be empty");
+    if (off.capacity_type != kCapacityTypeOnDemand && off.capacity_type != kCapacityTypeSpot &&
+        off.capacity_type != kCapacityTypeReserved) {
+      return PathError(f.At("capacityType"),
+                       internal::StrCat("unsupported value \"", off.capacity_type,
+                                        "\"; expected on-demand, spot or reserved"));
+    }
     const auto* price = f.Get("price");
     if (price == nullptr) return PathError(f.At("price"), "required");
     if (!price->is_number()) return WrongType(f.At("price"), "a number", *price);
     off.price = price->template get<double>();
-    if (!std::isfinite(off.price) || off.price < 0) {
-      return PathError(f.At("price"), "must be a finite number >= 0");
+    // No instance costs a million an hour; larger prices are typos that would overflow sums.
+    if (!std::isfinite(off.price) || off.price < 0 || off.price > kMaxOfferingPrice) {
+      return PathError(f.At("price"),
+                       internal::StrCat("must be a number between 0 and ",
+                                        static_cast<int64_t>(kMaxOfferingPrice), ", got ",
+                                        off.price));
     }
     KARP_RETURN_IF_ERROR(f.Bool("available", &off.available));
     KARP_RETURN_IF_ERROR(f.Bool("priceEstimated", &off.price_estimated));
@@ -1054,6 +1067,16 @@ absl::Status ReadInstanceType(const R& o, InstanceType* out) {
     if (rc) {
       if (*rc < 0) return PathError(f.At("reservationCapacity"), "must be >= 0");
       off.reservation_capacity = *rc;
+    }
+    // One offering per zone, capacity type and reservation: two at different prices would
+    // otherwise be merged silently.
+    auto [first, inserted] = seen_offerings.emplace(
+        internal::StrCat(off.zone, "\n", off.capacity_type, "\n", off.reservation_id),
+        offerings.size());
+    if (!inserted) {
+      return PathError(f.path(), internal::StrCat("duplicate offering (zone ", off.zone,
+                                                  ", capacity type ", off.capacity_type,
+                                                  "; first at offerings[", first->second, "])"));
     }
     offerings.push_back(std::move(off));
     return absl::OkStatus();

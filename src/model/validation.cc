@@ -2,8 +2,10 @@
 // and for snapshots built in memory.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -50,6 +52,10 @@ absl::Status ValidateContainers(const std::vector<Container>& containers, std::s
         !s.ok()) {
       return s;
     }
+    if (absl::Status s = NonNegative(containers[i].limits, StrCat(base, ".resources.limits"));
+        !s.ok()) {
+      return s;
+    }
     for (size_t j = 0; j < containers[i].ports.size(); ++j) {
       const ContainerPort& port = containers[i].ports[j];
       if (port.host_port < 0 || port.host_port > 65535) {
@@ -70,6 +76,22 @@ absl::Status ValidatePodSpec(const Pod& pod, std::string_view prefix) {
   if (absl::Status s = ValidateContainers(pod.init_containers, StrCat(spec, ".initContainers"));
       !s.ok()) {
     return s;
+  }
+  // Container names are unique across containers and init containers (the API server's
+  // "Duplicate value"); unnamed containers, which it would refuse as well, are left to it.
+  std::map<std::string_view, std::string> names;
+  for (const auto& [list, field] : {std::pair{&pod.containers, ".containers"},
+                                    std::pair{&pod.init_containers, ".initContainers"}}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string& name = (*list)[i].name;
+      if (name.empty()) continue;
+      const std::string path = StrCat(Index(StrCat(spec, field), i), ".name");
+      auto [it, inserted] = names.emplace(name, path);
+      if (!inserted) {
+        return FieldError(path, StrCat("duplicate container name \"", name, "\" (also ",
+                                       it->second, ")"));
+      }
+    }
   }
   if (absl::Status s = NonNegative(pod.overhead, StrCat(spec, ".overhead")); !s.ok()) return s;
   if (absl::Status s = NonNegative(pod.pod_level_requests, StrCat(spec, ".resources.requests"));

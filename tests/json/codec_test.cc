@@ -1094,7 +1094,8 @@ TEST_CASE("Catalog errors name the instance type path", "[json]") {
         "catalog.json: instanceTypes[0].offerings[0].price: expected a number, got a string");
   CHECK(error(R"({"instanceTypes": [{"name": "a", "offerings": [{"zone": "z",
       "capacityType": "spot", "price": -1}]}]})") ==
-        "catalog.json: instanceTypes[0].offerings[0].price: must be a finite number >= 0");
+        "catalog.json: instanceTypes[0].offerings[0].price: must be a number between 0 and "
+        "1000000, got -1");
   CHECK(error(R"({"instanceTypes": [{"name": "a"}, {"name": "a"}]})") ==
         "catalog.json: instanceTypes[1].name: duplicate instance type \"a\" (first defined at "
         "instanceTypes[0])");
