@@ -54,6 +54,15 @@ same consolidate-once "consolidate -f $EX/consolidate_cluster.yaml --now $NOW --
   consolidate "$EX/consolidate_cluster.yaml" - "{\"now\": \"$NOW\", \"once\": true, \"legacyOrder\": true}"
 same consolidate-repack "consolidate -f $EX/consolidate_cluster.yaml --now $NOW --repack" -- \
   consolidate "$EX/consolidate_cluster.yaml" - "{\"now\": \"$NOW\", \"repack\": true}"
+# Manifests as kept in repositories: the older walkthrough (Provisioner, AWSNodeTemplate and a
+# Deployment the C API expands as the CLI does), the same without expansion, and EC2NodeClasses.
+WALK=$EX/older-api/walkthrough.yaml
+same solve-walkthrough "solve -f $WALK" -- solve "$WALK" - '{}'
+same solve-walkthrough-unexpanded "solve -f $WALK --no-expand-workloads" -- \
+  solve "$WALK" - '{"expandWorkloads": false}'
+for f in "$EX"/aws/*.yaml; do
+  same "solve-$(basename "$f" .yaml)" "solve -f $f" -- solve "$f" - '{}'
+done
 same catalog-json "catalog -o json --region us-gov-west-1" -- catalog - - '{"region": "us-gov-west-1"}'
 same catalog-yaml "catalog -o yaml --region cn-north-1" -- catalog - - '{"region": "cn-north-1", "output": "yaml"}'
 same simulate "simulate --trace $EX/traces/inflate.yaml --policy empty-spot,static-groups --sample 5m --csv -" -- \
