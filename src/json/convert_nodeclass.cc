@@ -250,6 +250,11 @@ absl::Status ConvertBetaNodeClass(const ConversionContext& ctx) {
   const Json* m = ctx.item.Get("metadata");
   Json meta = m != nullptr ? *m : Json::object();
   if (!meta.is_object()) return WrongType(ctx.item.At("metadata"), "an object", meta);
+  // The v1 EC2NodeClass is read back by name.
+  if (auto name = meta.find("name");
+      name == meta.end() || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+    return PathError(JoinPath(ctx.item.At("metadata"), "name"), "required");
+  }
   const std::string path = ctx.item.At("spec");
   const Json empty = Json::object();
   const Json* from = ctx.item.Get("spec");

@@ -132,10 +132,14 @@ absl::Status SetAnnotation(Json* meta, std::string_view key, std::string_view va
 absl::StatusOr<Json> NameLabelsAnnotations(const FieldReader& item) {
   const Json* meta = item.Get("metadata");
   Json out = Json::object();
-  if (meta == nullptr) return out;
   const std::string path = item.At("metadata");
+  // Every v1 object a conversion writes is read back by name (EC2NodeClasses included).
+  if (meta == nullptr) return PathError(JoinPath(path, "name"), "required");
   if (!meta->is_object()) return WrongType(path, "an object", *meta);
   KARP_RETURN_IF_ERROR(CopyField(*meta, path, "name", "string", &out, "name"));
+  if (!out.contains("name") || out["name"].get_ref<const std::string&>().empty()) {
+    return PathError(JoinPath(path, "name"), "required");
+  }
   KARP_RETURN_IF_ERROR(CopyField(*meta, path, "labels", "string map", &out, "labels"));
   KARP_RETURN_IF_ERROR(CopyField(*meta, path, "annotations", "string map", &out, "annotations"));
   return out;

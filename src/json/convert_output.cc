@@ -1,6 +1,6 @@
 // karp::json::ConvertText / ConvertFiles (karp/json/convert.h): reads the inputs, converts the
-// older-API objects (json/convert_old_api.h), checks the converted NodePools and NodeClaims with
-// the v1 decoder, and writes the v1 objects as YAML documents or a JSON List.
+// older-API objects (json/convert_old_api.h), checks the converted NodePools, NodeClaims and
+// EC2NodeClasses with the v1 decoder, and writes the v1 objects as YAML documents or a JSON List.
 
 #include <yaml-cpp/yaml.h>
 
@@ -168,10 +168,12 @@ class ConvertRun {
     return absl::OkStatus();
   }
 
-  // A NodePool or NodeClaim must pass karp's v1 decoder and field rules.
+  // A NodePool, NodeClaim or EC2NodeClass must pass karp's v1 decoder and field rules.
   static absl::Status CheckV1(const ConvertedObject& c) {
     const std::string kind = c.object.value("kind", "");
-    if (kind != "NodePool" && kind != "NodeClaim") return absl::OkStatus();
+    if (kind != "NodePool" && kind != "NodeClaim" && kind != "EC2NodeClass") {
+      return absl::OkStatus();
+    }
     const std::string where =
         c.from.empty() ? SourcePath(c.source, c.path)
                        : internal::StrCat(SourcePath(c.source, c.path), ": as converted to ",

@@ -481,4 +481,31 @@ spec:
             .output);
 }
 
+TEST_CASE("older API: a node class converts only to an EC2NodeClass karp reads back",
+          "[convert]") {
+  // The v1 EC2NodeClass is read by name: a nameless AWSNodeTemplate is an error, not an
+  // unnamed object.
+  CHECK(ConvertError("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
+                     "spec: {amiFamily: AL2}\n") == "old.yaml: metadata.name: required");
+  CHECK(ConvertError("apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\n"
+                     "metadata: {labels: {a: b}}\nspec: {amiFamily: AL2}\n") ==
+        "old.yaml: metadata.name: required");
+  // A kubelet setting the v1 EC2NodeClass refuses is refused when converting, too.
+  const std::string error = ConvertError(R"(apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: default}
+spec:
+  providerRef: {name: default}
+  kubeletConfiguration:
+    evictionHard: {memoQy.available: 5%}
+---
+apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata: {name: default}
+spec: {amiFamily: AL2}
+)");
+  CHECK(Contains(error, "as converted to karpenter.k8s.aws/v1 EC2NodeClass"));
+  CHECK(Contains(error, "spec.kubelet.evictionHard.memoQy.available: unsupported eviction signal"));
+}
+
 }  // namespace
