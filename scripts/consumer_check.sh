@@ -120,5 +120,8 @@ int main(void) {
 C
 cc -std=c99 -Wall -Werror -I"$PREFIX/include" "$CAPI/main.c" -L"$LIBDIR" -lkarp_c \
   -Wl,-rpath,"$LIBDIR" -o "$CAPI/capi"
-objdump -p "$LIBDIR/libkarp_c.so" | grep -q 'SONAME *libkarp_c.so.1'
+# Whole output first: `objdump | grep -q` stops reading at the match, and objdump killed by
+# SIGPIPE fails the script under pipefail (exit 141 in CI).
+objdump -p "$LIBDIR/libkarp_c.so" > "$CAPI/objdump.txt"
+grep -q 'SONAME *libkarp_c.so.1' "$CAPI/objdump.txt"
 "$CAPI/capi"
