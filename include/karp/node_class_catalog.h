@@ -63,6 +63,10 @@ inline constexpr std::string_view kNodeClassKind = "EC2NodeClass";
 // Errors: InvalidArgument quoting the alias (no field path). O(length).
 [[nodiscard]] absl::StatusOr<AwsAmiFamily> AwsAmiFamilyOfAlias(std::string_view alias);
 
+// The family an alias's lower-case prefix names ("al2", "al2023", "bottlerocket",
+// "windows2019", "windows2022", "windows2025"; Custom has no alias), or nullopt. O(1).
+std::optional<AwsAmiFamily> AwsAmiFamilyOfAliasPrefix(std::string_view family);
+
 // The AMI family as the reference's EC2NodeClass.AMIFamily(): spec.amiFamily, else the alias's
 // family, else Custom. Errors: InvalidArgument naming the field when it is not a known family.
 [[nodiscard]] absl::StatusOr<AwsAmiFamily> NodeClassAmiFamily(const NodeClass& node_class);

@@ -43,20 +43,6 @@ using json::codec_internal::WrongType;
 
 namespace {
 
-struct AliasFamily {
-  std::string_view alias;
-  AwsAmiFamily family;
-};
-
-constexpr AliasFamily kAliasFamilies[] = {
-    {"al2", AwsAmiFamily::kAl2},
-    {"al2023", AwsAmiFamily::kAl2023},
-    {"bottlerocket", AwsAmiFamily::kBottlerocket},
-    {"windows2019", AwsAmiFamily::kWindows2019},
-    {"windows2022", AwsAmiFamily::kWindows2022},
-    {"windows2025", AwsAmiFamily::kWindows2025},
-};
-
 bool IsWindows(AwsAmiFamily f) {
   return f == AwsAmiFamily::kWindows2019 || f == AwsAmiFamily::kWindows2022 ||
          f == AwsAmiFamily::kWindows2025;
@@ -73,11 +59,8 @@ absl::StatusOr<AmiAlias> ParseAmiAlias(std::string_view text) {
   }
   const std::string_view family = text.substr(0, at);
   const std::string_view version = text.substr(at + 1);
-  const AliasFamily* found = nullptr;
-  for (const AliasFamily& f : kAliasFamilies) {
-    if (f.alias == family) found = &f;
-  }
-  if (found == nullptr) {
+  const std::optional<AwsAmiFamily> found = AwsAmiFamilyOfAliasPrefix(family);
+  if (!found) {
     return absl::InvalidArgumentError(
         StrCat("unknown AMI family \"", family, "\" in alias \"", text,
                "\" (want al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)"));
@@ -90,11 +73,11 @@ absl::StatusOr<AmiAlias> ParseAmiAlias(std::string_view text) {
           StrCat("invalid version \"", version, "\" in alias \"", text, "\""));
     }
   }
-  if (IsWindows(found->family) && version != "latest") {
+  if (IsWindows(*found) && version != "latest") {
     return absl::InvalidArgumentError(
         StrCat("alias \"", text, "\": Windows aliases support only the version \"latest\""));
   }
-  return AmiAlias{found->family, std::string(version)};
+  return AmiAlias{*found, std::string(version)};
 }
 
 bool KubeletConfiguration::empty() const { return *this == KubeletConfiguration{}; }

@@ -67,6 +67,13 @@ std::string_view MessageOf(const absl::Status& s) {
 
 }  // namespace
 
+std::optional<AwsAmiFamily> AwsAmiFamilyOfAliasPrefix(std::string_view family) {
+  for (const AliasFamily& f : kAliasFamilies) {
+    if (f.alias == family) return f.family;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<AwsAmiFamily> AwsAmiFamilyOfAlias(std::string_view alias) {
   const size_t at = alias.find('@');
   bool well_formed = at != std::string_view::npos && at > 0 && at + 1 < alias.size();
@@ -83,13 +90,12 @@ absl::StatusOr<AwsAmiFamily> AwsAmiFamilyOfAlias(std::string_view alias) {
         StrCat("\"", alias, "\" is longer than ", kMaxAliasLength, " characters"));
   }
   const std::string_view family = alias.substr(0, at);
-  for (const AliasFamily& f : kAliasFamilies) {
-    if (f.alias != family) continue;
-    if (IsWindows(f.family) && alias.substr(at + 1) != "latest") {
+  if (std::optional<AwsAmiFamily> f = AwsAmiFamilyOfAliasPrefix(family)) {
+    if (IsWindows(*f) && alias.substr(at + 1) != "latest") {
       return absl::InvalidArgumentError(
           StrCat("\"", alias, "\": windows families may only specify version 'latest'"));
     }
-    return f.family;
+    return *f;
   }
   return absl::InvalidArgumentError(
       StrCat("family \"", family, "\" of \"", alias,
