@@ -76,11 +76,18 @@ void SetBytes(benchmark::State& state, size_t bytes) {
   state.counters["MB"] = static_cast<double>(bytes) / 1e6;
 }
 
+// The third argument is the field validation: 0 strict (the default), 2 ignore (no schema
+// check: its cost is the difference).
+karp::json::FieldValidation Validation(const benchmark::State& state) {
+  return static_cast<karp::json::FieldValidation>(state.range(2));
+}
+
 void BM_Codec_ParseKubectlList(benchmark::State& state) {
   const int pods = static_cast<int>(state.range(0));
   const int nodes = static_cast<int>(state.range(1));
   const std::string doc = MakeDocument(pods, nodes);
-  absl::StatusOr<karp::ClusterSnapshot> check = karp::json::ParseSnapshot(doc, "bench.json");
+  absl::StatusOr<karp::ClusterSnapshot> check =
+      karp::json::ParseSnapshot(doc, "bench.json", Validation(state));
   if (!check.ok() || static_cast<int>(check->pods.size()) != pods ||
       static_cast<int>(check->nodes.size()) != nodes) {
     state.SkipWithError(check.ok() ? "wrong object count"
@@ -88,7 +95,8 @@ void BM_Codec_ParseKubectlList(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(doc, "bench.json");
+    absl::StatusOr<karp::ClusterSnapshot> snap =
+        karp::json::ParseSnapshot(doc, "bench.json", Validation(state));
     benchmark::DoNotOptimize(snap);
   }
   SetBytes(state, doc.size());
@@ -96,15 +104,15 @@ void BM_Codec_ParseKubectlList(benchmark::State& state) {
       static_cast<double>(pods + nodes) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000, 0})->Args({20000, 1000, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Codec_ParseYamlList(benchmark::State& state) {
   const int pods = static_cast<int>(state.range(0));
   const int nodes = static_cast<int>(state.range(1));
   absl::StatusOr<std::string> doc = karp::json::JsonToYaml(MakeDocument(pods, nodes));
   absl::StatusOr<karp::ClusterSnapshot> check =
-      doc.ok() ? karp::json::ParseSnapshot(*doc, "bench.yaml")
+      doc.ok() ? karp::json::ParseSnapshot(*doc, "bench.yaml", Validation(state))
                : absl::StatusOr<karp::ClusterSnapshot>(doc.status());
   if (!check.ok() || static_cast<int>(check->pods.size()) != pods) {
     state.SkipWithError(check.ok() ? "wrong object count"
@@ -112,13 +120,14 @@ void BM_Codec_ParseYamlList(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(*doc, "bench.yaml");
+    absl::StatusOr<karp::ClusterSnapshot> snap =
+        karp::json::ParseSnapshot(*doc, "bench.yaml", Validation(state));
     benchmark::DoNotOptimize(snap);
   }
   SetBytes(state, doc->size());
 }
-BENCHMARK(BM_Codec_ParseYamlList)->Args({20000, 1000})->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_Codec_ParseYamlList)->Args({20000, 1000, 0})->Args({20000, 1000, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Codec_ReadJson(benchmark::State& state) {
   const std::string doc =

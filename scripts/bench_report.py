@@ -168,7 +168,10 @@ def plan(quick):
         runs.append(Run("bound", "realistic AWS", "scheduler_bench", "BM_LowerBound_Aws/50000",
                         50000, 3))
     runs.append(Run("codec", "parse kubectl List (20,000 pods, 1,000 nodes)", "codec_bench",
-                    "BM_Codec_ParseKubectlList/20000/1000", 20000, 1 if quick else 3))
+                    "BM_Codec_ParseKubectlList/20000/1000/0", 20000, 1 if quick else 3))
+    runs.append(Run("codec", "the same without the schema check (`--validate=ignore`)",
+                    "codec_bench", "BM_Codec_ParseKubectlList/20000/1000/2", 20000,
+                    1 if quick else 3))
     runs.append(Run("codec", "JSON reader alone, same document", "codec_bench",
                     "BM_Codec_ReadJson/20000/1000", 20000, 1 if quick else 3))
     runs.append(Run("codec", "write `karp solve` JSON of parity diverse 20,000", "codec_bench",

@@ -109,6 +109,25 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     read.max_yaml_bytes = *bytes;
     return 1;
   }
+  std::string validate;
+  if (int r = TakeFlag(args, i, "--validate", &validate); r != 0) {
+    if (r < 0) {
+      *error = "missing value for --validate";
+      return r;
+    }
+    if (validate == "strict" || validate == "true") {
+      read.validation = json::FieldValidation::kStrict;
+    } else if (validate == "warn") {
+      read.validation = json::FieldValidation::kWarn;
+    } else if (validate == "ignore" || validate == "false") {
+      read.validation = json::FieldValidation::kIgnore;
+    } else {
+      *error = internal::StrCat("--validate must be strict, warn or ignore, got \"", validate,
+                                "\"");
+      return -1;
+    }
+    return 1;
+  }
   if (args[i] == "--no-expand-workloads") {
     read.expand_workloads = false;
     return 1;

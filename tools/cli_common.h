@@ -81,7 +81,8 @@ int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view n
 
 // --catalog aws|FILE, --region R, --zones a,b,c, --max-input-bytes N (the cap on what one
 // read of a snapshot or catalog file accepts; quantities such as 4Gi are accepted) and
-// --no-expand-workloads (ReadOptions::expand_workloads false).
+// --no-expand-workloads (ReadOptions::expand_workloads false), --validate strict|warn|ignore
+// (ReadOptions::validation).
 struct CatalogFlags {
   std::string catalog = "aws";
   std::string region = "us-east-1";

@@ -42,6 +42,8 @@ constexpr char kConsolidateUsage[] =
     "                               prices and savings are marginal costs (docs/commitments.md)\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
     "                               a stream 1Gi, YAML 128Mi)\n"
+    "  --validate strict|warn|ignore  a field its kind's schema lacks (a typo such as\n"
+    "                               requirments:) is an error (default), a warning, or ignored\n"
     "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
     "                               are listed as skipped)\n"
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"

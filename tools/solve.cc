@@ -39,6 +39,8 @@ constexpr char kSolveUsage[] =
     "                               launches priced at their marginal cost (docs/commitments.md)\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
     "                               a stream 1Gi, YAML 128Mi)\n"
+    "  --validate strict|warn|ignore  a field its kind's schema lacks (a typo such as\n"
+    "                               requirments:) is an error (default), a warning, or ignored\n"
     "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
     "                               are listed as skipped)\n"
     "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"

@@ -25,6 +25,10 @@ type SolveOptions struct {
 	CostAttempts int
 	CostThreads  int
 	CostDeadline time.Duration
+	// Validate says what a field its kind's schema lacks is (`--validate`): "strict"
+	// (default: an error naming the path and the nearest known field), "warn" (listed in
+	// SolveSummary.Warnings) or "ignore".
+	Validate string
 }
 
 // ConsolidateOptions are the options of Consolidate (`karp consolidate` flags).
@@ -62,6 +66,7 @@ type wireOptions struct {
 	SpotToSpot       bool     `json:"spotToSpot,omitempty"`
 	LegacyOrder      bool     `json:"legacyOrder,omitempty"`
 	Repack           bool     `json:"repack,omitempty"`
+	Validate         string   `json:"validate,omitempty"`
 }
 
 func (o *SolveOptions) wire() wireOptions {
@@ -71,7 +76,7 @@ func (o *SolveOptions) wire() wireOptions {
 	w := wireOptions{Output: o.Output, Region: o.Region, Zones: o.Zones,
 		PreferencePolicy: o.PreferencePolicy, MinValuesPolicy: o.MinValuesPolicy,
 		MaxInstanceTypes: o.MaxInstanceTypes, Packing: o.Packing,
-		CostAttempts: o.CostAttempts, CostThreads: o.CostThreads}
+		CostAttempts: o.CostAttempts, CostThreads: o.CostThreads, Validate: o.Validate}
 	if o.CostDeadline > 0 {
 		w.CostDeadline = fmt.Sprintf("%dms", o.CostDeadline.Milliseconds())
 	}
@@ -159,7 +164,10 @@ type SolveSummary struct {
 	LowerBoundPerHour float64 `json:"lowerBoundPerHour,omitempty"`
 	SkippedObjects    int     `json:"skippedObjects"`
 	// Skipped names each skipped object (kind, name and why), when there are any.
-	Skipped  []string `json:"skipped,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
+	// Warnings of reading the snapshot, when there are any: unknown fields under Validate
+	// "warn", fields an older-API conversion dropped.
+	Warnings []string `json:"warnings,omitempty"`
 	TimedOut bool     `json:"timedOut,omitempty"`
 	// Packing is set in the cost packing mode.
 	Packing *PackingSummary `json:"packing,omitempty"`

@@ -106,6 +106,7 @@ absl::StatusOr<ClusterSnapshot> Snapshot(const karp_input* inputs, size_t count,
   }
   json::ReadOptions read;
   read.expand_workloads = o.expand_workloads;
+  read.validation = o.validation;
   return json::ParseSnapshotInputs(texts, read);
 }
 

@@ -39,6 +39,7 @@
 #include "json/document.h"
 #include "json/fast_json.h"
 #include "json/field_reader.h"
+#include "json/schema.h"
 
 namespace karp::json {
 namespace {
@@ -748,6 +749,8 @@ std::string Describe(const LiteFieldReader& item, std::string_view kind,
 
 class SnapshotDecoder {
  public:
+  explicit SnapshotDecoder(FieldValidation validation) : validation_(validation) {}
+
   absl::Status Document(const Json& v, const std::string& path) {
     Reserve(v);
     return ForEachObject(
@@ -797,6 +800,7 @@ class SnapshotDecoder {
                         IsCoreItem(kind->str(), api_version ? api_version->str() : "");
     if (!simple) return ListItem(codec_internal::ToJson(v), path);
     ++objects_seen_;
+    KARP_RETURN_IF_ERROR(CheckFields(v, kind->str(), api_version ? api_version->str() : "", path));
     KARP_ASSIGN_OR_RETURN(LiteFieldReader item, LiteFieldReader::Make(v, path));
     return CoreItem(item, std::string(kind->str()),
                     api_version ? std::string(api_version->str()) : std::string());
@@ -814,10 +818,25 @@ class SnapshotDecoder {
         old_api_, &snap_,
         [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
           SetSource(c.source);
-          return Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
+          // Written by the conversion (its input had its own schema checked).
+          converted_ = true;
+          absl::Status s =
+              Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
+          converted_ = false;
+          return s;
         });
   }
-  ClusterSnapshot Take() { return std::move(snap_); }
+  ClusterSnapshot Take() {
+    for (std::string& w : field_warnings_) snap_.warnings.push_back(std::move(w));
+    if (unreported_fields_ > 0) {
+      snap_.warnings.push_back(internal::StrCat("and ", unreported_fields_, " more unknown field",
+                                                unreported_fields_ == 1 ? "" : "s",
+                                                " (ignored)"));
+    }
+    field_warnings_.clear();
+    unreported_fields_ = 0;
+    return std::move(snap_);
+  }
   // How many objects (of any kind, Lists included) the documents so far held.
   int64_t objects_seen() const { return objects_seen_; }
 
@@ -825,6 +844,9 @@ class SnapshotDecoder {
   // One object that is not a List.
   absl::Status Item(const FieldReader& item, const std::string& kind,
                     const std::string& api_version) {
+    if (!converted_ && item.value() != nullptr) {
+      KARP_RETURN_IF_ERROR(CheckFields(*item.value(), kind, api_version, item.path()));
+    }
     if (codec_internal::IsOldApiObject(kind, api_version)) {
       return old_api_.Add(item, kind, api_version, source_);
     }
@@ -868,6 +890,22 @@ class SnapshotDecoder {
       return absl::OkStatus();
     }
     return CoreItem(item, kind, api_version);
+  }
+
+  // The fields of an object of `kind` that its schema lacks, as validation_ says (an object
+  // without apiVersion has its kind's).
+  template <typename V>
+  absl::Status CheckFields(const V& v, std::string_view kind, std::string_view api_version,
+                           std::string_view path) {
+    if (validation_ == FieldValidation::kIgnore) return absl::OkStatus();
+    if (api_version.empty()) {
+      const KindInfo* info = FindKind(kind);
+      if (info == nullptr) return absl::OkStatus();
+      api_version = info->api_version;
+    }
+    return codec_internal::CheckKnownFields(v, codec_internal::FindSchema(api_version, kind), path,
+                                            validation_, source_, &field_warnings_,
+                                            &unreported_fields_);
   }
 
   static const KindInfo* FindKind(std::string_view kind) {
@@ -996,6 +1034,10 @@ class SnapshotDecoder {
   std::string source_;
   std::vector<std::string> sources_ = {""};  // every source set, in order; source_ is the last
   int64_t objects_seen_ = 0;
+  FieldValidation validation_;
+  bool converted_ = false;  // decoding what the older-API conversion wrote
+  std::vector<std::string> field_warnings_;  // unknown fields (kWarn), source first
+  size_t unreported_fields_ = 0;             // beyond kMaxFieldWarnings
   ClusterSnapshot snap_;
   codec_internal::OldApiConverter old_api_;
   // "<kind> <key>" -> where it was first defined (only looked up: no order to keep)
@@ -1101,6 +1143,10 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const R& root) {
   if (!root.present() || root.Get("instanceTypes") == nullptr) {
     return PathError(root.At("instanceTypes"), "required");
   }
+  // karp's own format (docs/schemas/catalog.schema.json): always strict.
+  KARP_RETURN_IF_ERROR(codec_internal::CheckKnownFields(
+      *root.value(), codec_internal::FindSchema("", "karp.catalog"), root.path(),
+      FieldValidation::kStrict, "", nullptr, nullptr));
   std::vector<InstanceType> types;
   std::map<std::string, std::string> seen;
   KARP_RETURN_IF_ERROR(root.Objects("instanceTypes", [&](const R& o) -> absl::Status {
@@ -1300,8 +1346,9 @@ absl::Status Admit(ClusterSnapshot* snap, const ReadOptions& options) {
 
 }  // namespace
 
-absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source) {
-  SnapshotDecoder decoder;
+absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string_view source,
+                                              FieldValidation validation) {
+  SnapshotDecoder decoder(validation);
   if (absl::Status s = DecodeInto(decoder, text, source); !s.ok()) return s;
   KARP_RETURN_IF_ERROR(FinishConversions(decoder));
   return decoder.Take();
@@ -1311,7 +1358,7 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
                                                   const ReadOptions& options) {
   // One decoder for every file: each object is validated as it is read, and a name defined
   // twice is reported with both places (the merged snapshot needs no second validation).
-  SnapshotDecoder decoder;
+  SnapshotDecoder decoder(options.validation);
   for (const std::string& path : paths) {
     KARP_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options));
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, text, path));
@@ -1324,7 +1371,7 @@ absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>
 
 absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& inputs,
                                                     const ReadOptions& options) {
-  SnapshotDecoder decoder;
+  SnapshotDecoder decoder(options.validation);
   for (const Input& input : inputs) {
     KARP_RETURN_IF_ERROR(DecodeInto(decoder, input.text, input.source));
   }

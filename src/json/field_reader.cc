@@ -20,6 +20,7 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_util.h"
+#include "json/schema.h"
 #include "karp/resources.h"
 
 namespace karp::json::codec_internal {
@@ -271,8 +272,13 @@ absl::StatusOr<BasicFieldReader<V>> BasicFieldReader<V>::MakeStrict(
   KARP_RETURN_IF_ERROR(ForMembers(v, [&](std::string_view key, const V&) -> absl::Status {
     bool ok = false;
     for (std::string_view k : known) ok |= key == k;
-    if (!ok) return PathError(JoinPath(path, key), "unknown field");
-    return absl::OkStatus();
+    if (ok) return absl::OkStatus();
+    std::string what = "unknown field";
+    if (std::string_view near = NearestName(key, std::vector<std::string_view>(known));
+        !near.empty()) {
+      what += internal::StrCat("; did you mean ", near, "?");
+    }
+    return PathError(JoinPath(path, key), what);
   }));
   return BasicFieldReader(&v, std::move(path));
 }

@@ -14,6 +14,7 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "json/codec_util.h"
+#include "json/schema.h"
 #include "karp/json/codec.h"
 
 namespace karp::json {
@@ -237,6 +238,14 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "legacyOrder") return ReadBool(v, source, key, &o->legacy_order);
   if (key == "repack") return ReadBool(v, source, key, &o->repack);
   if (key == "expandWorkloads") return ReadBool(v, source, key, &o->expand_workloads);
+  if (key == "validate") {
+    std::string mode;
+    KARP_RETURN_IF_ERROR(ReadString(v, source, key, {"strict", "warn", "ignore"}, &mode));
+    o->validation = mode == "strict" ? FieldValidation::kStrict
+                    : mode == "warn" ? FieldValidation::kWarn
+                                     : FieldValidation::kIgnore;
+    return absl::OkStatus();
+  }
   if (key == "policies") return ReadStrings(v, source, key, &o->policies);
   if (key == "sample") return ReadDuration(v, source, key, &o->sample);
   if (key == "disruptionInterval") return ReadDuration(v, source, key, &o->disruption_interval);
@@ -245,7 +254,19 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   absl::Status s = ReadSchedulerField(key, v, source, &o->scheduler, &known);
   if (!known) s = ReadPackingField(key, v, source, &o->scheduler, &known);
   if (!known) {
-    return FieldError(source, internal::EscapeForMessage(key), "unknown option");
+    // Every option ReadField and the readers it calls take (for the suggestion).
+    static const std::vector<std::string_view> kOptions = {
+        "catalog",         "costAttempts",     "costDeadline",    "costPoolOrder",
+        "costRepackRounds", "costThreads",     "disruptionInterval", "expandWorkloads",
+        "launchLatency",   "legacyOrder",      "maxInstanceTypes", "minValuesPolicy",
+        "now",             "once",             "output",          "packing",
+        "policies",        "preferencePolicy", "region",          "repack",
+        "sample",          "spotToSpot",       "validate",        "zones"};
+    std::string what = "unknown option";
+    if (std::string_view near = codec_internal::NearestName(key, kOptions); !near.empty()) {
+      what += internal::StrCat("; did you mean ", near, "?");
+    }
+    return FieldError(source, internal::EscapeForMessage(key), what);
   }
   return s;
 }
@@ -288,8 +309,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(std::string_view text, std::string_vi
 
 absl::StatusOr<std::string> SolveOutput(const SolveResult& result, const ClusterSnapshot& snapshot,
                                         std::string_view format) {
-  if (format == "json") return WithNewline(WriteSolveResult(result, snapshot.skipped));
-  if (format == "yaml") return JsonToYaml(WriteSolveResult(result, snapshot.skipped));
+  if (format == "json") return WithNewline(WriteSolveResult(result, snapshot));
+  if (format == "yaml") return JsonToYaml(WriteSolveResult(result, snapshot));
   if (format == "nodeclaims") return WithNewline(WriteNodeClaims(result, snapshot));
   return BadFormat(format, "json, yaml, nodeclaims");
 }
@@ -297,7 +318,7 @@ absl::StatusOr<std::string> SolveOutput(const SolveResult& result, const Cluster
 absl::Status WriteSolveOutput(const SolveResult& result, const ClusterSnapshot& snapshot,
                               std::string_view format, std::ostream& out) {
   if (format == "json") {
-    WriteSolveResult(result, snapshot.skipped, out);
+    WriteSolveResult(result, snapshot, out);
     out << "\n";
     return absl::OkStatus();
   }

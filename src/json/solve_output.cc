@@ -264,7 +264,8 @@ namespace {
 
 // The document of WriteSolveResult, into `w`.
 void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_objects,
-                        const std::vector<std::string>* skipped) {
+                        const std::vector<std::string>* skipped,
+                        const std::vector<std::string>* warnings = nullptr) {
   int scheduled = 0;
   w.BeginObject();
   w.Key("nodeClaims");
@@ -305,6 +306,10 @@ void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_ob
     w.Key("skipped");
     w.StringList(*skipped);
   }
+  if (warnings != nullptr && !warnings->empty()) {
+    w.Key("warnings");
+    w.StringList(*warnings);
+  }
   if (result.timed_out) {
     w.Key("timedOut");
     w.Bool(true);
@@ -344,6 +349,22 @@ void WriteSolveResult(const SolveResult& result, const std::vector<std::string>&
                       std::ostream& out, int indent) {
   JsonWriter w(indent, out);
   WriteSolveResultTo(w, result, static_cast<int>(skipped.size()), &skipped);
+  w.Finish();
+}
+
+std::string WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
+                             int indent) {
+  JsonWriter w(indent);
+  WriteSolveResultTo(w, result, static_cast<int>(snapshot.skipped.size()), &snapshot.skipped,
+                     &snapshot.warnings);
+  return w.Take();
+}
+
+void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
+                      std::ostream& out, int indent) {
+  JsonWriter w(indent, out);
+  WriteSolveResultTo(w, result, static_cast<int>(snapshot.skipped.size()), &snapshot.skipped,
+                     &snapshot.warnings);
   w.Finish();
 }
 

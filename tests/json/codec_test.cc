@@ -461,10 +461,14 @@ TEST_CASE("A JSON List decoded item by item reads and fails as the whole documen
   // A syntax error after a bad item is the error.
   CHECK_THAT(ParseError(R"({"items": [{"kind": "Pod"}], "kind": "List",})"),
              Catch::StartsWith("objects.json: parse error at line 1, column 45: syntax error"));
-  // An object with items that is not a List: its items are not objects of the snapshot.
-  ClusterSnapshot not_list = MustParse(
+  // An object with items that is not a List: its items are not objects of the snapshot (and
+  // not a field of a Pod).
+  const std::string pod_with_items =
       R"({"apiVersion": "v1", "items": [{"kind": "Node", "metadata": {"name": "n"}}],
-          "kind": "Pod", "metadata": {"name": "p"}})");
+          "kind": "Pod", "metadata": {"name": "p"}})";
+  CHECK(ParseError(pod_with_items) == "objects.json: items: unknown field");
+  ClusterSnapshot not_list =
+      MustParse(pod_with_items, "objects.json", karp::json::FieldValidation::kIgnore);
   CHECK(not_list.pods.size() == 1);
   CHECK(not_list.nodes.empty());
   // Valid JSON the fast reader leaves to nlohmann (a number that underflows): read once, with

@@ -55,7 +55,8 @@ TEST_CASE("commitments: minimal documents and defaults", "[json][commitments]") 
 TEST_CASE("commitments: errors name the source, object and field", "[json][commitments]") {
   CHECK(ErrorOf("kind: Commitment\n") == "c.yaml: kind: must be Commitments");
   CHECK(ErrorOf("apiVersion: v1\n") == "c.yaml: apiVersion: must be karp.dev/v1alpha1");
-  CHECK(ErrorOf("reservedInstance: []\n") == "c.yaml: reservedInstance: unknown field");
+  CHECK(ErrorOf("reservedInstance: []\n") ==
+        "c.yaml: reservedInstance: unknown field; did you mean reservedInstances?");
   CHECK(ErrorOf("reservedInstances: {}\n") ==
         "c.yaml: reservedInstances: expected an array, got an object");
   CHECK(ErrorOf("reservedInstances: [{instanceType: m5.large, count: 1, region: r}]\n") ==

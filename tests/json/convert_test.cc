@@ -208,9 +208,18 @@ TEST_CASE("older API: Provisioner requirements, labels, limits and weight", "[co
           "objects.json: as converted to karpenter.sh/v1 NodePool: spec.weight: must be between "
           "1 and 100, got 1000");
   }
-  SECTION("unknown fields are warnings, not silent") {
-    ClusterSnapshot snap = MustParse(std::string(kProvisionerHead) + "  tmpfs: true\n");
-    CHECK(AnyContains(snap.warnings,
+  SECTION("unknown fields are errors, or warnings, never silent") {
+    const std::string text = std::string(kProvisionerHead) + "  tmpfs: true\n  wieght: 3\n";
+    CHECK(ParseError(text) == "objects.json: spec.tmpfs: unknown field");
+    ClusterSnapshot warned = MustParse(text, "objects.json", karp::json::FieldValidation::kWarn);
+    CHECK(AnyContains(warned.warnings, "objects.json: spec.tmpfs: unknown field (ignored)"));
+    CHECK(AnyContains(warned.warnings,
+                      "objects.json: spec.wieght: unknown field; did you mean weight? (ignored)"));
+    // Not checked against the schema: the conversion still says what it dropped.
+    ClusterSnapshot ignored =
+        MustParse(text, "objects.json", karp::json::FieldValidation::kIgnore);
+    CHECK(AnyContains(ignored.warnings, "objects.json: spec.wieght: not a field of"));
+    CHECK(AnyContains(ignored.warnings,
                       "objects.json: spec.tmpfs: not a field of a v1alpha5 Provisioner; dropped"));
   }
 }

@@ -24,9 +24,10 @@ inline std::string ParseError(const std::string& text, const std::string& source
 }
 
 // The snapshot parsed from `text` as `source`, which must succeed.
-inline ClusterSnapshot MustParse(const std::string& text,
-                                 const std::string& source = "objects.json") {
-  absl::StatusOr<ClusterSnapshot> snap = json::ParseSnapshot(text, source);
+inline ClusterSnapshot MustParse(
+    const std::string& text, const std::string& source = "objects.json",
+    json::FieldValidation validation = json::FieldValidation::kStrict) {
+  absl::StatusOr<ClusterSnapshot> snap = json::ParseSnapshot(text, source, validation);
   INFO(snap.status().message());
   REQUIRE(snap.ok());
   return *std::move(snap);

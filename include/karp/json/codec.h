@@ -58,7 +58,24 @@ inline constexpr int64_t kDefaultMaxYamlBytes = int64_t{128} << 20;  // 128 MiB
 // cap that applies fails with ResourceExhausted naming the file, the limit and the flag
 // (`--max-input-bytes N` sets all three), as soon as it is known: before a regular file is
 // read (its first 64 KiB tell JSON from YAML), while a stream is read.
+// What an object field that its kind's schema lacks does (a typo such as `requirments:` or
+// `memroy:` that would otherwise be ignored and change a decision silently). The schemas are
+// Kubernetes' OpenAPI document (release 1.36) and the Karpenter CRDs (v1 and the older
+// versions karp converts), generated into karp (docs/formats.md §1.5); objects of kinds karp
+// does not read are not checked.
+enum class FieldValidation {
+  // An error naming the path and the nearest known field, as `kubectl --validate=strict`:
+  //   pools.yaml: spec.template.spec.requirments: unknown field; did you mean requirements?
+  kStrict,
+  // One warning per unknown field (ClusterSnapshot::warnings; the first 20, then a count).
+  kWarn,
+  // Unknown fields are ignored.
+  kIgnore,
+};
+
 struct ReadOptions {
+  // `--validate=strict|warn|ignore`.
+  FieldValidation validation = FieldValidation::kStrict;
   int64_t max_input_bytes = kDefaultMaxInputBytes;
   int64_t max_stream_bytes = kDefaultMaxStreamBytes;
   int64_t max_yaml_bytes = kDefaultMaxYamlBytes;
@@ -75,12 +92,14 @@ struct ReadOptions {
 // (ClusterSnapshot::skipped); older Karpenter APIs (v1alpha5 Provisioner, v1beta1 NodePool and
 // NodeClaim; AWS node classes) are read as their v1 form (karp/json/convert.h). Every
 // object passes its field validator (ValidatePod, ValidateNodePool, ... of karp/objects.h);
-// repeated keys in a mapping are rejected as Kubernetes' strict decoding does. Pod scheduling
+// repeated keys in a mapping are rejected as Kubernetes' strict decoding does, and a field its
+// kind's schema lacks as `validation` says (FieldValidation). Pod scheduling
 // constraints that the reference ignores pods for are not errors here (Solve reports them).
 // Errors: InvalidArgument `<source>: <path>: <what>` (input text escaped); `no objects in
 // <source>` for an input with no document.
-[[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text,
-                                                            std::string_view source);
+[[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshot(
+    std::string_view text, std::string_view source,
+    FieldValidation validation = FieldValidation::kStrict);
 
 // Reads and merges several files ("-" reads standard input); an object defined twice, in one
 // file or across files, is an error naming both places. Then what the API server and the
@@ -124,11 +143,17 @@ std::string WriteSolveResult(const SolveResult& result, int skipped_objects, int
 void WriteSolveResult(const SolveResult& result, int skipped_objects, std::ostream& out,
                       int indent = 1);
 // As above with the snapshot's skipped objects named (ClusterSnapshot::skipped): the summary's
-// `skippedObjects` counts them and, when there are any, `skipped` lists them (what `karp solve
-// -o json` and the C API write).
+// `skippedObjects` counts them and, when there are any, `skipped` lists them.
 std::string WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
                              int indent = 1);
 void WriteSolveResult(const SolveResult& result, const std::vector<std::string>& skipped,
+                      std::ostream& out, int indent = 1);
+// As above with the snapshot's skipped objects and, when there are any, its warnings (summary
+// `warnings`: unknown fields under FieldValidation::kWarn, what an older-API conversion
+// dropped): what `karp solve -o json` and the C API write.
+std::string WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
+                             int indent = 1);
+void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
                       std::ostream& out, int indent = 1);
 
 // Writes the new claims as karpenter.sh/v1 NodeClaim objects in a v1 List

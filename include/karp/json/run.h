@@ -63,6 +63,9 @@ struct Input {
 //                     ConsolidationMode::kRepack, as `karp consolidate --repack`)
 //   expandWorkloads   boolean, default true: workloads become pods (ReadOptions::
 //                     expand_workloads; false as `--no-expand-workloads`)
+//   validate          "strict" (default) | "warn" | "ignore": a field its kind's schema
+//                     lacks is an error, a warning (summary `warnings` of solve's output), or
+//                     ignored (ReadOptions::validation; `--validate`)
 //   policies          names of sim::StandardPolicies() (simulate; default all)
 //   sample, disruptionInterval, launchLatency   durations such as "60s" (simulate, >= 1s)
 // Errors: InvalidArgument `<source>: <field>: <what>` for a field of the wrong type or value
@@ -80,6 +83,7 @@ struct RunOptions {
   bool legacy_order = false;
   bool repack = false;
   bool expand_workloads = true;
+  FieldValidation validation = FieldValidation::kStrict;
   std::vector<std::string> policies;
   std::optional<absl::Duration> sample, disruption_interval, launch_latency;
 };

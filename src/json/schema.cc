@@ -1,0 +1,201 @@
+// The strict field check of schema.h.
+
+#include "json/schema.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "internal/strings.h"
+#include "json/field_reader.h"
+
+namespace karp::json::codec_internal {
+namespace {
+
+// One step of the path to a value, built into text only for a message.
+struct PathStep {
+  const PathStep* parent;
+  std::string_view base;  // the root's path (parent == nullptr)
+  std::string_view key;   // a member's key, or empty for an element
+  size_t index;           // an element's index
+};
+
+std::string PathText(const PathStep& s) {
+  if (s.parent == nullptr) return std::string(s.base);
+  std::string parent = PathText(*s.parent);
+  return s.key.data() != nullptr ? JoinPath(parent, s.key) : IndexPath(parent, s.index);
+}
+
+std::string_view KeyOf(const Json::const_iterator& it) { return it.key(); }
+
+// Case-insensitive optimal string alignment distance, stopping early above `bound`.
+size_t Distance(std::string_view a, std::string_view b, size_t bound) {
+  const size_t n = a.size(), m = b.size();
+  if ((n > m ? n - m : m - n) > bound) return bound + 1;
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<size_t> prev2(m + 1), prev(m + 1), cur(m + 1);
+  for (size_t j = 0; j <= m; ++j) prev[j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = i;
+    size_t row_min = cur[0];
+    for (size_t j = 1; j <= m; ++j) {
+      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1])) {
+        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      }
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > bound) return bound + 1;
+    prev2.swap(prev);
+    prev.swap(cur);
+  }
+  return prev[m];
+}
+
+template <typename V>
+class Walker {
+ public:
+  Walker(size_t limit, std::vector<std::string>* out) : limit_(limit), out_(out) {}
+
+  void Walk(const V& v, int node, const PathStep& at) {
+    const SchemaNode& n = kSchemaNodes[node];
+    switch (n.shape) {
+      case SchemaShape::kLeaf:
+        return;
+      case SchemaShape::kArray:
+        if (!v.is_array()) return;
+        for (size_t i = 0; i < v.size(); ++i) {
+          Walk(v[i], n.a, PathStep{&at, {}, {}, i});
+        }
+        return;
+      case SchemaShape::kMap:
+        if (!v.is_object()) return;
+        if (kSchemaNodes[n.a].shape == SchemaShape::kLeaf) return;
+        ForMembers(v, [&](std::string_view key, const V& value) {
+          Walk(value, n.a, PathStep{&at, {}, key, 0});
+        });
+        return;
+      case SchemaShape::kObject:
+        if (!v.is_object()) return;
+        WalkObject(v, n, at);
+        return;
+    }
+  }
+
+  size_t found() const { return found_; }
+
+ private:
+  // Members and fields are both sorted by key (nlohmann's std::map and the fast reader's
+  // members: byte order), so one merge finds each member's field.
+  void WalkObject(const V& v, const SchemaNode& n, const PathStep& at) {
+    const SchemaField* field = kSchemaFields + n.a;
+    const SchemaField* const end = field + n.b;
+    ForMembers(v, [&](std::string_view key, const V& value) {
+      while (field != end && field->name < key) ++field;
+      if (field != end && field->name == key) {
+        Walk(value, field->node, PathStep{&at, {}, key, 0});
+      } else {
+        Unknown(n, key, at);
+      }
+    });
+  }
+
+  void Unknown(const SchemaNode& n, std::string_view key, const PathStep& at) {
+    if (found_++ >= limit_) return;
+    std::vector<std::string_view> names;
+    names.reserve(n.b);
+    for (size_t i = 0; i < n.b; ++i) names.push_back(kSchemaFields[n.a + i].name);
+    // A key of any length is named by its first 200 bytes.
+    constexpr size_t kShownKey = 200;
+    std::string shown(key.substr(0, kShownKey));
+    if (key.size() > kShownKey) {
+      shown += internal::StrCat("... (", key.size() - kShownKey, " more bytes)");
+    }
+    std::string message = internal::StrCat(JoinPath(PathText(at), shown), ": unknown field");
+    if (std::string_view near = NearestName(key, names); !near.empty()) {
+      message += internal::StrCat("; did you mean ", near, "?");
+    }
+    out_->push_back(std::move(message));
+  }
+
+  template <typename Fn>
+  static void ForMembers(const Json& o, Fn&& fn) {
+    for (auto it = o.begin(); it != o.end(); ++it) fn(KeyOf(it), *it);
+  }
+  template <typename Fn>
+  static void ForMembers(const LiteValue& o, Fn&& fn) {
+    for (const LiteValue::Member& m : o) fn(m.key, m.value);
+  }
+
+  size_t limit_;
+  std::vector<std::string>* out_;
+  size_t found_ = 0;
+};
+
+}  // namespace
+
+int FindSchema(std::string_view api_version, std::string_view kind) {
+  for (size_t i = 0; i < kSchemaRootCount; ++i) {
+    if (kSchemaRoots[i].kind == kind && kSchemaRoots[i].api_version == api_version) {
+      return kSchemaRoots[i].node;
+    }
+  }
+  return -1;
+}
+
+std::string_view NearestName(std::string_view key, const std::vector<std::string_view>& names) {
+  const size_t bound = std::max<size_t>(2, key.size() / 3);
+  std::string_view best;
+  size_t best_distance = bound + 1;
+  for (std::string_view name : names) {
+    const size_t d = Distance(key, name, bound);
+    if (d < best_distance) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+template <typename V>
+size_t FindUnknownFields(const V& v, int node, std::string_view path, size_t limit,
+                         std::vector<std::string>* out) {
+  Walker<V> walker(limit, out);
+  walker.Walk(v, node, PathStep{nullptr, path, {}, 0});
+  return walker.found();
+}
+
+template <typename V>
+absl::Status CheckKnownFields(const V& v, int node, std::string_view path,
+                              FieldValidation validation, std::string_view source,
+                              std::vector<std::string>* warnings, size_t* unreported) {
+  if (validation == FieldValidation::kIgnore || node < 0) return absl::OkStatus();
+  std::vector<std::string> found;
+  const size_t room = validation == FieldValidation::kStrict
+                          ? 1
+                          : (warnings->size() < kMaxFieldWarnings
+                                 ? kMaxFieldWarnings - warnings->size()
+                                 : 0);
+  const size_t all = FindUnknownFields(v, node, path, room, &found);
+  if (all == 0) return absl::OkStatus();
+  if (validation == FieldValidation::kStrict) {
+    return absl::InvalidArgumentError(found.front());
+  }
+  for (std::string& f : found) {
+    warnings->push_back(internal::StrCat(source, ": ", f, " (ignored)"));
+  }
+  *unreported += all - found.size();
+  return absl::OkStatus();
+}
+
+template size_t FindUnknownFields(const Json&, int, std::string_view, size_t,
+                                  std::vector<std::string>*);
+template size_t FindUnknownFields(const LiteValue&, int, std::string_view, size_t,
+                                  std::vector<std::string>*);
+template absl::Status CheckKnownFields(const Json&, int, std::string_view, FieldValidation,
+                                       std::string_view, std::vector<std::string>*, size_t*);
+template absl::Status CheckKnownFields(const LiteValue&, int, std::string_view, FieldValidation,
+                                       std::string_view, std::vector<std::string>*, size_t*);
+
+}  // namespace karp::json::codec_internal
