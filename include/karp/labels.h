@@ -89,6 +89,11 @@ std::string_view NormalizeLabelKey(std::string_view key);
 // (<= 253 chars) and name is <= 63 chars of [A-Za-z0-9_.-] starting and ending alphanumeric.
 // A label value is empty or such a name. Errors: InvalidArgument naming the text.
 [[nodiscard]] absl::Status ValidateQualifiedName(std::string_view key);
+// A DNS-1123 subdomain (object names: at most 253 characters, dot-separated parts of
+// [a-z0-9-] starting and ending alphanumeric) and a DNS-1123 label (namespaces: one such part
+// of at most 63 characters), as the Kubernetes API server checks them.
+bool IsDnsSubdomain(std::string_view s);
+bool IsDnsLabel(std::string_view s);
 [[nodiscard]] absl::Status ValidateLabelValue(std::string_view value);
 
 }  // namespace karp

@@ -14,7 +14,7 @@
 
 namespace karp::json::codec_internal {
 
-const SchemaField kSchemaFields[1356] = {
+const SchemaField kSchemaFields[1358] = {
     {"apiVersion", 0},
     {"fieldsType", 0},
     {"fieldsV1", 0},
@@ -1370,7 +1370,9 @@ const SchemaField kSchemaFields[1356] = {
     {"offerings", 349},
     {"overhead", 351},
     {"requirements", 276},
+    {"comment", 0},
     {"instanceTypes", 347},
+    {"region", 0},
 };
 
 const SchemaNode kSchemaNodes[352] = {
@@ -1720,7 +1722,7 @@ const SchemaNode kSchemaNodes[352] = {
     {SchemaShape::kObject, 1331, 3},
     {SchemaShape::kArray, 345, 0},
     {SchemaShape::kObject, 1329, 2},
-    {SchemaShape::kObject, 1355, 1},
+    {SchemaShape::kObject, 1355, 3},
     {SchemaShape::kArray, 348, 0},
     {SchemaShape::kObject, 1349, 6},
     {SchemaShape::kArray, 350, 0},

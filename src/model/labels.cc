@@ -77,25 +77,6 @@ bool IsNamePart(std::string_view s) {
   return true;
 }
 
-// DNS-1123 subdomain: <= 253 chars, dot-separated labels of [a-z0-9-] starting and ending
-// alphanumeric.
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || label.size() > 63) return false;
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
-    for (char c : label) {
-      if (!lower_alnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -117,6 +98,28 @@ absl::Status CheckRestrictedLabel(std::string_view key, const LabelSet& well_kno
         "]"));
   }
   return absl::OkStatus();
+}
+
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    if (label.empty() || label.size() > 63) return false;
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (!lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    for (char c : label) {
+      if (!lower_alnum(c) && c != '-') return false;
+    }
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
+bool IsDnsLabel(std::string_view s) {
+  return s.size() <= 63 && s.find('.') == s.npos && IsDnsSubdomain(s);
 }
 
 absl::Status ValidateQualifiedName(std::string_view key) {

@@ -1,6 +1,7 @@
 // Field validation of single objects (see karp/objects.h): one set of rules for the JSON codec
 // and for snapshots built in memory.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
@@ -29,9 +31,103 @@ absl::Status FieldError(std::string_view path, std::string_view what) {
 
 std::string Index(std::string_view base, size_t i) { return StrCat(base, "[", i, "]"); }
 
-absl::Status RequireName(const ObjectMeta& meta) {
-  if (meta.name.empty()) return FieldError("metadata.name", "required");
+// The API server's messages (k8s.io/apimachinery/pkg/util/validation).
+constexpr std::string_view kDns1123Subdomain =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character";
+constexpr std::string_view kDns1123Label =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character";
+
+// A ValidateQualifiedName message about a "label key" naming `what` instead.
+std::string Renamed(std::string_view message, std::string_view what) {
+  std::string out(message);
+  if (size_t at = out.find("label key"); at != std::string::npos) out.replace(at, 9, what);
+  return out;
+}
+
+absl::Status InvalidValue(std::string_view path, std::string_view value, std::string_view why) {
+  return FieldError(path, StrCat("invalid value \"", value, "\": ", why));
+}
+
+// Label keys (qualified names) and values; annotation keys.
+absl::Status ValidateLabelMap(const std::map<std::string, std::string>& labels,
+                              std::string_view path) {
+  for (const auto& [key, value] : labels) {
+    if (absl::Status s = ValidateQualifiedName(key); !s.ok()) {
+      return FieldError(path, internal::Message(s));
+    }
+    if (absl::Status s = ValidateLabelValue(value); !s.ok()) {
+      return FieldError(StrCat(path, ".", key), internal::Message(s));
+    }
+  }
   return absl::OkStatus();
+}
+
+// What the API server checks of every object's metadata: a name (a DNS-1123 subdomain), a
+// namespace (a DNS-1123 label) when `namespaced`, label keys and values, annotation keys.
+absl::Status ValidateMeta(const ObjectMeta& meta, bool namespaced) {
+  if (meta.name.empty()) return FieldError("metadata.name", "required");
+  if (meta.name.size() > 253) {
+    return InvalidValue("metadata.name", meta.name, "must be no more than 253 characters");
+  }
+  if (!IsDnsSubdomain(meta.name)) {
+    return InvalidValue("metadata.name", meta.name, kDns1123Subdomain);
+  }
+  if (namespaced && !meta.namespace_.empty()) {
+    if (meta.namespace_.size() > 63) {
+      return InvalidValue("metadata.namespace", meta.namespace_,
+                          "must be no more than 63 characters");
+    }
+    if (!IsDnsLabel(meta.namespace_)) {
+      return InvalidValue("metadata.namespace", meta.namespace_, kDns1123Label);
+    }
+  }
+  if (absl::Status s = ValidateLabelMap(meta.labels, "metadata.labels"); !s.ok()) return s;
+  for (const auto& [key, value] : meta.annotations) {
+    if (absl::Status s = ValidateQualifiedName(key); !s.ok()) {
+      return FieldError("metadata.annotations",
+                        Renamed(internal::Message(s), "annotation key"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Whether `a` is within two edits of `b` (case-insensitive Levenshtein): a likely typo.
+bool NearName(std::string_view a, std::string_view b) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > 2) return false;
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+    }
+    prev.swap(cur);
+  }
+  return prev[b.size()] <= 2;
+}
+
+// Resource names a container may request: the standard ones or a fully qualified extended
+// resource (the API server's "must be a standard resource for containers").
+absl::Status ValidateContainerResourceNames(const ResourceList& list, std::string_view path) {
+  absl::Status out;
+  list.ForEach([&](std::string_view name, int64_t) {
+    if (!out.ok()) return;
+    if (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+        name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos) {
+      return;
+    }
+    std::string what = "must be a standard resource for containers (cpu, memory, "
+                       "ephemeral-storage, hugepages-<size>) or fully qualified (example.com/name)";
+    for (std::string_view known : {"cpu", "memory", "ephemeral-storage"}) {
+      if (NearName(name, known)) what += StrCat("; did you mean ", known, "?");
+    }
+    out = FieldError(StrCat(path, ".", name), what);
+  });
+  return out;
 }
 
 // Every quantity of `list` is >= 0.
@@ -48,6 +144,16 @@ absl::Status NonNegative(const ResourceList& list, std::string_view path) {
 absl::Status ValidateContainers(const std::vector<Container>& containers, std::string_view path) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const std::string base = Index(path, i);
+    if (absl::Status s = ValidateContainerResourceNames(containers[i].requests,
+                                                        StrCat(base, ".resources.requests"));
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = ValidateContainerResourceNames(containers[i].limits,
+                                                        StrCat(base, ".resources.limits"));
+        !s.ok()) {
+      return s;
+    }
     if (absl::Status s = NonNegative(containers[i].requests, StrCat(base, ".resources.requests"));
         !s.ok()) {
       return s;
@@ -248,7 +354,7 @@ absl::StatusOr<IntOrPercent> ParseIntOrPercent(std::string_view text, bool max_p
 }
 
 absl::Status ValidatePod(const Pod& pod) {
-  if (absl::Status s = RequireName(pod.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(pod.metadata, true); !s.ok()) return s;
   if (!pod.phase.empty() && pod.phase != "Pending" && pod.phase != "Running" &&
       pod.phase != "Succeeded" && pod.phase != "Failed" && pod.phase != "Unknown") {
     return FieldError("status.phase",
@@ -259,13 +365,83 @@ absl::Status ValidatePod(const Pod& pod) {
 }
 
 absl::Status ValidateNode(const Node& node) {
-  if (absl::Status s = RequireName(node.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(node.metadata, false); !s.ok()) return s;
   if (absl::Status s = NonNegative(node.capacity, "status.capacity"); !s.ok()) return s;
   return NonNegative(node.allocatable, "status.allocatable");
 }
 
+// Taint keys are qualified names; values too, when set (the NodePool and NodeClaim CRDs'
+// patterns).
+absl::Status ValidateTaints(const std::vector<Taint>& taints, std::string_view path) {
+  for (size_t i = 0; i < taints.size(); ++i) {
+    const std::string base = Index(path, i);
+    if (taints[i].key.empty()) return FieldError(StrCat(base, ".key"), "required");
+    if (absl::Status s = ValidateQualifiedName(taints[i].key); !s.ok()) {
+      return FieldError(StrCat(base, ".key"),
+                        Renamed(internal::Message(s), "taint key"));
+    }
+    if (!taints[i].value.empty() && !ValidateQualifiedName(taints[i].value).ok()) {
+      return InvalidValue(StrCat(base, ".value"), taints[i].value,
+                          "must match the taint value pattern of the NodePool schema (a label "
+                          "value, optionally with a DNS-subdomain prefix and '/')");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The CEL rules of the NodePool CRD on spec.template.metadata.labels, in its words.
+absl::Status ValidateTemplateLabels(const std::map<std::string, std::string>& labels) {
+  constexpr std::string_view kPath = "spec.template.metadata.labels";
+  if (labels.size() > 100) {
+    return FieldError(kPath, StrCat("must have at most 100 items, got ", labels.size()));
+  }
+  for (const auto& [key, value] : labels) {
+    const std::string_view domain = std::string_view(key).substr(0, key.find('/'));
+    // As the rule's `x.find("^([^/]+)").endsWith("karpenter.sh")`.
+    constexpr std::string_view kSh = "karpenter.sh";
+    const bool sh_domain =
+        domain.size() >= kSh.size() && domain.substr(domain.size() - kSh.size()) == kSh;
+    if (sh_domain && key != kLabelCapacityType && key != kLabelNodePool) {
+      return FieldError(kPath, "label domain \"karpenter.sh\" is restricted");
+    }
+    if (key == kLabelNodePool) {
+      return FieldError(kPath, "label \"karpenter.sh/nodepool\" is restricted");
+    }
+    if (key == kLabelHostname) {
+      return FieldError(kPath, "label \"kubernetes.io/hostname\" is restricted");
+    }
+  }
+  return ValidateLabelMap(labels, kPath);
+}
+
+// spec.template.spec.nodeClassRef: each field non-empty once the reference is given; the
+// group has no '/'.
+absl::Status ValidateNodeClassRef(const NodeClassRef& ref, std::string_view path) {
+  if (ref.group.empty() && ref.kind.empty() && ref.name.empty()) return absl::OkStatus();
+  if (ref.group.empty()) return FieldError(StrCat(path, ".group"), "group may not be empty");
+  if (ref.group.find('/') != std::string::npos) {
+    return InvalidValue(StrCat(path, ".group"), ref.group, "must not contain '/'");
+  }
+  if (ref.kind.empty()) return FieldError(StrCat(path, ".kind"), "kind may not be empty");
+  if (ref.name.empty()) return FieldError(StrCat(path, ".name"), "name may not be empty");
+  return absl::OkStatus();
+}
+
 absl::Status ValidateNodePool(const NodePool& pool) {
-  if (absl::Status s = RequireName(pool.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(pool.metadata, false); !s.ok()) return s;
+  if (absl::Status s = ValidateTemplateLabels(pool.template_labels); !s.ok()) return s;
+  if (absl::Status s = ValidateTaints(pool.taints, "spec.template.spec.taints"); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ValidateTaints(pool.startup_taints, "spec.template.spec.startupTaints");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ValidateNodeClassRef(pool.node_class_ref, "spec.template.spec.nodeClassRef");
+      !s.ok()) {
+    return s;
+  }
+
   if (absl::Status s = ValidateNodePoolRequirements(pool); !s.ok()) return s;
   if (absl::Status s = NonNegativeDuration(pool.expire_after, "spec.template.spec.expireAfter");
       !s.ok()) {
@@ -284,11 +460,27 @@ absl::Status ValidateNodePool(const NodePool& pool) {
   if (pool.replicas && *pool.replicas < 0) {
     return FieldError("spec.replicas", StrCat("must be >= 0, got ", *pool.replicas));
   }
+  if (pool.replicas) {
+    // The static NodePool rules of the CRD.
+    if (pool.weight) return FieldError("spec", "'weight' is not supported on static NodePools");
+    bool other_limit = false;
+    pool.limits.ForEach([&](std::string_view name, int64_t) { other_limit |= name != "nodes"; });
+    if (other_limit) {
+      return FieldError("spec", "only 'limits.nodes' is supported on static NodePools");
+    }
+  }
   return absl::OkStatus();
 }
 
 absl::Status ValidateNodeClaim(const NodeClaim& claim) {
-  if (absl::Status s = RequireName(claim.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(claim.metadata, false); !s.ok()) return s;
+  if (absl::Status s = ValidateTaints(claim.taints, "spec.taints"); !s.ok()) return s;
+  if (absl::Status s = ValidateTaints(claim.startup_taints, "spec.startupTaints"); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ValidateNodeClassRef(claim.node_class_ref, "spec.nodeClassRef"); !s.ok()) {
+    return s;
+  }
   for (size_t i = 0; i < claim.requirements.size(); ++i) {
     const std::string path = Index("spec.requirements", i);
     if (absl::Status s = ValidateMinValues(claim.requirements[i], path); !s.ok()) return s;
@@ -301,12 +493,12 @@ absl::Status ValidateNodeClaim(const NodeClaim& claim) {
 }
 
 absl::Status ValidateDaemonSet(const DaemonSet& daemon_set) {
-  if (absl::Status s = RequireName(daemon_set.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(daemon_set.metadata, true); !s.ok()) return s;
   return ValidatePodSpec(daemon_set.pod_template, "spec.template.spec");
 }
 
 absl::Status ValidateWorkload(const Workload& w) {
-  if (absl::Status s = RequireName(w.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(w.metadata, true); !s.ok()) return s;
   const bool cron = w.kind == WorkloadKind::kCronJob;
   auto at_least_zero = [&](const std::optional<int32_t>& v, std::string_view path) {
     if (!v || *v >= 0) return absl::OkStatus();
@@ -343,7 +535,7 @@ absl::Status ValidateWorkload(const Workload& w) {
 }
 
 absl::Status ValidatePodDisruptionBudget(const PodDisruptionBudget& pdb) {
-  if (absl::Status s = RequireName(pdb.metadata); !s.ok()) return s;
+  if (absl::Status s = ValidateMeta(pdb.metadata, true); !s.ok()) return s;
   if (!pdb.min_available.empty()) {
     absl::StatusOr<IntOrPercent> v = ParseIntOrPercent(pdb.min_available, false);
     if (!v.ok()) return FieldError("spec.minAvailable", internal::Message(v.status()));

@@ -86,12 +86,13 @@ TEST_CASE("Create rejects what the file reader rejects", "[validation]") {
     snap.pods.push_back(MakePod("web", "2"));
     CHECK(CreateError(snap) == "pod default/web: duplicate object");
   }
-  SECTION("names with control characters are escaped") {
+  SECTION("names are DNS-1123 subdomains, and control characters in them are escaped") {
     ClusterSnapshot snap = OnePoolOnePod();
     snap.node_pools.push_back(MakeNodePool("evil\x1b]0;x\x07"));
-    snap.node_pools.back().weight = 0;
     CHECK(CreateError(snap) ==
-          "nodepool evil\\x1b]0;x\\x07: spec.weight: must be between 1 and 100, got 0");
+          "nodepool evil\\x1b]0;x\\x07: metadata.name: invalid value \"evil\\x1b]0;x\\x07\": a "
+          "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+          "or '.', and must start and end with an alphanumeric character");
   }
 }
 
