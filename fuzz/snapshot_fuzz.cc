@@ -4,7 +4,8 @@
 // ParseSnapshot unchanged (operator== on every object), and the written text must be a fixed
 // point. A snapshot that validates also goes through the volume rules (karp/volumes.h) for
 // every pod, and through admission (ExpandWorkloads with a small pod budget, then
-// ApplyLimitRanges), after which it must still validate and expanding again adds nothing.
+// ApplyLimitRanges), after which it must still validate and expanding again adds nothing. The
+// three field-validation modes (strict, warn, ignore) must agree on what they accept.
 
 #include <cstddef>
 #include <cstdint>
@@ -58,11 +59,41 @@ void Admit(karp::ClusterSnapshot snap) {
   if (!again.ok() || again->pods_created != 0) Fail("second expansion added pods", "");
 }
 
+// The field-validation modes agree: what strict decoding accepts, ignore and warn accept as the
+// same snapshot without unknown-field warnings; what ignore accepts, warn accepts as the same
+// snapshot.
+void CheckValidationModes(std::string_view text,
+                          const absl::StatusOr<karp::ClusterSnapshot>& strict) {
+  using karp::json::FieldValidation;
+  absl::StatusOr<karp::ClusterSnapshot> ignored =
+      karp::json::ParseSnapshot(text, "fuzz.json", FieldValidation::kIgnore);
+  if (strict.ok() && !ignored.ok()) {
+    Fail("strict accepts what ignore refuses", std::string(ignored.status().message()));
+  }
+  if (!ignored.ok()) return;
+  absl::StatusOr<karp::ClusterSnapshot> warned =
+      karp::json::ParseSnapshot(text, "fuzz.json", FieldValidation::kWarn);
+  if (!warned.ok()) {
+    Fail("warn refuses what ignore accepts", std::string(warned.status().message()));
+  }
+  const std::string written = karp::json::WriteSnapshot(*ignored);
+  if (karp::json::WriteSnapshot(*warned) != written) Fail("warn and ignore differ", written);
+  if (strict.ok()) {
+    if (karp::json::WriteSnapshot(*strict) != written) Fail("strict and ignore differ", written);
+    for (const std::string& w : warned->warnings) {
+      if (w.find(": unknown field") != std::string::npos) {
+        Fail("strict accepted an unknown field that warn reports", w);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(text, "fuzz.json");
+  CheckValidationModes(text, snap);
   if (!snap.ok()) {
     if (snap.status().code() != absl::StatusCode::kInvalidArgument) {
       Fail("error is not InvalidArgument", std::string(snap.status().ToString()));

@@ -494,6 +494,11 @@ absl::Status ValidateNodeClaim(const NodeClaim& claim) {
 
 absl::Status ValidateDaemonSet(const DaemonSet& daemon_set) {
   if (absl::Status s = ValidateMeta(daemon_set.metadata, true); !s.ok()) return s;
+  if (absl::Status s = ValidateLabelMap(daemon_set.pod_template.metadata.labels,
+                                        "spec.template.metadata.labels");
+      !s.ok()) {
+    return s;
+  }
   return ValidatePodSpec(daemon_set.pod_template, "spec.template.spec");
 }
 
@@ -525,6 +530,12 @@ absl::Status ValidateWorkload(const Workload& w) {
                     w.kind == WorkloadKind::kStatefulSet;
   if (apps && (!w.selector || w.selector->empty())) {
     return FieldError("spec.selector", "required (a non-empty label selector)");
+  }
+  const std::string template_labels =
+      cron ? "spec.jobTemplate.spec.template.metadata.labels" : "spec.template.metadata.labels";
+  if (absl::Status s = ValidateLabelMap(w.pod_template.metadata.labels, template_labels);
+      !s.ok()) {
+    return s;
   }
   if (w.selector && !w.selector->Matches(w.pod_template.metadata.labels)) {
     return FieldError("spec.template.metadata.labels",

@@ -20,6 +20,7 @@
 #include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "karp/cluster.h"
+#include "karp/objects.h"
 
 namespace karp {
 namespace {
@@ -271,7 +272,13 @@ class Expander {
     if (active >= want) return absl::OkStatus();
     KARP_RETURN_IF_ERROR(Budget(d, want - active));
     if (!newest) {
-      new_workloads_.push_back(ReplicaSetFor(d, want));
+      Workload rs = ReplicaSetFor(d, want);
+      if (absl::Status s = ValidateWorkload(rs); !s.ok()) {
+        // The API server would refuse it (a name too long for the hash): nothing is created.
+        Refused(d, s);
+        return absl::OkStatus();
+      }
+      new_workloads_.push_back(std::move(rs));
       newest = Count() - 1;
       Index(*newest);
     }
@@ -360,6 +367,7 @@ class Expander {
     const int64_t replicas = w.replicas.value_or(1);
     KARP_RETURN_IF_ERROR(Budget(w, std::max<int64_t>(replicas - ActivePods(index), 0)));
     int64_t made = 0;
+    const size_t claims_before = new_claims_.size();
     const std::string revision = StrCat(w.metadata.name, "-", TemplateHash(TemplateSeed(w)));
     for (int64_t k = 0; k < replicas; ++k) {
       const int64_t ordinal = w.start_ordinal + k;
@@ -380,7 +388,7 @@ class Expander {
       new_pods_.push_back(std::move(pod));
       ++made;
     }
-    if (made > 0) Created(w, made);
+    if (made > 0) Created(w, made, claims_before);
     return absl::OkStatus();
   }
 
@@ -437,9 +445,12 @@ class Expander {
     return absl::OkStatus();
   }
 
-  // A pod of `owner` named `<owner>-<infix><5 characters>`, the first such name not taken.
+  // A pod of `owner` named `<owner>-<infix><5 characters>`, the first such name not taken; as
+  // the API server's generateName, a prefix longer than 58 characters is cut to 58.
   Pod GeneratedPod(const Workload& owner, size_t index, const std::string& infix) {
-    const std::string prefix = StrCat(owner.metadata.name, "-", infix);
+    constexpr size_t kMaxGeneratedPrefix = 63 - 5;
+    std::string prefix = StrCat(owner.metadata.name, "-", infix);
+    if (prefix.size() > kMaxGeneratedPrefix) prefix.resize(kMaxGeneratedPrefix);
     std::string name;
     for (int64_t counter = 0;; ++counter) {
       name = StrCat(prefix, Suffix(StrCat(owner.metadata.namespace_, "/", prefix, "#", counter)));
@@ -477,10 +488,30 @@ class Expander {
     return pod;
   }
 
-  void Created(const Workload& w, int64_t pods) {
+  // The `pods` last pods made for `w` are kept when the API server would accept each (their
+  // names and the labels derived from names can be too long, their template labels invalid);
+  // otherwise none is, with the workload's claims made since `claims_before`, and a note says
+  // why.
+  void Created(const Workload& w, int64_t pods, size_t claims_before = SIZE_MAX) {
+    const size_t first = new_pods_.size() - static_cast<size_t>(pods);
+    for (size_t i = first; i < new_pods_.size(); ++i) {
+      if (absl::Status s = ValidatePod(new_pods_[i]); !s.ok()) {
+        new_pods_.resize(first);
+        if (claims_before != SIZE_MAX) new_claims_.resize(claims_before);
+        made_ -= pods;
+        Refused(w, s);
+        return;
+      }
+    }
     report_.created.push_back(StrCat(WorkloadKindName(w.kind), " ", w.Key(), ": ", pods,
                                      pods == 1 ? " pod" : " pods"));
     report_.pods_created += static_cast<int>(pods);
+  }
+
+  void Refused(const Workload& w, const absl::Status& why) {
+    report_.notes.push_back(StrCat(WorkloadKindName(w.kind), " ", w.Key(),
+                                   ": creates no pods: the API server would refuse them (",
+                                   internal::Message(why), ")"));
   }
 
   ClusterSnapshot& snap_;

@@ -519,4 +519,43 @@ spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
   REQUIRE(result->node_claims.size() == 3);  // one per zone, not one node for all three
 }
 
+TEST_CASE("Workloads whose pods the API server would refuse create none, and say why",
+          "[json][workloads]") {
+  // A generated name is cut to 58 characters before its 5-character suffix, as generateName.
+  const std::string long_rs = std::string(40, 'r') + "." + std::string(29, 'r');
+  ClusterSnapshot cut = Read({kPool, R"(
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: )" + long_rs + R"(, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec: {containers: [{name: c, image: pause}]}
+)"});
+  REQUIRE(cut.pods.size() == 1);
+  CHECK(cut.pods[0].metadata.name.size() == 63);
+  CHECK(StartsWith(cut.pods[0].metadata.name, long_rs.substr(0, 58)));
+  // A Job's name is a label value of its pods (job-name): 70 characters cannot be one.
+  const std::string long_job = std::string(40, 'j') + "." + std::string(29, 'j');
+  ClusterSnapshot refused = Read({kPool, R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {name: )" + long_job + R"(, namespace: default}
+spec:
+  template:
+    spec: {restartPolicy: Never, containers: [{name: c, image: pause}]}
+)"});
+  CHECK(refused.pods.empty());
+  bool noted = false;
+  for (const std::string& n : refused.notes) {
+    noted |= n.find("Job default/" + long_job + ": creates no pods: the API server would refuse "
+                    "them (metadata.labels.batch.kubernetes.io/job-name: invalid label value") !=
+             std::string::npos;
+  }
+  CHECK(noted);
+  CHECK(refused.Validate().ok());
+}
+
 }  // namespace
