@@ -83,6 +83,20 @@ absl::StatusOr<json::Input> ToInput(const karp_input* in, const char* fallback_s
         in->source ? in->source : fallback_source, ": larger than ",
         json::kDefaultMaxInputBytes, " bytes"));
   }
+  // YAML is read as a tree of values, several times its size: the CLI's YAML cap applies to
+  // texts in memory too (JSON, the first character that is not white space `{` or `[`).
+  if (in->size > static_cast<size_t>(json::kDefaultMaxYamlBytes)) {
+    const std::string_view text(in->data, in->size);
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    const bool json_text = first != std::string_view::npos &&
+                           (text[first] == '{' || text[first] == '[' ||
+                            text.substr(first, 3) == "\xEF\xBB\xBF");
+    if (!json_text) {
+      return absl::ResourceExhaustedError(internal::StrCat(
+          in->source ? in->source : fallback_source, ": larger than the input limit of ",
+          json::kDefaultMaxYamlBytes, " bytes for YAML"));
+    }
+  }
   json::Input input;
   input.source = in->source != nullptr ? in->source : fallback_source;
   input.text.assign(in->data == nullptr ? "" : in->data, in->size);
@@ -358,6 +372,21 @@ karp_status karp_simulate(const karp_input* trace, const karp_input* catalog, co
                           char** out, size_t* out_size, char** error) {
   return karp::capi::Guarded(out, out_size, error,
                              [&] { return karp::capi::Simulate(trace, catalog, options); });
+}
+
+karp_status karp_read_file(const char* path, long long max_bytes, char** out, size_t* out_size,
+                           char** error) {
+  return karp::capi::Guarded(out, out_size, error, [&]() -> absl::StatusOr<std::string> {
+    if (path == nullptr) return absl::InvalidArgumentError("path: must not be NULL");
+    if (max_bytes < 0) {
+      return absl::InvalidArgumentError("max_bytes: must be 0 (the defaults) or positive");
+    }
+    karp::json::ReadOptions read;
+    if (max_bytes > 0) {
+      read.max_input_bytes = read.max_stream_bytes = read.max_yaml_bytes = max_bytes;
+    }
+    return karp::json::ReadFile(path, read);
+  });
 }
 
 void karp_free(void* buffer) { std::free(buffer); }

@@ -1259,6 +1259,7 @@ bool DecodeStreamedYaml(SnapshotDecoder& decoder, std::string_view text, std::st
 
 // Decodes one input into `decoder`; errors carry the source, input text escaped.
 absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
+  if (absl::Status s = codec_internal::CheckNoNulByte(text, source); !s.ok()) return Escaped(s);
   try {
     if (absl::Status s; DecodeStreamed(decoder, text, source, &s)) return s;
     std::optional<absl::StatusOr<std::vector<Document>>> read;
@@ -1354,6 +1355,10 @@ absl::StatusOr<ClusterSnapshot> ParseSnapshot(std::string_view text, std::string
   return decoder.Take();
 }
 
+absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadOptions& options) {
+  return ReadWholeFile(path, options);
+}
+
 absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(const std::vector<std::string>& paths,
                                                   const ReadOptions& options) {
   // One decoder for every file: each object is validated as it is read, and a name defined
@@ -1383,6 +1388,7 @@ absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& in
 
 absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
                                                              std::string_view source) {
+  if (absl::Status s = codec_internal::CheckNoNulByte(text, source); !s.ok()) return Escaped(s);
   try {
     absl::StatusOr<std::vector<InstanceType>> types;
     // A JSON object is read from the fast reader's values when it takes the text.

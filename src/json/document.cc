@@ -46,6 +46,7 @@
 
 #include "absl/status/status.h"
 #include "json/fast_json.h"
+#include "internal/status_macros.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
 
@@ -630,8 +631,22 @@ std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
   }
 }
 
+absl::Status CheckNoNulByte(std::string_view text, std::string_view source) {
+  const void* nul = std::memchr(text.data(), '\0', text.size());
+  if (nul == nullptr) return absl::OkStatus();
+  const size_t offset = static_cast<size_t>(static_cast<const char*>(nul) - text.data());
+  const std::string_view before = text.substr(0, offset);
+  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return absl::InvalidArgumentError(
+      internal::StrCat(source, ": line ", line, ", column ", column, " (byte offset ", offset,
+                       "): NUL byte (a JSON or YAML text cannot contain one)"));
+}
+
 absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                     std::string_view source) {
+  KARP_RETURN_IF_ERROR(CheckNoNulByte(text, source));
   size_t first = 0;
   text = WithoutBom(text, &first);
   try {

@@ -33,6 +33,12 @@ struct Document {
 [[nodiscard]] absl::StatusOr<std::vector<Document>> LoadDocuments(std::string_view text,
                                                                   std::string_view source);
 
+// JSON and YAML texts never hold a NUL byte (JSON wants control characters escaped, YAML
+// excludes them); one would otherwise end a text early or read as a stray escape. Errors:
+// InvalidArgument `<source>: line L, column C (byte offset N): NUL byte (a JSON or YAML text
+// cannot contain one)`. O(size) (memchr).
+[[nodiscard]] absl::Status CheckNoNulByte(std::string_view text, std::string_view source);
+
 class LiteValue;  // json/fast_json.h
 
 // Called with each element of a JSON List's "items" array as it is read, with its index; the

@@ -219,6 +219,28 @@ static int RunOne(char** argv) {
   return s == KARP_OK ? 0 : 1;
 }
 
+/* karp_read_file: the CLI's capped reader (the OS's reason, the cap named with its flag). */
+static void TestReadFile(const char* examples) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/inflate.yaml", examples);
+  char* out = NULL;
+  char* error = NULL;
+  size_t size = 0;
+  CHECK(karp_read_file(path, 0, &out, &size, &error) == KARP_OK);
+  CHECK(out != NULL && size == inflate_size && memcmp(out, inflate_text, size) == 0);
+  karp_free(out);
+  CHECK(karp_read_file(path, 10, &out, &size, &error) == KARP_RESOURCE_EXHAUSTED);
+  CHECK(out == NULL && error != NULL && strstr(error, "larger than the input limit of 10 bytes") != NULL);
+  karp_free(error);
+  CHECK(karp_read_file("/dev/zero", 1 << 20, &out, &size, &error) == KARP_RESOURCE_EXHAUSTED);
+  karp_free(error);
+  CHECK(karp_read_file("/nonexistent/x.yaml", 0, &out, &size, &error) == KARP_INVALID_ARGUMENT);
+  CHECK(error != NULL && strstr(error, "No such file or directory") != NULL);
+  karp_free(error);
+  CHECK(karp_read_file(NULL, 0, &out, &size, &error) == KARP_INVALID_ARGUMENT);
+  karp_free(error);
+}
+
 int main(int argc, char** argv) {
   if (argc == 5) return RunOne(argv);
   if (argc != 2) {
@@ -236,6 +258,7 @@ int main(int argc, char** argv) {
   TestSolve();
   TestErrors();
   TestOtherCommands(argv[1]);
+  TestReadFile(argv[1]);
   TestThreads();
   free(inflate_text);
   printf("%d checks, %d failed\n", checks, failures);

@@ -62,3 +62,27 @@ TEST_CASE("A pod's container names are unique across containers and init contain
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("A NUL byte is named with its line, column and byte offset", "[input]") {
+  using karp::testing::ParseError;
+  const std::string yaml = std::string("apiVersion: v1\nkind: Pod\n") + '\0' + "metadata: {}\n";
+  CHECK(ParseError(yaml, "pods.yaml") ==
+        "pods.yaml: line 3, column 1 (byte offset 25): NUL byte (a JSON or YAML text cannot "
+        "contain one)");
+  // After a complete JSON document, where a reader of NUL-terminated text would stop.
+  const std::string json = std::string(R"({"kind": "Pod", "metadata": {"name": "p"}})") + '\0';
+  CHECK(ParseError(json) ==
+        "objects.json: line 1, column 43 (byte offset 42): NUL byte (a JSON or YAML text "
+        "cannot contain one)");
+  CHECK(ParseError(std::string(3, '\0')).find("(byte offset 0): NUL byte") != std::string::npos);
+  absl::StatusOr<std::vector<karp::InstanceType>> types =
+      karp::json::ParseInstanceTypes(std::string("{\"instanceTypes\": []}\n\0", 23), "c.json");
+  REQUIRE_FALSE(types.ok());
+  CHECK(types.status().message() ==
+        "c.json: line 2, column 1 (byte offset 22): NUL byte (a JSON or YAML text cannot "
+        "contain one)");
+}
+
+}  // namespace

@@ -71,27 +71,29 @@ def _directory_files(path, recursive):
     return sorted(found)
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return (os.fspath(path), f.read())
-    except OSError as e:
-        raise Error("INVALID_ARGUMENT", f"{path}: cannot read file ({e.strerror})") from None
+def _read(path, limit):
+    """(source, bytes) of a file, read by karp's capped reader (karp_read_file): a regular
+    file is measured first, a stream cut off at its cap (limit 0: karp's caps, 2 GiB for a
+    file, 1 GiB for a stream, 128 MiB for YAML)."""
+    status, out = _karp.read_file(os.fspath(path), limit)
+    if status != _karp.OK:
+        raise Error(_CODES.get(status, "INTERNAL"), out.decode("utf-8", "replace"))
+    return (os.fspath(path), out)
 
 
-def _document(name, value):
+def _document(name, value, limit):
     """One (source, bytes) input from a dict/list (JSON), bytes/str text, or a path."""
     if isinstance(value, (dict, list)):
         return (name, json.dumps(value).encode())
     if isinstance(value, bytes):
         return (name, value)
     if isinstance(value, (str, os.PathLike)):
-        return _read(value)
+        return _read(value, limit)
     raise TypeError(f"{name}: expected a dict, a list of dicts, bytes or a path, "
                     f"got {type(value).__name__}")
 
 
-def _snapshot_inputs(objects, recursive):
+def _snapshot_inputs(objects, recursive, limit):
     """Snapshot inputs: a path (file or directory), a dict (an object or a List), bytes, or
     a list of those (dicts in a list are gathered into one List)."""
     items = objects if isinstance(objects, (list, tuple)) else [objects]
@@ -100,12 +102,12 @@ def _snapshot_inputs(objects, recursive):
         if isinstance(item, dict):
             loose.append(item)
         elif isinstance(item, (str, os.PathLike)) and os.path.isdir(item):
-            inputs += [_read(p) for p in _directory_files(item, recursive)]
+            inputs += [_read(p, limit) for p in _directory_files(item, recursive)]
         else:
-            inputs.append(_document("objects", item))
+            inputs.append(_document("objects", item, limit))
     if loose:
         inputs.insert(0, _document("objects", {"apiVersion": "v1", "kind": "List",
-                                               "items": loose}))
+                                               "items": loose}, limit))
     if not inputs:
         raise Error("INVALID_ARGUMENT", "objects: no input given")
     return inputs
@@ -137,11 +139,11 @@ def _result(status_and_output, raw, output):
     return json.loads(text)
 
 
-def _catalog_input(catalog):
-    return None if catalog is None else _document("catalog", catalog)
+def _catalog_input(catalog, limit):
+    return None if catalog is None else _document("catalog", catalog, limit)
 
 
-def solve(objects, catalog=None, *, recursive=False, raw=False, **options):
+def solve(objects, catalog=None, *, recursive=False, raw=False, max_input_bytes=0, **options):
     """Where the pending pods of a snapshot go (`karp solve`).
 
     objects: a path (file, or directory of .json/.yaml/.yml files; recursive=True walks its
@@ -149,28 +151,32 @@ def solve(objects, catalog=None, *, recursive=False, raw=False, **options):
     those. catalog: None (embedded AWS catalog), a dict, bytes or a path. options: output
     ("json", "yaml" -> str, "nodeclaims"), region, zones, preference_policy,
     min_values_policy, max_instance_types, packing ("faithful", "cost"), cost_attempts,
-    cost_threads, cost_deadline ("2s"). Returns the dict of `karp solve -o json`
-    (raw=True: the text the CLI prints).
+    cost_threads, cost_deadline ("2s"), validate ("strict", "warn", "ignore": a field its
+    kind's schema lacks), expand_workloads. Files are read by karp's capped reader
+    (max_input_bytes: 0 for karp's caps, or the cap for every file). Returns the dict of
+    `karp solve -o json` (raw=True: the text the CLI prints).
     """
-    return _result(_karp.solve(_snapshot_inputs(objects, recursive), _catalog_input(catalog),
-                               _options(options)), raw, options.get("output"))
+    return _result(_karp.solve(_snapshot_inputs(objects, recursive, max_input_bytes),
+                               _catalog_input(catalog, max_input_bytes), _options(options)),
+                   raw, options.get("output"))
 
 
-def consolidate(objects, catalog=None, *, recursive=False, raw=False, **options):
+def consolidate(objects, catalog=None, *, recursive=False, raw=False, max_input_bytes=0,
+                **options):
     """Which nodes to delete or replace (`karp consolidate`). As solve(), with the options
     now (datetime or RFC 3339 text; default the current time), once, spot_to_spot,
     legacy_order, repack (the re-pack mode, docs/repack.md: the summary then has
     priceBeforePerHour, priceAfterPerHour, lowerBoundPerHour and evictions); output
     "nodeclaims" gives the replacements as NodeClaims."""
-    return _result(_karp.consolidate(_snapshot_inputs(objects, recursive),
-                                     _catalog_input(catalog), _options(options)),
+    return _result(_karp.consolidate(_snapshot_inputs(objects, recursive, max_input_bytes),
+                                     _catalog_input(catalog, max_input_bytes), _options(options)),
                    raw, options.get("output"))
 
 
-def catalog(catalog=None, *, raw=False, **options):
+def catalog(catalog=None, *, raw=False, max_input_bytes=0, **options):
     """An instance-type catalog in the catalog format (`karp catalog -o json`): `catalog`
     validated (dict, bytes or path), or the embedded AWS catalog of region/zones."""
-    return _result(_karp.catalog(_catalog_input(catalog), _options(options)), raw,
+    return _result(_karp.catalog(_catalog_input(catalog, max_input_bytes), _options(options)), raw,
                    options.get("output"))
 
 
@@ -186,7 +192,7 @@ def _typed(row):
     return out
 
 
-def simulate(trace, catalog=None, *, policies=None, raw=False, **options):
+def simulate(trace, catalog=None, *, policies=None, raw=False, max_input_bytes=0, **options):
     """Replays a workload trace (docs/simulator.md; a dict, bytes or path) under each policy
     (default all: underutilized-spot, underutilized-on-demand, empty-spot, empty-on-demand,
     static-groups), as `karp simulate --csv -`. catalog: None ("sim": the embedded AWS catalog
@@ -194,7 +200,8 @@ def simulate(trace, catalog=None, *, policies=None, raw=False, **options):
     disruption_interval, launch_latency (durations such as "60s"). Returns one dict per
     (policy, sample) with the keys SAMPLE_COLUMNS, ready for pandas.DataFrame(rows)
     (raw=True: the CSV text)."""
-    status, out = _karp.simulate(_document("trace", trace), _catalog_input(catalog),
+    status, out = _karp.simulate(_document("trace", trace, max_input_bytes),
+                                 _catalog_input(catalog, max_input_bytes),
                                  _options(dict(options, policies=policies)))
     if status != _karp.OK:
         raise Error(_CODES.get(status, "INTERNAL"), out.decode("utf-8", "replace"))

@@ -89,6 +89,12 @@ py::tuple Simulate(const Named& trace, const std::optional<Named>& catalog,
   });
 }
 
+py::tuple ReadFile(const std::string& path, long long max_bytes) {
+  return Run([&](char** out, size_t* size, char** error) {
+    return karp_read_file(path.c_str(), max_bytes, out, size, error);
+  });
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_karp, m) {
@@ -99,6 +105,7 @@ PYBIND11_MODULE(_karp, m) {
                           const std::string& o) { return Solve(s, c, o, true); });
   m.def("catalog", &Catalog);
   m.def("simulate", &Simulate);
+  m.def("read_file", &ReadFile);
   m.def("version", [] { return std::string(karp_version()); });
   m.def("abi_version", [] { return karp_abi_version(); });
   m.attr("OK") = static_cast<int>(KARP_OK);

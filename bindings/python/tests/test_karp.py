@@ -152,6 +152,35 @@ def test_errors_name_input_and_field():
     assert isinstance(karp.Error("INTERNAL", "x"), ValueError)
 
 
+def test_files_are_read_by_karps_capped_reader(tmp_path):
+    # The CLI's reader: the OS's reason, a regular file measured before it is read, a stream
+    # (here /dev/zero) cut off at its cap instead of buffered whole.
+    with pytest.raises(karp.Error, match="No such file or directory"):
+        karp.solve(str(tmp_path / "missing.yaml"))
+    with pytest.raises(karp.Error) as e:
+        karp.solve(INFLATE, max_input_bytes=100)
+    assert e.value.code == "RESOURCE_EXHAUSTED"
+    assert "larger than the input limit of 100 bytes" in str(e.value)
+    assert "--max-input-bytes" in str(e.value)
+    with pytest.raises(karp.Error) as e:
+        karp.solve("/dev/zero", max_input_bytes=1 << 20)
+    assert e.value.code == "RESOURCE_EXHAUSTED"
+    assert str(e.value).startswith("/dev/zero: larger than the input limit of 1048576 bytes")
+
+
+def test_validate_option():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+                    "nodeSelecter": {"team": "x"}}}
+    with pytest.raises(karp.Error, match="nodeSelecter: unknown field; did you mean nodeSelector"):
+        karp.solve(pod)
+    warned = karp.solve(pod, validate="warn")
+    assert warned["summary"]["warnings"] == [
+        "objects: items[0].spec.nodeSelecter: unknown field; did you mean nodeSelector? "
+        "(ignored)"]
+    assert "warnings" not in karp.solve(pod, validate="ignore")["summary"]
+
+
 def test_simulate_rows_same_as_cli_csv():
     rows = karp.simulate(TRACE, policies=["empty-spot", "static-groups"], sample="5m")
     text = cli("simulate", "--trace", TRACE, "--policy", "empty-spot,static-groups",

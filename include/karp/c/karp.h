@@ -58,7 +58,7 @@ typedef enum karp_status {
   /* Bad input: a snapshot, catalog, trace or options text that does not parse or validate,
    * or a NULL pointer where one is required. */
   KARP_INVALID_ARGUMENT = 1,
-  /* An input larger than karp accepts (2 GiB). */
+  /* An input larger than karp accepts (2 GiB; YAML 128 MiB). */
   KARP_RESOURCE_EXHAUSTED = 2,
   /* A bug in karp, or memory exhausted. */
   KARP_INTERNAL = 3
@@ -111,6 +111,17 @@ KARP_C_API karp_status karp_catalog(const karp_input* catalog, const char* optio
 KARP_C_API karp_status karp_simulate(const karp_input* trace, const karp_input* catalog,
                                      const char* options, char** out, size_t* out_size,
                                      char** error);
+
+/* Reads the file at `path` ("-": standard input) as the CLI reads its inputs: a regular file
+ * is measured before it is read, a stream is cut off as soon as it passes its cap, so an
+ * endless or huge input fails fast. `max_bytes` 0 keeps karp's caps (2 GiB for a file, 1 GiB
+ * for a stream, 128 MiB for YAML, sized so that reading stays near 4 GB of memory); a positive
+ * value sets all three (`--max-input-bytes`). On success `*out` holds the bytes (karp_free).
+ * Errors: KARP_INVALID_ARGUMENT `<path>: cannot read file: <the OS's reason>`;
+ * KARP_RESOURCE_EXHAUSTED `<path>: larger than the input limit of N bytes[ for a stream| for
+ * YAML] (see --max-input-bytes)`. */
+KARP_C_API karp_status karp_read_file(const char* path, long long max_bytes, char** out,
+                                      size_t* out_size, char** error);
 
 /* Releases a buffer karp returned (NULL is allowed). */
 KARP_C_API void karp_free(void* buffer);

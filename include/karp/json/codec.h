@@ -111,6 +111,15 @@ struct ReadOptions {
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(
     const std::vector<std::string>& paths, const ReadOptions& options = {});
 
+// The bytes of the file at `path` ("-": standard input) as ReadSnapshotFiles reads each input:
+// a regular file is measured before it is read, a stream is cut off as soon as it passes the
+// cap of `options` that applies (ReadOptions). For hosts and bindings that read inputs
+// themselves (the C API's karp_read_file, the Python module). Errors: NotFound `<path>: cannot
+// read file: <the OS's reason>`; ResourceExhausted `<path>: larger than the input limit of N
+// bytes[ for a stream| for YAML] (see --max-input-bytes)`. O(size of the file).
+[[nodiscard]] absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                                   const ReadOptions& options = {});
+
 // Writes a snapshot as a `v1` `List` of Kubernetes objects (NodePools, NodeClaims, Nodes,
 // Pods, DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes,
 // StorageClasses, CSINodes, in that order). ParseSnapshot(WriteSnapshot(s))
