@@ -12,6 +12,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
 #include "karp/json/commitments.h"
+#include "karp/pricing.h"
 #include "karp/resources.h"
 
 namespace karp::cli {
@@ -257,6 +258,11 @@ absl::StatusOr<InstanceCatalog> CatalogFlags::Load() const {
   if (!with.ok()) {
     return absl::InvalidArgumentError(
         internal::StrCat(commitments, ": ", internal::Message(with.status())));
+  }
+  // A commitment of a type or region the catalog lacks is said, not dropped silently.
+  for (const std::string& line : UnmatchedCommitments(*c, *loaded)) {
+    std::cerr << "karp: warning: " << internal::EscapeForMessage(commitments) << ": "
+              << internal::EscapeForMessage(line) << "\n";
   }
   return with;
 }

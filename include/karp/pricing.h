@@ -171,6 +171,15 @@ struct Commitments {
   [[nodiscard]] absl::Status Validate() const;
 };
 
+// Commitments that can lower no price with `catalog`, one line each, for a person to read: a
+// Reserved Instance or capacity reservation of an instance type (or, size-flexible, a family)
+// the catalog lacks, or of a region or zone none of its offerings is in; an EC2 Instance
+// Savings Plan of a family or region the catalog lacks. E.g. `reservedInstances[0] (ri-1):
+// instance type m5.nonexistent is not in the catalog; it lowers no price`. Empty when every
+// commitment may apply. O(commitments + offerings).
+std::vector<std::string> UnmatchedCommitments(const Commitments& commitments,
+                                              const InstanceCatalog& catalog);
+
 // The commitment model over `commitments` active at `now` (those whose end is after `now`).
 // Marginal cost of an instance, in this order: spot at list price; reserved capacity in a
 // known reservation with room 0; on-demand covered by a zonal RI, then a regional RI, then

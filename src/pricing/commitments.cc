@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <memory>
 #include <set>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "karp/catalog.h"
+#include "karp/instance_type.h"
 #include "karp/labels.h"
 #include "karp/pricing.h"
 
@@ -319,6 +323,65 @@ absl::StatusOr<std::shared_ptr<const PricingModel>> MakeCommitmentPricing(Commit
   KeepActive(&commitments.capacity_reservations, now);
   return std::shared_ptr<const PricingModel>(
       std::make_shared<CommitmentPricing>(std::move(commitments)));
+}
+
+std::vector<std::string> UnmatchedCommitments(const Commitments& commitments,
+                                              const InstanceCatalog& catalog) {
+  std::set<std::string, std::less<>> zones, families;
+  for (const InstanceType& it : catalog.instance_types()) {
+    families.insert(it.name.substr(0, it.name.find('.')));
+    for (const Offering& o : it.offerings) zones.insert(o.zone);
+  }
+  auto region_known = [&](const std::string& region) {
+    // A zone is its region and a letter (us-east-1a) or a local zone suffix (us-east-1-bos-1a).
+    auto it = zones.lower_bound(region);
+    return it != zones.end() && it->compare(0, region.size(), region) == 0 &&
+           it->size() > region.size();
+  };
+  auto family_of = [](const std::string& type) { return type.substr(0, type.find('.')); };
+  std::vector<std::string> out;
+  auto note = [&](std::string_view what, size_t i, const std::string& id, std::string_view why) {
+    out.push_back(internal::StrCat(what, "[", i, "] (", id, "): ", why, "; it lowers no price"));
+  };
+  for (size_t i = 0; i < commitments.reserved_instances.size(); ++i) {
+    const ReservedInstance& ri = commitments.reserved_instances[i];
+    if (ri.size_flexible && families.count(family_of(ri.instance_type)) == 0) {
+      note("reservedInstances", i, ri.id,
+           internal::StrCat("no instance type of family ", family_of(ri.instance_type),
+                            " is in the catalog"));
+    } else if (!ri.size_flexible && catalog.Find(ri.instance_type) == nullptr) {
+      note("reservedInstances", i, ri.id,
+           internal::StrCat("instance type ", ri.instance_type, " is not in the catalog"));
+    } else if (!ri.zone.empty() && zones.count(ri.zone) == 0) {
+      note("reservedInstances", i, ri.id,
+           internal::StrCat("zone ", ri.zone, " has no offering in the catalog"));
+    } else if (!ri.region.empty() && !region_known(ri.region)) {
+      note("reservedInstances", i, ri.id,
+           internal::StrCat("region ", ri.region, " has no zone in the catalog"));
+    }
+  }
+  for (size_t i = 0; i < commitments.savings_plans.size(); ++i) {
+    const SavingsPlan& sp = commitments.savings_plans[i];
+    if (sp.type != SavingsPlanType::kEc2Instance) continue;
+    if (families.count(sp.family) == 0) {
+      note("savingsPlans", i, sp.id,
+           internal::StrCat("no instance type of family ", sp.family, " is in the catalog"));
+    } else if (!region_known(sp.region)) {
+      note("savingsPlans", i, sp.id,
+           internal::StrCat("region ", sp.region, " has no zone in the catalog"));
+    }
+  }
+  for (size_t i = 0; i < commitments.capacity_reservations.size(); ++i) {
+    const CapacityReservation& cr = commitments.capacity_reservations[i];
+    if (catalog.Find(cr.instance_type) == nullptr) {
+      note("capacityReservations", i, cr.id,
+           internal::StrCat("instance type ", cr.instance_type, " is not in the catalog"));
+    } else if (zones.count(cr.zone) == 0) {
+      note("capacityReservations", i, cr.id,
+           internal::StrCat("zone ", cr.zone, " has no offering in the catalog"));
+    }
+  }
+  return out;
 }
 
 }  // namespace karp

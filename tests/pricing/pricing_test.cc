@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "karp/aws_catalog.h"
+#include "karp/catalog.h"
 
 namespace {
 
@@ -236,6 +238,38 @@ TEST_CASE("invalid commitments are errors naming the object and field", "[pricin
   c.capacity_reservations.push_back(Cr(1, 2));
   CHECK(message(c) == "capacityReservations[0].available: must be from 0 to count");
   CHECK_FALSE(karp::MakeCommitmentPricing(c, kNow).ok());
+}
+
+TEST_CASE("commitments the catalog cannot use are named, not dropped silently", "[pricing]") {
+  karp::AwsCatalogOptions options;
+  options.region = "us-east-1";
+  absl::StatusOr<karp::InstanceCatalog> catalog = karp::EmbeddedAwsCatalog(options);
+  REQUIRE(catalog.ok());
+  Commitments c;
+  c.reserved_instances = {Ri("ri-ok", "m5.large", 1, "us-east-1"),
+                          Ri("ri-type", "m5.nonexistent", 1, "us-east-1"),
+                          Ri("ri-region", "m5.large", 1, "mars-1"),
+                          Ri("ri-zone", "m5.large", 1, "", "us-west-2a"),
+                          Ri("ri-family", "zz9.large", 1, "us-east-1", "", true)};
+  karp::SavingsPlan sp = Sp("sp-1", karp::SavingsPlanType::kEc2Instance, 1, 0.1);
+  sp.family = "m5";
+  sp.region = "eu-west-1";
+  c.savings_plans = {sp};
+  CHECK(karp::UnmatchedCommitments(c, *catalog) ==
+        std::vector<std::string>{
+            "reservedInstances[1] (ri-type): instance type m5.nonexistent is not in the "
+            "catalog; it lowers no price",
+            "reservedInstances[2] (ri-region): region mars-1 has no zone in the catalog; it "
+            "lowers no price",
+            "reservedInstances[3] (ri-zone): zone us-west-2a has no offering in the catalog; it "
+            "lowers no price",
+            "reservedInstances[4] (ri-family): no instance type of family zz9 is in the "
+            "catalog; it lowers no price",
+            "savingsPlans[0] (sp-1): region eu-west-1 has no zone in the catalog; it lowers no "
+            "price"});
+  c.reserved_instances.resize(1);
+  c.savings_plans.clear();
+  CHECK(karp::UnmatchedCommitments(c, *catalog).empty());
 }
 
 }  // namespace
