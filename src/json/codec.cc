@@ -1257,11 +1257,41 @@ bool DecodeStreamedYaml(SnapshotDecoder& decoder, std::string_view text, std::st
   return true;
 }
 
+// Several YAML documents (`---`-separated manifests), each decoded as soon as it is read and
+// dropped, so that they never are all held as trees of values at once. Returns false when
+// the text is JSON or certainly one YAML document (the other paths read those). A syntax error
+// anywhere is the error, before a decoding error, as when the documents are read whole.
+bool DecodeYamlDocuments(SnapshotDecoder& decoder, std::string_view text, std::string_view source,
+                         absl::Status* status) {
+  std::string_view rest = text;
+  if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);
+  const size_t first = rest.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (rest[first] == '{' || rest[first] == '[')) return false;
+  if (!codec_internal::MayHoldSeveralYamlDocuments(text)) return false;
+  decoder.SetSource(source);
+  const int64_t before = decoder.objects_seen();
+  absl::Status decoded;
+  const absl::Status read = codec_internal::LoadYamlDocuments(
+      text, source, [&](const Json& doc, const std::string& path) {
+        if (decoded.ok()) decoded = decoder.Document(doc, path);
+      });
+  if (!read.ok()) {
+    *status = Escaped(read);
+  } else if (!decoded.ok()) {
+    *status = Escaped(WithSource(source, decoded));
+  } else if (decoder.objects_seen() == before) {
+    *status = absl::InvalidArgumentError(
+        internal::EscapeForMessage(internal::StrCat("no objects in ", source)));
+  }
+  return true;
+}
+
 // Decodes one input into `decoder`; errors carry the source, input text escaped.
 absl::Status DecodeInto(SnapshotDecoder& decoder, std::string_view text, std::string_view source) {
   if (absl::Status s = codec_internal::CheckNoNulByte(text, source); !s.ok()) return Escaped(s);
   try {
     if (absl::Status s; DecodeStreamed(decoder, text, source, &s)) return s;
+    if (absl::Status s; DecodeYamlDocuments(decoder, text, source, &s)) return s;
     std::optional<absl::StatusOr<std::vector<Document>>> read;
     if (absl::Status s; DecodeStreamedYaml(decoder, text, source, &read, &s)) return s;
     absl::StatusOr<std::vector<Document>> docs =

@@ -545,8 +545,11 @@ class TextBuf : public std::streambuf {
   }
 };
 
+// `docs_sink`, when set, takes each document as soon as the next one starts (or the text
+// ends) instead of the returned vector, which stays empty: at most two documents are held.
 absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::string_view source,
-                                               const JsonItemSink* sink = nullptr) {
+                                               const JsonItemSink* sink = nullptr,
+                                               const DocumentSink* docs_sink = nullptr) {
   if (absl::Status s = CheckYamlFlowDepth(text, source); !s.ok()) return s;
   auto error = [&](const YAML::Mark& mark, std::string_view what) {
     return absl::InvalidArgumentError(internal::StrCat(source, ": ", MarkText(mark), what));
@@ -556,6 +559,8 @@ absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::strin
   // Without aliases the converted size is about the text size; allow generous slack.
   JsonEventBuilder builder(16 * text.size() + (size_t{1} << 20), sink);
   std::vector<Document> docs;
+  std::optional<Json> pending;  // docs_sink: the last document, until its path is known
+  size_t count = 0;
   try {
     YAML::Parser parser(stream);
     int last_start = -1;
@@ -564,11 +569,21 @@ absl::StatusOr<std::vector<Document>> LoadYaml(std::string_view text, std::strin
       // (e.g. a leading ',') is never consumed (jbeder/yaml-cpp#1040): every real document
       // starts past the previous one.
       const YAML::Mark& start = builder.document_mark();
-      if (start.pos <= last_start || docs.size() > text.size()) {
+      if (start.pos <= last_start || count > text.size()) {
         return error(start, "unexpected token");
       }
       last_start = start.pos;
-      docs.push_back(Document{builder.TakeRoot(), ""});
+      ++count;
+      if (docs_sink == nullptr) {
+        docs.push_back(Document{builder.TakeRoot(), ""});
+        continue;
+      }
+      // A document followed by another is `documents[i]`.
+      if (pending) (*docs_sink)(*pending, internal::StrCat("documents[", count - 2, "]"));
+      pending = builder.TakeRoot();
+    }
+    if (pending) {
+      (*docs_sink)(*pending, count > 1 ? internal::StrCat("documents[", count - 1, "]") : "");
     }
   } catch (const YamlBuildError& e) {
     return error(e.mark, e.what);
@@ -615,6 +630,34 @@ std::optional<Json> LoadJsonStreamingItems(std::string_view text, const LiteItem
   text = WithoutBom(text, &first);
   if (first == text.size() || text[first] != '{') return std::nullopt;
   return FastParseJsonStreamingItems(text, sink);
+}
+
+bool MayHoldSeveralYamlDocuments(std::string_view text) {
+  // A document after the first starts after a `---` or `...` marker at the start of a line.
+  bool content = false;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    const bool marker = line.substr(0, 3) == "---" || line.substr(0, 3) == "...";
+    if (marker && content) return true;
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (!marker && first != std::string_view::npos && line[first] != '#') content = true;
+    at = end + 1;
+  }
+  return false;
+}
+
+absl::Status LoadYamlDocuments(std::string_view text, std::string_view source,
+                               const DocumentSink& sink) {
+  try {
+    absl::StatusOr<std::vector<Document>> docs = LoadYaml(text, source, nullptr, &sink);
+    return docs.status();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": ", e.what()));
+  } catch (...) {
+    return absl::InvalidArgumentError(internal::StrCat(source, ": unreadable input"));
+  }
 }
 
 std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(

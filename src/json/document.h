@@ -67,6 +67,22 @@ using JsonItemSink = std::function<void(const Json& item, size_t index)>;
 std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
     std::string_view text, std::string_view source, const JsonItemSink& sink);
 
+// Called with each document of a YAML text and its path ("" for the only document,
+// "documents[i]" when there are several); the document lives until the call returns.
+using DocumentSink = std::function<void(const Json& document, const std::string& path)>;
+
+// Whether a YAML text may hold more than one document: a `---` or `...` marker starts a line
+// after content. False is certain (one document at most); true may be a marker inside a
+// block scalar. O(size).
+bool MayHoldSeveralYamlDocuments(std::string_view text);
+
+// LoadDocuments for a YAML text, each document going to `sink` as soon as the next one starts
+// (or the text ends) and dropped then, so that at most two are held: several documents take
+// the memory of the largest, not of all. A syntax error anywhere is the error returned
+// (whatever the sink saw). Never throws (the sink's exceptions become InvalidArgument).
+[[nodiscard]] absl::Status LoadYamlDocuments(std::string_view text, std::string_view source,
+                                             const DocumentSink& sink);
+
 // The bytes of the file at `path` ("-": standard input), within the cap of `options` that
 // applies (ReadOptions, karp/json/codec.h: regular JSON file, stream, YAML text). A regular
 // file is measured before it is read; a stream is cut off as soon as it exceeds its cap.

@@ -299,3 +299,48 @@ TEST_CASE("The openb reader bounds a line and names it", "[sim][input]") {
 }
 
 }  // namespace
+
+namespace {
+
+std::string PodDoc(const std::string& name) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+         "}\nspec: {containers: [{name: c, image: x}]}\n";
+}
+
+TEST_CASE("Several YAML documents are decoded one at a time, as when read whole",
+          "[json][bounded]") {
+  using karp::json::codec_internal::MayHoldSeveralYamlDocuments;
+  CHECK_FALSE(MayHoldSeveralYamlDocuments("---\n# one document\n" + PodDoc("a")));
+  CHECK_FALSE(MayHoldSeveralYamlDocuments("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
+                                          "  annotations:\n    note: |\n      ---\n"));
+  CHECK(MayHoldSeveralYamlDocuments(PodDoc("a") + "---\n" + PodDoc("b")));
+  CHECK(MayHoldSeveralYamlDocuments(PodDoc("a") + "...\n" + PodDoc("b")));
+  // Paths name the document; the objects are those of the whole read.
+  const std::string three = PodDoc("a") + "---\n" + PodDoc("b") + "---\n" + PodDoc("c");
+  absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(three, "pods.yaml");
+  REQUIRE(snap.ok());
+  REQUIRE(snap->pods.size() == 3);
+  CHECK(snap->pods[2].metadata.name == "c");
+  absl::StatusOr<karp::ClusterSnapshot> bad =
+      karp::json::ParseSnapshot(PodDoc("a") + "---\n" + PodDoc("b") + "---\n" + PodDoc("C"),
+                                "pods.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().rfind("pods.yaml: documents[2].metadata.name: invalid value", 0) ==
+        0);
+  // A syntax error after a bad document is the error, as when every document is read first.
+  bad = karp::json::ParseSnapshot(PodDoc("B") + "---\n" + PodDoc("b") + "---\n[unclosed\n",
+                                  "pods.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("documents[0]") == std::string::npos);
+  CHECK(bad.status().message().rfind("pods.yaml: line ", 0) == 0);
+  // A trailing marker opens an empty document: the pod is documents[0], as read whole.
+  bad = karp::json::ParseSnapshot(PodDoc("X") + "---\n", "pods.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().rfind("pods.yaml: documents[0].metadata.name", 0) == 0);
+  // Two documents, the first empty: documents[1] is the pod.
+  bad = karp::json::ParseSnapshot("---\n---\n" + PodDoc("X"), "pods.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().rfind("pods.yaml: documents[1].metadata.name", 0) == 0);
+}
+
+}  // namespace

@@ -45,11 +45,11 @@ inline constexpr int64_t kDefaultMaxInputBytes = int64_t{2} << 30;  // 2 GiB
 // buffered before its size is known, and JSON peaks at about 3.6x its size while it is read
 // and decoded (measured: 127 MB of pods, 460 MB), so about 4 GB at this cap.
 inline constexpr int64_t kDefaultMaxStreamBytes = int64_t{1} << 30;  // 1 GiB
-// Default cap on a YAML text (any source). A YAML List is decoded item by item and peaks at
-// about 4x its size (94 MB of pods: 386 MB), but other YAML (several `---` documents, one large
-// object) is built whole as a tree of values: 11x (100,000 pods), 18x (pods with 20 labels
-// each), up to 35x its size (measured), so 4.5 GB at most at this cap. A 100,000-pod snapshot
-// is about 94 MB of YAML.
+// Default cap on a YAML text (any source). A YAML List is decoded item by item and several
+// `---` documents one document at a time, so reading peaks near what JSON takes (40,000 pods
+// in 13 MB of documents: 157 MB with the decoded snapshot, as their JSON List); one large
+// object (a single document that is not a List) is still built whole as a tree of values, up to
+// 35x its size, so 4.5 GB at most at this cap. A 100,000-pod snapshot is about 94 MB of YAML.
 inline constexpr int64_t kDefaultMaxYamlBytes = int64_t{128} << 20;  // 128 MiB
 
 // The caps apply together: a regular JSON file may have max_input_bytes, a stream the smaller
