@@ -28,12 +28,14 @@ constexpr char kConvertUsage[] =
     "  -o, --output yaml|json       YAML documents (default) or a JSON v1 List\n"
     "  --max-input-bytes N          refuse a file larger than N bytes (default 2Gi;\n"
     "                               a stream 1Gi, YAML 128Mi)\n"
+    "  --validate strict|warn|ignore  a field its kind's schema lacks is an error (default),\n"
+    "                               a warning, or ignored\n"
     "  -h, --help                   this help\n";
 
 }  // namespace
 
 int RunConvert(const std::vector<std::string>& args) {
-  CatalogFlags flags;  // for --max-input-bytes only
+  CatalogFlags flags;  // for --max-input-bytes and --validate only
   std::vector<std::string> files;
   json::ConvertFormat format = json::ConvertFormat::kYaml;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -45,7 +47,8 @@ int RunConvert(const std::vector<std::string>& args) {
     std::string value;
     int r = 0;
     std::string error;
-    if (a.rfind("--max-input-bytes", 0) == 0 && (r = flags.Take(args, i, &error)) != 0) {
+    if ((a.rfind("--max-input-bytes", 0) == 0 || a.rfind("--validate", 0) == 0) &&
+        (r = flags.Take(args, i, &error)) != 0) {
       if (r < 0) return UsageError(kConvertUsage, error);
     } else if ((r = TakeFlag(args, i, "-f", &value)) != 0 ||
                (r = TakeFlag(args, i, "--filename", &value)) != 0) {

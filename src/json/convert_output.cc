@@ -20,6 +20,7 @@
 #include "json/document.h"
 #include "json/encoders.h"
 #include "json/field_reader.h"
+#include "json/schema.h"
 #include "karp/json/convert.h"
 
 namespace karp::json {
@@ -114,10 +115,47 @@ absl::Status Escaped(const absl::Status& s) {
   return absl::Status(s.code(), internal::EscapeForMessage(internal::Message(s)));
 }
 
+// Whether a document's root may be a List (a kind ending in List, or none): only a List's
+// items are objects of the input.
+bool MayBeList(const Json& root) {
+  auto kind = root.find("kind");
+  if (kind == root.end() || !kind->is_string()) return true;
+  const std::string& k = kind->get_ref<const std::string&>();
+  return k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0;
+}
+
+// An item of a JSON List as the fast reader gives it: whole when karp converts or passes its
+// kind through, otherwise only what names it (apiVersion, kind, metadata), so that the pods of
+// a cluster dump are never copied into values.
+Json ItemValue(const codec_internal::LiteValue& v) {
+  const codec_internal::LiteValue* kind = v.Find("kind");
+  const codec_internal::LiteValue* api_version = v.Find("apiVersion");
+  if (kind == nullptr || !kind->is_string() || api_version == nullptr ||
+      !api_version->is_string()) {
+    return codec_internal::ToJson(v);
+  }
+  if (codec_internal::IsOldApiObject(kind->str(), api_version->str()) ||
+      IsV1Object(kind->str(), api_version->str()) ||
+      (kind->str().size() >= 4 && kind->str().substr(kind->str().size() - 4) == "List")) {
+    return codec_internal::ToJson(v);
+  }
+  Json slim = Json::object();
+  for (std::string_view key : {"apiVersion", "kind", "metadata"}) {
+    if (const codec_internal::LiteValue* f = v.Find(key); f != nullptr) {
+      slim[std::string(key)] = codec_internal::ToJson(*f);
+    }
+  }
+  return slim;
+}
+
 // Collects the objects of every input, then converts and writes them.
 class ConvertRun {
  public:
+  explicit ConvertRun(FieldValidation validation) : validation_(validation) {}
+
   absl::Status Input(std::string_view text, std::string_view source) {
+    KARP_RETURN_IF_ERROR(Escaped(codec_internal::CheckNoNulByte(text, source)));
+    if (absl::Status s; InputStreamed(text, source, &s)) return s;
     absl::StatusOr<std::vector<codec_internal::Document>> docs =
         codec_internal::LoadDocuments(text, source);
     if (!docs.ok()) return Escaped(docs.status());
@@ -137,18 +175,94 @@ class ConvertRun {
     return absl::OkStatus();
   }
 
+  // A JSON or YAML List whose items are converted as they are read, or several YAML
+  // documents one at a time: a cluster dump piped through `karp convert` is never held whole
+  // as values. The List's own errors come first, then the first item's, as when the document
+  // is read whole; false (nothing changed) when this path does not apply.
+  bool InputStreamed(std::string_view text, std::string_view source, absl::Status* status) {
+    const std::string src(source);
+    const ConvertRun saved = *this;
+    int64_t seen = 0;
+    bool streamed = false;
+    absl::Status item_error;
+    auto object = [&](const codec_internal::KubernetesObject& o) { return Object(o, src); };
+    auto item = [&](const Json& v, size_t i) {
+      streamed = true;
+      if (item_error.ok()) {
+        item_error = codec_internal::ForEachListItem(v, codec_internal::IndexPath("items", i),
+                                                     object, &seen);
+      }
+    };
+    std::optional<Json> root;
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    const bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+    if (json) {
+      root = codec_internal::LoadJsonStreamingItems(
+          text, [&](const codec_internal::LiteValue& v, size_t i) { item(ItemValue(v), i); });
+    } else if (codec_internal::MayHoldSeveralYamlDocuments(text)) {
+      absl::Status decoded;
+      const absl::Status read = codec_internal::LoadYamlDocuments(
+          text, source, [&](const Json& doc, const std::string& path) {
+            if (decoded.ok()) decoded = codec_internal::ForEachObject(doc, path, object, &seen);
+          });
+      if (!read.ok()) {
+        *status = Escaped(read);
+        return true;
+      }
+      *status = decoded;
+      return Finished(src, seen, status);
+    } else {
+      std::optional<absl::StatusOr<std::vector<codec_internal::Document>>> docs =
+          codec_internal::LoadYamlStreamingItems(text, source, item);
+      if (docs && docs->ok() && (*docs)->size() == 1) root = std::move((**docs)[0].value);
+      if (docs && !docs->ok() && streamed) {
+        *status = Escaped(docs->status());
+        return true;
+      }
+    }
+    if (!root || !streamed || !MayBeList(*root)) {
+      *this = saved;
+      return false;
+    }
+    *status = codec_internal::ForEachObject(*root, "", object, &seen);
+    if (status->ok()) *status = item_error;
+    return Finished(src, seen, status);
+  }
+
+  // The end of an input read by InputStreamed: a decoding error (a path) with the source, or
+  // `no objects`.
+  bool Finished(const std::string& source, int64_t seen, absl::Status* status) {
+    if (!status->ok()) {
+      *status = Escaped(absl::InvalidArgumentError(SourcePath(source, internal::Message(*status))));
+    } else if (seen == 0) {
+      *status = Escaped(absl::InvalidArgumentError(internal::StrCat("no objects in ", source)));
+    }
+    return true;
+  }
+
   absl::StatusOr<Conversion> Finish(ConvertFormat format) {
     KARP_ASSIGN_OR_RETURN(std::vector<ConvertedObject> objects,
                           converter_.Finish([](const std::string&) { return std::nullopt; }));
     for (const ConvertedObject& c : objects) KARP_RETURN_IF_ERROR(CheckV1(c));
-    result_.warnings = converter_.warnings();
+    result_.warnings = field_warnings_;
+    for (const std::string& w : converter_.warnings()) result_.warnings.push_back(w);
+    if (unreported_fields_ > 0) {
+      result_.warnings.push_back(internal::StrCat("and ", unreported_fields_,
+                                                  " more unknown fields (ignored)"));
+    }
     result_.output = WriteObjects(objects, format);
     return std::move(result_);
   }
 
  private:
   absl::Status Object(const codec_internal::KubernetesObject& o, const std::string& source) {
-    if (codec_internal::IsOldApiObject(o.kind, o.api_version)) {
+    const bool old_api = codec_internal::IsOldApiObject(o.kind, o.api_version);
+    if ((old_api || IsV1Object(o.kind, o.api_version)) && o.item.value() != nullptr) {
+      KARP_RETURN_IF_ERROR(codec_internal::CheckKnownFields(
+          *o.item.value(), codec_internal::FindSchema(o.api_version, o.kind), o.item.path(),
+          validation_, source, &field_warnings_, &unreported_fields_));
+    }
+    if (old_api) {
       ++result_.converted;
       return converter_.Add(o.item, o.kind, o.api_version, source);
     }
@@ -182,6 +296,9 @@ class ConvertRun {
     return snap.status();
   }
 
+  FieldValidation validation_;
+  std::vector<std::string> field_warnings_;  // unknown fields (kWarn)
+  size_t unreported_fields_ = 0;
   codec_internal::OldApiConverter converter_;
   Conversion result_;
 };
@@ -199,7 +316,7 @@ absl::StatusOr<Conversion> Guarded(const std::function<absl::StatusOr<Conversion
 absl::StatusOr<Conversion> ConvertText(std::string_view text, std::string_view source,
                                        ConvertFormat format) {
   return Guarded([&]() -> absl::StatusOr<Conversion> {
-    ConvertRun run;
+    ConvertRun run(FieldValidation::kStrict);
     KARP_RETURN_IF_ERROR(run.Input(text, source));
     return run.Finish(format);
   });
@@ -208,7 +325,7 @@ absl::StatusOr<Conversion> ConvertText(std::string_view text, std::string_view s
 absl::StatusOr<Conversion> ConvertFiles(const std::vector<std::string>& paths, ConvertFormat format,
                                         const ReadOptions& options) {
   return Guarded([&]() -> absl::StatusOr<Conversion> {
-    ConvertRun run;
+    ConvertRun run(options.validation);
     for (const std::string& path : paths) {
       KARP_ASSIGN_OR_RETURN(std::string text, codec_internal::ReadWholeFile(path, options));
       KARP_RETURN_IF_ERROR(run.Input(text, path));

@@ -517,4 +517,33 @@ spec: {amiFamily: AL2}
   CHECK(Contains(error, "spec.kubelet.evictionHard.memoQy.available: unsupported eviction signal"));
 }
 
+TEST_CASE("karp convert reads a List item by item and checks fields against the old schemas",
+          "[convert]") {
+  const std::string provisioner =
+      R"({"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner",
+          "metadata": {"name": "default"}, "spec": {"providerRef": {"name": "default"}}})";
+  const std::string pod = R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p",
+      "namespace": "ns"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})";
+  // A JSON List (streamed), the same objects as YAML documents (one at a time) and as one
+  // YAML List convert alike; the pod is skipped and named.
+  const std::string list = R"({"apiVersion": "v1", "kind": "List", "items": [)" + pod + ", " +
+                           provisioner + "]}";
+  Conversion from_json = MustConvert(list);
+  Conversion from_docs = MustConvert("---\n" + pod + "\n---\n" + provisioner + "\n");
+  Conversion from_yaml_list = MustConvert("---\n" + list);
+  CHECK(from_json.output == from_docs.output);
+  CHECK(from_json.output == from_yaml_list.output);
+  CHECK(from_json.converted == 1);
+  REQUIRE(from_json.skipped.size() == 1);
+  CHECK(from_json.skipped[0] == "v1 Pod ns/p (not a kind karp converts)");
+  // Errors name the item, the List's own first.
+  CHECK(ConvertError(R"({"apiVersion": "v1", "kind": "List", "items": [)" + pod + R"(,
+      {"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner", "metadata": {"name": "d"},
+       "spec": {"providerRef": {"name": "d"}, "ttlSecondAfterEmpty": 30}}]})") ==
+        "old.yaml: items[1].spec.ttlSecondAfterEmpty: unknown field; did you mean "
+        "ttlSecondsAfterEmpty?");
+  CHECK(ConvertError(R"({"apiVersion": 5, "kind": "List", "items": [)" + provisioner + "]}") ==
+        "old.yaml: apiVersion: expected a string, got a number");
+}
+
 }  // namespace
