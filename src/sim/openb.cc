@@ -28,6 +28,10 @@ constexpr std::string_view kGpu = "nvidia.com/gpu";
 // The longest line read: a real row is under 200 bytes, and without a bound a file with no line
 // break (`--openb /dev/zero`) would be read into memory whole.
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
+// The most lines read and pods replayed: the public openb traces have about 8,000 rows, and an
+// endless input (`yes ''`, a FIFO) would otherwise be read forever or fill memory.
+constexpr int64_t kMaxLines = 10'000'000;
+constexpr size_t kMaxPods = 1'000'000;
 
 enum class LineRead { kLine, kEnd, kTooLong };
 
@@ -186,6 +190,11 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
   for (LineRead r; (r = NextLine(in, buf, &line)) != LineRead::kEnd;) {
     ++line_no;
     if (r == LineRead::kTooLong) return LineTooLong(path, line_no);
+    if (line_no > kMaxLines) {
+      return absl::ResourceExhaustedError(
+          internal::StrCat(internal::EscapeForMessage(path), ": more than ", kMaxLines,
+                           " lines (an openb trace has thousands)"));
+    }
     if (line.empty()) continue;
     std::vector<std::string> cells = absl::StrSplit(line, ',');
     if (cells.size() != columns) {
@@ -209,6 +218,11 @@ absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path, absl::Duration fro
     p.leave_at = std::min(d, until) - from;
     if (d >= until) p.leave_at = absl::InfiniteDuration();
     last = std::max(last, std::min(d, until) - from);
+    if (trace.pods.size() >= kMaxPods) {
+      return absl::ResourceExhaustedError(internal::StrCat(
+          internal::EscapeForMessage(path), ": more than ", kMaxPods,
+          " pods alive in the replay window; choose a shorter one (--from, --until)"));
+    }
     trace.pods.push_back(std::move(p));
   }
   if (in.bad()) return cannot_read(errno);

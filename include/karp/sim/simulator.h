@@ -210,7 +210,8 @@ std::string WriteSummaryTable(const std::vector<SimResult>& results);
 // shifted so that `from` is the trace start; GPU pods get nvidia.com/gpu (whole GPUs, a GPU
 // share rounded up to 1) and go to a tainted "gpu" NodePool (g4dn/g5/g6/p3/p4d/p5 families),
 // the others to "default" (c/m/r). Errors: NotFound when the file cannot be read;
-// InvalidArgument `<path>: line N: column <name>: <what>` for malformed rows.
+// InvalidArgument `<path>: line N: column <name>: <what>` for malformed rows and lines over
+// 1 MiB; ResourceExhausted beyond 10,000,000 lines or 1,000,000 pods in the window.
 [[nodiscard]] absl::StatusOr<Trace> LoadOpenbTrace(const std::string& path,
                                                    absl::Duration from = absl::ZeroDuration(),
                                                    absl::Duration until = absl::InfiniteDuration());
