@@ -219,6 +219,27 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+func TestValidate(t *testing.T) {
+	pod := []byte(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+		"spec": {"nodeSelecter": {"team": "x"}, "containers": [{"name": "c", "image": "x"}]}}`)
+	_, err := Solve(context.Background(), pod, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.nodeSelecter: unknown field; did you mean nodeSelector?") {
+		t.Fatalf("want the unknown field named, got %v", err)
+	}
+	warned, err := Solve(context.Background(), pod, nil, &SolveOptions{Validate: "warn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "snapshot: spec.nodeSelecter: unknown field; did you mean nodeSelector? (ignored)"
+	if len(warned.Summary.Warnings) != 1 || warned.Summary.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", warned.Summary.Warnings, want)
+	}
+	ignored, err := Solve(context.Background(), pod, nil, &SolveOptions{Validate: "ignore"})
+	if err != nil || len(ignored.Summary.Warnings) != 0 {
+		t.Errorf("ignore: %v, warnings %q", err, ignored.Summary.Warnings)
+	}
+}
+
 func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
