@@ -141,8 +141,27 @@ absl::Status NonNegative(const ResourceList& list, std::string_view path) {
   return out;
 }
 
+// Whether a container's fields pass without building any path (the common case): names of
+// standard or qualified resources, non-negative quantities, host ports in range.
+bool ContainerFine(const Container& c) {
+  bool fine = true;
+  auto check = [&](std::string_view name, int64_t value) {
+    fine = fine && value >= 0 &&
+           (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+            name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos);
+  };
+  c.requests.ForEach(check);
+  c.limits.ForEach(check);
+  for (const ContainerPort& port : c.ports) {
+    fine = fine && port.host_port >= 0 && port.host_port <= 65535;
+  }
+  return fine;
+}
+
 absl::Status ValidateContainers(const std::vector<Container>& containers, std::string_view path) {
   for (size_t i = 0; i < containers.size(); ++i) {
+    if (ContainerFine(containers[i])) continue;
+    // Something is wrong: find it, with its path.
     const std::string base = Index(path, i);
     if (absl::Status s = ValidateContainerResourceNames(containers[i].requests,
                                                         StrCat(base, ".resources.requests"));
