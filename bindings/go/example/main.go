@@ -1,7 +1,7 @@
 // Builds a snapshot from Go values (a spot-only arm64 NodePool and three web pods), asks karp
 // where they go on the embedded AWS catalog, and prints the launch decisions.
 //
-//	go run ./example   (from bindings/go, with CGO_LDFLAGS pointing at libkarp_c; see README)
+//	go run ./example   (from bindings/go, with CGO_LDFLAGS pointing at libkarp_c; see docs/bindings.md)
 package main
 
 import (
