@@ -16,13 +16,13 @@
 
 #include "absl/status/status.h"
 #include "internal/strings.h"
-#include "quality/lower_bound_internal.h"
-#include "scheduling/access.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"
 #include "karp/taints.h"
+#include "model/node_pool_templates.h"
+#include "quality/lower_bound_internal.h"
 
 namespace karp {
 namespace {
@@ -295,14 +295,14 @@ absl::Status CheckPods(const std::vector<const Pod*>& pods) {
 absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
                         std::vector<Pool>* pools, std::vector<Kind>* kinds) {
   const LabelSet& well_known = catalog.well_known_labels();
-  std::vector<const NodePool*> node_pools = scheduling::EligibleNodePools(snapshot);
+  std::vector<const NodePool*> node_pools = EligibleNodePools(snapshot);
   std::sort(node_pools.begin(), node_pools.end(),
             [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
-  const std::vector<Pod> daemon_pods = scheduling::DaemonPods(snapshot);
+  const std::vector<Pod> daemon_pods = DaemonPods(snapshot);
   for (const NodePool* np : node_pools) {
     Pool pool;
     pool.node_pool = np;
-    absl::StatusOr<Requirements> reqs = scheduling::TemplateRequirements(*np);
+    absl::StatusOr<Requirements> reqs = TemplateRequirements(*np);
     if (!reqs.ok()) return reqs.status();
     pool.requirements = std::move(*reqs);
     for (const Taint& t : np->taints) {
@@ -312,7 +312,7 @@ absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& 
     for (const InstanceType& it : catalog.instance_types()) {
       if (!it.requirements.DoesIntersect(pool.requirements)) continue;
       ResourceList capacity = it.Allocatable();
-      const std::vector<bool> daemons = scheduling::CompatibleDaemons(
+      const std::vector<bool> daemons = CompatibleDaemons(
           daemon_pods, pool.requirements, np->taints, &it, well_known);
       for (size_t d = 0; d < daemon_pods.size(); ++d) {
         if (daemons[d]) capacity.Subtract(daemon_pods[d].Requests());

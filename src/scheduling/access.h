@@ -1,11 +1,8 @@
 // The scheduler's internal access seam: everything code outside src/scheduling/ may use of the
-// scheduler beyond the public karp/scheduler.h. Two users:
+// scheduler beyond the public karp/scheduler.h. Its user:
 //   - the consolidator (src/disruption/): schedulers over shared, already validated snapshots
 //     that reuse the NodePool-level state of the previous loop (CreateUnchecked, PoolsOf), and
 //     consolidation simulations (Simulate, Simulation);
-//   - the price lower bound (src/quality/): the same eligible NodePools, NodeClaim template
-//     requirements and DaemonSet pods as the scheduler (EligibleNodePools,
-//     TemplateRequirements, DaemonPods, CompatibleDaemons).
 // Scheduler befriends only scheduling::Access; nothing else here touches its private state.
 
 #ifndef KARP_SRC_SCHEDULING_ACCESS_H_
@@ -94,33 +91,6 @@ inline absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                             const Simulation& simulation) {
   return Access::Simulate(scheduler, pods, simulation);
 }
-
-// The NodePools that can launch NodeClaims: dynamic (no replicas) and not being deleted, in
-// snapshot order.
-std::vector<const NodePool*> EligibleNodePools(const ClusterSnapshot& snapshot);
-
-// The NodeClaim template requirements of a NodePool: its requirements, template labels,
-// nodepool and node class labels, registered and initialized.
-// Errors: InvalidArgument naming the NodePool when its requirements do not parse.
-absl::StatusOr<Requirements> TemplateRequirements(const NodePool& np);
-
-// The pod of each DaemonSet (its template, namespace and name defaulted from the DaemonSet),
-// in snapshot order.
-std::vector<Pod> DaemonPods(const ClusterSnapshot& snapshot);
-
-// karpenter isDaemonPodCompatible: the daemon pod `ds` tolerates the template `taints` (with
-// an implicit PreferNoSchedule toleration) and its strict requirements fit `template_reqs` and
-// the instance type `it` (skipped when null), dropping leading required node-affinity terms
-// while more than one remains.
-bool DaemonCompatible(const Pod& ds, const Requirements& template_reqs,
-                      const std::vector<Taint>& taints, const InstanceType* it,
-                      const LabelSet& well_known);
-
-// DaemonCompatible of each of `daemon_pods` (parallel to it).
-std::vector<bool> CompatibleDaemons(const std::vector<Pod>& daemon_pods,
-                                    const Requirements& template_reqs,
-                                    const std::vector<Taint>& taints, const InstanceType* it,
-                                    const LabelSet& well_known);
 
 }  // namespace karp::scheduling
 

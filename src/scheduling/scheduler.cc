@@ -21,6 +21,7 @@
 #include "karp/labels.h"
 #include "karp/lower_bound.h"
 #include "karp/taints.h"
+#include "model/node_pool_templates.h"
 #include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
 #include "scheduling/cost_packing.h"
@@ -377,7 +378,7 @@ absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) con
   // Daemon overhead comes from the DaemonSets and the newest pod each controls (§2.4).
   if (snapshot.node_pools != old.snapshot->node_pools ||
       snapshot.daemon_sets != old.snapshot->daemon_sets ||
-      scheduling::DaemonPods(snapshot) != old.pools->daemon_pods) {
+      DaemonPods(snapshot) != old.pools->daemon_pods) {
     absl::StatusOr<std::shared_ptr<State>> state = PrepareChecked(snapshot, catalogs, old.options);
     if (!state.ok()) return state.status();
     return Scheduler(std::move(*state));

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "karp/scheduler.h"
-#include "scheduling/access.h"
+#include "model/node_pool_templates.h"
 #include "support/builders.h"
 #include "support/solve_checks.h"
 
@@ -44,9 +44,7 @@ Pod AgentPod(const std::string& name, const char* cpu, int64_t created) {
       .BoundTo("node-" + name);
 }
 
-std::vector<Pod> DaemonPods(const ClusterSnapshot& snap) {
-  return karp::scheduling::DaemonPods(snap);
-}
+using karp::DaemonPods;
 
 }  // namespace
 
