@@ -54,8 +54,8 @@ void BM_Catalog_EmbeddedAws(benchmark::State& state) {
     benchmark::DoNotOptimize(*catalog);
     const auto built = std::chrono::steady_clock::now();
     catalog.reset();
-    free_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - built)
-                   .count();
+    free_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - built).count();
     state.SetIterationTime(std::chrono::duration<double>(built - start).count());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(types));

@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "json/document.h"
 #include "karp/json/codec.h"
 #include "karp/json/run.h"
 #include "karp/scheduler.h"
-#include "bench_main.h"
 #include "workloads.h"
 
 namespace {
@@ -104,8 +104,11 @@ void BM_Codec_ParseKubectlList(benchmark::State& state) {
       static_cast<double>(pods + nodes) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Codec_ParseKubectlList)->Args({20000, 1000, 0})->Args({20000, 1000, 2})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Codec_ParseKubectlList)
+    ->Args({20000, 1000, 0})
+    ->Args({20000, 1000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Codec_ParseYamlList(benchmark::State& state) {
   const int pods = static_cast<int>(state.range(0));
@@ -126,8 +129,11 @@ void BM_Codec_ParseYamlList(benchmark::State& state) {
   }
   SetBytes(state, doc->size());
 }
-BENCHMARK(BM_Codec_ParseYamlList)->Args({20000, 1000, 0})->Args({20000, 1000, 2})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Codec_ParseYamlList)
+    ->Args({20000, 1000, 0})
+    ->Args({20000, 1000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Codec_ReadJson(benchmark::State& state) {
   const std::string doc =
@@ -181,7 +187,9 @@ void BM_Codec_WriteSolveResult(benchmark::State& state) {
   }
   SetBytes(state, bytes);
 }
-BENCHMARK(BM_Codec_WriteSolveResult)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Codec_WriteSolveResult)
+    ->Arg(kParityPods)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // A stream that counts and drops what is written (standard output without the device).
@@ -218,7 +226,9 @@ void BM_Codec_WriteSolveResultStreamed(benchmark::State& state) {
   for (auto _ : state) bytes = StreamSolveResult(*result, 0);
   SetBytes(state, bytes);
 }
-BENCHMARK(BM_Codec_WriteSolveResultStreamed)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Codec_WriteSolveResultStreamed)
+    ->Arg(kParityPods)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // Parse + Create + Solve + write, as `karp solve` after reading its file (the embedded AWS
@@ -234,8 +244,7 @@ void BM_Codec_EndToEndDiverse(benchmark::State& state) {
         snap.ok() ? karp::Scheduler::Create(*snap, p.catalog)
                   : absl::StatusOr<karp::Scheduler>(snap.status());
     absl::StatusOr<karp::SolveResult> result =
-        scheduler.ok() ? scheduler->Solve()
-                       : absl::StatusOr<karp::SolveResult>(scheduler.status());
+        scheduler.ok() ? scheduler->Solve() : absl::StatusOr<karp::SolveResult>(scheduler.status());
     if (!result.ok() || static_cast<int>(result->node_claims.size()) != pods / 5) {
       state.SkipWithError(result.ok() ? "unexpected node count"
                                       : std::string(result.status().message()).c_str());
@@ -245,12 +254,11 @@ void BM_Codec_EndToEndDiverse(benchmark::State& state) {
   }
   state.counters["MB in"] = static_cast<double>(doc.size()) / 1e6;
   state.counters["MB out"] = static_cast<double>(out_bytes) / 1e6;
-  state.counters["pods/s"] = benchmark::Counter(
-      static_cast<double>(pods) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate);
+  state.counters["pods/s"] =
+      benchmark::Counter(static_cast<double>(pods) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Codec_EndToEndDiverse)->Arg(kParityPods)->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_Codec_EndToEndDiverse)->Arg(kParityPods)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One type with `n` offerings in as many zones: the catalog shape that was quadratic when each
 // offering's zone was searched for among the zones already seen.
@@ -260,8 +268,7 @@ std::string ManyOfferingsCatalog(int n) {
   for (int i = 0; i < n; ++i) {
     if (i > 0) text += ",";
     text += R"({"zone": "zone-)" + std::to_string(i) + R"(", "capacityType": ")" +
-            (i % 2 ? "spot" : "on-demand") + R"(", "price": )" + std::to_string(1 + i % 97) +
-            "}";
+            (i % 2 ? "spot" : "on-demand") + R"(", "price": )" + std::to_string(1 + i % 97) + "}";
   }
   return text + "]}]}";
 }
@@ -279,11 +286,13 @@ void BM_Codec_ParseCatalogOfferings(benchmark::State& state) {
     benchmark::DoNotOptimize(catalog);
   }
   SetBytes(state, doc.size());
-  state.counters["offerings/s"] = benchmark::Counter(
-      static_cast<double>(n) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate);
+  state.counters["offerings/s"] =
+      benchmark::Counter(static_cast<double>(n) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Codec_ParseCatalogOfferings)->Arg(100000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Codec_ParseCatalogOfferings)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 int WriteParity(const std::string& dir) {

@@ -26,10 +26,10 @@ namespace {
 const absl::Time kNow = absl::FromUnixSeconds(1772625600);  // 2026-03-04T12:00:00Z
 
 // One plan of `snap`, or nullopt after SkipWithError.
-std::optional<karp::ConsolidationPlan> PlanOnce(benchmark::State& state,
-                                                const karp::ClusterSnapshot& snap,
-                                                std::shared_ptr<const karp::InstanceCatalog> catalog,
-                                                const karp::ConsolidationOptions& options = {}) {
+std::optional<karp::ConsolidationPlan> PlanOnce(
+    benchmark::State& state, const karp::ClusterSnapshot& snap,
+    std::shared_ptr<const karp::InstanceCatalog> catalog,
+    const karp::ConsolidationOptions& options = {}) {
   absl::StatusOr<karp::Consolidator> c =
       karp::Consolidator::Create(snap, std::move(catalog), kNow, options);
   if (!c.ok()) {
@@ -50,7 +50,8 @@ void BM_Consolidation_Repack(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   karp::ClusterSnapshot snap = karp::bench::ConsolidationCluster(nodes, 7, kNow);
   if (state.range(1) == 1) {
-    for (karp::NodePool& np : snap.node_pools) np.budgets = {karp::Budget{"100%", {}, "", std::nullopt}};
+    for (karp::NodePool& np : snap.node_pools)
+      np.budgets = {karp::Budget{"100%", {}, "", std::nullopt}};
   }
   std::shared_ptr<const karp::InstanceCatalog> catalog = karp::bench::AwsCatalog();
   if (catalog == nullptr) {
@@ -93,7 +94,8 @@ void BM_Consolidation_FullPass(benchmark::State& state) {
   }
   double commands = 0, savings = 0, price = 0;
   for (const karp::Node& n : snap.nodes) {
-    const karp::InstanceType* it = catalog->Find(n.metadata.labels.at("node.kubernetes.io/instance-type"));
+    const karp::InstanceType* it =
+        catalog->Find(n.metadata.labels.at("node.kubernetes.io/instance-type"));
     if (it != nullptr) price += it->offerings.empty() ? 0 : it->offerings[0].price;
   }
   // Check one pass before timing counts: at 30-60 % utilisation there is something to
@@ -137,7 +139,13 @@ void BM_Consolidation_FullPass(benchmark::State& state) {
       static_cast<double>(snap.pods.size()) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Consolidation_FullPass)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_Consolidation_FullPass)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 

@@ -126,7 +126,11 @@ void BM_Workload_Solve(benchmark::State& state) {
   state.counters["pods/s"] = benchmark::Counter(pods * static_cast<double>(state.iterations()),
                                                 benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Workload_Solve)->ArgName("running")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Workload_Solve)
+    ->ArgName("running")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // A host's loop on the running cluster: its nodes and bound pods, and a window of 50 pending
@@ -147,7 +151,8 @@ void BM_Workload_SmallDeltaSolve(benchmark::State& state) {
   constexpr size_t kWindow = 50, kStep = 10, kSteps = 1000;
   auto snapshot_at = [&](size_t step) {
     karp::ClusterSnapshot s = base;
-    for (size_t i = 0; i < kWindow; ++i) s.pods.push_back(pending[(step * kStep + i) % pending.size()]);
+    for (size_t i = 0; i < kWindow; ++i)
+      s.pods.push_back(pending[(step * kStep + i) % pending.size()]);
     return s;
   };
   const bool incremental = state.range(0) == 1;
@@ -169,8 +174,13 @@ void BM_Workload_SmallDeltaSolve(benchmark::State& state) {
   state.counters["nodes"] = static_cast<double>(base.nodes.size());
   state.counters["claims/step"] = claims / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_Workload_SmallDeltaSolve)->ArgName("update")->Arg(1)->Arg(0)
-    ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1000);
+BENCHMARK(BM_Workload_SmallDeltaSolve)
+    ->ArgName("update")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1000);
 
 }  // namespace
 

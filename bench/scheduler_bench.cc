@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
+#include "bench_main.h"
 #include "karp/lower_bound.h"
 #include "karp/scheduler.h"
-#include "bench_main.h"
 #include "workloads.h"
 
 namespace {
@@ -49,8 +49,8 @@ std::string g_trace_path =
 #endif
 
 struct Expect {
-  int nodes = -1;                 // -1: any
-  bool allow_unplaceable = false; // pod errors allowed only for pods no type can host
+  int nodes = -1;                  // -1: any
+  bool allow_unplaceable = false;  // pod errors allowed only for pods no type can host
 };
 
 void RunSolve(benchmark::State& state, karp::ClusterSnapshot snapshot,
@@ -95,9 +95,8 @@ void RunSolve(benchmark::State& state, karp::ClusterSnapshot snapshot,
         return;
       }
     } else if (!check->pod_errors.empty()) {
-      state.SkipWithError(("pod error: " + check->pod_errors[0].pod + ": " +
-                           check->pod_errors[0].message)
-                              .c_str());
+      state.SkipWithError(
+          ("pod error: " + check->pod_errors[0].pod + ": " + check->pod_errors[0].message).c_str());
       return;
     }
     if (expect.nodes >= 0 && static_cast<int>(check->node_claims.size()) != expect.nodes) {
@@ -127,8 +126,7 @@ void RunSolve(benchmark::State& state, karp::ClusterSnapshot snapshot,
   state.counters["nodes"] = nodes;
   state.counters["price"] = price;
   state.counters["bound"] = bound->price_per_hour;
-  state.counters["price/bound"] =
-      bound->price_per_hour > 0 ? price / bound->price_per_hour : 0.0;
+  state.counters["price/bound"] = bound->price_per_hour > 0 ? price / bound->price_per_hour : 0.0;
   if (expect.allow_unplaceable) state.counters["unplaceable"] = errors;
   state.counters["pods/s"] = benchmark::Counter(pods * static_cast<double>(state.iterations()),
                                                 benchmark::Counter::kIsRate);
@@ -138,18 +136,30 @@ void BM_Scheduling_Diverse(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   Expect expect;
   expect.nodes = n >= 5 ? n / 5 : -1;
-  RunSolve(state, BenchmarkSnapshot(karp::bench::DiversePods(n)), karp::bench::FakeCatalog(400),
-           {}, expect);
+  RunSolve(state, BenchmarkSnapshot(karp::bench::DiversePods(n)), karp::bench::FakeCatalog(400), {},
+           expect);
 }
 BENCHMARK(BM_Scheduling_Diverse)
-    ->Arg(1)->Arg(50)->Arg(100)->Arg(500)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)
-    ->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Arg(1)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(5000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Scheduling_PreferencesRespect(benchmark::State& state) {
   RunSolve(state, BenchmarkSnapshot(karp::bench::PreferencePods(static_cast<int>(state.range(0)))),
            karp::bench::FakeCatalog(400), {}, {});
 }
-BENCHMARK(BM_Scheduling_PreferencesRespect)->Arg(4000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Scheduling_PreferencesRespect)
+    ->Arg(4000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Scheduling_PreferencesIgnore(benchmark::State& state) {
   karp::SchedulerOptions options;
@@ -163,7 +173,11 @@ void BM_Scheduling_Aws(benchmark::State& state) {
   RunSolve(state, karp::bench::AwsRealisticSnapshot(static_cast<int>(state.range(0))),
            karp::bench::AwsCatalog(), {}, {});
 }
-BENCHMARK(BM_Scheduling_Aws)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Scheduling_Aws)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 karp::SchedulerOptions CostOptions() {
@@ -177,15 +191,27 @@ void BM_Scheduling_DiverseCost(benchmark::State& state) {
            karp::bench::FakeCatalog(400), CostOptions(), {});
 }
 BENCHMARK(BM_Scheduling_DiverseCost)
-    ->Arg(50)->Arg(100)->Arg(500)->Arg(1000)->Arg(5000)->Arg(20000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Scheduling_AwsCost(benchmark::State& state) {
   RunSolve(state, karp::bench::AwsRealisticSnapshot(static_cast<int>(state.range(0))),
            karp::bench::AwsCatalog(), CostOptions(), {});
 }
-BENCHMARK(BM_Scheduling_AwsCost)->Arg(100)->Arg(1000)->Arg(5000)->Arg(10000)->Arg(50000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Scheduling_AwsCost)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Candidates built two at a time (SchedulerOptions::cost_threads = 2; the default builds one
 // at a time): faster, with more peak memory.
@@ -195,7 +221,9 @@ void BM_Scheduling_DiverseCostTwoThreads(benchmark::State& state) {
   RunSolve(state, BenchmarkSnapshot(karp::bench::DiversePods(static_cast<int>(state.range(0)))),
            karp::bench::FakeCatalog(400), options, {});
 }
-BENCHMARK(BM_Scheduling_DiverseCostTwoThreads)->Arg(20000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Scheduling_DiverseCostTwoThreads)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // The same with new claims' NodePools chosen by weight (PoolOrder::kWeight; the default,
@@ -206,8 +234,12 @@ void BM_Scheduling_AwsCostByWeight(benchmark::State& state) {
   RunSolve(state, karp::bench::AwsRealisticSnapshot(static_cast<int>(state.range(0))),
            karp::bench::AwsCatalog(), options, {});
 }
-BENCHMARK(BM_Scheduling_AwsCostByWeight)->Arg(1000)->Arg(10000)->Arg(50000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Scheduling_AwsCostByWeight)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // range(0) = 1: the pods alive at the busiest instant; 0: every pod of the trace at once.
 void RunTrace(benchmark::State& state, const karp::SchedulerOptions& options) {
@@ -228,11 +260,19 @@ void RunTrace(benchmark::State& state, const karp::SchedulerOptions& options) {
   RunSolve(state, *snap, karp::bench::AwsCatalog(), options, expect);
 }
 void BM_Scheduling_Trace(benchmark::State& state) { RunTrace(state, {}); }
-BENCHMARK(BM_Scheduling_Trace)->ArgName("busiest")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Scheduling_Trace)
+    ->ArgName("busiest")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 void BM_Scheduling_TraceCost(benchmark::State& state) { RunTrace(state, CostOptions()); }
-BENCHMARK(BM_Scheduling_TraceCost)->ArgName("busiest")->Arg(1)->Arg(0)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Scheduling_TraceCost)
+    ->ArgName("busiest")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The cost of the bound itself (what a host pays to judge a decision), untimed elsewhere.
 void RunBound(benchmark::State& state, const karp::ClusterSnapshot& snapshot,

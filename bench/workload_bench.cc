@@ -59,9 +59,10 @@ struct Workload {
 // (every pod when negative). On failure skips the benchmark with a message and returns false.
 bool Load(benchmark::State& state, const char* file, int pending, Workload* out) {
   if (g_dir.empty()) {
-    state.SkipWithError("workloads not available: pass --workloads=DIR or set "
-                        "KARP_WORKLOADS_DIR to a folder of the unpacked ../shared/data/workloads "
-                        "files");
+    state.SkipWithError(
+        "workloads not available: pass --workloads=DIR or set "
+        "KARP_WORKLOADS_DIR to a folder of the unpacked ../shared/data/workloads "
+        "files");
     return false;
   }
   const std::string path = g_dir + "/" + file;
@@ -139,12 +140,22 @@ void RunSolve(benchmark::State& state, const char* file) {
 }
 
 void BM_Workload_RunningClusterSolve(benchmark::State& state) { RunSolve(state, kRunningCluster); }
-BENCHMARK(BM_Workload_RunningClusterSolve)->Arg(2500)->Arg(5000)->Arg(10000)->Arg(20000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Workload_RunningClusterSolve)
+    ->Arg(2500)
+    ->Arg(5000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Workload_Realistic100kSolve(benchmark::State& state) { RunSolve(state, kRealistic100k); }
-BENCHMARK(BM_Workload_Realistic100kSolve)->Arg(10000)->Arg(20000)->Arg(50000)->Arg(100000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Workload_Realistic100kSolve)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // A whole consolidation pass: Create (the consolidator prepares the cluster) then Plan.
 absl::StatusOr<karp::ConsolidationPlan> ConsolidationPass(
@@ -174,7 +185,9 @@ void BM_Workload_RunningClusterConsolidate(benchmark::State& state) {
   state.counters["commands"] = commands;
   state.counters["savings/h"] = savings;
 }
-BENCHMARK(BM_Workload_RunningClusterConsolidate)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_Workload_RunningClusterConsolidate)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->Iterations(1);
 
 void BM_Workload_RunningClusterRepack(benchmark::State& state) {
@@ -194,7 +207,9 @@ void BM_Workload_RunningClusterRepack(benchmark::State& state) {
   state.counters["pods"] = static_cast<double>(w.snapshot.pods.size());
   state.counters["existing"] = static_cast<double>(w.snapshot.nodes.size());
 }
-BENCHMARK(BM_Workload_RunningClusterRepack)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_Workload_RunningClusterRepack)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->Iterations(1);
 
 }  // namespace

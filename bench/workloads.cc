@@ -33,8 +33,8 @@ int64_t RandomCpu(std::mt19937& rng) {
 }
 
 int64_t RandomMemory(std::mt19937& rng) {
-  static const int64_t kValues[] = {100 * kMi, 256 * kMi, 512 * kMi, 1024 * kMi, 2048 * kMi,
-                                    4096 * kMi};
+  static const int64_t kValues[] = {100 * kMi,  256 * kMi,  512 * kMi,
+                                    1024 * kMi, 2048 * kMi, 4096 * kMi};
   return kValues[std::uniform_int_distribution<int>(0, 5)(rng)];
 }
 
@@ -95,11 +95,10 @@ ClusterSnapshot AwsBaseSnapshot() {
   general.metadata.name = "general";
   general.node_class_ref = node_class;
   general.weight = 50;
-  general.requirements = {
-      Expr(kLabelArch, Operator::kIn, {"amd64"}),
-      Expr(kLabelCapacityType, Operator::kIn, {"spot", "on-demand"}),
-      Expr(kAwsLabelInstanceCategory, Operator::kIn, {"c", "m", "r"}),
-      Expr(kAwsLabelInstanceGeneration, Operator::kGt, {"4"})};
+  general.requirements = {Expr(kLabelArch, Operator::kIn, {"amd64"}),
+                          Expr(kLabelCapacityType, Operator::kIn, {"spot", "on-demand"}),
+                          Expr(kAwsLabelInstanceCategory, Operator::kIn, {"c", "m", "r"}),
+                          Expr(kAwsLabelInstanceGeneration, Operator::kGt, {"4"})};
   NodePool arm = general;
   arm.metadata.name = "arm64";
   arm.weight = 10;
@@ -146,15 +145,15 @@ std::shared_ptr<const InstanceCatalog> FakeCatalog(int n) {
                                        offer("test-zone-3", "on-demand")};
     Overhead overhead;
     overhead.kube_reserved = ResourceList{{"cpu", 100}, {"memory", 10 * kMi}};
-    std::map<std::string, std::string> labels = {
-        {std::string(kLabelArch), "amd64"}, {"integer", std::to_string(cpu)}};
+    std::map<std::string, std::string> labels = {{std::string(kLabelArch), "amd64"},
+                                                 {"integer", std::to_string(cpu)}};
     const bool large = cpu > 4 && 2 * cpu * kGi > 8 * kGi;
     labels["size"] = large ? "large" : "small";
     if (large) labels["special"] = "optional";
     InstanceType it = InstanceType::Make(
         "fake-it-" + std::to_string(i), labels,
-        ResourceList{{"cpu", cpu * 1000}, {"memory", 2 * cpu * kGi}, {"pods", 10 * cpu}},
-        overhead, std::move(offerings));
+        ResourceList{{"cpu", cpu * 1000}, {"memory", 2 * cpu * kGi}, {"pods", 10 * cpu}}, overhead,
+        std::move(offerings));
     Requirements extra{Requirement::In(kLabelOs, {"darwin", "linux", "windows"})};
     if (!large) extra.Add(Requirement::DoesNotExist("special"));
     it.RebuildRequirements(extra);
@@ -283,8 +282,10 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
     const char* type;
     int64_t cpu, mem_gi, pods;
   };
-  static const Shape kShapes[] = {{"m5.xlarge", 4, 16, 58},  {"m5.2xlarge", 8, 32, 58},
-                                  {"c5.2xlarge", 8, 16, 58}, {"r5.xlarge", 4, 32, 58},
+  static const Shape kShapes[] = {{"m5.xlarge", 4, 16, 58},
+                                  {"m5.2xlarge", 8, 32, 58},
+                                  {"c5.2xlarge", 8, 16, 58},
+                                  {"r5.xlarge", 4, 32, 58},
                                   {"m5.4xlarge", 16, 64, 234}};
   const char* kZones[] = {"us-east-1a", "us-east-1b", "us-east-1c"};
   const int deployments = std::max(1, nodes / 4);
@@ -311,10 +312,11 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
                          {std::string(kLabelOs), "linux"},
                          {std::string(kLabelInitialized), "true"},
                          {std::string(kLabelHostname), name}};
-    n.capacity = ResourceList{{"cpu", shape.cpu * 1000}, {"memory", shape.mem_gi * kGi},
-                              {"pods", shape.pods}};
+    n.capacity = ResourceList{
+        {"cpu", shape.cpu * 1000}, {"memory", shape.mem_gi * kGi}, {"pods", shape.pods}};
     n.allocatable = ResourceList{{"cpu", shape.cpu * 1000 - 100},
-                                 {"memory", shape.mem_gi * kGi - kGi}, {"pods", shape.pods}};
+                                 {"memory", shape.mem_gi * kGi - kGi},
+                                 {"pods", shape.pods}};
     n.conditions.push_back({"Ready", "True", "", "", n.metadata.creation_timestamp});
     NodeClaim nc;
     nc.metadata.name = std::string("general-") + std::to_string(i);
@@ -338,7 +340,8 @@ ClusterSnapshot ConsolidationCluster(int nodes, uint32_t seed, absl::Time now) {
       p.node_name = name;
       p.phase = "Running";
       p.start_time = n.metadata.creation_timestamp;
-      if (pod_index % 97 == 0) p.metadata.annotations[std::string(kAnnotationDoNotDisrupt)] = "true";
+      if (pod_index % 97 == 0)
+        p.metadata.annotations[std::string(kAnnotationDoNotDisrupt)] = "true";
       snap.pods.push_back(std::move(p));
     }
     snap.nodes.push_back(std::move(n));

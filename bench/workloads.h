@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/objects.h"
-#include "absl/status/statusor.h"
-#include "absl/time/time.h"
 
 namespace karp::bench {
 

@@ -55,11 +55,14 @@ struct Flags {
 // Exit code 2 on a usage error.
 std::optional<Flags> ParseFlags(int argc, char** argv) {
   Flags f;
-  std::map<std::string, std::string*> values = {
-      {"--region", &f.region},          {"--cluster", &f.cluster},
-      {"--nodeclass", &f.nodeclass},    {"--queue", &f.queue},
-      {"--cluster-endpoint", &f.info.endpoint}, {"--ca-bundle", &f.info.ca_bundle},
-      {"--service-cidr", &f.info.cidr}, {"--kubernetes-version", &f.kubernetes_version}};
+  std::map<std::string, std::string*> values = {{"--region", &f.region},
+                                                {"--cluster", &f.cluster},
+                                                {"--nodeclass", &f.nodeclass},
+                                                {"--queue", &f.queue},
+                                                {"--cluster-endpoint", &f.info.endpoint},
+                                                {"--ca-bundle", &f.info.ca_bundle},
+                                                {"--service-cidr", &f.info.cidr},
+                                                {"--kubernetes-version", &f.kubernetes_version}};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--self-test") {
@@ -147,8 +150,8 @@ absl::StatusOr<karp::aws::AwsCloudProviderOptions> ProviderOptions(const Flags& 
   }
   o.client.credentials = karp::aws::testing::TestCredentials();
   o.client.sleep = [](absl::Duration) {};
-  for (std::string* e : {&o.client.ec2_endpoint, &o.client.pricing_endpoint,
-                         &o.client.iam_endpoint, &o.client.sqs_endpoint}) {
+  for (std::string* e : {&o.client.ec2_endpoint, &o.client.pricing_endpoint, &o.client.iam_endpoint,
+                         &o.client.sqs_endpoint}) {
     *e = local->server->endpoint();
   }
   o.cluster = {flags.cluster, "https://example.eks.local", "Q0EK", "10.100.0.0/16", ""};
@@ -164,8 +167,7 @@ karp::ClusterSnapshot PendingPods() {
   pool.metadata.name = "default";
   pool.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
   pool.requirements = {{"kubernetes.io/arch", karp::Operator::kIn, {"arm64"}, std::nullopt},
-                       {"karpenter.sh/capacity-type", karp::Operator::kIn, {"spot"},
-                        std::nullopt}};
+                       {"karpenter.sh/capacity-type", karp::Operator::kIn, {"spot"}, std::nullopt}};
   snapshot.node_pools.push_back(pool);
   for (int i = 0; i < 3; ++i) {
     karp::Pod pod;
@@ -285,8 +287,8 @@ int main(int argc, char** argv) {
       local.sqs->Send(R"({"version":"0","id":"example","detail-type":)"
                       R"("EC2 Spot Instance Interruption Warning","source":"aws.ec2",)"
                       R"("time":"2026-11-26T08:00:00Z","region":"us-east-1","detail":)"
-                      R"({"instance-id":")" + launched.begin()->first +
-                      R"(","instance-action":"terminate"}})");
+                      R"({"instance-id":")" +
+                      launched.begin()->first + R"(","instance-action":"terminate"}})");
       local.sqs->Send("not an EventBridge event");
     }
     auto queue = karp::aws::InterruptionQueue::Create(q);

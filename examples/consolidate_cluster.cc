@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     for (const std::string& node : cmd.candidates) std::cout << " " << node;
     for (const karp::NewNodeClaim& r : cmd.replacements) {
       std::cout << " -> " << r.name;
-      if (r.launch) std::cout << " (" << r.launch->instance_type << ", $" << r.launch->price << "/h)";
+      if (r.launch)
+        std::cout << " (" << r.launch->instance_type << ", $" << r.launch->price << "/h)";
     }
     std::cout << ", saves $" << cmd.savings_per_hour << "/h\n";
   }

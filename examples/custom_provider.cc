@@ -53,10 +53,12 @@ class AcmeCloud : public karp::CloudProvider {
       karp::Overhead overhead;
       overhead.kube_reserved = karp::ResourceList{{"cpu", 100}, {"memory", 256LL << 20}};
       types.push_back(karp::InstanceType::Make(
-          type, {{"kubernetes.io/arch", "amd64"}, {"kubernetes.io/os", "linux"},
-                 {"acme.example/family", std::string(type).substr(5)}},
-          karp::ResourceList{{"cpu", cpu * 1000LL}, {"memory", static_cast<int64_t>(gib) << 30},
-                             {"pods", pods}},
+          type,
+          {{"kubernetes.io/arch", "amd64"},
+           {"kubernetes.io/os", "linux"},
+           {"acme.example/family", std::string(type).substr(5)}},
+          karp::ResourceList{
+              {"cpu", cpu * 1000LL}, {"memory", static_cast<int64_t>(gib) << 30}, {"pods", pods}},
           overhead, offerings));
     }
     return types;
@@ -173,9 +175,9 @@ int main() {
                 << nc.launch->zone << " ($" << nc.launch->price << "/h)\n";
       absl::StatusOr<karp::Instance> instance = launcher.Launch(nc, *current, now);
       if (!instance.ok()) return Fail(instance.status());
-      std::cout << "  launched " << instance->provider_id << ": " << instance->instance_type
-                << " " << instance->capacity_type << " in " << instance->zone << " ($"
-                << instance->price << "/h)\n";
+      std::cout << "  launched " << instance->provider_id << ": " << instance->instance_type << " "
+                << instance->capacity_type << " in " << instance->zone << " ($" << instance->price
+                << "/h)\n";
     }
     std::cout << "  offerings cached as unavailable: " << cache.Size(now) << "\n";
     // The launched node takes the first batch; a second batch of pods arrives.

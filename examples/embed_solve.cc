@@ -13,9 +13,8 @@ int main() {
 
   karp::NodePool pool;
   pool.metadata.name = "default";
-  pool.requirements = {
-      {"karpenter.sh/capacity-type", karp::Operator::kIn, {"spot"}, std::nullopt},
-      {"kubernetes.io/arch", karp::Operator::kIn, {"arm64"}, std::nullopt}};
+  pool.requirements = {{"karpenter.sh/capacity-type", karp::Operator::kIn, {"spot"}, std::nullopt},
+                       {"kubernetes.io/arch", karp::Operator::kIn, {"arm64"}, std::nullopt}};
   snapshot.node_pools.push_back(pool);
 
   for (int i = 0; i < 3; ++i) {
@@ -48,8 +47,7 @@ int main() {
     std::cout << nc.name << ": " << nc.pods.size() << " pods on " << nc.launch->instance_type
               << " (" << nc.launch->capacity_type << ", " << nc.launch->zone << ", $"
               << nc.launch->price << "/h" << (nc.launch->price_estimated ? " estimated" : "")
-              << "), " << nc.instance_types.size()
-              << " instance types allowed\n";
+              << "), " << nc.instance_types.size() << " instance types allowed\n";
   }
   for (const karp::PodError& e : result->pod_errors) {
     std::cout << e.pod << ": " << e.message << "\n";

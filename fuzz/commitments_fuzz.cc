@@ -19,8 +19,8 @@
 namespace {
 
 [[noreturn]] void Fail(std::string_view what, const std::string& detail) {
-  std::fprintf(stderr, "commitments_fuzz: %.*s\n%s\n", static_cast<int>(what.size()),
-               what.data(), detail.c_str());
+  std::fprintf(stderr, "commitments_fuzz: %.*s\n%s\n", static_cast<int>(what.size()), what.data(),
+               detail.c_str());
   std::abort();
 }
 

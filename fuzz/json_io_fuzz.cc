@@ -37,8 +37,10 @@ bool Nested(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if ((c == '[' || c == '{') && ++depth > karp::json::kMaxDepth) {
@@ -80,8 +82,10 @@ void Write(JsonWriter& w, const Json& v) {
     w.Bool(v.get<bool>());
   } else if (v.is_number_unsigned()) {
     // The writer's integers are signed (karp writes counts); larger values are not written.
-    if (v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) w.Int(v.get<int64_t>());
-    else w.Int(0);
+    if (v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX))
+      w.Int(v.get<int64_t>());
+    else
+      w.Int(0);
   } else if (v.is_number_integer()) {
     w.Int(v.get<int64_t>());
   } else if (v.is_number_float()) {

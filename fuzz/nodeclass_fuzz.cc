@@ -78,8 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     absl::StatusOr<karp::AwsCatalogOptions> options =
         karp::aws::CatalogOptionsFor(nc, karp::AwsCatalogOptions{});
     if (!options.ok() && options.status().code() != absl::StatusCode::kInvalidArgument) {
-      Fail("CatalogOptionsFor error is not InvalidArgument: " + options.status().ToString(),
-           text);
+      Fail("CatalogOptionsFor error is not InvalidArgument: " + options.status().ToString(), text);
     }
     if (options.ok() && options->ami_family != nc.ResolvedAmiFamily()) {
       Fail("catalog options lost the AMI family", text);

@@ -63,8 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view csv(reinterpret_cast<const char*>(data + 1), size - 1);
 
   const int fd = MemFd();
-  if (ftruncate(fd, 0) != 0 || pwrite(fd, csv.data(), csv.size(), 0) !=
-                                   static_cast<ssize_t>(csv.size())) {
+  if (ftruncate(fd, 0) != 0 ||
+      pwrite(fd, csv.data(), csv.size(), 0) != static_cast<ssize_t>(csv.size())) {
     std::perror("openb_fuzz: write");
     std::abort();
   }

@@ -123,8 +123,8 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     } else if (validate == "ignore" || validate == "false") {
       read.validation = json::FieldValidation::kIgnore;
     } else {
-      *error = internal::StrCat("--validate must be strict, warn or ignore, got \"", validate,
-                                "\"");
+      *error =
+          internal::StrCat("--validate must be strict, warn or ignore, got \"", validate, "\"");
       return -1;
     }
     return 1;
@@ -193,8 +193,8 @@ absl::StatusOr<std::vector<std::string>> DirectoryFiles(const std::string& dir, 
   }
   if (ec) return absl::NotFoundError(internal::StrCat(dir, ": cannot read directory"));
   if (found.empty()) {
-    return absl::NotFoundError(internal::StrCat(
-        dir, ": no .json, .yaml or .yml file in directory", recursive ? " (or below it)" : ""));
+    return absl::NotFoundError(internal::StrCat(dir, ": no .json, .yaml or .yml file in directory",
+                                                recursive ? " (or below it)" : ""));
   }
   std::sort(found.begin(), found.end());
   return found;

@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
-#include "karp/pricing.h"
 #include "karp/json/codec.h"
+#include "karp/pricing.h"
 
 namespace karp::cli {
 

@@ -91,28 +91,27 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
     }
     any_estimated = any_estimated || estimated;
     out << "Disrupting via " << DisruptionReasonName(cmd.reason) << " "
-              << DisruptionDecisionName(cmd.decision) << ", terminating "
-              << cmd.candidates.size() << " nodes (" << absl::StrJoin(cmd.candidates, ", ")
-              << ")";
+        << DisruptionDecisionName(cmd.decision) << ", terminating " << cmd.candidates.size()
+        << " nodes (" << absl::StrJoin(cmd.candidates, ", ") << ")";
     for (const NewNodeClaim& nc : cmd.replacements) {
       out << " and replacing with nodeclaim " << nc.name;
-      if (nc.launch) out << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
+      if (nc.launch)
+        out << " (" << nc.launch->instance_type << " " << nc.launch->capacity_type << ")";
     }
     out << ", saving " << (estimated ? "an estimated " : "")
-              << PerHour(cmd.savings_per_hour, currency) << "\n";
+        << PerHour(cmd.savings_per_hour, currency) << "\n";
   }
   for (const KeptNode& k : plan.kept) out << "Keeping node " << k.node << ": " << k.reason << "\n";
   out << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
-            << " saved over " << plan.nodes << " node(s)"
-            << (any_estimated ? " (spot prices estimated)" : "") << "\n";
+      << " saved over " << plan.nodes << " node(s)"
+      << (any_estimated ? " (spot prices estimated)" : "") << "\n";
   if (plan.repack) {
     const RepackSummary& r = *plan.repack;
-    out << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency)
-              << " to " << PerHour(r.price_after_per_hour, currency) << " evicting "
-              << r.evictions << " pod(s); no plan ends below "
-              << PerHour(r.lower_bound_per_hour, currency)
-              << ", and re-packing every reschedulable pod costs at least "
-              << PerHour(r.all_pods_lower_bound_per_hour, currency) << "\n";
+    out << "Re-pack: the cluster goes from " << PerHour(r.price_before_per_hour, currency) << " to "
+        << PerHour(r.price_after_per_hour, currency) << " evicting " << r.evictions
+        << " pod(s); no plan ends below " << PerHour(r.lower_bound_per_hour, currency)
+        << ", and re-packing every reschedulable pod costs at least "
+        << PerHour(r.all_pods_lower_bound_per_hour, currency) << "\n";
   }
 }
 
@@ -134,7 +133,8 @@ int TakeBoundFlag(const std::vector<std::string>& args, size_t& i, ConsolidateFl
   if ((r = TakeFlag(args, i, "--max-simulations", &value)) != 0) {
     if (r < 0 || !absl::SimpleAtoi(value, &f->options.max_simulations) ||
         f->options.max_simulations < 1) {
-      *error = internal::StrCat("--max-simulations must be a positive integer, got \"", value, "\"");
+      *error =
+          internal::StrCat("--max-simulations must be a positive integer, got \"", value, "\"");
       return -1;
     }
     return 1;
@@ -143,8 +143,8 @@ int TakeBoundFlag(const std::vector<std::string>& args, size_t& i, ConsolidateFl
     absl::Duration d;
     if (r < 0 || !absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
         d == absl::InfiniteDuration()) {
-      *error = internal::StrCat("--timeout must be a positive duration (e.g. 30s), got \"", value,
-                                "\"");
+      *error =
+          internal::StrCat("--timeout must be a positive duration (e.g. 30s), got \"", value, "\"");
       return -1;
     }
     f->timeout = d;
@@ -161,9 +161,10 @@ std::function<void(const ConsolidationProgress&)> TerminalProgress() {
     const absl::Time now = absl::Now();
     if (!done && now - *last < absl::Milliseconds(200)) return;
     *last = now;
-    std::cerr << "\rkarp consolidate: loop " << p.loop + 1 << ", " << p.commands
-              << " command(s), " << p.simulations << " simulation(s)"
-              << (done ? std::string() : internal::StrCat(", ", p.candidates, " candidate(s), ", p.method))
+    std::cerr << "\rkarp consolidate: loop " << p.loop + 1 << ", " << p.commands << " command(s), "
+              << p.simulations << " simulation(s)"
+              << (done ? std::string()
+                       : internal::StrCat(", ", p.candidates, " candidate(s), ", p.method))
               << "\033[K" << (done ? "\n" : "") << std::flush;
   };
 }

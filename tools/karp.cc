@@ -60,7 +60,8 @@ constexpr char kCatalogUsage[] =
     "                    [-o json|yaml|table] [--no-headers] [filters...]\n"
     "\n"
     "Prints an instance-type catalog: the embedded AWS catalog (default) or a catalog file\n"
-    "(docs/formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads back.\n"
+    "(docs/formats.md §2). '-o json' prints the catalog format, which 'karp --catalog FILE' reads "
+    "back.\n"
     "\n"
     "Filters (all must hold, like ec2-instance-selector):\n"
     "  --vcpus N | MIN-MAX          vCPUs\n"
@@ -118,8 +119,8 @@ absl::StatusOr<Range> ParseRange(std::string_view flag, std::string_view text,
 absl::StatusOr<Requirement> ParseRequirementFlag(std::string_view text) {
   std::vector<std::string> parts = absl::StrSplit(internal::AV(text), ' ', absl::SkipEmpty());
   if (parts.size() < 2 || parts.size() > 3) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        "--requirement: expected 'KEY OPERATOR [V1,V2,...]', got \"", text, "\""));
+    return absl::InvalidArgumentError(
+        internal::StrCat("--requirement: expected 'KEY OPERATOR [V1,V2,...]', got \"", text, "\""));
   }
   absl::StatusOr<Operator> op = ParseOperator(parts[1]);
   if (!op.ok()) {
@@ -130,8 +131,8 @@ absl::StatusOr<Requirement> ParseRequirementFlag(std::string_view text) {
   if (parts.size() == 3) values = absl::StrSplit(parts[2], ',', absl::SkipEmpty());
   NodeSelectorRequirement api{parts[0], *op, values, std::nullopt};
   if (absl::Status s = ValidateRequirement(api, LabelSet{}); !s.ok()) {
-    return absl::InvalidArgumentError(internal::StrCat("--requirement \"", text, "\": ",
-                                                       s.message()));
+    return absl::InvalidArgumentError(
+        internal::StrCat("--requirement \"", text, "\": ", s.message()));
   }
   return Requirement::Create(api);
 }
@@ -171,17 +172,16 @@ void PrintTable(const std::vector<const InstanceType*>& types, std::string_view 
     const Requirement* zones = it->requirements.Find(kLabelZone);
     const int64_t gpus = it->capacity.Get("nvidia.com/gpu") + it->capacity.Get("amd.com/gpu");
     // Names come from the catalog file: escaped, they cannot drive the terminal.
-    rows.push_back({internal::EscapeForMessage(it->name),
-                    arch == it->labels.end() ? "" : internal::EscapeForMessage(arch->second),
-                    FormatQuantity(it->capacity.cpu(), kResourceCpu),
-                    FormatQuantity(it->capacity.memory(), kResourceMemory),
-                    FormatQuantity(it->capacity.pods(), kResourcePods),
-                    FormatQuantity(alloc.cpu(), kResourceCpu),
-                    FormatQuantity(alloc.memory(), kResourceMemory), std::to_string(gpus),
-                    FormatPrice(o ? o->price : kNoPrice),
-                    FormatPrice(s ? s->price : kNoPrice) +
-                        (s != nullptr && s->price_estimated ? " est" : ""),
-                    std::to_string(zones ? zones->values().size() : 0)});
+    rows.push_back(
+        {internal::EscapeForMessage(it->name),
+         arch == it->labels.end() ? "" : internal::EscapeForMessage(arch->second),
+         FormatQuantity(it->capacity.cpu(), kResourceCpu),
+         FormatQuantity(it->capacity.memory(), kResourceMemory),
+         FormatQuantity(it->capacity.pods(), kResourcePods),
+         FormatQuantity(alloc.cpu(), kResourceCpu), FormatQuantity(alloc.memory(), kResourceMemory),
+         std::to_string(gpus), FormatPrice(o ? o->price : kNoPrice),
+         FormatPrice(s ? s->price : kNoPrice) + (s != nullptr && s->price_estimated ? " est" : ""),
+         std::to_string(zones ? zones->values().size() : 0)});
     estimated = estimated || (s != nullptr && s->price_estimated);
   }
   std::vector<size_t> width(rows[0].size(), 0);
@@ -290,7 +290,8 @@ std::vector<const InstanceType*> SelectTypes(const InstanceCatalog& catalog,
                             !it.HasCompatibleOffering(f.reqs))) {
       continue;
     }
-    const int64_t cpu_count = LabelInt(it, "karpenter.k8s.aws/instance-cpu", it.capacity.cpu() / 1000);
+    const int64_t cpu_count =
+        LabelInt(it, "karpenter.k8s.aws/instance-cpu", it.capacity.cpu() / 1000);
     if (f.vcpus && !f.vcpus->Contains(cpu_count)) continue;
     const int64_t mem = LabelInt(it, "karpenter.k8s.aws/instance-memory", -1);
     if (f.memory && !f.memory->Contains(mem >= 0 ? mem * 1024 * 1024 : it.capacity.memory())) {

@@ -83,16 +83,12 @@ int DrawChart(const std::string& csv, const std::string& svg, const std::string&
   for (const std::string& p : policies) names += (names.empty() ? "" : " ") + p;
   std::string script = internal::StrCat(
       "set terminal svg size 1000,720 dynamic font 'sans,11' background '#ffffff'\n",
-      "set output '", svg, "'\n",
-      "set datafile separator ','\n",
+      "set output '", svg, "'\n", "set datafile separator ','\n",
       "set multiplot layout 2,1 title '", title, "'\n",
-      "set grid\nset key outside right top\nset xlabel 'simulated hours'\n",
-      "names = '", names, "'\n",
-      "set ylabel 'price per hour ($)'\n",
-      "plot for [p in names] '", csv,
+      "set grid\nset key outside right top\nset xlabel 'simulated hours'\n", "names = '", names,
+      "'\n", "set ylabel 'price per hour ($)'\n", "plot for [p in names] '", csv,
       "' using (strcol(1) eq p ? $2/3600 : NaN):7 with steps lw 2 title p\n",
-      "set ylabel 'nodes (ready + launching)'\n",
-      "plot for [p in names] '", csv,
+      "set ylabel 'nodes (ready + launching)'\n", "plot for [p in names] '", csv,
       "' using (strcol(1) eq p ? $2/3600 : NaN):($3+$4) with steps lw 2 title p\n",
       "unset multiplot\n");
   std::FILE* gp = popen("gnuplot", "w");
@@ -111,8 +107,7 @@ int DrawChart(const std::string& csv, const std::string& svg, const std::string&
 
 bool ParseDurationFlag(const std::string& text, absl::Duration* out) {
   absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() ||
-      d == absl::InfiniteDuration()) {
+  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() || d == absl::InfiniteDuration()) {
     return false;
   }
   *out = d;
@@ -151,7 +146,8 @@ std::optional<int> ParseSimulateArgs(const std::vector<std::string>& args, Simul
     // exhausts memory): the simulated clock has a resolution of one second.
     auto duration = [&](std::string_view flag, absl::Duration* out) -> std::optional<int> {
       if (r < 0 || !ParseDurationFlag(value, out) || *out < absl::Seconds(1)) {
-        return UsageError(kSimulateUsage, internal::StrCat(flag, " must be a duration of at "
+        return UsageError(kSimulateUsage, internal::StrCat(flag,
+                                                           " must be a duration of at "
                                                            "least 1s such as 30s or 1h, got \"",
                                                            value, "\""));
       }
@@ -159,9 +155,9 @@ std::optional<int> ParseSimulateArgs(const std::vector<std::string>& args, Simul
     };
     // Flags whose value is stored as given.
     const std::pair<std::string_view, std::string*> kPlain[] = {
-        {"--trace", &f->trace_path}, {"--openb", &f->openb_path}, {"--catalog", &f->catalog},
-        {"--csv", &f->csv_path},     {"--svg", &f->svg_path},
-        {"--commitments", &f->commitments}};
+        {"--trace", &f->trace_path}, {"--openb", &f->openb_path},
+        {"--catalog", &f->catalog},  {"--csv", &f->csv_path},
+        {"--svg", &f->svg_path},     {"--commitments", &f->commitments}};
     bool plain = false;
     for (const auto& [flag, out] : kPlain) {
       if (!take(flag)) continue;
@@ -229,7 +225,8 @@ std::optional<int> SelectPolicies(const std::vector<std::string>& names,
         found = true;
       }
     }
-    if (!found) return UsageError(kSimulateUsage, internal::StrCat("unknown policy \"", name, "\""));
+    if (!found)
+      return UsageError(kSimulateUsage, internal::StrCat("unknown policy \"", name, "\""));
   }
   return std::nullopt;
 }
@@ -346,11 +343,11 @@ int RunSimulate(const std::vector<std::string>& args) {
   // Bound what a run may record: one sample per period over the whole trace.
   constexpr int64_t kMaxSamples = 1000000;
   if (trace->duration / f.options.sample_interval > kMaxSamples) {
-    return UsageError(kSimulateUsage,
-                      internal::StrCat("--sample ", absl::FormatDuration(f.options.sample_interval),
-                                       " over ", absl::FormatDuration(trace->duration),
-                                       " would record more than ", kMaxSamples,
-                                       " samples per policy; use a longer period"));
+    return UsageError(
+        kSimulateUsage,
+        internal::StrCat("--sample ", absl::FormatDuration(f.options.sample_interval), " over ",
+                         absl::FormatDuration(trace->duration), " would record more than ",
+                         kMaxSamples, " samples per policy; use a longer period"));
   }
   absl::StatusOr<InstanceCatalog> types = LoadSimulationCatalog(f.catalog);
   if (!types.ok()) return InputError(types.status());

@@ -79,22 +79,20 @@ void PrintText(const SolveResult& r, std::string_view currency,
   TerminalText out(std::cout);
   for (const ExistingPlacement& e : r.existing_nodes) {
     out << "Scheduling " << e.pods.size() << " pod(s) on "
-              << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
-              << absl::StrJoin(e.pods, ", ") << "\n";
+        << (e.in_flight ? "in-flight nodeclaim " : "existing node ") << e.name << ": "
+        << absl::StrJoin(e.pods, ", ") << "\n";
   }
   for (const NewNodeClaim& nc : r.node_claims) {
-    out << "Launching nodeclaim " << nc.name << " with " << nc.pods.size()
-              << " pods requesting " << nc.requests.ToString() << " from types "
-              << TypesText(nc.instance_types);
+    out << "Launching nodeclaim " << nc.name << " with " << nc.pods.size() << " pods requesting "
+        << nc.requests.ToString() << " from types " << TypesText(nc.instance_types);
     if (nc.launch) {
-      out << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type
-                << " in " << nc.launch->zone << " at "
-                << (nc.launch->price_estimated ? "an estimated " : "")
-                << PerHour(nc.launch->price, currency)
-                << (nc.launch->list_price != nc.launch->price
-                        ? internal::StrCat(", list ", PerHour(nc.launch->list_price, currency))
-                        : "")
-                << ")";
+      out << " (launch " << nc.launch->instance_type << " " << nc.launch->capacity_type << " in "
+          << nc.launch->zone << " at " << (nc.launch->price_estimated ? "an estimated " : "")
+          << PerHour(nc.launch->price, currency)
+          << (nc.launch->list_price != nc.launch->price
+                  ? internal::StrCat(", list ", PerHour(nc.launch->list_price, currency))
+                  : "")
+          << ")";
     }
     out << "\n";
   }
@@ -108,26 +106,25 @@ void PrintText(const SolveResult& r, std::string_view currency,
     estimated = estimated || (nc.launch && nc.launch->price_estimated);
   }
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
-  out << "Scheduled " << scheduled << " of " << r.pods << " pod(s): "
-            << r.node_claims.size() << " new nodeclaim(s), "
-            << PerHour(r.LaunchPricePerHour(), currency);
+  out << "Scheduled " << scheduled << " of " << r.pods << " pod(s): " << r.node_claims.size()
+      << " new nodeclaim(s), " << PerHour(r.LaunchPricePerHour(), currency);
   if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
     out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
-              << absl::StrFormat("%.1f", gap) << "%";
+        << absl::StrFormat("%.1f", gap) << "%";
   }
   out << (estimated ? " (spot prices estimated)" : "") << "\n";
   if (r.packing.mode == PackingMode::kCost) {
     out << "Cost packing: ";
     if (r.packing.faithful_kept) {
       out << "the faithful packing (" << PerHour(r.packing.faithful_price_per_hour, currency)
-                << ") was not beaten in " << r.packing.attempts << " attempt(s)";
+          << ") was not beaten in " << r.packing.attempts << " attempt(s)";
     } else {
       const double saved = r.packing.faithful_price_per_hour - r.LaunchPricePerHour();
       out << "saves " << PerHour(saved, currency) << " ("
-                << absl::StrFormat("%.1f", 100 * saved / r.packing.faithful_price_per_hour)
-                << "%) against the faithful packing's "
-                << PerHour(r.packing.faithful_price_per_hour, currency);
+          << absl::StrFormat("%.1f", 100 * saved / r.packing.faithful_price_per_hour)
+          << "%) against the faithful packing's "
+          << PerHour(r.packing.faithful_price_per_hour, currency);
     }
     out << (r.packing.stopped_early ? ", stopped early at the deadline" : "") << "\n";
   }

@@ -333,7 +333,7 @@ std::string_view EmbeddedAwsCurrency(std::string_view region);
 // EmbeddedAwsCurrency(region)), or unset if the type is not sold there or the region has no
 // embedded prices. O(log n).
 std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type,
-                                                std::string_view region = "us-east-1");
+                                               std::string_view region = "us-east-1");
 
 // The embedded catalog of options.region: every embedded type with a price there, through
 // MakeAwsInstanceType with that price, as InstanceCatalog::Create(types, AwsWellKnownLabels()).

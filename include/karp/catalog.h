@@ -35,9 +35,9 @@ class InstanceCatalog {
   // type is registered as well-known too (what a provider does for its own label keys).
   // Errors: InvalidArgument for an empty or duplicate name, a negative capacity, a negative
   // or NaN price, or an offering without zone or capacity type; the message names the type.
-  [[nodiscard]] static absl::StatusOr<InstanceCatalog> Create(
-      std::vector<InstanceType> types, const LabelSet& well_known = {},
-      bool register_label_keys = true);
+  [[nodiscard]] static absl::StatusOr<InstanceCatalog> Create(std::vector<InstanceType> types,
+                                                              const LabelSet& well_known = {},
+                                                              bool register_label_keys = true);
 
   const std::vector<InstanceType>& instance_types() const { return types_; }
   size_t size() const { return types_.size(); }

@@ -64,8 +64,8 @@ enum class CandidateOrder {
 // A cloud interruption notice for a node (spot interruption warning, scheduled maintenance,
 // instance stopping or terminating). Rebalance recommendations only inform and are not events.
 struct InterruptionEvent {
-  std::string node;    // node name
-  std::string kind;    // e.g. "spot-interruption", "scheduled-maintenance", "stopping", "terminating"
+  std::string node;  // node name
+  std::string kind;  // e.g. "spot-interruption", "scheduled-maintenance", "stopping", "terminating"
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -93,10 +93,10 @@ std::string_view ConsolidationModeName(ConsolidationMode m);
 
 // Where a Plan() is, for ConsolidationOptions::progress.
 struct ConsolidationProgress {
-  int loop = 0;                // disruption loop, from 0
-  int commands = 0;            // commands found by the loops before this one
-  int candidates = 0;          // nodes that are candidates in this loop
-  int64_t simulations = 0;     // scheduling simulations started so far in this plan
+  int loop = 0;             // disruption loop, from 0
+  int commands = 0;         // commands found by the loops before this one
+  int candidates = 0;       // nodes that are candidates in this loop
+  int64_t simulations = 0;  // scheduling simulations started so far in this plan
   // The method of the current simulation: "interruption", "expiration", "emptiness", "drift",
   // "multi-node consolidation", "single-node consolidation", "repack target" or "repack"; ""
   // between loops.
@@ -157,9 +157,9 @@ struct ConsolidationOptions {
 struct DisruptionCommand {
   DisruptionDecision decision = DisruptionDecision::kDelete;
   DisruptionReason reason = DisruptionReason::kEmpty;
-  std::vector<std::string> candidates;       // node names, sorted
-  std::vector<NewNodeClaim> replacements;    // empty for delete
-  double savings_per_hour = 0;               // candidate price - replacement launch price
+  std::vector<std::string> candidates;     // node names, sorted
+  std::vector<NewNodeClaim> replacements;  // empty for delete
+  double savings_per_hour = 0;             // candidate price - replacement launch price
 };
 
 struct KeptNode {
@@ -228,8 +228,7 @@ class Consolidator {
   // overhead, topology domains) when the NodePools, DaemonSets and scheduler options are
   // unchanged, instead of preparing it again for every plan. Plan() results are identical.
   // Errors: as Create.
-  [[nodiscard]] absl::StatusOr<Consolidator> Update(const ClusterSnapshot& snapshot,
-                                                    absl::Time now,
+  [[nodiscard]] absl::StatusOr<Consolidator> Update(const ClusterSnapshot& snapshot, absl::Time now,
                                                     const ConsolidationOptions& options) const;
 
   struct State;

@@ -115,8 +115,8 @@ struct InstanceType {
 
   friend bool operator==(const InstanceType& a, const InstanceType& b) {
     return a.name == b.name && a.labels == b.labels && a.requirements == b.requirements &&
-           a.extra_requirements == b.extra_requirements &&
-           a.capacity == b.capacity && a.overhead == b.overhead && a.offerings == b.offerings;
+           a.extra_requirements == b.extra_requirements && a.capacity == b.capacity &&
+           a.overhead == b.overhead && a.offerings == b.offerings;
   }
 };
 

@@ -116,9 +116,9 @@ struct CostLowerBound {
 // Static NodePools (replicas set) and NodePools being deleted launch nothing and are skipped.
 // Errors: InvalidArgument when the snapshot is invalid (ClusterSnapshot::Validate), a pod
 // pointer is null, or two pods share a key.
-[[nodiscard]] absl::StatusOr<CostLowerBound> PriceLowerBound(
-    const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
-    const std::vector<const Pod*>& pods);
+[[nodiscard]] absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
+                                                             const InstanceCatalog& catalog,
+                                                             const std::vector<const Pod*>& pods);
 // As above for the snapshot's pending pods (ClusterSnapshot::PendingPods()).
 [[nodiscard]] absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
                                                              const InstanceCatalog& catalog);

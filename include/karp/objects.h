@@ -65,8 +65,7 @@ struct ObjectMeta {
     return a.name == b.name && a.namespace_ == b.namespace_ && a.uid == b.uid &&
            a.labels == b.labels && a.annotations == b.annotations &&
            a.creation_timestamp == b.creation_timestamp &&
-           a.deletion_timestamp == b.deletion_timestamp &&
-           a.owner_references == b.owner_references;
+           a.deletion_timestamp == b.deletion_timestamp && a.owner_references == b.owner_references;
   }
 };
 
@@ -175,8 +174,7 @@ struct TopologySpreadConstraint {
     return a.max_skew == b.max_skew && a.topology_key == b.topology_key &&
            a.when_unsatisfiable == b.when_unsatisfiable && a.label_selector == b.label_selector &&
            a.min_domains == b.min_domains && a.node_affinity_policy == b.node_affinity_policy &&
-           a.node_taints_policy == b.node_taints_policy &&
-           a.match_label_keys == b.match_label_keys;
+           a.node_taints_policy == b.node_taints_policy && a.match_label_keys == b.match_label_keys;
   }
 };
 
@@ -237,10 +235,10 @@ struct Pod {
   ResourceList overhead;            // spec.overhead
   ResourceList pod_level_requests;  // spec.resources.requests (PodLevelResources)
   int32_t priority = 0;
-  std::string scheduler_name;           // empty: default-scheduler
-  std::vector<PodVolume> volumes;       // spec.volumes[] backed by a claim, in spec order
+  std::string scheduler_name;      // empty: default-scheduler
+  std::vector<PodVolume> volumes;  // spec.volumes[] backed by a claim, in spec order
   // status
-  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown or empty
+  std::string phase;                     // Pending, Running, Succeeded, Failed, Unknown or empty
   std::optional<absl::Time> start_time;  // status.startTime
 
   // `namespace/name`.
@@ -293,10 +291,9 @@ struct Node {
   std::vector<NodeCondition> conditions;
 
   friend bool operator==(const Node& a, const Node& b) {
-    return a.metadata == b.metadata && a.taints == b.taints &&
-           a.unschedulable == b.unschedulable && a.provider_id == b.provider_id &&
-           a.capacity == b.capacity && a.allocatable == b.allocatable &&
-           a.conditions == b.conditions;
+    return a.metadata == b.metadata && a.taints == b.taints && a.unschedulable == b.unschedulable &&
+           a.provider_id == b.provider_id && a.capacity == b.capacity &&
+           a.allocatable == b.allocatable && a.conditions == b.conditions;
   }
 };
 
@@ -343,7 +340,7 @@ struct NodePool {
   std::vector<Taint> startup_taints;
   NodeClassRef node_class_ref;
   std::optional<absl::Duration> expire_after = DefaultExpireAfter();  // nullopt: Never
-  std::optional<absl::Duration> termination_grace_period;              // nullopt: unset
+  std::optional<absl::Duration> termination_grace_period;             // nullopt: unset
   // spec.disruption
   ConsolidationPolicy consolidation_policy = ConsolidationPolicy::kWhenEmptyOrUnderutilized;
   std::optional<absl::Duration> consolidate_after = absl::ZeroDuration();  // nullopt: Never

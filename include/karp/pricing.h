@@ -100,8 +100,8 @@ void CanonicalOrder(std::vector<PricedInstance>& instances);
 // karpenter.k8s.aws/capacity-reservation-id) and the list price of that offering in the
 // first catalog that has the type (0 when none has it). Nodes without an instance-type label
 // are left out. Deleted or deleting nodes count (they are billed until they are gone).
-std::vector<PricedInstance> RunningInstances(
-    const ClusterSnapshot& snapshot, const std::vector<const InstanceCatalog*>& catalogs);
+std::vector<PricedInstance> RunningInstances(const ClusterSnapshot& snapshot,
+                                             const std::vector<const InstanceCatalog*>& catalogs);
 
 // ---------------------------------------------------------------------------------------------
 // Commitments (docs/commitments.md; JSON in docs/formats.md §6).
@@ -118,8 +118,8 @@ struct ReservedInstance {
   std::string region;
   std::string zone;
   int64_t count = 0;
-  double hourly_price = 0;           // effective fee per instance-hour (upfront amortized)
-  std::optional<absl::Time> end;     // ignored from then on
+  double hourly_price = 0;        // effective fee per instance-hour (upfront amortized)
+  std::optional<absl::Time> end;  // ignored from then on
 };
 
 enum class SavingsPlanType { kCompute, kEc2Instance };

@@ -64,8 +64,7 @@ struct NodeSelectorRequirement {
   std::optional<int> min_values;
 
   friend bool operator==(const NodeSelectorRequirement& a, const NodeSelectorRequirement& b) {
-    return a.key == b.key && a.op == b.op && a.values == b.values &&
-           a.min_values == b.min_values;
+    return a.key == b.key && a.op == b.op && a.values == b.values && a.min_values == b.min_values;
   }
 };
 
@@ -139,8 +138,8 @@ class Requirement {
 
   friend bool operator==(const Requirement& a, const Requirement& b) {
     return a.key_ == b.key_ && a.complement_ == b.complement_ &&
-           (a.values_ == b.values_ || a.values() == b.values()) &&
-           a.gte_ == b.gte_ && a.lte_ == b.lte_ && a.min_values_ == b.min_values_;
+           (a.values_ == b.values_ || a.values() == b.values()) && a.gte_ == b.gte_ &&
+           a.lte_ == b.lte_ && a.min_values_ == b.min_values_;
   }
   friend bool operator!=(const Requirement& a, const Requirement& b) { return !(a == b); }
 

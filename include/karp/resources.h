@@ -86,8 +86,7 @@ class ResourceList {
 
   // Parses {name: quantity-string} pairs. Errors: InvalidArgument naming the resource and text.
   [[nodiscard]] static absl::StatusOr<ResourceList> Parse(
-      const std::vector<std::pair<std::string, std::string>>& entries,
-      bool allow_negative = false);
+      const std::vector<std::pair<std::string, std::string>>& entries, bool allow_negative = false);
 
   bool Has(std::string_view name) const;
   // The quantity of `name`, or 0 when absent.

@@ -34,12 +34,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "karp/shared_strings.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/pricing.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"
+#include "karp/shared_strings.h"
 
 namespace karp {
 
@@ -133,7 +133,7 @@ struct Launch {
   std::string instance_type;
   std::string zone;
   std::string capacity_type;
-  double price = 0;  // the offering's price, or its marginal cost under a pricing model
+  double price = 0;              // the offering's price, or its marginal cost under a pricing model
   bool price_estimated = false;  // the offering's Offering::price_estimated
   // Under a pricing model: the offering's list price (else equal to `price`).
   double list_price = 0;
@@ -141,7 +141,7 @@ struct Launch {
 
 // A NodeClaim the solve decided to create.
 struct NewNodeClaim {
-  std::string name;       // "<nodepool>-<n>", n counting from 1 in creation order
+  std::string name;  // "<nodepool>-<n>", n counting from 1 in creation order
   std::string node_pool;
   // Every type the claim may launch as (fits all its pods plus daemon overhead, satisfies its
   // requirements, has a compatible available offering), cheapest first, at most
@@ -163,8 +163,8 @@ struct NewNodeClaim {
 
 // Pods placed on an existing node or an in-flight NodeClaim.
 struct ExistingPlacement {
-  std::string name;       // node name or NodeClaim name
-  bool in_flight = false; // true for a NodeClaim without a node yet
+  std::string name;        // node name or NodeClaim name
+  bool in_flight = false;  // true for a NodeClaim without a node yet
   std::vector<std::string> pods;
 };
 
@@ -188,10 +188,10 @@ struct PackingReport {
 };
 
 struct SolveResult {
-  std::vector<NewNodeClaim> node_claims;         // creation order
-  std::vector<ExistingPlacement> existing_nodes; // by name
-  std::vector<PodError> pod_errors;              // by pod
-  int pods = 0;                                  // pods given to Solve
+  std::vector<NewNodeClaim> node_claims;          // creation order
+  std::vector<ExistingPlacement> existing_nodes;  // by name
+  std::vector<PodError> pod_errors;               // by pod
+  int pods = 0;                                   // pods given to Solve
   bool timed_out = false;
   PackingReport packing;
   // With SchedulerOptions::compute_lower_bound on a one-catalog scheduler: karp::PriceLowerBound

@@ -35,8 +35,9 @@ class SharedStrings {
   SharedStrings() = default;
   // NOLINTNEXTLINE(google-explicit-constructor): a list is a drop-in for a vector of names
   SharedStrings(std::vector<std::string> values)
-      : list_(values.empty() ? nullptr
-                             : std::make_shared<const std::vector<std::string>>(std::move(values))) {}
+      : list_(values.empty()
+                  ? nullptr
+                  : std::make_shared<const std::vector<std::string>>(std::move(values))) {}
   SharedStrings(std::initializer_list<std::string> values)
       : SharedStrings(std::vector<std::string>(values)) {}
 

@@ -104,8 +104,7 @@ class StorageIndex {
   // Complexity: O(n log n) in the number of storage objects.
   explicit StorageIndex(const ClusterSnapshot& snapshot);
 
-  const PersistentVolumeClaim* FindClaim(std::string_view namespace_,
-                                         std::string_view name) const;
+  const PersistentVolumeClaim* FindClaim(std::string_view namespace_, std::string_view name) const;
   const PersistentVolume* FindVolume(std::string_view name) const;
   const StorageClass* FindStorageClass(std::string_view name) const;
   const CSINode* FindCSINode(std::string_view node_name) const;
@@ -117,10 +116,10 @@ class StorageIndex {
   //   persistentvolumeclaim bound to non-existent persistentvolume
   //   failed to validate pvc, persistentvolumes "<name>" not found
   //   failed to validate pvc, persistentvolume is being deleted
-  //   pvc is considered unbound because it does not contain annotation pv.kubernetes.io/bind-completed
-  //   unbound pvc must define a storage class
-  //   failed to validate pvc, failed to get storage class, storageclasses.storage.k8s.io "<name>" not found
-  //   failed to validate pvc, pvc with immediate volume binding mode must be bound
+  //   pvc is considered unbound because it does not contain annotation
+  //   pv.kubernetes.io/bind-completed unbound pvc must define a storage class failed to validate
+  //   pvc, failed to get storage class, storageclasses.storage.k8s.io "<name>" not found failed to
+  //   validate pvc, pvc with immediate volume binding mode must be bound
   // each followed by the objects concerned in parentheses. Complexity: O(V log n).
   [[nodiscard]] absl::Status ValidatePod(const Pod& pod) const;
 

@@ -55,8 +55,7 @@ struct VolumeClaimTemplate {
   std::string storage_class_name;  // spec.storageClassName; empty: none
 
   friend bool operator==(const VolumeClaimTemplate& a, const VolumeClaimTemplate& b) {
-    return a.name == b.name && a.labels == b.labels &&
-           a.storage_class_name == b.storage_class_name;
+    return a.name == b.name && a.labels == b.labels && a.storage_class_name == b.storage_class_name;
   }
 };
 

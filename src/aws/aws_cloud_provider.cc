@@ -35,13 +35,12 @@ using PriceMap = std::map<std::tuple<std::string, std::string, std::string>, dou
 // The embedded on-demand price of `type` for `region`: the region's own table when one is
 // embedded, else the us-east-1 table (the reference's fallback for other regions).
 std::optional<double> EmbeddedPrice(std::string_view type, std::string_view region) {
-  return EmbeddedAwsOnDemandPrice(type,
-                                  EmbeddedAwsCurrency(region).empty() ? "us-east-1" : region);
+  return EmbeddedAwsOnDemandPrice(type, EmbeddedAwsCurrency(region).empty() ? "us-east-1" : region);
 }
 
 // What the EC2 and pricing calls of one discovery returned, before any catalog options.
 struct RawDiscovery {
-  std::vector<AwsInstanceTypeInfo> infos;  // sorted by name
+  std::vector<AwsInstanceTypeInfo> infos;                   // sorted by name
   std::map<std::string, std::vector<std::string>> offered;  // type -> zones
   std::map<std::string, double> on_demand;                  // from the Price List API
   std::optional<SpotPrices> spot;
@@ -105,7 +104,7 @@ struct AwsCloudProvider::ClassState {
   std::shared_ptr<const Discovery> base;
   Ec2NodeClassStatus status;
   std::map<std::string, ResolvedSubnet> subnets;  // zone -> subnet (SubnetPerZone)
-  InstanceCatalog catalog;                         // CatalogOptionsFor + TypesWithAmi
+  InstanceCatalog catalog;                        // CatalogOptionsFor + TypesWithAmi
   PriceMap prices;
 };
 
@@ -173,17 +172,16 @@ absl::StatusOr<std::vector<Described>> ParseReservations(const XmlResponse& page
       }
       std::vector<pugi::xml_node> tags = XmlItems(instances[i], "tagSet");
       for (size_t t = 0; t < tags.size(); ++t) {
-        KARP_ASSIGN_OR_RETURN(std::string key,
-                              XmlRequiredText(tags[t], "key", StrCat(where, "/tagSet/item[",
-                                                                     t + 1, "]")));
+        KARP_ASSIGN_OR_RETURN(
+            std::string key,
+            XmlRequiredText(tags[t], "key", StrCat(where, "/tagSet/item[", t + 1, "]")));
         d.tags[key] = XmlText(tags[t], "value");
       }
       const std::string launch = XmlText(instances[i], "launchTime");
       if (!launch.empty()) {
         std::string err;
         if (!absl::ParseTime(absl::RFC3339_full, launch, &d.launched_at, &err)) {
-          return absl::InternalError(
-              StrCat(where, "/launchTime: not RFC 3339: \"", launch, "\""));
+          return absl::InternalError(StrCat(where, "/launchTime: not RFC 3339: \"", launch, "\""));
         }
       }
       out.push_back(std::move(d));
@@ -219,8 +217,7 @@ absl::StatusOr<AwsProviderId> ParseAwsProviderId(std::string_view provider_id) {
   const size_t slash = rest.rfind('/');
   AwsProviderId id;
   id.zone = std::string(slash == std::string_view::npos ? "" : rest.substr(0, slash));
-  id.instance_id =
-      std::string(slash == std::string_view::npos ? rest : rest.substr(slash + 1));
+  id.instance_id = std::string(slash == std::string_view::npos ? rest : rest.substr(slash + 1));
   if (id.instance_id.rfind("i-", 0) != 0 || id.instance_id.size() < 3) {
     return absl::InvalidArgumentError(
         StrCat("provider id \"", provider_id, "\" does not end in an instance id (i-...)"));
@@ -248,8 +245,8 @@ absl::Status AwsCloudProviderOptions::Validate() const {
     for (const Ec2NodeClass& nc : node_classes) {
       KARP_RETURN_IF_ERROR(ValidateEc2NodeClass(nc));
       if (!names.insert(nc.name()).second) {
-        return absl::InvalidArgumentError(StrCat(
-            "aws cloud provider options: node_classes: duplicate name \"", nc.name(), "\""));
+        return absl::InvalidArgumentError(
+            StrCat("aws cloud provider options: node_classes: duplicate name \"", nc.name(), "\""));
       }
       if (nc.Alias().has_value() && kubernetes_version.empty()) {
         return absl::InvalidArgumentError(
@@ -307,9 +304,9 @@ AwsCloudProvider::AwsCloudProvider(AwsCloudProviderOptions options,
     : options_(std::move(options)),
       client_(std::move(client)),
       templates_(std::make_unique<LaunchTemplateManager>(client_.get(), options_.cluster_name)),
-      profiles_(std::make_unique<InstanceProfileManager>(
-          client_.get(), options_.cluster_name, kInstanceProfileCacheTtl,
-          [this] { return Now(); })),
+      profiles_(std::make_unique<InstanceProfileManager>(client_.get(), options_.cluster_name,
+                                                         kInstanceProfileCacheTtl,
+                                                         [this] { return Now(); })),
       batchers_(std::make_unique<Batchers>(this)) {
   if (options_.cluster.name.empty()) options_.cluster.name = options_.cluster_name;
 }
@@ -375,10 +372,9 @@ absl::StatusOr<std::shared_ptr<const AwsCloudProvider::Discovery>> AwsCloudProvi
   catalog.estimate_spot_prices = false;
   if (spot.has_value()) catalog.spot_prices = *spot;
   // Sorted by name for deterministic output whatever the API's order.
-  std::sort(d->raw.infos.begin(), d->raw.infos.end(),
-            [](const AwsInstanceTypeInfo& a, const AwsInstanceTypeInfo& b) {
-              return a.name < b.name;
-            });
+  std::sort(
+      d->raw.infos.begin(), d->raw.infos.end(),
+      [](const AwsInstanceTypeInfo& a, const AwsInstanceTypeInfo& b) { return a.name < b.name; });
   std::set<std::string> zone_filter;
   for (const auto& [zone, subnet] : options_.subnets) zone_filter.insert(zone);
   d->types = BuildTypes(d->raw, catalog, zone_filter, &d->prices, &d->stats.skipped_types,
@@ -420,16 +416,15 @@ AwsDiscoveryStats AwsCloudProvider::LastDiscovery() const {
 absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassFor(const NodePool& pool) const {
   const NodeClassRef& ref = pool.node_class_ref;
   if (!ref.kind.empty() && ref.kind != kEc2NodeClassKind) {
-    return absl::FailedPreconditionError(
-        StrCat("nodepool ", pool.metadata.name, ": nodeClassRef.kind \"", ref.kind,
-               "\" is not ", kEc2NodeClassKind));
+    return absl::FailedPreconditionError(StrCat("nodepool ", pool.metadata.name,
+                                                ": nodeClassRef.kind \"", ref.kind, "\" is not ",
+                                                kEc2NodeClassKind));
   }
   if (ref.name.empty()) {
     if (options_.node_classes.size() == 1) return &options_.node_classes.front();
-    return absl::FailedPreconditionError(
-        StrCat("nodepool ", pool.metadata.name,
-               ": nodeClassRef.name is empty and the aws provider has ",
-               options_.node_classes.size(), " node classes"));
+    return absl::FailedPreconditionError(StrCat(
+        "nodepool ", pool.metadata.name, ": nodeClassRef.name is empty and the aws provider has ",
+        options_.node_classes.size(), " node classes"));
   }
   const Ec2NodeClass* nc = FindEc2NodeClass(options_.node_classes, ref.name);
   if (nc == nullptr) {
@@ -440,8 +435,8 @@ absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassFor(const NodePool& p
   return nc;
 }
 
-absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassForPoolName(
-    const std::string& pool_name, NodePool* pool) const {
+absl::StatusOr<const Ec2NodeClass*> AwsCloudProvider::ClassForPoolName(const std::string& pool_name,
+                                                                       NodePool* pool) const {
   {
     absl::MutexLock lock(&mu_);
     if (auto it = pools_.find(pool_name); it != pools_.end()) *pool = it->second;
@@ -473,8 +468,7 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
     KARP_ASSIGN_OR_RETURN(state->status.instance_profile, profiles_->Ensure(node_class));
   }
   state->subnets = SubnetPerZone(state->status);
-  KARP_ASSIGN_OR_RETURN(AwsCatalogOptions catalog,
-                        CatalogOptionsFor(node_class, options_.catalog));
+  KARP_ASSIGN_OR_RETURN(AwsCatalogOptions catalog, CatalogOptionsFor(node_class, options_.catalog));
   catalog.region = options_.client.region;
   catalog.zones.clear();
   std::set<std::string> zone_filter;
@@ -491,9 +485,8 @@ AwsCloudProvider::CurrentClassState(const Ec2NodeClass& node_class) const {
   if (base->raw.spot.has_value()) catalog.spot_prices = *base->raw.spot;
   std::vector<InstanceType> types =
       BuildTypes(base->raw, catalog, zone_filter, &state->prices, nullptr, nullptr);
-  KARP_ASSIGN_OR_RETURN(state->catalog,
-                        InstanceCatalog::Create(TypesWithAmi(types, state->status),
-                                                AwsWellKnownLabels()));
+  KARP_ASSIGN_OR_RETURN(state->catalog, InstanceCatalog::Create(TypesWithAmi(types, state->status),
+                                                                AwsWellKnownLabels()));
   absl::MutexLock lock(&mu_);
   std::shared_ptr<const ClassState>& slot = class_states_[node_class.name()];
   // Another caller may have resolved against the same discovery meanwhile: keep one state.
@@ -603,8 +596,8 @@ absl::Status KeepTargetedReservations(const std::vector<CapacityReservation>& re
       o.reservation_id.clear();
     } else if (static_mode) {
       return absl::FailedPreconditionError(
-          StrCat("aws create nodeclaim ", claim_name, ": capacity reservation ",
-                 o.reservation_id, " is targeted; launching into it needs EC2NodeClass mode "
+          StrCat("aws create nodeclaim ", claim_name, ": capacity reservation ", o.reservation_id,
+                 " is targeted; launching into it needs EC2NodeClass mode "
                  "(karp creates the launch template naming it)"));
     }
   }
@@ -618,9 +611,8 @@ std::vector<FleetOverride> StaticOverrides(const FleetLaunchTemplate& t,
                                            const std::map<std::string, std::string>& subnets) {
   std::vector<FleetOverride> overrides;
   for (const LaunchOption& o : chosen) {
-    if (!t.instance_types.empty() &&
-        std::find(t.instance_types.begin(), t.instance_types.end(), o.instance_type) ==
-            t.instance_types.end()) {
+    if (!t.instance_types.empty() && std::find(t.instance_types.begin(), t.instance_types.end(),
+                                               o.instance_type) == t.instance_types.end()) {
       continue;
     }
     auto subnet = subnets.find(o.zone);
@@ -790,9 +782,8 @@ absl::StatusOr<std::vector<FleetInstance>> ParseFleetInstances(const XmlResponse
 // The launched instance `x` of `claim` as a karp Instance: priced as its chosen option,
 // labelled as the claim plus the well-known labels of what was launched.
 Instance LaunchedInstance(const NewNodeClaim& claim, const FleetInstance& x,
-                          const std::string& capacity_type,
-                          const std::vector<LaunchOption>& chosen, const std::string& region,
-                          absl::Time launched_at) {
+                          const std::string& capacity_type, const std::vector<LaunchOption>& chosen,
+                          const std::string& region, absl::Time launched_at) {
   const std::string launched_capacity = x.lifecycle == "spot" ? "spot" : capacity_type;
   Instance out;
   out.instance_type = x.instance_type;
@@ -837,13 +828,13 @@ absl::Status FleetFailure(const std::string& claim_name, const FleetErrors& erro
   if (!errors.other.empty()) {
     const absl::StatusCode code = StatusCodeForAwsError(errors.first_other_code, 400);
     return WithAwsErrorCode(
-        absl::Status(code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kInternal
-                                                                  : code,
-                     StrCat(kCreateFleet, " for nodeclaim ", claim_name, " launched nothing: ",
-                            absl::StrJoin(errors.other, "; "),
-                            errors.capacity.empty()
-                                ? ""
-                                : StrCat("; capacity: ", absl::StrJoin(errors.capacity, ", ")))),
+        absl::Status(
+            code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kInternal : code,
+            StrCat(kCreateFleet, " for nodeclaim ", claim_name,
+                   " launched nothing: ", absl::StrJoin(errors.other, "; "),
+                   errors.capacity.empty()
+                       ? ""
+                       : StrCat("; capacity: ", absl::StrJoin(errors.capacity, ", ")))),
         errors.first_other_code);
   }
   if (!errors.capacity.empty()) {
@@ -898,10 +889,10 @@ struct FleetCall {
 
 // What a batched CreateFleet gave one caller.
 struct FleetOutcome {
-  absl::Status status;                   // the call failed or the response is malformed
+  absl::Status status;                    // the call failed or the response is malformed
   std::optional<FleetInstance> instance;  // launched for this caller
   FleetErrors errors;
-  std::vector<LaunchOption> failed;       // capacity errors among its options
+  std::vector<LaunchOption> failed;  // capacity errors among its options
 };
 
 std::vector<std::string> SortedUnique(std::vector<std::string> ids) {
@@ -1002,8 +993,8 @@ std::vector<absl::Status> AwsCloudProvider::Batchers::RunTerminate(
     QueryParams params;
     AddList(&params, "InstanceId", unique);
     absl::StatusOr<XmlResponse> r = client.Call("TerminateInstances", params);
-    for (pugi::xml_node item : r.ok() ? XmlItems(r->root(), "instancesSet")
-                                      : std::vector<pugi::xml_node>()) {
+    for (pugi::xml_node item :
+         r.ok() ? XmlItems(r->root(), "instancesSet") : std::vector<pugi::xml_node>()) {
       const std::string state = XmlText(item, "currentState/name");
       if (state == "shutting-down" || state == "terminated") {
         by_id.emplace(XmlText(item, "instanceId"), absl::OkStatus());
@@ -1048,10 +1039,9 @@ std::vector<FleetOutcome> AwsCloudProvider::Batchers::RunFleet(
     if (i >= launched->size()) continue;
     out[i].instance = (*launched)[i];
     if (calls.size() == 1) continue;
-    const std::string provider_id = StrCat("aws:///", out[i].instance->zone, "/",
-                                           out[i].instance->id);
-    if (!provider->TagInstance(provider_id, {{std::string(kTagKeyNodeClaim),
-                                              calls[i].claim_name}})
+    const std::string provider_id =
+        StrCat("aws:///", out[i].instance->zone, "/", out[i].instance->id);
+    if (!provider->TagInstance(provider_id, {{std::string(kTagKeyNodeClaim), calls[i].claim_name}})
              .ok()) {
       absl::MutexLock lock(&mu);
       ++stats.tag_errors;
@@ -1120,8 +1110,8 @@ absl::StatusOr<AwsCloudProvider::FleetPlan> AwsCloudProvider::StaticFleetPlan(
   FleetPlan plan;
   for (const FleetLaunchTemplate& t : templates) {
     if (t.name.empty()) {
-      return absl::InvalidArgumentError(StrCat("aws create nodeclaim ", claim.name,
-                                               ": a launch template has an empty name"));
+      return absl::InvalidArgumentError(
+          StrCat("aws create nodeclaim ", claim.name, ": a launch template has an empty name"));
     }
     std::vector<FleetOverride> overrides = StaticOverrides(t, chosen, options_.subnets);
     if (!overrides.empty()) plan.request.configs.emplace_back(t.name, std::move(overrides));
@@ -1158,8 +1148,7 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
   const std::string capacity_type = ChooseCapacityType(request.options);
   if (capacity_type.empty()) {
     return absl::FailedPreconditionError(StrCat(
-        "aws create nodeclaim ", claim.name,
-        ": no spot, on-demand or reserved option was given"));
+        "aws create nodeclaim ", claim.name, ": no spot, on-demand or reserved option was given"));
   }
   std::optional<ClaimClass> cls;
   if (!options_.node_classes.empty()) {
@@ -1171,12 +1160,12 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
         return options_.subnets.empty() || options_.subnets.count(zone) != 0;
       });
   if (chosen.empty()) {
-    return absl::FailedPreconditionError(
-        StrCat("aws create nodeclaim ", claim.name, ": no ", capacity_type,
-               " option is in a zone with a configured subnet"));
+    return absl::FailedPreconditionError(StrCat("aws create nodeclaim ", claim.name, ": no ",
+                                                capacity_type,
+                                                " option is in a zone with a configured subnet"));
   }
-  KARP_RETURN_IF_ERROR(KeepTargetedReservations(options_.capacity_reservations,
-                                                !cls.has_value(), claim.name, &chosen));
+  KARP_RETURN_IF_ERROR(KeepTargetedReservations(options_.capacity_reservations, !cls.has_value(),
+                                                claim.name, &chosen));
   FleetPlan plan;
   if (cls.has_value()) {
     KARP_ASSIGN_OR_RETURN(plan, NodeClassFleetPlan(claim, *cls, chosen));
@@ -1184,10 +1173,10 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
     KARP_ASSIGN_OR_RETURN(plan, StaticFleetPlan(request, chosen));
   }
   if (plan.request.configs.empty()) {
-    return absl::FailedPreconditionError(StrCat(
-        "aws create nodeclaim ", claim.name,
-        ": no capacity offerings are currently available given the constraints (no launch "
-        "template serves the requested instance types)"));
+    return absl::FailedPreconditionError(
+        StrCat("aws create nodeclaim ", claim.name,
+               ": no capacity offerings are currently available given the constraints (no launch "
+               "template serves the requested instance types)"));
   }
   plan.request.capacity_type = capacity_type;
 
@@ -1199,8 +1188,8 @@ absl::StatusOr<std::pair<Instance, AwsLaunchDetails>> AwsCloudProvider::CreateWi
   if (!outcome.status.ok()) return outcome.status;
   const std::optional<FleetInstance>& launched = outcome.instance;
   if (!launched.has_value()) return FleetFailure(claim.name, outcome.errors);
-  Instance instance = LaunchedInstance(claim, *launched, capacity_type, chosen,
-                                       options_.client.region, Now());
+  Instance instance =
+      LaunchedInstance(claim, *launched, capacity_type, chosen, options_.client.region, Now());
   RecordLaunchTemplate(plan.request.configs, *launched, &plan.details);
   {
     absl::MutexLock lock(&mu_);
@@ -1248,8 +1237,7 @@ std::shared_ptr<const AwsCloudProvider::Discovery> AwsCloudProvider::DiscoveryIn
 
 absl::StatusOr<Instance> AwsCloudProvider::Get(const std::string& provider_id) const {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
-  KARP_ASSIGN_OR_RETURN(std::vector<Described> found,
-                        batchers_->describe.Add("", id.instance_id));
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> found, batchers_->describe.Add("", id.instance_id));
   if (found.empty()) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
@@ -1291,9 +1279,9 @@ absl::StatusOr<std::string> AwsCloudProvider::DriftReason(const NodeClaim& claim
     nc = FindEc2NodeClass(options_.node_classes, claim.node_class_ref.name);
   }
   if (nc == nullptr) {
-    return absl::FailedPreconditionError(
-        StrCat("nodeclaim ", claim.metadata.name, ": ec2nodeclass \"",
-               claim.node_class_ref.name, "\" is not known to the aws provider"));
+    return absl::FailedPreconditionError(StrCat("nodeclaim ", claim.metadata.name,
+                                                ": ec2nodeclass \"", claim.node_class_ref.name,
+                                                "\" is not known to the aws provider"));
   }
   KARP_ASSIGN_OR_RETURN(std::shared_ptr<const ClassState> state, CurrentClassState(*nc));
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(claim.provider_id));
@@ -1323,16 +1311,15 @@ absl::StatusOr<std::string> AwsCloudProvider::DriftReason(const NodeClaim& claim
 
 absl::Status AwsCloudProvider::Delete(const std::string& provider_id) {
   KARP_ASSIGN_OR_RETURN(AwsProviderId id, ParseAwsProviderId(provider_id));
-  KARP_ASSIGN_OR_RETURN(std::vector<Described> found,
-                        batchers_->describe.Add("", id.instance_id));
+  KARP_ASSIGN_OR_RETURN(std::vector<Described> found, batchers_->describe.Add("", id.instance_id));
   if (found.empty()) {
     return absl::NotFoundError(StrCat("aws instance ", id.instance_id, " not found"));
   }
   const Described& x = found.front();
   if (x.tags.count(std::string(kTagKeyNodePool)) == 0) {
-    return absl::FailedPreconditionError(
-        StrCat("refusing to terminate aws instance ", x.id, ": it does not carry the ",
-               kTagKeyNodePool, " tag, so karp did not launch it"));
+    return absl::FailedPreconditionError(StrCat("refusing to terminate aws instance ", x.id,
+                                                ": it does not carry the ", kTagKeyNodePool,
+                                                " tag, so karp did not launch it"));
   }
   {
     absl::MutexLock lock(&mu_);

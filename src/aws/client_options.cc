@@ -17,16 +17,15 @@ absl::Status AwsClientOptions::Validate() const {
   if (region.empty()) return absl::InvalidArgumentError("aws client options: region is empty");
   for (const std::string* e : {&ec2_endpoint, &pricing_endpoint, &iam_endpoint, &sqs_endpoint}) {
     if (!e->empty() && !StartsWith(*e, "http://") && !StartsWith(*e, "https://")) {
-      return absl::InvalidArgumentError(StrCat(
-          "aws client options: endpoint \"", *e, "\" must start with http:// or https://"));
+      return absl::InvalidArgumentError(
+          StrCat("aws client options: endpoint \"", *e, "\" must start with http:// or https://"));
     }
   }
   if (credentials.access_key_id().empty()) {
     return absl::InvalidArgumentError("aws client options: credentials.access_key_id is empty");
   }
   if (credentials.secret_access_key().empty()) {
-    return absl::InvalidArgumentError(
-        "aws client options: credentials.secret_access_key is empty");
+    return absl::InvalidArgumentError("aws client options: credentials.secret_access_key is empty");
   }
   if (connect_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("aws client options: connect_timeout must be > 0");

@@ -55,12 +55,10 @@ absl::StatusOr<Credentials> CredentialsFromEnvironment(const EnvironmentLookup& 
     return absl::NotFoundError("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set");
   }
   if (id.empty()) {
-    return absl::InvalidArgumentError(
-        "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not");
+    return absl::InvalidArgumentError("AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not");
   }
   if (secret.empty()) {
-    return absl::InvalidArgumentError(
-        "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not");
+    return absl::InvalidArgumentError("AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not");
   }
   Credentials c(id, secret, NonEmpty(env, "AWS_SESSION_TOKEN"));
   c.set_source("environment");
@@ -68,7 +66,7 @@ absl::StatusOr<Credentials> CredentialsFromEnvironment(const EnvironmentLookup& 
 }
 
 absl::StatusOr<Credentials> CredentialsFromSharedFile(const std::string& path,
-                                                     const std::string& profile) {
+                                                      const std::string& profile) {
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(StrCat("shared credentials file ", path, ": cannot be read"));
@@ -84,8 +82,8 @@ absl::StatusOr<Credentials> CredentialsFromSharedFile(const std::string& path,
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t[0] == '[') {
       if (t.back() != ']') {
-        return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " line ",
-                                                 lineno, ": malformed section header"));
+        return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " line ", lineno,
+                                                 ": malformed section header"));
       }
       section = Trim(std::string_view(t).substr(1, t.size() - 2));
       // ~/.aws/config spells "[profile name]"; accept it in the credentials file too.
@@ -97,8 +95,8 @@ absl::StatusOr<Credentials> CredentialsFromSharedFile(const std::string& path,
     if (eq == std::string::npos) {
       // Value lines of nested settings start with whitespace; anything else is malformed.
       if (std::isspace(static_cast<unsigned char>(line[0]))) continue;
-      return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " line ",
-                                               lineno, ": expected key = value"));
+      return absl::InvalidArgumentError(
+          StrCat("shared credentials file ", path, " line ", lineno, ": expected key = value"));
     }
     if (section != profile) continue;
     keys[Lower(Trim(std::string_view(t).substr(0, eq)))] = Trim(std::string_view(t).substr(eq + 1));
@@ -110,12 +108,12 @@ absl::StatusOr<Credentials> CredentialsFromSharedFile(const std::string& path,
   const std::string id = keys["aws_access_key_id"];
   const std::string secret = keys["aws_secret_access_key"];
   if (id.empty()) {
-    return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " profile ",
-                                             profile, ": aws_access_key_id is missing"));
+    return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " profile ", profile,
+                                             ": aws_access_key_id is missing"));
   }
   if (secret.empty()) {
-    return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " profile ",
-                                             profile, ": aws_secret_access_key is missing"));
+    return absl::InvalidArgumentError(StrCat("shared credentials file ", path, " profile ", profile,
+                                             ": aws_secret_access_key is missing"));
   }
   Credentials c(id, secret, keys["aws_session_token"]);
   c.set_source(StrCat("shared credentials file ", path, " profile ", profile));
@@ -142,8 +140,8 @@ absl::StatusOr<Credentials> ResolveCredentials(const EnvironmentLookup& env) {
   if (from_file.ok() || from_file.status().code() != absl::StatusCode::kNotFound) {
     return from_file;
   }
-  return absl::NotFoundError(StrCat("no AWS credentials: the environment has none and ",
-                                    from_file.status().message()));
+  return absl::NotFoundError(
+      StrCat("no AWS credentials: the environment has none and ", from_file.status().message()));
 }
 
 }  // namespace karp::aws

@@ -30,16 +30,13 @@ const AwsInstanceTypeInfo* EmbeddedInfo(const std::string& name) {
   return it == index->end() ? nullptr : it->second;
 }
 
-int ToInt(int64_t v) {
-  return static_cast<int>(std::clamp<int64_t>(v, 0, 1 << 30));
-}
+int ToInt(int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, 1 << 30)); }
 
 // Calls `action` through every page and `on_item` for each item of the page's `set`, with the
 // item's place for messages ("EC2 <action>: page <n> <set>/item[<i>]"). Returns the number of
 // pages. Errors: the call's and the first of `on_item`.
 absl::StatusOr<int> ForEachItem(
-    const Ec2Client& client, const std::string& action, const QueryParams& params,
-    const char* set,
+    const Ec2Client& client, const std::string& action, const QueryParams& params, const char* set,
     const std::function<absl::Status(pugi::xml_node item, const std::string& where)>& on_item) {
   int page_count = 0;
   KARP_RETURN_IF_ERROR(
@@ -47,8 +44,8 @@ absl::StatusOr<int> ForEachItem(
         ++page_count;
         std::vector<pugi::xml_node> items = XmlItems(page.root(), set);
         for (size_t i = 0; i < items.size(); ++i) {
-          absl::Status s = on_item(items[i], StrCat("EC2 ", action, ": page ", page_count, " ",
-                                                    set, "/item[", i + 1, "]"));
+          absl::Status s = on_item(items[i], StrCat("EC2 ", action, ": page ", page_count, " ", set,
+                                                    "/item[", i + 1, "]"));
           if (!s.ok()) return s;
         }
         return absl::OkStatus();
@@ -85,7 +82,7 @@ absl::StatusOr<SpotPriceItem> ParseSpotPriceItem(pugi::xml_node item, const std:
 }  // namespace
 
 absl::StatusOr<AwsInstanceTypeInfo> ParseInstanceTypeItem(pugi::xml_node item,
-                                                         std::string_view where) {
+                                                          std::string_view where) {
   AwsInstanceTypeInfo info;
   KARP_ASSIGN_OR_RETURN(info.name, XmlRequiredText(item, "instanceType", where));
   const std::string w = StrCat(where, " (", info.name, ")");
@@ -183,7 +180,7 @@ absl::StatusOr<AwsInstanceTypeInfo> ParseInstanceTypeItem(pugi::xml_node item,
 }
 
 absl::StatusOr<std::vector<AwsInstanceTypeInfo>> DescribeInstanceTypes(const Ec2Client& client,
-                                                                      int* pages) {
+                                                                       int* pages) {
   QueryParams params;
   AddFilter(&params, 1, "supported-virtualization-type", {"hvm"});
   AddFilter(&params, 2, "processor-info.supported-architecture", {"x86_64", "arm64"});
@@ -289,9 +286,8 @@ absl::StatusOr<std::map<std::string, double>> GetOnDemandPrices(const Ec2Client&
         for (size_t i = 0; i < list->size(); ++i) {
           const std::string where = StrCat("Pricing GetProducts: PriceList[", i, "]");
           const json& entry = (*list)[i];
-          json doc = entry.is_string()
-                         ? json::parse(entry.get<std::string>(), nullptr, false)
-                         : entry;
+          json doc =
+              entry.is_string() ? json::parse(entry.get<std::string>(), nullptr, false) : entry;
           if (doc.is_discarded() || !doc.is_object()) {
             return absl::InternalError(StrCat(where, ": not a JSON document"));
           }
@@ -320,8 +316,7 @@ absl::StatusOr<std::map<std::string, double>> GetOnDemandPrices(const Ec2Client&
               auto usd = ppu->find(currency);
               if (usd == ppu->end() || !usd->is_string()) continue;
               double v = 0;
-              if (!absl::SimpleAtod(usd->get<std::string>(), &v) || !std::isfinite(v) ||
-                  v <= 0) {
+              if (!absl::SimpleAtod(usd->get<std::string>(), &v) || !std::isfinite(v) || v <= 0) {
                 continue;  // zero or unparseable: ignored, as the reference
               }
               out[type->get<std::string>()] = v;

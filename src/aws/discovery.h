@@ -26,7 +26,7 @@ namespace karp::aws {
 // baseline network bandwidth come from the provider's embedded tables, as in the reference.
 // `where` names the item for messages ("EC2 DescribeInstanceTypes: instanceTypeSet/item[2]").
 [[nodiscard]] absl::StatusOr<AwsInstanceTypeInfo> ParseInstanceTypeItem(pugi::xml_node item,
-                                                                       std::string_view where);
+                                                                        std::string_view where);
 
 // DescribeInstanceTypes (hvm; x86_64 and arm64; MaxResults 100; paginated), in response order.
 // `pages` (may be null) receives the number of pages.
@@ -43,7 +43,7 @@ using SpotPrices = std::map<std::string, std::map<std::string, double>, std::les
 // DescribeSpotPriceHistory (Linux/UNIX and Linux/UNIX (Amazon VPC), StartTime now, MaxResults
 // 2000, paginated): type -> zone -> the price with the latest timestamp.
 [[nodiscard]] absl::StatusOr<SpotPrices> DescribeSpotPrices(const Ec2Client& client,
-                                                          absl::Time now);
+                                                            absl::Time now);
 
 // Price List GetProducts for `region` (two TERM_MATCH queries: shared compute instances and
 // dedicated bare metal; paginated): type -> USD (CNY in cn-* regions) per hour.

@@ -135,9 +135,12 @@ bool IsInsufficientCapacityCode(std::string_view code) {
 
 bool IsNotFoundCode(std::string_view code) {
   static const std::set<std::string_view> kCodes = {
-      "InvalidInstanceID.NotFound",       "InvalidLaunchTemplateName.NotFoundException",
-      "InvalidLaunchTemplateId.NotFound", "InvalidCapacityReservationId.NotFound",
-      "QueueDoesNotExist",                "NoSuchEntity",
+      "InvalidInstanceID.NotFound",
+      "InvalidLaunchTemplateName.NotFoundException",
+      "InvalidLaunchTemplateId.NotFound",
+      "InvalidCapacityReservationId.NotFound",
+      "QueueDoesNotExist",
+      "NoSuchEntity",
       "ParameterNotFound",
   };
   return kCodes.count(code) > 0 || EndsWith(code, ".NotFound") || EndsWith(code, "NotFound") ||
@@ -146,11 +149,16 @@ bool IsNotFoundCode(std::string_view code) {
 
 bool IsThrottlingCode(std::string_view code) {
   static const std::set<std::string_view> kCodes = {
-      "RequestLimitExceeded",     "Throttling",
-      "ThrottlingException",      "RequestThrottled",
-      "RequestThrottledException", "TooManyRequestsException",
-      "EC2ThrottledException",    "PriorRequestNotComplete",
-      "SlowDown",                 "BandwidthLimitExceeded",
+      "RequestLimitExceeded",
+      "Throttling",
+      "ThrottlingException",
+      "RequestThrottled",
+      "RequestThrottledException",
+      "TooManyRequestsException",
+      "EC2ThrottledException",
+      "PriorRequestNotComplete",
+      "SlowDown",
+      "BandwidthLimitExceeded",
       "ProvisionedThroughputExceededException",
   };
   return kCodes.count(code) > 0;
@@ -196,8 +204,7 @@ absl::Status WithAwsErrorCode(absl::Status status, std::string_view code) {
 
 // ---- Parameters ------------------------------------------------------------------------------
 
-void AddList(QueryParams* params, std::string_view prefix,
-             const std::vector<std::string>& values) {
+void AddList(QueryParams* params, std::string_view prefix, const std::vector<std::string>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     params->emplace_back(StrCat(prefix, ".", i + 1), values[i]);
   }
@@ -231,8 +238,9 @@ QueryParams FormDecode(std::string_view body) {
     if (!kv.empty()) {
       const size_t eq = kv.find('=');
       out.emplace_back(PercentDecode(std::string_view(kv).substr(0, eq)),
-                       eq == std::string::npos ? std::string()
-                                               : PercentDecode(std::string_view(kv).substr(eq + 1)));
+                       eq == std::string::npos
+                           ? std::string()
+                           : PercentDecode(std::string_view(kv).substr(eq + 1)));
     }
     start = end + 1;
   }
@@ -302,8 +310,8 @@ absl::StatusOr<std::optional<int64_t>> XmlOptionalInt(pugi::xml_node node, std::
   const std::string text = n.text().get();
   int64_t v = 0;
   if (!absl::SimpleAtoi(text, &v)) {
-    return absl::InternalError(StrCat(where, "/", path, ": not an integer: \"", Clip(text, 40),
-                                      "\""));
+    return absl::InternalError(
+        StrCat(where, "/", path, ": not an integer: \"", Clip(text, 40), "\""));
   }
   return std::optional<int64_t>(v);
 }
@@ -315,29 +323,27 @@ absl::StatusOr<int64_t> XmlRequiredInt(pugi::xml_node node, std::string_view pat
   return *v;
 }
 
-absl::StatusOr<std::optional<double>> XmlOptionalDouble(pugi::xml_node node,
-                                                       std::string_view path,
-                                                       std::string_view where) {
+absl::StatusOr<std::optional<double>> XmlOptionalDouble(pugi::xml_node node, std::string_view path,
+                                                        std::string_view where) {
   pugi::xml_node n = XmlChild(node, path);
   if (!n) return std::optional<double>();
   const std::string text = n.text().get();
   double v = 0;
   if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
-    return absl::InternalError(StrCat(where, "/", path, ": not a number: \"", Clip(text, 40),
-                                      "\""));
+    return absl::InternalError(
+        StrCat(where, "/", path, ": not a number: \"", Clip(text, 40), "\""));
   }
   return std::optional<double>(v);
 }
 
 absl::StatusOr<std::optional<bool>> XmlOptionalBool(pugi::xml_node node, std::string_view path,
-                                                   std::string_view where) {
+                                                    std::string_view where) {
   pugi::xml_node n = XmlChild(node, path);
   if (!n) return std::optional<bool>();
   const std::string_view text = n.text().get();
   if (text == "true") return std::optional<bool>(true);
   if (text == "false") return std::optional<bool>(false);
-  return absl::InternalError(StrCat(where, "/", path, ": not a boolean: \"", Clip(text, 40),
-                                    "\""));
+  return absl::InternalError(StrCat(where, "/", path, ": not a boolean: \"", Clip(text, 40), "\""));
 }
 
 // ---- Client ----------------------------------------------------------------------------------
@@ -439,8 +445,8 @@ Ec2Client::HttpResult Ec2Client::SendOnce(
 absl::StatusOr<Ec2Client::HttpResult> Ec2Client::SendWithRetries(
     const std::string& label, const std::string& endpoint, const std::string& region,
     const std::string& service,
-    const std::vector<std::pair<std::string, std::string>>& extra_headers,
-    const std::string& body, bool json_protocol) const {
+    const std::vector<std::pair<std::string, std::string>>& extra_headers, const std::string& body,
+    bool json_protocol) const {
   const int max_attempts = options_.retry.max_attempts;
   for (int attempt = 1;; ++attempt) {
     HttpResult r = SendOnce(endpoint, region, service, extra_headers, body);
@@ -462,8 +468,7 @@ absl::StatusOr<Ec2Client::HttpResult> Ec2Client::SendWithRetries(
         r.status == 0 || IsRetryableHttpStatus(r.status) || IsThrottlingCode(code);
     if (!retryable) {
       absl::StatusCode sc = StatusCodeForAwsError(code, r.status);
-      if (code.empty() && r.status >= 400 && r.status < 500 && r.status != 401 &&
-          r.status != 403) {
+      if (code.empty() && r.status >= 400 && r.status < 500 && r.status != 401 && r.status != 403) {
         sc = absl::StatusCode::kInternal;  // an error we cannot read is a malformed response
       }
       return WithAwsErrorCode(absl::Status(sc, StrCat(label, ": ", what)), code);
@@ -527,14 +532,13 @@ absl::Status Ec2Client::CallPaginated(
     token = XmlText(r.root(), "nextToken");
     if (token.empty()) return absl::OkStatus();
     if (!seen.insert(token).second) {
-      return absl::InternalError(StrCat("EC2 ", action, ": nextToken \"", Clip(token, 60),
-                                        "\" repeated on page ", page));
+      return absl::InternalError(
+          StrCat("EC2 ", action, ": nextToken \"", Clip(token, 60), "\" repeated on page ", page));
     }
   }
 }
 
-absl::StatusOr<std::string> Ec2Client::CallJson(const JsonCall& call,
-                                                std::string_view body) const {
+absl::StatusOr<std::string> Ec2Client::CallJson(const JsonCall& call, std::string_view body) const {
   if (!ValidAction(call.operation) || call.target_prefix.empty()) {
     return absl::InvalidArgumentError("JSON call: operation and target prefix must be set");
   }

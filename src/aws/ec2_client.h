@@ -102,8 +102,7 @@ class XmlResponse {
   // Parses `body` and checks that the root element is `<action>Response`.
   // Errors: Internal `<service> <action>: malformed XML response (<parser error> at offset
   // N)` or `<service> <action>: unexpected root element <x>, want <action>Response`.
-  [[nodiscard]] static absl::StatusOr<XmlResponse> Parse(std::string_view action,
-                                                         std::string body,
+  [[nodiscard]] static absl::StatusOr<XmlResponse> Parse(std::string_view action, std::string body,
                                                          std::string_view service = "EC2");
 
   pugi::xml_node root() const { return root_; }
@@ -138,12 +137,12 @@ std::vector<pugi::xml_node> XmlItems(pugi::xml_node node, std::string_view set_p
                                                                     std::string_view path,
                                                                     std::string_view where);
 [[nodiscard]] absl::StatusOr<std::optional<double>> XmlOptionalDouble(pugi::xml_node node,
-                                                                     std::string_view path,
-                                                                     std::string_view where);
+                                                                      std::string_view path,
+                                                                      std::string_view where);
 // "true"/"false" (absent: std::nullopt).
 [[nodiscard]] absl::StatusOr<std::optional<bool>> XmlOptionalBool(pugi::xml_node node,
-                                                                 std::string_view path,
-                                                                 std::string_view where);
+                                                                  std::string_view path,
+                                                                  std::string_view where);
 
 // ---- The client ------------------------------------------------------------------------------
 
@@ -151,10 +150,10 @@ std::vector<pugi::xml_node> XmlItems(pugi::xml_node node, std::string_view set_p
 // `X-Amz-Target: <target_prefix>.<operation>`, `Content-Type: <content_type>`.
 struct JsonCall {
   std::string target_prefix = "AWSPriceListService";
-  std::string operation;         // "GetProducts"
+  std::string operation;  // "GetProducts"
   std::string signing_service = "pricing";
-  std::string endpoint;          // empty: options.ResolvedPricingEndpoint()
-  std::string region;            // empty: options.ResolvedPricingRegion()
+  std::string endpoint;  // empty: options.ResolvedPricingEndpoint()
+  std::string region;    // empty: options.ResolvedPricingRegion()
   std::string content_type = "application/x-amz-json-1.1";  // SQS: application/x-amz-json-1.0
   std::string label = "Pricing";  // message prefix: "<label> <operation>: ..."
 };
@@ -172,8 +171,7 @@ struct QueryService {
 class Ec2Client {
  public:
   // Errors: InvalidArgument from options.Validate().
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Ec2Client>> Create(
-      AwsClientOptions options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Ec2Client>> Create(AwsClientOptions options);
   ~Ec2Client();
   Ec2Client(const Ec2Client&) = delete;
   Ec2Client& operator=(const Ec2Client&) = delete;
@@ -209,7 +207,7 @@ class Ec2Client {
   explicit Ec2Client(AwsClientOptions options);
 
   struct HttpResult {
-    int status = 0;       // 0: transport failure
+    int status = 0;  // 0: transport failure
     std::string body;
     std::string transport_error;  // curl's message for status 0
   };

@@ -32,9 +32,9 @@ using internal::StrAppend;
 using internal::StrCat;
 using json::codec_internal::FieldReader;
 using json::codec_internal::ForEachObject;
-using json::codec_internal::KubernetesObject;
 using json::codec_internal::IndexPath;
 using json::codec_internal::JoinPath;
+using json::codec_internal::KubernetesObject;
 using json::codec_internal::PathError;
 using json::codec_internal::WrongType;
 
@@ -576,9 +576,8 @@ absl::Status ReadSpec(const FieldReader& spec, Ec2NodeClass* nc) {
 class Decoder {
  public:
   absl::Status Document(const Json& v, const std::string& path) {
-    return ForEachObject(v, path, [&](const KubernetesObject& o) {
-      return Item(o.item, o.kind, o.api_version);
-    });
+    return ForEachObject(
+        v, path, [&](const KubernetesObject& o) { return Item(o.item, o.kind, o.api_version); });
   }
 
   std::vector<Ec2NodeClass> Take() { return std::move(out_); }

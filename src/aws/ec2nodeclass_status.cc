@@ -42,20 +42,18 @@ void NormalizeSubnetsAndGroups(Ec2NodeClassStatus* status) {
     if (a.id != b.id) return a.id < b.id;
     return a.available_ips > b.available_ips;
   });
-  subnets.erase(std::unique(subnets.begin(), subnets.end(),
-                            [](const ResolvedSubnet& a, const ResolvedSubnet& b) {
-                              return a.id == b.id;
-                            }),
-                subnets.end());
+  subnets.erase(
+      std::unique(subnets.begin(), subnets.end(),
+                  [](const ResolvedSubnet& a, const ResolvedSubnet& b) { return a.id == b.id; }),
+      subnets.end());
   std::sort(subnets.begin(), subnets.end(), [](const ResolvedSubnet& a, const ResolvedSubnet& b) {
     if (a.available_ips != b.available_ips) return a.available_ips > b.available_ips;
     return a.id < b.id;
   });
   auto& groups = status->security_groups;
-  std::sort(groups.begin(), groups.end(),
-            [](const ResolvedSecurityGroup& a, const ResolvedSecurityGroup& b) {
-              return a.id < b.id;
-            });
+  std::sort(
+      groups.begin(), groups.end(),
+      [](const ResolvedSecurityGroup& a, const ResolvedSecurityGroup& b) { return a.id < b.id; });
   groups.erase(std::unique(groups.begin(), groups.end(),
                            [](const ResolvedSecurityGroup& a, const ResolvedSecurityGroup& b) {
                              return a.id == b.id;
@@ -132,9 +130,9 @@ std::vector<InstanceType> TypesWithAmi(const std::vector<InstanceType>& types,
   return out;
 }
 
-std::string NodeClassDriftReason(const Ec2NodeClass& node_class,
-                                 const Ec2NodeClassStatus& status, const NodeClaim& claim,
-                                 const InstanceType* type, const InstanceNetwork& instance) {
+std::string NodeClassDriftReason(const Ec2NodeClass& node_class, const Ec2NodeClassStatus& status,
+                                 const NodeClaim& claim, const InstanceType* type,
+                                 const InstanceNetwork& instance) {
   const auto& ann = claim.metadata.annotations;
   auto hash = ann.find(std::string(kAnnotationEc2NodeClassHash));
   auto version = ann.find(std::string(kAnnotationEc2NodeClassHashVersion));

@@ -30,8 +30,8 @@ std::string InstanceProfileClusterPathPrefix(std::string_view cluster_name,
 
 std::string InstanceProfilePath(std::string_view cluster_name, std::string_view region,
                                 const Ec2NodeClass& node_class) {
-  const std::string& id = node_class.metadata.uid.empty() ? node_class.name()
-                                                          : node_class.metadata.uid;
+  const std::string& id =
+      node_class.metadata.uid.empty() ? node_class.name() : node_class.metadata.uid;
   return StrCat(InstanceProfileClusterPathPrefix(cluster_name, region), id, "/");
 }
 
@@ -63,8 +63,7 @@ namespace {
 // The InstanceProfile element of a Get/Create response: its name and the role attached.
 absl::StatusOr<std::pair<std::string, std::string>> ParseProfile(pugi::xml_node profile,
                                                                  std::string_view where) {
-  KARP_ASSIGN_OR_RETURN(std::string name,
-                        XmlRequiredText(profile, "InstanceProfileName", where));
+  KARP_ASSIGN_OR_RETURN(std::string name, XmlRequiredText(profile, "InstanceProfileName", where));
   std::string role;
   for (pugi::xml_node member : XmlChild(profile, "Roles").children("member")) {
     KARP_ASSIGN_OR_RETURN(role,
@@ -133,11 +132,11 @@ absl::Status InstanceProfileManager::EnsureRole(const Profile& profile,
   if (profile.role == role) return absl::OkStatus();
   if (!profile.role.empty()) {
     // A profile holds at most one role: the old one goes first.
-    KARP_RETURN_IF_ERROR(client_
-                             ->CallQuery(iam_, "RemoveRoleFromInstanceProfile",
-                                         {{"InstanceProfileName", profile.name},
-                                          {"RoleName", profile.role}})
-                             .status());
+    KARP_RETURN_IF_ERROR(
+        client_
+            ->CallQuery(iam_, "RemoveRoleFromInstanceProfile",
+                        {{"InstanceProfileName", profile.name}, {"RoleName", profile.role}})
+            .status());
   }
   return client_
       ->CallQuery(iam_, "AddRoleToInstanceProfile",
@@ -181,10 +180,9 @@ InstanceProfileManager::ListClusterProfiles() const {
     int i = 0;
     for (pugi::xml_node member : XmlChild(result, "InstanceProfiles").children("member")) {
       ++i;
-      KARP_ASSIGN_OR_RETURN(
-          auto parsed,
-          ParseProfile(member, StrCat("IAM ListInstanceProfiles: page ", page,
-                                      " InstanceProfiles/member[", i, "]")));
+      KARP_ASSIGN_OR_RETURN(auto parsed,
+                            ParseProfile(member, StrCat("IAM ListInstanceProfiles: page ", page,
+                                                        " InstanceProfiles/member[", i, "]")));
       out.push_back({parsed.first, parsed.second});
     }
     if (XmlText(result, "IsTruncated") != "true") return out;
@@ -199,11 +197,11 @@ InstanceProfileManager::ListClusterProfiles() const {
 
 absl::Status InstanceProfileManager::Delete(const Profile& profile) const {
   if (!profile.role.empty()) {
-    absl::Status removed = client_
-                               ->CallQuery(iam_, "RemoveRoleFromInstanceProfile",
-                                           {{"InstanceProfileName", profile.name},
-                                            {"RoleName", profile.role}})
-                               .status();
+    absl::Status removed =
+        client_
+            ->CallQuery(iam_, "RemoveRoleFromInstanceProfile",
+                        {{"InstanceProfileName", profile.name}, {"RoleName", profile.role}})
+            .status();
     if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
   }
   absl::Status deleted =

@@ -130,9 +130,9 @@ absl::Status AddAffectedInstances(const json& detail, const std::string& message
   for (size_t i = 0; i < entities->size(); ++i) {
     const json& e = (*entities)[i];
     if (!e.is_object()) {
-      return absl::InvalidArgumentError(
-          StrCat("eventbridge message ", message_id,
-                 " (AWS Health Event): detail.affectedEntities[", i, "] is not an object"));
+      return absl::InvalidArgumentError(StrCat("eventbridge message ", message_id,
+                                               " (AWS Health Event): detail.affectedEntities[", i,
+                                               "] is not an object"));
     }
     KARP_ASSIGN_OR_RETURN(
         std::string v, StringField(e, "entityValue", StrCat("detail.affectedEntities[", i, "].")));
@@ -145,8 +145,7 @@ absl::Status AddAffectedInstances(const json& detail, const std::string& message
 // affected instances (a no-op when none); other events are no-ops.
 absl::Status ParseHealthEvent(const json& detail, AwsInterruptionMessage* m) {
   KARP_ASSIGN_OR_RETURN(std::string service, StringField(detail, "service", "detail."));
-  KARP_ASSIGN_OR_RETURN(std::string category,
-                        StringField(detail, "eventTypeCategory", "detail."));
+  KARP_ASSIGN_OR_RETURN(std::string category, StringField(detail, "eventTypeCategory", "detail."));
   if (service != "EC2" || category != "scheduledChange") return absl::OkStatus();
   KARP_RETURN_IF_ERROR(AddAffectedInstances(detail, m->id, &m->instance_ids));
   KARP_ASSIGN_OR_RETURN(std::string start, StringField(detail, "startTime", "detail."));
@@ -160,19 +159,16 @@ absl::Status ParseHealthEvent(const json& detail, AwsInterruptionMessage* m) {
 // no-ops.
 absl::Status ParseDetail(const json& detail, AwsInterruptionMessage* m) {
   if (m->source == "aws.ec2" && m->detail_type == "EC2 Spot Instance Interruption Warning") {
-    KARP_RETURN_IF_ERROR(
-        ParseInstanceAction(detail, AwsInterruptionKind::kSpotInterruption, m));
+    KARP_RETURN_IF_ERROR(ParseInstanceAction(detail, AwsInterruptionKind::kSpotInterruption, m));
     if (m->time.has_value()) m->deadline = *m->time + absl::Minutes(2);
-  } else if (m->source == "aws.ec2" &&
-             m->detail_type == "EC2 Instance Rebalance Recommendation") {
+  } else if (m->source == "aws.ec2" && m->detail_type == "EC2 Instance Rebalance Recommendation") {
     KARP_ASSIGN_OR_RETURN(std::string id, DetailInstanceId(detail, *m));
     m->kind = AwsInterruptionKind::kRebalanceRecommendation;
     m->instance_ids = {std::move(id)};
   } else if (m->source == "aws.ec2" &&
              m->detail_type == "EC2 Capacity Reservation Instance Interruption Warning") {
     return ParseInstanceAction(detail, AwsInterruptionKind::kCapacityReservationInterruption, m);
-  } else if (m->source == "aws.ec2" &&
-             m->detail_type == "EC2 Instance State-change Notification") {
+  } else if (m->source == "aws.ec2" && m->detail_type == "EC2 Instance State-change Notification") {
     return ParseStateChange(detail, m);
   } else if (m->source == "aws.health" && m->detail_type == "AWS Health Event") {
     return ParseHealthEvent(detail, m);
@@ -184,12 +180,18 @@ absl::Status ParseDetail(const json& detail, AwsInterruptionMessage* m) {
 
 std::string_view AwsInterruptionKindName(AwsInterruptionKind kind) {
   switch (kind) {
-    case AwsInterruptionKind::kNoOp: return "no-op";
-    case AwsInterruptionKind::kSpotInterruption: return "spot-interruption";
-    case AwsInterruptionKind::kRebalanceRecommendation: return "rebalance-recommendation";
-    case AwsInterruptionKind::kScheduledChange: return "scheduled-change";
-    case AwsInterruptionKind::kInstanceStopping: return "instance-stopping";
-    case AwsInterruptionKind::kInstanceTerminating: return "instance-terminating";
+    case AwsInterruptionKind::kNoOp:
+      return "no-op";
+    case AwsInterruptionKind::kSpotInterruption:
+      return "spot-interruption";
+    case AwsInterruptionKind::kRebalanceRecommendation:
+      return "rebalance-recommendation";
+    case AwsInterruptionKind::kScheduledChange:
+      return "scheduled-change";
+    case AwsInterruptionKind::kInstanceStopping:
+      return "instance-stopping";
+    case AwsInterruptionKind::kInstanceTerminating:
+      return "instance-terminating";
     case AwsInterruptionKind::kCapacityReservationInterruption:
       return "capacity-reservation-interruption";
   }
@@ -211,8 +213,8 @@ absl::StatusOr<AwsInterruptionMessage> ParseEventBridgeMessage(std::string_view 
   auto detail = j.find("detail");
   if (detail == j.end() || !detail->is_object()) {
     if (NeedsDetail(m)) {
-      return absl::InvalidArgumentError(StrCat("eventbridge message ", m.id, " (", m.detail_type,
-                                               "): detail is missing"));
+      return absl::InvalidArgumentError(
+          StrCat("eventbridge message ", m.id, " (", m.detail_type, "): detail is missing"));
     }
     return m;
   }
@@ -229,10 +231,18 @@ std::vector<InterruptionEvent> ToInterruptionEvents(
     case AwsInterruptionKind::kNoOp:
     case AwsInterruptionKind::kRebalanceRecommendation:
       return {};
-    case AwsInterruptionKind::kSpotInterruption: kind = "spot-interruption"; break;
-    case AwsInterruptionKind::kScheduledChange: kind = "scheduled-maintenance"; break;
-    case AwsInterruptionKind::kInstanceStopping: kind = "stopping"; break;
-    case AwsInterruptionKind::kInstanceTerminating: kind = "terminating"; break;
+    case AwsInterruptionKind::kSpotInterruption:
+      kind = "spot-interruption";
+      break;
+    case AwsInterruptionKind::kScheduledChange:
+      kind = "scheduled-maintenance";
+      break;
+    case AwsInterruptionKind::kInstanceStopping:
+      kind = "stopping";
+      break;
+    case AwsInterruptionKind::kInstanceTerminating:
+      kind = "terminating";
+      break;
     case AwsInterruptionKind::kCapacityReservationInterruption:
       kind = "capacity-reservation-interruption";
       break;

@@ -68,8 +68,7 @@ void AddTags(std::vector<std::pair<std::string, std::string>>* p, std::string_vi
 
 bool operator==(const LaunchTemplateConfig& a, const LaunchTemplateConfig& b) {
   return a.image_id == b.image_id && a.user_data == b.user_data &&
-         a.instance_profile == b.instance_profile &&
-         a.security_group_ids == b.security_group_ids &&
+         a.instance_profile == b.instance_profile && a.security_group_ids == b.security_group_ids &&
          a.block_device_mappings == b.block_device_mappings &&
          a.metadata_options == b.metadata_options &&
          a.detailed_monitoring == b.detailed_monitoring &&
@@ -88,10 +87,9 @@ std::string LaunchTemplateConfig::Name() const {
   }
   w.Field("groups", groups);
   for (const BlockDeviceMapping& b : block_device_mappings) w.Field("bdm", CanonicalBdm(b));
-  w.Field("metadata", StrCat(metadata_options.http_endpoint, ",",
-                             metadata_options.http_protocol_ipv6, ",",
-                             metadata_options.http_put_response_hop_limit, ",",
-                             metadata_options.http_tokens));
+  w.Field("metadata",
+          StrCat(metadata_options.http_endpoint, ",", metadata_options.http_protocol_ipv6, ",",
+                 metadata_options.http_put_response_hop_limit, ",", metadata_options.http_tokens));
   w.Field("monitoring", Bool(detailed_monitoring));
   w.Field("publicIP",
           associate_public_ip_address.has_value() ? Bool(*associate_public_ip_address) : "-");
@@ -214,7 +212,7 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
   std::vector<NodeClassFleetTemplate> out;
   // (AMI, max pods, targeted reservation) -> out index
   std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
-  std::set<std::pair<std::string, std::string>> seen;        // (type, zone)
+  std::set<std::pair<std::string, std::string>> seen;  // (type, zone)
   int no_subnet = 0, no_ami = 0, unknown = 0;
   for (const LaunchOption& o : in.options) {
     if (o.capacity_type != capacity_type) continue;
@@ -243,8 +241,8 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
       absl::StatusOr<std::string> user_data = RenderUserData(bootstrap);
       if (!user_data.ok()) {
         return absl::Status(user_data.status().code(),
-                            StrCat("ec2nodeclass \"", nc.metadata.name, "\": user data: ",
-                                   user_data.status().message()));
+                            StrCat("ec2nodeclass \"", nc.metadata.name,
+                                   "\": user data: ", user_data.status().message()));
       }
       NodeClassFleetTemplate t;
       t.config = shared;
@@ -259,10 +257,10 @@ absl::StatusOr<std::vector<NodeClassFleetTemplate>> BuildFleetLaunchTemplates(
         {o.instance_type, o.zone, subnet->second.id, ami->id, o.price});
   }
   if (out.empty()) {
-    return absl::FailedPreconditionError(StrCat(
-        "no capacity offerings are currently available given the constraints (", no_subnet,
-        " option(s) in zones without a subnet, ", no_ami, " without a matching AMI, ", unknown,
-        " of unknown instance types)"));
+    return absl::FailedPreconditionError(
+        StrCat("no capacity offerings are currently available given the constraints (", no_subnet,
+               " option(s) in zones without a subnet, ", no_ami, " without a matching AMI, ",
+               unknown, " of unknown instance types)"));
   }
   return out;
 }

@@ -82,16 +82,16 @@ absl::Status DescribeImages(const Ec2Client& client, QueryParams params, int nex
 }  // namespace
 
 SsmGetter MakeSsmGetter(const Ec2Client* client, std::string endpoint) {
-  return [client, endpoint = std::move(endpoint)](
-             std::string_view name) -> absl::StatusOr<std::string> {
+  return [client,
+          endpoint = std::move(endpoint)](std::string_view name) -> absl::StatusOr<std::string> {
     JsonCall call;
     call.target_prefix = "AmazonSSM";
     call.operation = "GetParameter";
     call.signing_service = "ssm";
     call.region = client->options().region;
-    call.endpoint =
-        endpoint.empty() ? StrCat("https://ssm.", client->options().region, ".amazonaws.com")
-                         : endpoint;
+    call.endpoint = endpoint.empty()
+                        ? StrCat("https://ssm.", client->options().region, ".amazonaws.com")
+                        : endpoint;
     nlohmann::json body = {{"Name", std::string(name)}};
     KARP_ASSIGN_OR_RETURN(std::string response, client->CallJson(call, body.dump()));
     nlohmann::json parsed = nlohmann::json::parse(response, nullptr, false);
@@ -135,8 +135,8 @@ absl::StatusOr<std::vector<AliasParameter>> AliasParameters(const AmiAlias& alia
           const std::string base = StrCat("/aws/service/eks/optimized-ami/", k8s,
                                           "/amazon-linux-2023/", arch, "/", name);
           out.push_back({v == "latest" ? StrCat(base, "/recommended/image_id")
-                                       : StrCat(base, "/amazon-eks-node-al2023-", arch, "-",
-                                                name, "-", k8s, "-", v, "/image_id"),
+                                       : StrCat(base, "/amazon-eks-node-al2023-", arch, "-", name,
+                                                "-", k8s, "-", v, "/image_id"),
                          KubeArch(arch), variant});
         }
       }
@@ -154,9 +154,8 @@ absl::StatusOr<std::vector<AliasParameter>> AliasParameters(const AmiAlias& alia
           {"amazon-linux-2-gpu", "amd64", AmiVariant::kNeuron}};
       for (const auto& [dir, arch, variant] : variants) {
         const std::string base = StrCat("/aws/service/eks/optimized-ami/", k8s, "/", dir);
-        out.push_back({v == "latest"
-                           ? StrCat(base, "/recommended/image_id")
-                           : StrCat(base, "/amazon-eks-node-", k8s, "-", v, "/image_id"),
+        out.push_back({v == "latest" ? StrCat(base, "/recommended/image_id")
+                                     : StrCat(base, "/amazon-eks-node-", k8s, "-", v, "/image_id"),
                        arch, variant});
       }
       break;
@@ -222,8 +221,8 @@ absl::StatusOr<std::vector<ResolvedSubnet>> DiscoverSubnets(const Ec2Client& cli
   return out;
 }
 
-absl::StatusOr<std::vector<ResolvedSecurityGroup>> DiscoverSecurityGroups(
-    const Ec2Client& client, const Ec2NodeClass& nc) {
+absl::StatusOr<std::vector<ResolvedSecurityGroup>> DiscoverSecurityGroups(const Ec2Client& client,
+                                                                          const Ec2NodeClass& nc) {
   std::vector<ResolvedSecurityGroup> out;
   for (const SecurityGroupSelectorTerm& term : nc.security_group_selector_terms) {
     QueryParams params;
@@ -316,8 +315,7 @@ absl::StatusOr<std::vector<ResolvedAmi>> DiscoverAmis(const Ec2Client& client,
     }
     AddTagFilters(&params, &f, term.tags);
     params.emplace_back("MaxResults", "1000");
-    KARP_RETURN_IF_ERROR(
-        DescribeImages(client, params, f, AmiVariant::kAny, options.now, &out));
+    KARP_RETURN_IF_ERROR(DescribeImages(client, params, f, AmiVariant::kAny, options.now, &out));
   }
   return NormalizeAmis(std::move(out));
 }

@@ -4,8 +4,8 @@
 #include <openssl/hmac.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -32,8 +32,21 @@ bool IsTokenChar(unsigned char c) {
   // RFC 7230 tchar.
   if (std::isalnum(c)) return true;
   switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
-    case '.': case '^': case '_': case '`': case '|': case '~':
+    case '!':
+    case '#':
+    case '$':
+    case '%':
+    case '&':
+    case '\'':
+    case '*':
+    case '+':
+    case '-':
+    case '.':
+    case '^':
+    case '_':
+    case '`':
+    case '|':
+    case '~':
       return true;
     default:
       return false;
@@ -219,8 +232,8 @@ absl::StatusOr<absl::Time> ParseAmzDate(std::string_view text) {
 }
 
 absl::StatusOr<SigV4Signature> ComputeSigV4(const HttpRequest& request,
-                                            const Credentials& credentials,
-                                            const SigV4Scope& scope, absl::Time time) {
+                                            const Credentials& credentials, const SigV4Scope& scope,
+                                            absl::Time time) {
   if (credentials.access_key_id().empty()) {
     return absl::InvalidArgumentError("sigv4: credentials have an empty access key id");
   }
@@ -263,9 +276,8 @@ absl::StatusOr<SigV4Signature> ComputeSigV4(const HttpRequest& request,
   sig.credential_scope = StrCat(date, "/", scope.region, "/", scope.service, "/aws4_request");
   sig.signed_headers = absl::StrJoin(names, ";");
   sig.canonical_request =
-      StrCat(request.method, "\n", CanonicalPath(request.path), "\n",
-             CanonicalQuery(request.query), "\n", canonical_headers, "\n", sig.signed_headers,
-             "\n", Sha256Hex(request.body));
+      StrCat(request.method, "\n", CanonicalPath(request.path), "\n", CanonicalQuery(request.query),
+             "\n", canonical_headers, "\n", sig.signed_headers, "\n", Sha256Hex(request.body));
   sig.string_to_sign = StrCat(kAlgorithm, "\n", sig.amz_date, "\n", sig.credential_scope, "\n",
                               Sha256Hex(sig.canonical_request));
   std::string key = HmacSha256(StrCat("AWS4", credentials.secret_access_key()), date);
@@ -273,14 +285,14 @@ absl::StatusOr<SigV4Signature> ComputeSigV4(const HttpRequest& request,
   key = HmacSha256(key, scope.service);
   key = HmacSha256(key, "aws4_request");
   sig.signature = HexEncode(HmacSha256(key, sig.string_to_sign));
-  sig.authorization = StrCat(kAlgorithm, " Credential=", credentials.access_key_id(), "/",
-                             sig.credential_scope, ", SignedHeaders=", sig.signed_headers,
-                             ", Signature=", sig.signature);
+  sig.authorization =
+      StrCat(kAlgorithm, " Credential=", credentials.access_key_id(), "/", sig.credential_scope,
+             ", SignedHeaders=", sig.signed_headers, ", Signature=", sig.signature);
   return sig;
 }
 
-absl::Status SignRequest(const Credentials& credentials, const SigV4Scope& scope,
-                         absl::Time time, HttpRequest* request) {
+absl::Status SignRequest(const Credentials& credentials, const SigV4Scope& scope, absl::Time time,
+                         HttpRequest* request) {
   if (request == nullptr) return absl::InvalidArgumentError("sigv4: null request");
   bool has_date = false, has_token = false;
   for (const auto& [name, value] : request->headers) {

@@ -94,8 +94,8 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
     s.remove_prefix(1);
   }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\n')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
     s.remove_suffix(1);
   }
   return s;
@@ -187,8 +187,8 @@ absl::StatusOr<std::vector<MimePart>> ParseMime(std::string_view text) {
 }
 
 std::string WriteMime(const std::vector<MimePart>& parts) {
-  std::string out = StrCat("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"",
-                           kBoundary, "\"\n\n");
+  std::string out =
+      StrCat("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"", kBoundary, "\"\n\n");
   for (const MimePart& p : parts) {
     StrAppend(&out, "--", kBoundary, "\nContent-Type: ", p.content_type, "\n\n", p.body);
     if (out.back() != '\n') out += "\n";
@@ -268,8 +268,8 @@ std::string KubeletExtraArgs(const BootstrapInput& in,
     StrAppend(&extra, " --eviction-soft=\"", JoinKv(k.eviction_soft, "<"), "\"");
   }
   if (!k.eviction_soft_grace_period.empty()) {
-    StrAppend(&extra, " --eviction-soft-grace-period=\"",
-              JoinKv(k.eviction_soft_grace_period, "="), "\"");
+    StrAppend(&extra, " --eviction-soft-grace-period=\"", JoinKv(k.eviction_soft_grace_period, "="),
+              "\"");
   }
   if (k.eviction_max_pod_grace_period.has_value()) {
     StrAppend(&extra, " --eviction-max-pod-grace-period=", *k.eviction_max_pod_grace_period);
@@ -456,8 +456,7 @@ absl::StatusOr<std::string> RenderAl2023(const BootstrapInput& in,
   YamlMap(&y, ind, "evictionSoft", k.eviction_soft);
   YamlMap(&y, ind, "evictionSoftGracePeriod", k.eviction_soft_grace_period);
   if (k.image_gc_high_threshold_percent.has_value()) {
-    StrAppend(&y, ind, "imageGCHighThresholdPercent: ", *k.image_gc_high_threshold_percent,
-              "\n");
+    StrAppend(&y, ind, "imageGCHighThresholdPercent: ", *k.image_gc_high_threshold_percent, "\n");
   }
   if (k.image_gc_low_threshold_percent.has_value()) {
     StrAppend(&y, ind, "imageGCLowThresholdPercent: ", *k.image_gc_low_threshold_percent, "\n");
@@ -600,12 +599,23 @@ class TomlParser {
         if (pos_ >= s_.size()) break;
         const char e = s_[pos_++];
         switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          default: return Error(StrCat("unsupported escape \\", std::string(1, e)));
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          default:
+            return Error(StrCat("unsupported escape \\", std::string(1, e)));
         }
         continue;
       }
@@ -855,9 +865,10 @@ absl::StatusOr<std::string> RenderBottlerocket(const BootstrapInput& in,
     TomlValue& cmds = settings.table["bootstrap-commands"].table["000-mount-instance-storage"];
     TomlValue commands;
     commands.type = TomlValue::Type::kArray;
-    for (std::string_view c : {"ephemeral-storage init", "ephemeral-storage bind --dirs "
-                                                         "/var/lib/containerd /var/lib/kubelet "
-                                                         "/var/log/pods"}) {
+    for (std::string_view c : {"ephemeral-storage init",
+                               "ephemeral-storage bind --dirs "
+                               "/var/lib/containerd /var/lib/kubelet "
+                               "/var/log/pods"}) {
       TomlValue cmd;
       cmd.type = TomlValue::Type::kArray;
       cmd.array.push_back(TomlValue::String("apiclient"));

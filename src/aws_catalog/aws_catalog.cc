@@ -618,9 +618,9 @@ absl::Status AwsCatalogOptions::Validate() const {
   }
   for (const auto& [signal, threshold] : eviction_hard) {
     if (absl::StatusOr<int64_t> v = EvictionThreshold(threshold, 0, kResourceMemory); !v.ok()) {
-      return OptionsError(internal::StrCat("eviction_hard[\"", signal, "\"]: ",
-                                           std::string_view(v.status().message().data(),
-                                                            v.status().message().size())));
+      return OptionsError(internal::StrCat(
+          "eviction_hard[\"", signal,
+          "\"]: ", std::string_view(v.status().message().data(), v.status().message().size())));
     }
   }
   return absl::OkStatus();
@@ -828,12 +828,12 @@ absl::StatusOr<Overhead> OverheadOf(const AwsInstanceTypeInfo& info,
   overhead.eviction_threshold.Set(kResourceMemory, kEvictionMemoryBytes);
   overhead.eviction_threshold.Set(
       kResourceEphemeralStorage,
-      static_cast<int64_t>(std::ceil(static_cast<double>(capacity.ephemeral_bytes) / 100 *
-                                     kEvictionNodefsPercent)));
+      static_cast<int64_t>(
+          std::ceil(static_cast<double>(capacity.ephemeral_bytes) / 100 * kEvictionNodefsPercent)));
   // evictionHard overrides (validated by AwsCatalogOptions::Validate).
   if (auto it = options.eviction_hard.find("memory.available"); it != options.eviction_hard.end()) {
-    absl::StatusOr<int64_t> v = EvictionThreshold(
-        it->second, capacity.resources.Get(kResourceMemory), kResourceMemory);
+    absl::StatusOr<int64_t> v =
+        EvictionThreshold(it->second, capacity.resources.Get(kResourceMemory), kResourceMemory);
     if (!v.ok()) return v.status();
     overhead.eviction_threshold.Set(kResourceMemory, *v);
   }
@@ -943,9 +943,12 @@ const LabelSet& AwsWellKnownLabels() {
   // The labels every type carries, plus the optional ones (which get DoesNotExist when absent).
   static const LabelSet* const labels = [] {
     auto* set = new LabelSet{
-        kAwsLabelInstanceCapabilityFlex,  kAwsLabelInstanceCpu,
-        kAwsLabelInstanceMemory,          kAwsLabelInstanceHypervisor,
-        kAwsLabelInstanceEncryptionInTransitSupported, kAwsLabelTopologyZoneId,
+        kAwsLabelInstanceCapabilityFlex,
+        kAwsLabelInstanceCpu,
+        kAwsLabelInstanceMemory,
+        kAwsLabelInstanceHypervisor,
+        kAwsLabelInstanceEncryptionInTransitSupported,
+        kAwsLabelTopologyZoneId,
     };
     for (std::string_view key : kOptionalLabels) set->Insert(key);
     return set;
@@ -966,9 +969,9 @@ double EstimatedAwsSpotDiscount(std::string_view instance_type) {
     double discount;
   };
   static constexpr Discount kDiscounts[] = {
-      {"c", 0.55},                                                    // compute optimized
-      {"r", 0.65},  {"x", 0.65},  {"z", 0.65},   {"u", 0.65},         // memory optimized
-      {"dl", 0.50}, {"f", 0.50},  {"g", 0.50},   {"gr", 0.50},        // accelerated
+      {"c", 0.55},                                              // compute optimized
+      {"r", 0.65},   {"x", 0.65}, {"z", 0.65},   {"u", 0.65},   // memory optimized
+      {"dl", 0.50},  {"f", 0.50}, {"g", 0.50},   {"gr", 0.50},  // accelerated
       {"inf", 0.50}, {"p", 0.50}, {"trn", 0.50}, {"vt", 0.50},
   };
   for (const Discount& d : kDiscounts) {
@@ -999,7 +1002,7 @@ std::string_view EmbeddedAwsCurrency(std::string_view region) {
 }
 
 std::optional<double> EmbeddedAwsOnDemandPrice(std::string_view instance_type,
-                                                std::string_view region) {
+                                               std::string_view region) {
   const int r = RegionIndex(region);
   if (r < 0) return std::nullopt;
   const EmbeddedTable& table = Table();
@@ -1019,8 +1022,7 @@ absl::StatusOr<InstanceCatalog> EmbeddedAwsCatalog(const AwsCatalogOptions& opti
       internal::StrAppend(&known, known.empty() ? "" : ", ", r);
     }
     return OptionsError(internal::StrCat("region \"", options.region,
-                                         "\" has no embedded prices (known regions: ", known,
-                                         ")"));
+                                         "\" has no embedded prices (known regions: ", known, ")"));
   }
   const EmbeddedTable& table = Table();
   const std::vector<std::optional<double>>& prices = table.prices[static_cast<size_t>(region)];

@@ -79,18 +79,18 @@ absl::StatusOr<json::Input> ToInput(const karp_input* in, const char* fallback_s
     return absl::InvalidArgumentError(internal::StrCat(fallback_source, ": no data"));
   }
   if (in->size > static_cast<size_t>(json::kDefaultMaxInputBytes)) {
-    return absl::ResourceExhaustedError(internal::StrCat(
-        in->source ? in->source : fallback_source, ": larger than ",
-        json::kDefaultMaxInputBytes, " bytes"));
+    return absl::ResourceExhaustedError(internal::StrCat(in->source ? in->source : fallback_source,
+                                                         ": larger than ",
+                                                         json::kDefaultMaxInputBytes, " bytes"));
   }
   // YAML is read as a tree of values, several times its size: the CLI's YAML cap applies to
   // texts in memory too (JSON, the first character that is not white space `{` or `[`).
   if (in->size > static_cast<size_t>(json::kDefaultMaxYamlBytes)) {
     const std::string_view text(in->data, in->size);
     const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool json_text = first != std::string_view::npos &&
-                           (text[first] == '{' || text[first] == '[' ||
-                            text.substr(first, 3) == "\xEF\xBB\xBF");
+    const bool json_text =
+        first != std::string_view::npos &&
+        (text[first] == '{' || text[first] == '[' || text.substr(first, 3) == "\xEF\xBB\xBF");
     if (!json_text) {
       return absl::ResourceExhaustedError(internal::StrCat(
           in->source ? in->source : fallback_source, ": larger than the input limit of ",
@@ -165,11 +165,10 @@ std::optional<AwsCatalogOptions> EmbeddedOptions(const karp_input* catalog,
 // builds them (tools/node_classes.cc, without its stderr notes): *shared stays `base` without
 // node classes; otherwise it becomes the catalog every NodePool shares, or null with one
 // catalog per NodePool in *by_node_pool.
-absl::Status NodeClassCatalogs(const ClusterSnapshot& snapshot,
-                               const std::optional<AwsCatalogOptions>& embedded,
-                               std::shared_ptr<const InstanceCatalog>* shared,
-                               std::map<std::string, std::shared_ptr<const InstanceCatalog>>*
-                                   by_node_pool) {
+absl::Status NodeClassCatalogs(
+    const ClusterSnapshot& snapshot, const std::optional<AwsCatalogOptions>& embedded,
+    std::shared_ptr<const InstanceCatalog>* shared,
+    std::map<std::string, std::shared_ptr<const InstanceCatalog>>* by_node_pool) {
   if (snapshot.node_classes.empty()) return absl::OkStatus();
   NodePoolCatalogOptions options;
   options.embedded = embedded;
@@ -199,9 +198,8 @@ absl::StatusOr<Prepared> Prepare(const karp_input* snapshot, size_t count,
   auto types = Catalog(catalog, *o, false);
   if (!types.ok()) return types.status();
   Prepared p{std::move(*o), std::move(*snap), *types, *types, {}};
-  absl::Status s =
-      NodeClassCatalogs(p.snapshot, EmbeddedOptions(catalog, p.options, false), &p.catalog,
-                        &p.by_node_pool);
+  absl::Status s = NodeClassCatalogs(p.snapshot, EmbeddedOptions(catalog, p.options, false),
+                                     &p.catalog, &p.by_node_pool);
   if (!s.ok()) return s;
   return p;
 }
@@ -213,9 +211,8 @@ absl::StatusOr<std::string> Solve(const karp_input* snapshot, size_t count,
   SchedulerOptions scheduler_options = in->options.scheduler;
   scheduler_options.compute_lower_bound = true;  // as `karp solve`: summary.lowerBoundPerHour
   absl::StatusOr<Scheduler> scheduler =
-      in->catalog != nullptr
-          ? Scheduler::Create(in->snapshot, in->catalog, scheduler_options)
-          : Scheduler::Create(in->snapshot, in->by_node_pool, scheduler_options);
+      in->catalog != nullptr ? Scheduler::Create(in->snapshot, in->catalog, scheduler_options)
+                             : Scheduler::Create(in->snapshot, in->by_node_pool, scheduler_options);
   if (!scheduler.ok()) return scheduler.status();
   absl::StatusOr<SolveResult> result = scheduler->Solve();
   if (!result.ok()) return result.status();
@@ -284,8 +281,8 @@ absl::StatusOr<std::string> Simulate(const karp_input* trace, const karp_input* 
   so.record_events = false;
   constexpr int64_t kMaxSamples = 1000000;  // as `karp simulate`
   if (parsed->duration / so.sample_interval > kMaxSamples) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        "options: sample: would record more than ", kMaxSamples, " samples per policy"));
+    return absl::InvalidArgumentError(internal::StrCat("options: sample: would record more than ",
+                                                       kMaxSamples, " samples per policy"));
   }
   auto types = Catalog(catalog, *o, true);
   if (!types.ok()) return types.status();
@@ -350,9 +347,8 @@ const char* karp_status_name(karp_status status) {
 
 karp_status karp_solve(const karp_input* snapshot, size_t count, const karp_input* catalog,
                        const char* options, char** out, size_t* out_size, char** error) {
-  return karp::capi::Guarded(out, out_size, error, [&] {
-    return karp::capi::Solve(snapshot, count, catalog, options);
-  });
+  return karp::capi::Guarded(out, out_size, error,
+                             [&] { return karp::capi::Solve(snapshot, count, catalog, options); });
 }
 
 karp_status karp_consolidate(const karp_input* snapshot, size_t count, const karp_input* catalog,

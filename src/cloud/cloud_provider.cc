@@ -19,8 +19,8 @@ absl::StatusOr<std::string> CloudProvider::DriftReason(const NodeClaim&) const {
 }
 
 void UnavailableOfferings::MarkUnavailable(std::string_view capacity_type,
-                                           std::string_view instance_type,
-                                           std::string_view zone, absl::Time now) {
+                                           std::string_view instance_type, std::string_view zone,
+                                           absl::Time now) {
   absl::MutexLock lock(&mu_);
   until_[Key(std::string(capacity_type), std::string(instance_type), std::string(zone))] =
       now + ttl_;
@@ -30,8 +30,8 @@ bool UnavailableOfferings::IsUnavailable(std::string_view capacity_type,
                                          std::string_view instance_type, std::string_view zone,
                                          absl::Time now) const {
   absl::MutexLock lock(&mu_);
-  auto it = until_.find(Key(std::string(capacity_type), std::string(instance_type),
-                            std::string(zone)));
+  auto it =
+      until_.find(Key(std::string(capacity_type), std::string(instance_type), std::string(zone)));
   return it != until_.end() && now < it->second;
 }
 
@@ -61,8 +61,7 @@ absl::StatusOr<InstanceCatalog> UnavailableOfferings::Apply(const InstanceCatalo
 }
 
 std::vector<LaunchOption> Launcher::Options(const NewNodeClaim& claim,
-                                            const InstanceCatalog& catalog,
-                                            absl::Time now) const {
+                                            const InstanceCatalog& catalog, absl::Time now) const {
   std::vector<LaunchOption> out;
   for (const std::string& name : claim.instance_types) {
     const InstanceType* it = catalog.Find(name);
@@ -91,8 +90,8 @@ std::vector<LaunchOption> Launcher::Options(const NewNodeClaim& claim,
   return out;
 }
 
-absl::StatusOr<Instance> Launcher::Launch(const NewNodeClaim& claim,
-                                          const InstanceCatalog& catalog, absl::Time now) {
+absl::StatusOr<Instance> Launcher::Launch(const NewNodeClaim& claim, const InstanceCatalog& catalog,
+                                          absl::Time now) {
   LaunchRequest request;
   request.claim = claim;
   request.options = Options(claim, catalog, now);
@@ -133,14 +132,14 @@ absl::StatusOr<Instance> Launcher::Launch(const NewNodeClaim& claim,
         request.options.end());
     if (request.options.size() == before) {
       // The provider named options that were not offered: stop rather than loop.
-      return absl::InternalError(internal::StrCat(
-          "nodeclaim ", claim.name, ": provider ", provider_->name(),
-          " reported insufficient capacity for options it was not given"));
+      return absl::InternalError(
+          internal::StrCat("nodeclaim ", claim.name, ": provider ", provider_->name(),
+                           " reported insufficient capacity for options it was not given"));
     }
   }
-  return absl::ResourceExhaustedError(internal::StrCat(
-      "insufficient capacity for nodeclaim ", claim.name, ": all ", total,
-      " offerings failed (", absl::StrJoin(failures, ", "), ")"));
+  return absl::ResourceExhaustedError(
+      internal::StrCat("insufficient capacity for nodeclaim ", claim.name, ": all ", total,
+                       " offerings failed (", absl::StrJoin(failures, ", "), ")"));
 }
 
 }  // namespace karp

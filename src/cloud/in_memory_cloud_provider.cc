@@ -20,7 +20,7 @@ absl::StatusOr<std::vector<InstanceType>> InMemoryCloudProvider::GetInstanceType
 }
 
 absl::StatusOr<Instance> InMemoryCloudProvider::Create(const LaunchRequest& request,
-                                                   std::vector<LaunchOption>* failed) {
+                                                       std::vector<LaunchOption>* failed) {
   absl::MutexLock lock(&mu_);
   ++create_calls_;
   if (transient_failures_ > 0) {
@@ -56,8 +56,8 @@ absl::StatusOr<Instance> InMemoryCloudProvider::Create(const LaunchRequest& requ
     instances_[i.provider_id] = i;
     return i;
   }
-  return absl::ResourceExhaustedError(internal::StrCat(
-      "fake: insufficient capacity for all ", request.options.size(), " options"));
+  return absl::ResourceExhaustedError(
+      internal::StrCat("fake: insufficient capacity for all ", request.options.size(), " options"));
 }
 
 absl::Status InMemoryCloudProvider::Delete(const std::string& provider_id) {
@@ -85,13 +85,14 @@ absl::StatusOr<std::vector<Instance>> InMemoryCloudProvider::List() const {
 }
 
 void InMemoryCloudProvider::FailCapacity(const std::string& capacity_type,
-                                     const std::string& instance_type, const std::string& zone) {
+                                         const std::string& instance_type,
+                                         const std::string& zone) {
   absl::MutexLock lock(&mu_);
   no_capacity_.insert(Key(capacity_type, instance_type, zone));
 }
 
 void InMemoryCloudProvider::Restore(const std::string& capacity_type,
-                                const std::string& instance_type, const std::string& zone) {
+                                    const std::string& instance_type, const std::string& zone) {
   absl::MutexLock lock(&mu_);
   no_capacity_.erase(Key(capacity_type, instance_type, zone));
 }

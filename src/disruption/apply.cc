@@ -35,20 +35,19 @@ void RemoveNodes(ClusterSnapshot& snap, const std::set<std::string>& gone,
   snap.nodes.erase(std::remove_if(snap.nodes.begin(), snap.nodes.end(),
                                   [&](const Node& n) { return gone.count(n.metadata.name) > 0; }),
                    snap.nodes.end());
-  snap.node_claims.erase(
-      std::remove_if(snap.node_claims.begin(), snap.node_claims.end(),
-                     [&](const NodeClaim& nc) {
-                       return !nc.node_name.empty() && gone.count(nc.node_name) > 0;
-                     }),
-      snap.node_claims.end());
+  snap.node_claims.erase(std::remove_if(snap.node_claims.begin(), snap.node_claims.end(),
+                                        [&](const NodeClaim& nc) {
+                                          return !nc.node_name.empty() &&
+                                                 gone.count(nc.node_name) > 0;
+                                        }),
+                         snap.node_claims.end());
   for (NodeClaim& nc : snap.node_claims) {
     if (nc.node_name.empty() || receiving.count(nc.node_name) == 0) continue;
     nc.last_pod_event_time = now;
-    nc.conditions.erase(std::remove_if(nc.conditions.begin(), nc.conditions.end(),
-                                       [](const NodeCondition& c) {
-                                         return c.type == "Consolidatable";
-                                       }),
-                        nc.conditions.end());
+    nc.conditions.erase(
+        std::remove_if(nc.conditions.begin(), nc.conditions.end(),
+                       [](const NodeCondition& c) { return c.type == "Consolidatable"; }),
+        nc.conditions.end());
   }
 }
 
@@ -57,8 +56,7 @@ void RemoveNodes(ClusterSnapshot& snap, const std::set<std::string>& gone,
 // replacement goes there: the replacement was launched for it too (the reference counts such
 // claims, see Loop::Evaluate).
 void MovePods(ClusterSnapshot& snap, const DisruptionCommand& cmd,
-              const std::set<std::string>& gone,
-              const std::map<std::string, std::string>& where) {
+              const std::set<std::string>& gone, const std::map<std::string, std::string>& where) {
   snap.pods.erase(std::remove_if(snap.pods.begin(), snap.pods.end(),
                                  [&](const Pod& p) {
                                    return !p.node_name.empty() && gone.count(p.node_name) > 0 &&
@@ -108,8 +106,8 @@ Node ReplacementNode(const NewNodeClaim& nc, const InstanceCatalog& catalog, abs
 }
 
 // The initialized NodeClaim of a launched replacement, bound to `node`.
-NodeClaim ReplacementClaim(const NewNodeClaim& nc, const Node& node,
-                           const ClusterSnapshot& snap, absl::Time now) {
+NodeClaim ReplacementClaim(const NewNodeClaim& nc, const Node& node, const ClusterSnapshot& snap,
+                           absl::Time now) {
   NodeClaim claim;
   claim.metadata.name = nc.name;
   claim.metadata.creation_timestamp = now;

@@ -31,8 +31,10 @@ std::optional<absl::Time> CreatedAt(const Node& node, const NodeClaim* claim) {
   return std::nullopt;
 }
 
-// Price of the node's offering (instance type, zone, capacity type); 0 if none (docs/design.md §6.9).
-double NodePrice(const InstanceType* it, const std::string& zone, const std::string& capacity_type) {
+// Price of the node's offering (instance type, zone, capacity type); 0 if none (docs/design.md
+// §6.9).
+double NodePrice(const InstanceType* it, const std::string& zone,
+                 const std::string& capacity_type) {
   if (it == nullptr) return 0;
   for (const Offering& o : it->offerings) {
     if (o.zone == zone && o.capacity_type == capacity_type) {
@@ -80,8 +82,8 @@ Costs CostsOf(const NodeView& v, absl::Time now, const ClusterSnapshot& snap, Po
                          : (v.pool != nullptr ? v.pool->expire_after : std::nullopt);
   double lifetime = 1.0;
   if (expire_after && *expire_after > absl::ZeroDuration() && v.created) {
-    lifetime = std::clamp(absl::FDivDuration(*expire_after - (now - *v.created), *expire_after),
-                          0.0, 1.0);
+    lifetime =
+        std::clamp(absl::FDivDuration(*expire_after - (now - *v.created), *expire_after), 0.0, 1.0);
     out.expired = v.managed && now >= *v.created + *expire_after;
   }
   double all_cost = 0;
@@ -186,9 +188,9 @@ Consolidatable ConsolidatableOf(const NodeView& v, absl::Time now) {
                                     condition->status.empty() ? "Unknown" : condition->status)};
   }
   if (!UnderConsolidateAfter(v, now)) return {true, ""};
-  return {false, internal::StrCat("consolidateAfter ",
-                                  absl::FormatDuration(*v.pool->consolidate_after),
-                                  " not elapsed since the last pod event")};
+  return {false,
+          internal::StrCat("consolidateAfter ", absl::FormatDuration(*v.pool->consolidate_after),
+                           " not elapsed since the last pod event")};
 }
 
 // Drift detected from the NodePool (hash, requirements), the catalog and the provider; ""

@@ -30,8 +30,8 @@ struct NodeView {
   std::string capacity_type;
   bool managed = false;
   bool initialized = false;
-  bool deleting = false;  // NodeDeleting: the Node or its NodeClaim is going away
-  std::vector<const Pod*> pods;         // all pods bound to the node
+  bool deleting = false;         // NodeDeleting: the Node or its NodeClaim is going away
+  std::vector<const Pod*> pods;  // all pods bound to the node
   std::vector<const Pod*> reschedulable;
   double price = 0;
   double disruption_cost = 0;

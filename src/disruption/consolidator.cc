@@ -1,6 +1,6 @@
-// Consolidator: disruption with the reference semantics (docs/design.md §6). See karp/consolidator.h.
-// This file holds the public entry points (names, options, Create, Plan: the loops of a plan);
-// one loop's methods are in loop.h and the files it lists.
+// Consolidator: disruption with the reference semantics (docs/design.md §6). See
+// karp/consolidator.h. This file holds the public entry points (names, options, Create, Plan: the
+// loops of a plan); one loop's methods are in loop.h and the files it lists.
 
 #include "karp/consolidator.h"
 
@@ -35,11 +35,16 @@ std::string_view ConsolidationModeName(ConsolidationMode m) {
 
 std::string_view DisruptionReasonName(DisruptionReason r) {
   switch (r) {
-    case DisruptionReason::kEmpty: return "empty";
-    case DisruptionReason::kUnderutilized: return "underutilized";
-    case DisruptionReason::kDrifted: return "drifted";
-    case DisruptionReason::kExpired: return "expired";
-    case DisruptionReason::kInterrupted: return "interrupted";
+    case DisruptionReason::kEmpty:
+      return "empty";
+    case DisruptionReason::kUnderutilized:
+      return "underutilized";
+    case DisruptionReason::kDrifted:
+      return "drifted";
+    case DisruptionReason::kExpired:
+      return "expired";
+    case DisruptionReason::kInterrupted:
+      return "interrupted";
   }
   return "";
 }
@@ -67,8 +72,7 @@ namespace {
 
 // The scheduler options a consolidation's NodePool-level state depends on (every field).
 bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) {
-  return a.preference_policy == b.preference_policy &&
-         a.min_values_policy == b.min_values_policy &&
+  return a.preference_policy == b.preference_policy && a.min_values_policy == b.min_values_policy &&
          a.max_instance_types == b.max_instance_types &&
          a.reserved_capacity_mode == b.reserved_capacity_mode && a.time_limit == b.time_limit &&
          a.packing == b.packing && a.cost_attempts == b.cost_attempts &&

@@ -26,9 +26,8 @@ std::optional<DisruptionCommand> Loop::Drift(KeptReasons* kept, SolveResult* pla
                         [](const NodeView* v) { return v->reschedulable.empty(); });
   for (const NodeView* v : cands) {
     if (budget[v->pool->name()] <= 0) {
-      (*kept)[v->name] = internal::StrCat("drifted (", v->drift_reason,
-                                          ") but budget: nodepool \"", v->pool->name(),
-                                          "\" allows no more Drifted disruptions");
+      (*kept)[v->name] = internal::StrCat("drifted (", v->drift_reason, ") but budget: nodepool \"",
+                                          v->pool->name(), "\" allows no more Drifted disruptions");
       continue;
     }
     Evaluation e = Evaluate({v}, false, DisruptionReason::kDrifted, placement);

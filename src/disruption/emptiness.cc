@@ -10,8 +10,7 @@
 
 namespace karp::disruption {
 
-std::optional<DisruptionCommand> Loop::Emptiness(KeptReasons* kept,
-                                                 SolveResult* placement) const {
+std::optional<DisruptionCommand> Loop::Emptiness(KeptReasons* kept, SolveResult* placement) const {
   std::map<std::string, int64_t> budget =
       BuildBudgets(snap_, views_, kReasonEmpty, state_.now, deleting_);
   std::vector<const NodeView*> cands;

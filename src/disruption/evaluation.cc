@@ -49,8 +49,8 @@ DisruptionCommand CandidatesCommand(const std::vector<const NodeView*>& cands,
 
 absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& cands,
                                            bool consolidation,
-                                           const std::set<std::string>* also_excluded,
-                                           bool pending, bool* stopped) const {
+                                           const std::set<std::string>* also_excluded, bool pending,
+                                           bool* stopped) const {
   scheduling::Simulation sim;
   if (also_excluded != nullptr) sim.excluded = *also_excluded;
   if (stopped != nullptr) {
@@ -82,10 +82,10 @@ absl::StatusOr<SolveResult> Loop::Simulate(const std::vector<const NodeView*>& c
 Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
                           DisruptionReason reason, SolveResult* placement) const {
   Evaluation e;
-  const std::string_view method =
-      reason != DisruptionReason::kUnderutilized ? DisruptionReasonName(reason)
-      : multi                                     ? "multi-node consolidation"
-                                                  : "single-node consolidation";
+  const std::string_view method = reason != DisruptionReason::kUnderutilized
+                                      ? DisruptionReasonName(reason)
+                                  : multi ? "multi-node consolidation"
+                                          : "single-node consolidation";
   if (!budget_->Take(method)) {
     e.why_not = kNotEvaluated;
     return e;
@@ -96,9 +96,8 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
   const bool take_all =
       reason == DisruptionReason::kDrifted || reason == DisruptionReason::kInterrupted;
   bool stopped = false;
-  absl::StatusOr<SolveResult> r = Simulate(cands, consolidation, nullptr,
-                                           pending_ || !consolidation,
-                                           take_all ? nullptr : &stopped);
+  absl::StatusOr<SolveResult> r = Simulate(
+      cands, consolidation, nullptr, pending_ || !consolidation, take_all ? nullptr : &stopped);
   if (!r.ok()) {
     e.why_not = std::string(r.status().message());
     return e;
@@ -123,7 +122,8 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
   }
   if (take_all) {
     // Drift and interruption take every new claim, with no price check.
-    cmd.decision = replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
+    cmd.decision =
+        replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
     for (NewNodeClaim& nc : replacements) {
       if (ledger) {
         cmd.savings_per_hour -= RepriceLaunch(&nc, *state_.catalog, ledger.get());
@@ -139,8 +139,8 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
     }
     cmd.decision = DisruptionDecision::kDelete;
   } else if (replacements.size() > 1) {
-    e.why_not = internal::StrCat("can't remove without creating ", replacements.size(),
-                                 " candidates");
+    e.why_not =
+        internal::StrCat("can't remove without creating ", replacements.size(), " candidates");
     return e;
   } else {
     PriceFilterResult priced = RestrictAndPrice(replacements[0], cands, multi, *state_.catalog,

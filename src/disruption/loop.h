@@ -149,8 +149,7 @@ class Loop {
   // simulation fills become replacements.
   Evaluation RepackEvaluate(const std::vector<const NodeView*>& sources,
                             const std::set<std::string>& excluded,
-                            const std::vector<NewNodeClaim>& staged,
-                            SolveResult* placement) const;
+                            const std::vector<NewNodeClaim>& staged, SolveResult* placement) const;
   const std::vector<NodeView>& views() const { return views_; }
 
  private:

@@ -116,8 +116,8 @@ std::optional<Launch> CheapestMarginalLaunch(const std::vector<const InstanceTyp
     }
   }
   if (best == nullptr) return std::nullopt;
-  return Launch{best_it->name, best->zone,          best->capacity_type,
-                best_cost,     best->price_estimated, best->price};
+  return Launch{best_it->name,         best->zone, best->capacity_type, best_cost,
+                best->price_estimated, best->price};
 }
 
 double RepriceLaunch(NewNodeClaim* nc, const InstanceCatalog& catalog, PricingLedger* ledger) {
@@ -127,8 +127,7 @@ double RepriceLaunch(NewNodeClaim* nc, const InstanceCatalog& catalog, PricingLe
   }
   std::optional<Launch> launch = CheapestMarginalLaunch(types, nc->requirements, *ledger);
   if (!launch) return 0;
-  ledger->Add({launch->instance_type, launch->zone, launch->capacity_type, launch->list_price,
-               ""});
+  ledger->Add({launch->instance_type, launch->zone, launch->capacity_type, launch->list_price, ""});
   nc->launch = std::move(launch);
   return nc->launch->price;
 }

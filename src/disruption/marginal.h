@@ -48,8 +48,7 @@ double WorstMarginalPrice(const InstanceType& it, const Requirements& reqs,
 // rank, type name, zone), compatible with `reqs`, as a Launch (price = marginal); nullopt if
 // none. Does not change the ledger.
 std::optional<Launch> CheapestMarginalLaunch(const std::vector<const InstanceType*>& types,
-                                             const Requirements& reqs,
-                                             const PricingLedger& ledger);
+                                             const Requirements& reqs, const PricingLedger& ledger);
 
 // Sets `nc`'s launch to CheapestMarginalLaunch over its instance types and adds it to
 // `ledger`; returns its marginal cost (0 when it has no launch).

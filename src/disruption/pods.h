@@ -65,7 +65,7 @@ struct PodFacts {
 };
 
 struct PodCache {
-  std::unordered_map<std::string, PodFacts> by_key;  // reference-stable, across loops
+  std::unordered_map<std::string, PodFacts> by_key;        // reference-stable, across loops
   absl::flat_hash_map<const Pod*, const PodFacts*> facts;  // this loop's pods
   // Drift verdicts that depend only on a node's (immutable) labels and its NodePool:
   // node name -> reason ("" = not drifted).

@@ -128,13 +128,13 @@ PriceFilterResult PricedClaim(const NewNodeClaim& nc, std::vector<const Instance
   if (m != nullptr) marginal_launch = CheapestMarginalLaunch(kept, reqs, *m->ledger);
   Requirement it_req = Requirement::In(kLabelInstanceType, names);
   out.instance_types = std::move(names);
-  if (const Requirement* prev = reqs.Find(kLabelInstanceType)) it_req.set_min_values(prev->min_values());
+  if (const Requirement* prev = reqs.Find(kLabelInstanceType))
+    it_req.set_min_values(prev->min_values());
   reqs.Set(it_req);
   out.requirements = std::move(reqs);
-  out.launch =
-      marginal_launch ? *marginal_launch
-                      : Launch{best_it->name, best->zone,           best->capacity_type,
-                               best->price,   best->price_estimated, best->price};
+  out.launch = marginal_launch ? *marginal_launch : Launch{best_it->name,         best->zone,
+                                                           best->capacity_type,   best->price,
+                                                           best->price_estimated, best->price};
   return {std::move(out), ""};
 }
 

@@ -96,10 +96,9 @@ std::shared_ptr<ClusterSnapshot> TargetSnapshot(const ClusterSnapshot& snap,
   out->nodes.erase(std::remove_if(out->nodes.begin(), out->nodes.end(),
                                   [&](const Node& n) { return on_gone(n.metadata.name); }),
                    out->nodes.end());
-  out->node_claims.erase(
-      std::remove_if(out->node_claims.begin(), out->node_claims.end(),
-                     [&](const NodeClaim& nc) { return on_gone(nc.node_name); }),
-      out->node_claims.end());
+  out->node_claims.erase(std::remove_if(out->node_claims.begin(), out->node_claims.end(),
+                                        [&](const NodeClaim& nc) { return on_gone(nc.node_name); }),
+                         out->node_claims.end());
   out->pods.erase(std::remove_if(out->pods.begin(), out->pods.end(),
                                  [&](const Pod& p) { return on_gone(p.node_name); }),
                   out->pods.end());
@@ -144,9 +143,9 @@ absl::StatusOr<SolveResult> TargetPlacement(
       moving.back().node_name.clear();
     }
   }
-  absl::StatusOr<Scheduler> s = scheduling::CreateUnchecked(
-      TargetSnapshot(*w.snap, gone, ClosedNodes(views, w.state.now)), w.state.catalog, options,
-      *cost_pools);
+  absl::StatusOr<Scheduler> s =
+      scheduling::CreateUnchecked(TargetSnapshot(*w.snap, gone, ClosedNodes(views, w.state.now)),
+                                  w.state.catalog, options, *cost_pools);
   if (!s.ok()) return s.status();
   std::vector<const Pod*> pods;
   pods.reserve(moving.size());
@@ -176,7 +175,8 @@ NewNodeClaim StagedClaim(PlanWork& w, const NewNodeClaim& nc) {
 
 // The launch type's allocatable less the DaemonSet overhead claim `nc` reserved (its requests
 // less its pods' requests).
-ResourceList StagedAllocatable(const NewNodeClaim& nc, const std::map<std::string, const Pod*>& pods,
+ResourceList StagedAllocatable(const NewNodeClaim& nc,
+                               const std::map<std::string, const Pod*>& pods,
                                const InstanceCatalog& catalog) {
   const InstanceType* it = catalog.Find(nc.launch->instance_type);
   if (it == nullptr) return {};
@@ -474,8 +474,8 @@ std::set<std::string> Excluded(const RoundQueue& q, const Group& g,
 // the loop took (the loop's snapshot does not show them), `*conflict` asks for a fresh loop.
 Evaluation EvaluateGroup(const Loop& l, const RoundQueue& q, const Group& g,
                          const std::vector<const NodeView*>& sources,
-                         const std::map<std::string, const NodeView*>& views,
-                         LoopChanges* changes, SolveResult* placement, bool* conflict) {
+                         const std::map<std::string, const NodeView*>& views, LoopChanges* changes,
+                         SolveResult* placement, bool* conflict) {
   Evaluation e =
       l.RepackEvaluate(sources, Excluded(q, g, changes->deleted, views), g.claims, placement);
   if (e.command && !FitsChanges(*placement, sources, views, changes)) *conflict = true;
@@ -655,8 +655,8 @@ absl::StatusOr<ClusterBound> ClusterLowerBound(const Consolidator::State& state,
     keepable.push_back(quality::RoomOption{v.price, v.node->allocatable});
     moving.insert(moving.end(), v.reschedulable.begin(), v.reschedulable.end());
   }
-  absl::StatusOr<double> b = quality::PriceLowerBoundWithRoom(state.snapshot, *state.catalog,
-                                                              moving, room, keepable);
+  absl::StatusOr<double> b =
+      quality::PriceLowerBoundWithRoom(state.snapshot, *state.catalog, moving, room, keepable);
   if (!b.ok()) return b.status();
   out.moving_bound = *b;
   return out;

@@ -39,7 +39,8 @@ std::vector<NewNodeClaim> Replacements(const std::vector<NewNodeClaim>& staged,
     std::vector<std::string> types;
     for (const std::string& name : nc.instance_types) {
       const InstanceType* it = catalog.Find(name);
-      if (it != nullptr && launched != nullptr && Fits(launched->Allocatable(), it->Allocatable())) {
+      if (it != nullptr && launched != nullptr &&
+          Fits(launched->Allocatable(), it->Allocatable())) {
         types.push_back(name);
       }
     }
@@ -83,13 +84,13 @@ Evaluation Loop::RepackEvaluate(const std::vector<const NodeView*>& sources,
     cmd.savings_per_hour -= priced.claim->launch->price;
     cmd.replacements.push_back(std::move(*priced.claim));
   }
-  cmd.decision = cmd.replacements.empty() ? DisruptionDecision::kDelete
-                                          : DisruptionDecision::kReplace;
+  cmd.decision =
+      cmd.replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
   cmd.savings_per_hour = std::round(cmd.savings_per_hour * 1e9) / 1e9;
   if (cmd.savings_per_hour <= 0) {
-    e.why_not = internal::StrCat("its ", cmd.replacements.size(),
-                                 " replacement(s) cost no less than the ", candidates_price,
-                                 "/h of the node(s) they replace");
+    e.why_not =
+        internal::StrCat("its ", cmd.replacements.size(), " replacement(s) cost no less than the ",
+                         candidates_price, "/h of the node(s) they replace");
     return e;
   }
   if (e.why_not = BalancedVeto(sources, cmd.savings_per_hour); !e.why_not.empty()) return e;

@@ -86,9 +86,10 @@ inline constexpr size_t kMaxQuotedChars = 200;
 
 // `s` with every double-quoted run longer than kMaxQuotedChars characters (UTF-8 code points;
 // a byte that is not valid UTF-8 counts as one) cut to that many (the last an ellipsis),
-// followed by how many were cut: `"aaaa…" (99801 more characters)`. A message quotes the values it takes from the
-// input, and a 100,000-character value must not fill a terminal. Runs are paired quote by
-// quote; a run without its closing quote is cut the same way. Cutting twice changes nothing.
+// followed by how many were cut: `"aaaa…" (99801 more characters)`. A message quotes the values it
+// takes from the input, and a 100,000-character value must not fill a terminal. Runs are paired
+// quote by quote; a run without its closing quote is cut the same way. Cutting twice changes
+// nothing.
 inline std::string CutLongQuotedValues(std::string_view s) {
   if (s.size() <= kMaxQuotedChars) return std::string(s);
   std::string out;

@@ -29,8 +29,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/time/time.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
@@ -48,12 +48,12 @@ using codec_internal::AsInt64;
 using codec_internal::Document;
 using codec_internal::FieldReader;
 using codec_internal::ForEachObject;
-using codec_internal::KubernetesObject;
-using codec_internal::LiteFieldReader;
-using codec_internal::LiteValue;
 using codec_internal::IndexPath;
 using codec_internal::JoinPath;
 using codec_internal::Json;
+using codec_internal::KubernetesObject;
+using codec_internal::LiteFieldReader;
+using codec_internal::LiteValue;
 using codec_internal::LoadDocuments;
 using codec_internal::LoadJsonStreamingItems;
 using codec_internal::PathError;
@@ -173,8 +173,7 @@ enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
 
 // One NodeSelectorRequirement ({key, operator, values, minValues}).
 template <typename R>
-absl::Status ReadRequirement(const R& o, RequirementOwner owner,
-                             NodeSelectorRequirement* out) {
+absl::Status ReadRequirement(const R& o, RequirementOwner owner, NodeSelectorRequirement* out) {
   KARP_RETURN_IF_ERROR(o.RequiredString("key", &out->key));
   std::string op_text;
   KARP_RETURN_IF_ERROR(o.RequiredString("operator", &op_text));
@@ -291,16 +290,15 @@ absl::Status ReadPodAffinityTerm(const R& o, PodAffinityTerm* out) {
 }
 
 template <typename R>
-absl::Status ReadPodAffinityRules(const R& affinity, std::string_view key,
-                                  PodAffinityRules* out) {
+absl::Status ReadPodAffinityRules(const R& affinity, std::string_view key, PodAffinityRules* out) {
   KARP_ASSIGN_OR_RETURN(R o, affinity.Object(key));
-  KARP_RETURN_IF_ERROR(o.Objects("requiredDuringSchedulingIgnoredDuringExecution",
-                                 [&](const R& t) -> absl::Status {
-                                   PodAffinityTerm term;
-                                   KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
-                                   out->required.push_back(std::move(term));
-                                   return absl::OkStatus();
-                                 }));
+  KARP_RETURN_IF_ERROR(
+      o.Objects("requiredDuringSchedulingIgnoredDuringExecution", [&](const R& t) -> absl::Status {
+        PodAffinityTerm term;
+        KARP_RETURN_IF_ERROR(ReadPodAffinityTerm(t, &term));
+        out->required.push_back(std::move(term));
+        return absl::OkStatus();
+      }));
   return o.Objects("preferredDuringSchedulingIgnoredDuringExecution",
                    [&](const R& w) -> absl::Status {
                      WeightedPodAffinityTerm wt;
@@ -316,8 +314,7 @@ template <typename R>
 absl::Status ReadAffinity(const R& spec, Pod* pod) {
   KARP_ASSIGN_OR_RETURN(R aff, spec.Object("affinity"));
   KARP_ASSIGN_OR_RETURN(R na, aff.Object("nodeAffinity"));
-  KARP_ASSIGN_OR_RETURN(R req,
-                        na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
+  KARP_ASSIGN_OR_RETURN(R req, na.Object("requiredDuringSchedulingIgnoredDuringExecution"));
   KARP_RETURN_IF_ERROR(req.Objects("nodeSelectorTerms", [&](const R& t) -> absl::Status {
     NodeSelectorTerm term;
     KARP_RETURN_IF_ERROR(ReadNodeSelectorTerm(t, &term));
@@ -339,8 +336,7 @@ absl::Status ReadAffinity(const R& spec, Pod* pod) {
 }
 
 template <typename R>
-absl::Status ReadInclusionPolicy(const R& o, std::string_view key,
-                                 NodeInclusionPolicy* out) {
+absl::Status ReadInclusionPolicy(const R& o, std::string_view key, NodeInclusionPolicy* out) {
   std::string text;
   KARP_RETURN_IF_ERROR(o.String(key, &text));
   if (o.Get(key) == nullptr) return absl::OkStatus();
@@ -400,8 +396,7 @@ absl::Status ReadRequestsDefaultedFromLimits(const R& resources, ResourceList* r
 }
 
 template <typename R>
-absl::Status ReadContainers(const R& spec, std::string_view key,
-                            std::vector<Container>* out) {
+absl::Status ReadContainers(const R& spec, std::string_view key, std::vector<Container>* out) {
   out->clear();
   return spec.Objects(key, [&](const R& c) -> absl::Status {
     Container container;
@@ -459,13 +454,12 @@ absl::Status ReadPodSpec(const R& spec, Pod* pod) {
     pod->tolerations.push_back(std::move(t));
     return absl::OkStatus();
   }));
-  KARP_RETURN_IF_ERROR(
-      spec.Objects("topologySpreadConstraints", [&](const R& o) -> absl::Status {
-        TopologySpreadConstraint c;
-        KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
-        pod->topology_spread_constraints.push_back(std::move(c));
-        return absl::OkStatus();
-      }));
+  KARP_RETURN_IF_ERROR(spec.Objects("topologySpreadConstraints", [&](const R& o) -> absl::Status {
+    TopologySpreadConstraint c;
+    KARP_RETURN_IF_ERROR(ReadTopologySpread(o, &c));
+    pod->topology_spread_constraints.push_back(std::move(c));
+    return absl::OkStatus();
+  }));
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
   KARP_RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
   KARP_RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
@@ -815,13 +809,11 @@ class SnapshotDecoder {
   // Decodes the v1 form of the older-API objects met so far (json/convert_old_api.h).
   absl::Status FinishConversions() {
     return codec_internal::DecodeConverted(
-        old_api_, &snap_,
-        [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
+        old_api_, &snap_, [&](const codec_internal::ConvertedObject& c, const FieldReader& item) {
           SetSource(c.source);
           // Written by the conversion (its input had its own schema checked).
           converted_ = true;
-          absl::Status s =
-              Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
+          absl::Status s = Item(item, c.object.value("kind", ""), c.object.value("apiVersion", ""));
           converted_ = false;
           return s;
         });
@@ -830,8 +822,7 @@ class SnapshotDecoder {
     for (std::string& w : field_warnings_) snap_.warnings.push_back(std::move(w));
     if (unreported_fields_ > 0) {
       snap_.warnings.push_back(internal::StrCat("and ", unreported_fields_, " more unknown field",
-                                                unreported_fields_ == 1 ? "" : "s",
-                                                " (ignored)"));
+                                                unreported_fields_ == 1 ? "" : "s", " (ignored)"));
     }
     field_warnings_.clear();
     unreported_fields_ = 0;
@@ -870,8 +861,8 @@ class SnapshotDecoder {
     if (std::optional<WorkloadKind> wk = ParseWorkloadKind(kind)) {
       Workload w;
       KARP_RETURN_IF_ERROR(codec_internal::DecodeWorkload(item, *wk, &w));
-      KARP_RETURN_IF_ERROR(CheckUnique(item, absl::AsciiStrToLower(kind), w.metadata, true,
-                                       ValidateWorkload(w)));
+      KARP_RETURN_IF_ERROR(
+          CheckUnique(item, absl::AsciiStrToLower(kind), w.metadata, true, ValidateWorkload(w)));
       snap_.workloads.push_back(std::move(w));
       return absl::OkStatus();
     }
@@ -991,8 +982,8 @@ class SnapshotDecoder {
     bool skip = false;
     absl::Status s = ReadPod(item, &pod, &skip);
     if (s.ok() && skip) {
-      Skip(internal::StrCat(Describe(item, kind, api_version),
-                            " (schedulerName \"", pod.scheduler_name, "\" is not karp's)"));
+      Skip(internal::StrCat(Describe(item, kind, api_version), " (schedulerName \"",
+                            pod.scheduler_name, "\" is not karp's)"));
     } else if (s.ok()) {
       s = CheckUnique(item, "pod", pod.metadata, true, ValidatePod(pod));
       if (s.ok()) return s;
@@ -1035,7 +1026,7 @@ class SnapshotDecoder {
   std::vector<std::string> sources_ = {""};  // every source set, in order; source_ is the last
   int64_t objects_seen_ = 0;
   FieldValidation validation_;
-  bool converted_ = false;  // decoding what the older-API conversion wrote
+  bool converted_ = false;                   // decoding what the older-API conversion wrote
   std::vector<std::string> field_warnings_;  // unknown fields (kWarn), source first
   size_t unreported_fields_ = 0;             // beyond kMaxFieldWarnings
   ClusterSnapshot snap_;
@@ -1096,10 +1087,9 @@ absl::Status ReadInstanceType(const R& o, InstanceType* out) {
     off.price = price->template get<double>();
     // No instance costs a million an hour; larger prices are typos that would overflow sums.
     if (!std::isfinite(off.price) || off.price < 0 || off.price > kMaxOfferingPrice) {
-      return PathError(f.At("price"),
-                       internal::StrCat("must be a number between 0 and ",
-                                        static_cast<int64_t>(kMaxOfferingPrice), ", got ",
-                                        off.price));
+      return PathError(f.At("price"), internal::StrCat("must be a number between 0 and ",
+                                                       static_cast<int64_t>(kMaxOfferingPrice),
+                                                       ", got ", off.price));
     }
     KARP_RETURN_IF_ERROR(f.Bool("available", &off.available));
     KARP_RETURN_IF_ERROR(f.Bool("priceEstimated", &off.price_estimated));
@@ -1362,10 +1352,9 @@ absl::Status Admit(ClusterSnapshot* snap, const ReadOptions& options) {
   }
   LimitRangeAdmission admitted = ApplyLimitRanges(snap);
   if (!admitted.defaulted.empty()) {
-    snap->notes.push_back(internal::StrCat("LimitRange defaults set for ",
-                                           admitted.defaulted.size(), " pod",
-                                           admitted.defaulted.size() == 1 ? ": " : "s: ",
-                                           NamedList(admitted.defaulted)));
+    snap->notes.push_back(internal::StrCat(
+        "LimitRange defaults set for ", admitted.defaulted.size(), " pod",
+        admitted.defaulted.size() == 1 ? ": " : "s: ", NamedList(admitted.defaulted)));
   }
   for (const RejectedPod& r : admitted.rejected) {
     ++snap->skipped_objects;

@@ -19,8 +19,8 @@
 #include "karp/cluster.h"
 #include "karp/limit_range.h"
 #include "karp/node_class.h"
-#include "karp/workloads.h"
 #include "karp/objects.h"
+#include "karp/workloads.h"
 
 namespace karp::json::codec_internal {
 

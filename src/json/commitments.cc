@@ -58,10 +58,10 @@ absl::Status Discounts(const FieldReader& o, std::map<std::string, double>* out)
 }
 
 absl::Status ReadRi(const Json& v, const std::string& path, ReservedInstance* ri) {
-  KARP_ASSIGN_OR_RETURN(FieldReader o,
-                        FieldReader::MakeStrict(v, path, {"id", "instanceType", "sizeFlexible",
-                                                          "region", "availabilityZone", "count",
-                                                          "hourlyPrice", "end"}));
+  KARP_ASSIGN_OR_RETURN(
+      FieldReader o, FieldReader::MakeStrict(v, path,
+                                             {"id", "instanceType", "sizeFlexible", "region",
+                                              "availabilityZone", "count", "hourlyPrice", "end"}));
   KARP_RETURN_IF_ERROR(o.RequiredString("id", &ri->id));
   KARP_RETURN_IF_ERROR(o.RequiredString("instanceType", &ri->instance_type));
   KARP_RETURN_IF_ERROR(o.Bool("sizeFlexible", &ri->size_flexible));
@@ -74,9 +74,9 @@ absl::Status ReadRi(const Json& v, const std::string& path, ReservedInstance* ri
 
 absl::Status ReadSp(const Json& v, const std::string& path, SavingsPlan* sp) {
   KARP_ASSIGN_OR_RETURN(
-      FieldReader o, FieldReader::MakeStrict(v, path, {"id", "type", "hourlyCommitment", "region",
-                                                       "instanceFamily", "discount", "discounts",
-                                                       "end"}));
+      FieldReader o, FieldReader::MakeStrict(v, path,
+                                             {"id", "type", "hourlyCommitment", "region",
+                                              "instanceFamily", "discount", "discounts", "end"}));
   KARP_RETURN_IF_ERROR(o.RequiredString("id", &sp->id));
   std::string type;
   KARP_RETURN_IF_ERROR(o.RequiredString("type", &type));
@@ -96,9 +96,9 @@ absl::Status ReadSp(const Json& v, const std::string& path, SavingsPlan* sp) {
 absl::Status ReadCr(const Json& v, const std::string& path, CapacityReservation* cr) {
   KARP_ASSIGN_OR_RETURN(
       FieldReader o,
-      FieldReader::MakeStrict(v, path, {"id", "instanceType", "availabilityZone", "count",
-                                        "available", "hourlyPrice", "instanceMatchCriteria",
-                                        "end"}));
+      FieldReader::MakeStrict(v, path,
+                              {"id", "instanceType", "availabilityZone", "count", "available",
+                               "hourlyPrice", "instanceMatchCriteria", "end"}));
   KARP_RETURN_IF_ERROR(o.RequiredString("id", &cr->id));
   KARP_RETURN_IF_ERROR(o.RequiredString("instanceType", &cr->instance_type));
   KARP_RETURN_IF_ERROR(o.RequiredString("availabilityZone", &cr->zone));
@@ -145,8 +145,8 @@ absl::Status Header(const FieldReader& root) {
 }  // namespace
 
 absl::StatusOr<Commitments> DecodeCommitments(const Json& v, const std::string& path) {
-  std::initializer_list<std::string_view> fields = {
-      "reservedInstances", "savingsPlans", "capacityReservations", "normalizationFactors"};
+  std::initializer_list<std::string_view> fields = {"reservedInstances", "savingsPlans",
+                                                    "capacityReservations", "normalizationFactors"};
   std::initializer_list<std::string_view> top = {"apiVersion",           "kind",
                                                  "reservedInstances",    "savingsPlans",
                                                  "capacityReservations", "normalizationFactors"};
@@ -191,8 +191,7 @@ absl::StatusOr<Commitments> ParseCommitments(std::string_view text, std::string_
   }
 }
 
-absl::StatusOr<Commitments> ReadCommitmentsFile(const std::string& path,
-                                                int64_t max_input_bytes) {
+absl::StatusOr<Commitments> ReadCommitmentsFile(const std::string& path, int64_t max_input_bytes) {
   KARP_ASSIGN_OR_RETURN(std::string text, codec_internal::ReadWholeFile(path, max_input_bytes));
   return ParseCommitments(text, path);
 }
@@ -206,7 +205,9 @@ void PutEnd(const std::optional<absl::Time>& end, Json* j) {
 }
 
 Json RiJson(const ReservedInstance& ri) {
-  Json j = {{"id", ri.id}, {"instanceType", ri.instance_type}, {"count", ri.count},
+  Json j = {{"id", ri.id},
+            {"instanceType", ri.instance_type},
+            {"count", ri.count},
             {"hourlyPrice", ri.hourly_price}};
   if (ri.size_flexible) j["sizeFlexible"] = true;
   if (!ri.region.empty()) j["region"] = ri.region;
@@ -228,9 +229,12 @@ Json SpJson(const SavingsPlan& sp) {
 }
 
 Json CrJson(const CapacityReservation& cr) {
-  Json j = {{"id", cr.id},       {"instanceType", cr.instance_type},
-            {"availabilityZone", cr.zone}, {"count", cr.count},
-            {"available", cr.available},   {"hourlyPrice", cr.hourly_price},
+  Json j = {{"id", cr.id},
+            {"instanceType", cr.instance_type},
+            {"availabilityZone", cr.zone},
+            {"count", cr.count},
+            {"available", cr.available},
+            {"hourlyPrice", cr.hourly_price},
             {"instanceMatchCriteria", cr.targeted ? "targeted" : "open"}};
   PutEnd(cr.end, &j);
   return j;

@@ -247,8 +247,8 @@ class ConvertRun {
     result_.warnings = field_warnings_;
     for (const std::string& w : converter_.warnings()) result_.warnings.push_back(w);
     if (unreported_fields_ > 0) {
-      result_.warnings.push_back(internal::StrCat("and ", unreported_fields_,
-                                                  " more unknown fields (ignored)"));
+      result_.warnings.push_back(
+          internal::StrCat("and ", unreported_fields_, " more unknown fields (ignored)"));
     }
     result_.output = WriteObjects(objects, format);
     return std::move(result_);

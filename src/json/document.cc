@@ -25,18 +25,18 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <cstdint>
 #include <exception>
 #include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <set>
-#include <istream>
 #include <streambuf>
 #include <string>
 #include <string_view>
@@ -45,9 +45,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "json/fast_json.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
+#include "json/fast_json.h"
 #include "karp/json/codec.h"
 
 namespace karp::json::codec_internal {
@@ -388,8 +388,8 @@ class JsonEventBuilder : public YAML::EventHandler {
     } else {
       // Kubernetes decodes strictly: a repeated key is an error, not "the last one wins".
       if (parent.value.contains(parent.key)) {
-        throw YamlBuildError{mark, internal::StrCat(PathOfOpenNodes(), ": duplicate key \"",
-                                                    parent.key, "\"")};
+        throw YamlBuildError{
+            mark, internal::StrCat(PathOfOpenNodes(), ": duplicate key \"", parent.key, "\"")};
       }
       parent.value[parent.key] = std::move(value);
       parent.key.clear();
@@ -616,7 +616,8 @@ namespace {
 std::string_view WithoutBom(std::string_view text, size_t* first) {
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
     ++i;
   }
   *first = i;

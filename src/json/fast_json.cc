@@ -140,13 +140,13 @@ class LiteBuilder {
     size_t first;          // its first value on the stack
     std::string_view key;  // its key in the parent object
     bool object;
-    bool items;            // the root object's "items" array, streamed
+    bool items;  // the root object's "items" array, streamed
   };
 
   bool Open(bool object) {
     if (open_.size() >= static_cast<size_t>(kMaxDepth)) return false;  // left to nlohmann's path
-    const bool items = sink_ != nullptr && !object && open_.size() == 1 && open_[0].object &&
-                       key_ == "items";
+    const bool items =
+        sink_ != nullptr && !object && open_.size() == 1 && open_[0].object && key_ == "items";
     if (items) items_mark_ = arena_->mark();
     open_.push_back({stack_.size(), key_, object, items});
     return true;
@@ -240,9 +240,7 @@ std::optional<Json> ParseToJson(std::string_view text, const LiteItemSink* sink)
 }  // namespace
 
 const LiteValue::Member* LiteValue::begin() const { return is_object() ? members_ : nullptr; }
-const LiteValue::Member* LiteValue::end() const {
-  return is_object() ? members_ + size_ : nullptr;
-}
+const LiteValue::Member* LiteValue::end() const { return is_object() ? members_ + size_ : nullptr; }
 
 const LiteValue* LiteValue::Find(std::string_view key) const {
   if (!is_object()) return nullptr;
@@ -255,12 +253,18 @@ const LiteValue* LiteValue::Find(std::string_view key) const {
 
 Json ToJson(const LiteValue& v) {
   switch (v.type()) {
-    case LiteValue::Type::kNull: return Json(nullptr);
-    case LiteValue::Type::kBoolean: return Json(v.get<bool>());
-    case LiteValue::Type::kUnsigned: return Json(v.get<uint64_t>());
-    case LiteValue::Type::kInteger: return Json(v.get<int64_t>());
-    case LiteValue::Type::kFloat: return Json(v.get<double>());
-    case LiteValue::Type::kString: return Json(std::string(v.str()));
+    case LiteValue::Type::kNull:
+      return Json(nullptr);
+    case LiteValue::Type::kBoolean:
+      return Json(v.get<bool>());
+    case LiteValue::Type::kUnsigned:
+      return Json(v.get<uint64_t>());
+    case LiteValue::Type::kInteger:
+      return Json(v.get<int64_t>());
+    case LiteValue::Type::kFloat:
+      return Json(v.get<double>());
+    case LiteValue::Type::kString:
+      return Json(std::string(v.str()));
     case LiteValue::Type::kArray: {
       Json a = Json::array();
       Json::array_t& elements = *a.get_ptr<Json::array_t*>();

@@ -27,7 +27,14 @@ namespace karp::json::codec_internal {
 class LiteValue {
  public:
   enum class Type : uint8_t {
-    kNull, kBoolean, kUnsigned, kInteger, kFloat, kString, kArray, kObject
+    kNull,
+    kBoolean,
+    kUnsigned,
+    kInteger,
+    kFloat,
+    kString,
+    kArray,
+    kObject
   };
   struct Member;
 
@@ -78,11 +85,16 @@ class LiteValue {
   template <typename T>
   T get() const {
     switch (type_) {
-      case Type::kBoolean: return static_cast<T>(boolean_);
-      case Type::kUnsigned: return static_cast<T>(unsigned_);
-      case Type::kInteger: return static_cast<T>(integer_);
-      case Type::kFloat: return static_cast<T>(float_);
-      default: return T{};
+      case Type::kBoolean:
+        return static_cast<T>(boolean_);
+      case Type::kUnsigned:
+        return static_cast<T>(unsigned_);
+      case Type::kInteger:
+        return static_cast<T>(integer_);
+      case Type::kFloat:
+        return static_cast<T>(float_);
+      default:
+        return T{};
     }
   }
 

@@ -168,8 +168,8 @@ int Digits(const std::string& text, size_t at, size_t n) {
 bool PlainTimestamp(const std::string& text, absl::Time* t) {
   const bool utc = text.size() == 20 && text[19] == 'Z';
   const bool offset = text.size() == 25 && (text[19] == '+' || text[19] == '-') && text[22] == ':';
-  if ((!utc && !offset) || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
-      text[13] != ':' || text[16] != ':') {
+  if ((!utc && !offset) || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+      text[16] != ':') {
     return false;
   }
   const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
@@ -392,7 +392,8 @@ template <typename V>
 absl::Status BasicFieldReader<V>::Int64(std::string_view key, std::optional<int64_t>* out) const {
   const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
-  if (std::optional<int64_t> i = PlainInteger(*f, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max())) {
+  if (std::optional<int64_t> i = PlainInteger(*f, std::numeric_limits<int64_t>::min(),
+                                              std::numeric_limits<int64_t>::max())) {
     *out = static_cast<int64_t>(*i);
     return absl::OkStatus();
   }
@@ -402,7 +403,7 @@ absl::Status BasicFieldReader<V>::Int64(std::string_view key, std::optional<int6
 
 template <typename V>
 absl::Status BasicFieldReader<V>::StringMap(std::string_view key,
-                                    std::map<std::string, std::string>* out) const {
+                                            std::map<std::string, std::string>* out) const {
   const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   if (!f->is_object()) return WrongType(At(key), "an object", *f);
@@ -481,7 +482,7 @@ absl::Status BasicFieldReader<V>::Time(std::string_view key, std::optional<absl:
 
 template <typename V>
 absl::Status BasicFieldReader<V>::Duration(std::string_view key, std::optional<absl::Duration>* out,
-                                   bool allow_never) const {
+                                           bool allow_never) const {
   const V* f = Get(key);
   if (f == nullptr) return absl::OkStatus();
   KARP_ASSIGN_OR_RETURN(std::string text, AsString(*f, At(key)));

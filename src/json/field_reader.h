@@ -15,10 +15,10 @@
 #define KARP_SRC_JSON_FIELD_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,8 +86,8 @@ class BasicFieldReader {
   // The strict mode: `v` must be an object whose keys are all among `known`.
   // Errors: `<path>: expected an object` (`(document)` for the empty path) and
   // `<path>.<key>: unknown field`.
-  static absl::StatusOr<BasicFieldReader> MakeStrict(
-      const V& v, std::string path, std::initializer_list<std::string_view> known);
+  static absl::StatusOr<BasicFieldReader> MakeStrict(const V& v, std::string path,
+                                                     std::initializer_list<std::string_view> known);
 
   bool present() const { return v_ != nullptr; }
   // The object read (nullptr when absent).

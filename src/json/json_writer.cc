@@ -31,9 +31,7 @@ bool IsAscii(std::string_view s) {
 
 }  // namespace
 
-void JsonWriter::Grow(size_t n) {
-  out_.resize(std::max(2 * out_.size(), size_ + n + 4096));
-}
+void JsonWriter::Grow(size_t n) { out_.resize(std::max(2 * out_.size(), size_ + n + 4096)); }
 
 void JsonWriter::Flush() {
   if (sink_ != nullptr && size_ > 0) sink_->write(out_.data(), static_cast<std::streamsize>(size_));
@@ -110,8 +108,8 @@ void JsonWriter::Escaped(std::string_view s) {
 void JsonWriter::EscapedSlow(std::string_view s) {
   if (!IsAscii(s) && !IsValidUtf8(s)) {
     // Rare: let nlohmann replace the invalid bytes exactly as it always has.
-    Append(nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                               nlohmann::json::error_handler_t::replace));
+    Append(nlohmann::json(std::string(s))
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
   Append('"');
@@ -122,13 +120,27 @@ void JsonWriter::EscapedSlow(std::string_view s) {
     Append(s.substr(run, i - run));
     run = i + 1;
     switch (c) {
-      case '"': Append(std::string_view("\\\"")); break;
-      case '\\': Append(std::string_view("\\\\")); break;
-      case '\b': Append(std::string_view("\\b")); break;
-      case '\t': Append(std::string_view("\\t")); break;
-      case '\n': Append(std::string_view("\\n")); break;
-      case '\f': Append(std::string_view("\\f")); break;
-      case '\r': Append(std::string_view("\\r")); break;
+      case '"':
+        Append(std::string_view("\\\""));
+        break;
+      case '\\':
+        Append(std::string_view("\\\\"));
+        break;
+      case '\b':
+        Append(std::string_view("\\b"));
+        break;
+      case '\t':
+        Append(std::string_view("\\t"));
+        break;
+      case '\n':
+        Append(std::string_view("\\n"));
+        break;
+      case '\f':
+        Append(std::string_view("\\f"));
+        break;
+      case '\r':
+        Append(std::string_view("\\r"));
+        break;
       default: {
         static constexpr char kHex[] = "0123456789abcdef";
         Append(std::string_view("\\u00"));

@@ -27,9 +27,7 @@ class JsonWriter {
  public:
   // `indent` spaces per level with a line per value; negative: one line without spaces.
   // `reserve`: the expected size of the text, to allocate once.
-  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) {
-    out_.resize(reserve);
-  }
+  explicit JsonWriter(int indent, size_t reserve = 0) : indent_(indent) { out_.resize(reserve); }
   // Streams the text to `sink` (which must outlive the writer); call Finish() at the end.
   JsonWriter(int indent, std::ostream& sink) : indent_(indent), sink_(&sink) {
     out_.resize(kChunkBytes + 4096);
@@ -108,7 +106,7 @@ class JsonWriter {
 
   int indent_;
   std::ostream* sink_ = nullptr;
-  bool capturing_ = false;  // RecurringStringList is keeping the text being written
+  bool capturing_ = false;       // RecurringStringList is keeping the text being written
   std::vector<ListText> lists_;  // at most kListTexts, replaced round robin
   size_t next_list_ = 0;
   // The text is out_[0, size_): out_ is sized ahead (its capacity in use) so that writing a

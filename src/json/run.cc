@@ -131,8 +131,7 @@ absl::Status ReadStrings(const OJson& v, std::string_view source, std::string_vi
   return absl::OkStatus();
 }
 
-absl::Status ReadBool(const OJson& v, std::string_view source, std::string_view field,
-                      bool* out) {
+absl::Status ReadBool(const OJson& v, std::string_view source, std::string_view field, bool* out) {
   if (!v.is_boolean()) return FieldError(source, field, "must be true or false");
   *out = v.get<bool>();
   return absl::OkStatus();
@@ -172,7 +171,8 @@ absl::Status ReadSchedulerField(const std::string& key, const OJson& v, std::str
   *known = true;
   std::string s;
   if (key == "preferencePolicy") {
-    if (absl::Status st = ReadString(v, source, key, {"Respect", "Ignore"}, &s); !st.ok()) return st;
+    if (absl::Status st = ReadString(v, source, key, {"Respect", "Ignore"}, &s); !st.ok())
+      return st;
     o->preference_policy = s == "Ignore" ? PreferencePolicy::kIgnore : PreferencePolicy::kRespect;
   } else if (key == "minValuesPolicy") {
     if (absl::Status st = ReadString(v, source, key, {"Strict", "BestEffort"}, &s); !st.ok()) {
@@ -228,7 +228,8 @@ absl::Status ReadPackingField(const std::string& key, const OJson& v, std::strin
 
 absl::Status ReadField(const std::string& key, const OJson& v, std::string_view source,
                        RunOptions* o) {
-  if (key == "output") return ReadString(v, source, key, {"json", "yaml", "nodeclaims"}, &o->output);
+  if (key == "output")
+    return ReadString(v, source, key, {"json", "yaml", "nodeclaims"}, &o->output);
   if (key == "catalog") return ReadString(v, source, key, {"aws", "sim"}, &o->catalog);
   if (key == "region") return ReadString(v, source, key, {}, &o->region);
   if (key == "zones") return ReadStrings(v, source, key, &o->zones);
@@ -255,13 +256,30 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (!known) s = ReadPackingField(key, v, source, &o->scheduler, &known);
   if (!known) {
     // Every option ReadField and the readers it calls take (for the suggestion).
-    static const std::vector<std::string_view> kOptions = {
-        "catalog",         "costAttempts",     "costDeadline",    "costPoolOrder",
-        "costRepackRounds", "costThreads",     "disruptionInterval", "expandWorkloads",
-        "launchLatency",   "legacyOrder",      "maxInstanceTypes", "minValuesPolicy",
-        "now",             "once",             "output",          "packing",
-        "policies",        "preferencePolicy", "region",          "repack",
-        "sample",          "spotToSpot",       "validate",        "zones"};
+    static const std::vector<std::string_view> kOptions = {"catalog",
+                                                           "costAttempts",
+                                                           "costDeadline",
+                                                           "costPoolOrder",
+                                                           "costRepackRounds",
+                                                           "costThreads",
+                                                           "disruptionInterval",
+                                                           "expandWorkloads",
+                                                           "launchLatency",
+                                                           "legacyOrder",
+                                                           "maxInstanceTypes",
+                                                           "minValuesPolicy",
+                                                           "now",
+                                                           "once",
+                                                           "output",
+                                                           "packing",
+                                                           "policies",
+                                                           "preferencePolicy",
+                                                           "region",
+                                                           "repack",
+                                                           "sample",
+                                                           "spotToSpot",
+                                                           "validate",
+                                                           "zones"};
     std::string what = "unknown option";
     if (std::string_view near = codec_internal::NearestName(key, kOptions); !near.empty()) {
       what += internal::StrCat("; did you mean ", near, "?");
@@ -277,9 +295,8 @@ std::string WithNewline(std::string s) {
 }
 
 absl::Status BadFormat(std::string_view format, std::string_view allowed) {
-  return absl::InvalidArgumentError(internal::StrCat("output format \"",
-                                                     internal::EscapeForMessage(format),
-                                                     "\" is not one of ", allowed));
+  return absl::InvalidArgumentError(internal::StrCat(
+      "output format \"", internal::EscapeForMessage(format), "\" is not one of ", allowed));
 }
 
 }  // namespace
@@ -340,8 +357,7 @@ absl::StatusOr<std::string> ConsolidateOutput(const ConsolidationPlan& plan,
   return WithNewline(WriteNodeClaims(replacements, snapshot));
 }
 
-absl::StatusOr<std::string> CatalogOutput(const InstanceCatalog& catalog,
-                                          std::string_view format) {
+absl::StatusOr<std::string> CatalogOutput(const InstanceCatalog& catalog, std::string_view format) {
   if (format == "json") return WithNewline(WriteCatalog(catalog));
   if (format == "yaml") return JsonToYaml(WriteCatalog(catalog));
   return BadFormat(format, "json, yaml");

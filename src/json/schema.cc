@@ -31,7 +31,9 @@ std::string_view KeyOf(const Json::const_iterator& it) { return it.key(); }
 size_t Distance(std::string_view a, std::string_view b, size_t bound) {
   const size_t n = a.size(), m = b.size();
   if ((n > m ? n - m : m - n) > bound) return bound + 1;
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   std::vector<size_t> prev2(m + 1), prev(m + 1), cur(m + 1);
   for (size_t j = 0; j <= m; ++j) prev[j] = j;
   for (size_t i = 1; i <= n; ++i) {
@@ -188,11 +190,10 @@ absl::Status CheckKnownFields(const V& v, int node, std::string_view path,
                               std::vector<std::string>* warnings, size_t* unreported) {
   if (validation == FieldValidation::kIgnore || node < 0) return absl::OkStatus();
   std::vector<std::string> found;
-  const size_t room = validation == FieldValidation::kStrict
-                          ? 1
-                          : (warnings->size() < kMaxFieldWarnings
-                                 ? kMaxFieldWarnings - warnings->size()
-                                 : 0);
+  const size_t room =
+      validation == FieldValidation::kStrict
+          ? 1
+          : (warnings->size() < kMaxFieldWarnings ? kMaxFieldWarnings - warnings->size() : 0);
   const size_t all = FindUnknownFields(v, node, path, room, &found);
   if (all == 0) return absl::OkStatus();
   if (validation == FieldValidation::kStrict) {

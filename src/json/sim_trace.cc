@@ -522,8 +522,7 @@ absl::StatusOr<sim::Trace> Decode(const Json& v, std::string_view source) {
       FieldReader::MakeStrict(
           v, "",
           {"name", "start", "duration", "seed", "cluster", "deployments", "jobs", "pods",
-           "interruptions", "spotInterruptionRate", "capacityErrors", "baseline",
-           "commitments"}));
+           "interruptions", "spotInterruptionRate", "capacityErrors", "baseline", "commitments"}));
   sim::Trace trace;
   KARP_RETURN_IF_ERROR(Header(root, source, &trace));
   KARP_RETURN_IF_ERROR(Cluster(root, source, &trace.cluster));

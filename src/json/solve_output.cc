@@ -27,9 +27,8 @@ double RoundPrice(double p) { return std::round(p * 1e9) / 1e9; }
 // {name: quantity text} (karp::FormatQuantity).
 void WriteResources(JsonWriter& w, const ResourceList& r) {
   w.BeginObject();
-  r.ForEach([&](std::string_view name, int64_t value) {
-    w.Member(name, FormatQuantity(value, name));
-  });
+  r.ForEach(
+      [&](std::string_view name, int64_t value) { w.Member(name, FormatQuantity(value, name)); });
   w.EndObject();
 }
 
@@ -360,8 +359,8 @@ std::string WriteSolveResult(const SolveResult& result, const ClusterSnapshot& s
   return w.Take();
 }
 
-void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
-                      std::ostream& out, int indent) {
+void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot, std::ostream& out,
+                      int indent) {
   JsonWriter w(indent, out);
   WriteSolveResultTo(w, result, static_cast<int>(snapshot.skipped.size()), &snapshot.skipped,
                      &snapshot.warnings);

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "internal/strings.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "internal/strings.h"
 
 namespace karp {
 
@@ -39,8 +39,9 @@ absl::StatusOr<InstanceCatalog> InstanceCatalog::Create(std::vector<InstanceType
     for (size_t j = 0; j < it.offerings.size(); ++j) {
       const Offering& o = it.offerings[j];
       if (o.zone.empty() || o.capacity_type.empty()) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "instance type \"", it.name, "\": offerings[", j, "] needs a zone and a capacity type"));
+        return absl::InvalidArgumentError(internal::StrCat("instance type \"", it.name,
+                                                           "\": offerings[", j,
+                                                           "] needs a zone and a capacity type"));
       }
       if (std::isnan(o.price) || o.price < 0) {
         return absl::InvalidArgumentError(internal::StrCat(
@@ -124,9 +125,9 @@ absl::StatusOr<size_t> SatisfiesMinValues(const std::vector<const InstanceType*>
     keys.push_back(r->key());
     detail.push_back(internal::StrCat(r->key(), " has ", have, " of ", *r->min_values()));
   }
-  return absl::FailedPreconditionError(internal::StrCat(
-      "minValues requirement is not met for label(s) (label(s)=[", absl::StrJoin(keys, " "),
-      "]): ", absl::StrJoin(detail, ", ")));
+  return absl::FailedPreconditionError(
+      internal::StrCat("minValues requirement is not met for label(s) (label(s)=[",
+                       absl::StrJoin(keys, " "), "]): ", absl::StrJoin(detail, ", ")));
 }
 
 absl::StatusOr<std::vector<const InstanceType*>> Truncate(std::vector<const InstanceType*> types,

@@ -25,7 +25,8 @@ absl::Status CheckAll(const std::vector<T>& objects, std::string_view kind, Vali
                       Key key) {
   std::set<std::string> seen;
   for (const T& o : objects) {
-    if (absl::Status s = validate(o); !s.ok()) return ObjectError(kind, key(o), internal::Message(s));
+    if (absl::Status s = validate(o); !s.ok())
+      return ObjectError(kind, key(o), internal::Message(s));
     if (!seen.insert(key(o)).second) return ObjectError(kind, key(o), "duplicate object");
   }
   return absl::OkStatus();
@@ -43,9 +44,9 @@ absl::Status ValidatePersistentVolume(const PersistentVolume& v) {
     for (size_t e = 0; e < exprs.size(); ++e) {
       absl::Status s;
       if (exprs[e].op == Operator::kGte || exprs[e].op == Operator::kLte) {
-        s = absl::InvalidArgumentError(internal::StrCat(
-            "unsupported operator ", OperatorName(exprs[e].op),
-            " (expected In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
+        s = absl::InvalidArgumentError(
+            internal::StrCat("unsupported operator ", OperatorName(exprs[e].op),
+                             " (expected In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
       } else if (exprs[e].min_values) {
         s = absl::InvalidArgumentError("minValues is not allowed here");
       } else {
@@ -101,8 +102,7 @@ absl::Status ClusterSnapshot::Validate() const {
     return s;
   }
   if (absl::Status s = CheckAll(pods, "pod", ValidatePod, namespaced); !s.ok()) return s;
-  if (absl::Status s = CheckAll(daemon_sets, "daemonset", ValidateDaemonSet, namespaced);
-      !s.ok()) {
+  if (absl::Status s = CheckAll(daemon_sets, "daemonset", ValidateDaemonSet, namespaced); !s.ok()) {
     return s;
   }
   if (absl::Status s =
@@ -124,7 +124,8 @@ absl::Status ClusterSnapshot::Validate() const {
 bool NodeDeleting(const Node& node, const NodeClaim* claim) {
   if (node.metadata.deletion_timestamp) return true;
   if (claim == nullptr) return false;
-  return claim->metadata.deletion_timestamp.has_value() || claim->ConditionTrue("InstanceTerminating");
+  return claim->metadata.deletion_timestamp.has_value() ||
+         claim->ConditionTrue("InstanceTerminating");
 }
 
 std::vector<const Pod*> ClusterSnapshot::PendingPods() const {
@@ -176,8 +177,7 @@ std::vector<const NodeClaim*> ClusterSnapshot::InFlightNodeClaims() const {
 
 void ClusterSnapshot::Merge(ClusterSnapshot other) {
   auto append = [](auto& dst, auto& src) {
-    dst.insert(dst.end(), std::make_move_iterator(src.begin()),
-               std::make_move_iterator(src.end()));
+    dst.insert(dst.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));
   };
   append(node_pools, other.node_pools);
   append(nodes, other.nodes);

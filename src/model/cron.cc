@@ -84,7 +84,8 @@ std::string ParseField(std::string_view field, int lo, int hi, bool months, bool
     } else {
       size_t dash = part.find('-');
       if (dash != std::string_view::npos) {
-        if (std::string e = ParseNumber(part.substr(0, dash), lo, hi, months, days, &a); !e.empty()) {
+        if (std::string e = ParseNumber(part.substr(0, dash), lo, hi, months, days, &a);
+            !e.empty()) {
           return e;
         }
         if (std::string e = ParseNumber(part.substr(dash + 1), lo, hi, months, days, &b);
@@ -156,8 +157,8 @@ absl::StatusOr<CronSchedule> CronSchedule::Parse(std::string_view text) {
 bool CronSchedule::Matches(absl::Time t) const {
   if (every_) return false;
   const absl::CivilMinute m = absl::ToCivilMinute(t, absl::UTCTimeZone());
-  if (!minute_.test(static_cast<size_t>(m.minute())) || !hour_.test(static_cast<size_t>(m.hour())) ||
-      !month_.test(static_cast<size_t>(m.month()))) {
+  if (!minute_.test(static_cast<size_t>(m.minute())) ||
+      !hour_.test(static_cast<size_t>(m.hour())) || !month_.test(static_cast<size_t>(m.month()))) {
     return false;
   }
   const bool dom = dom_.test(static_cast<size_t>(m.day()));

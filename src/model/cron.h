@@ -34,9 +34,9 @@ class CronSchedule {
  private:
   std::bitset<60> minute_;
   std::bitset<24> hour_;
-  std::bitset<32> dom_;    // 1..31
-  std::bitset<13> month_;  // 1..12
-  std::bitset<8> dow_;     // 0..6
+  std::bitset<32> dom_;                  // 1..31
+  std::bitset<13> month_;                // 1..12
+  std::bitset<8> dow_;                   // 0..6
   std::optional<absl::Duration> every_;  // "@every": no fields
   bool dom_star_ = false;
   bool dow_star_ = false;

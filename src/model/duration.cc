@@ -79,8 +79,7 @@ absl::StatusOr<int128> Magnitude(std::string_view text, std::string_view digits,
 absl::StatusOr<absl::Duration> ParseGoDuration(std::string_view text, DurationSign sign) {
   std::string_view digits = text;
   bool negative = false;
-  if (sign == DurationSign::kAllowed && !digits.empty() &&
-      (digits[0] == '-' || digits[0] == '+')) {
+  if (sign == DurationSign::kAllowed && !digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
     negative = digits[0] == '-';
     digits.remove_prefix(1);
   }

@@ -5,9 +5,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "internal/strings.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "internal/strings.h"
 #include "karp/labels.h"
 
 namespace karp {
@@ -17,10 +17,9 @@ LabelSet::LabelSet(std::initializer_list<std::string_view> keys) {
 }
 
 bool LabelSet::Contains(std::string_view key) const {
-  return std::binary_search(keys_.begin(), keys_.end(), key,
-                            [](const auto& a, const auto& b) {
-                              return std::string_view(a) < std::string_view(b);
-                            });
+  return std::binary_search(keys_.begin(), keys_.end(), key, [](const auto& a, const auto& b) {
+    return std::string_view(a) < std::string_view(b);
+  });
 }
 
 void LabelSet::Insert(std::string_view key) {
@@ -34,9 +33,9 @@ void LabelSet::InsertAll(const LabelSet& other) {
 }
 
 const LabelSet& WellKnownLabels() {
-  static const LabelSet* const kSet = new LabelSet{
-      kLabelNodePool, kLabelZone,         kLabelRegion,        kLabelInstanceType,
-      kLabelArch,     kLabelCapacityType, kLabelOs,            kLabelWindowsBuild};
+  static const LabelSet* const kSet =
+      new LabelSet{kLabelNodePool, kLabelZone,         kLabelRegion, kLabelInstanceType,
+                   kLabelArch,     kLabelCapacityType, kLabelOs,     kLabelWindowsBuild};
   return *kSet;
 }
 
@@ -77,25 +76,22 @@ bool IsNamePart(std::string_view s) {
   return true;
 }
 
-
 }  // namespace
 
 absl::Status CheckRestrictedLabel(std::string_view key, const LabelSet& well_known) {
   if (well_known.Contains(key) || WellKnownLabels().Contains(key)) return absl::OkStatus();
   std::string_view domain = Domain(key);
   const bool restricted_domain =
-      domain == kRestrictedDomain ||
-      (domain.size() > kRestrictedDomain.size() &&
-       domain.substr(domain.size() - kRestrictedDomain.size() - 1) ==
-           internal::StrCat(".", kRestrictedDomain));
+      domain == kRestrictedDomain || (domain.size() > kRestrictedDomain.size() &&
+                                      domain.substr(domain.size() - kRestrictedDomain.size() - 1) ==
+                                          internal::StrCat(".", kRestrictedDomain));
   if (RestrictedLabels().Contains(key) || restricted_domain) {
     return absl::InvalidArgumentError(internal::StrCat(
         "using label ", key,
         " is not allowed as it might interfere with the internal provisioning logic; specify a "
         "well known label: [",
         absl::StrJoin(WellKnownLabels().keys(), " "),
-        "], or a custom label that does not use a restricted domain: [", kRestrictedDomain,
-        "]"));
+        "], or a custom label that does not use a restricted domain: [", kRestrictedDomain, "]"));
   }
   return absl::OkStatus();
 }

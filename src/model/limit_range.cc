@@ -66,8 +66,8 @@ std::string Check(const LimitRangeItem& item, std::string_view type, const Usage
     if (!error.empty()) return;
     const std::string enforced = FormatQuantity(max, r);
     if (!u.limits.Has(r)) {
-      error = StrCat("maximum ", r, " usage per ", type, " is ", enforced,
-                     ".  No limit is specified");
+      error =
+          StrCat("maximum ", r, " usage per ", type, " is ", enforced, ".  No limit is specified");
     } else if (u.limits.Get(r) > max) {
       error = StrCat("maximum ", r, " usage per ", type, " is ", enforced, ", but limit is ",
                      FormatQuantity(u.limits.Get(r), r));
@@ -227,8 +227,8 @@ LimitRangeAdmission ApplyLimitRanges(ClusterSnapshot* snapshot) {
   std::vector<Pod> kept;
   kept.reserve(snapshot->pods.size());
   for (Pod& pod : snapshot->pods) {
-    auto it = by_namespace.find(pod.metadata.namespace_.empty() ? "default"
-                                                                : pod.metadata.namespace_);
+    auto it =
+        by_namespace.find(pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_);
     if (!pod.metadata.uid.empty() || it == by_namespace.end()) {
       kept.push_back(std::move(pod));
       continue;

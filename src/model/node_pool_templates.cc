@@ -85,8 +85,7 @@ std::vector<Pod> DaemonPods(const ClusterSnapshot& snapshot) {
         auto it = by_name.find({internal::NamespaceOrDefault(p.metadata), ref.name});
         if (it == by_name.end() || !NamesDaemonSet(ref, snapshot.daemon_sets[it->second])) break;
         const Pod*& best = newest[it->second];
-        if (best == nullptr ||
-            p.metadata.creation_timestamp > best->metadata.creation_timestamp) {
+        if (best == nullptr || p.metadata.creation_timestamp > best->metadata.creation_timestamp) {
           best = &p;
         }
         break;  // one controller per object

@@ -91,14 +91,30 @@ void AddApi(Requirements& out, const std::vector<NodeSelectorRequirement>& api) 
       continue;
     }
     switch (e.op) {
-      case Operator::kGt: out.Add(Requirement::Gt(e.key, 0)); break;
-      case Operator::kLt: out.Add(Requirement::Lt(e.key, 0)); break;
-      case Operator::kGte: out.Add(Requirement::Gte(e.key, 0)); break;
-      case Operator::kLte: out.Add(Requirement::Lte(e.key, 0)); break;
-      case Operator::kIn: out.Add(Requirement::In(e.key, e.values)); break;
-      case Operator::kNotIn: out.Add(Requirement::NotIn(e.key, e.values)); break;
-      case Operator::kExists: out.Add(Requirement::Exists(e.key)); break;
-      case Operator::kDoesNotExist: out.Add(Requirement::DoesNotExist(e.key)); break;
+      case Operator::kGt:
+        out.Add(Requirement::Gt(e.key, 0));
+        break;
+      case Operator::kLt:
+        out.Add(Requirement::Lt(e.key, 0));
+        break;
+      case Operator::kGte:
+        out.Add(Requirement::Gte(e.key, 0));
+        break;
+      case Operator::kLte:
+        out.Add(Requirement::Lte(e.key, 0));
+        break;
+      case Operator::kIn:
+        out.Add(Requirement::In(e.key, e.values));
+        break;
+      case Operator::kNotIn:
+        out.Add(Requirement::NotIn(e.key, e.values));
+        break;
+      case Operator::kExists:
+        out.Add(Requirement::Exists(e.key));
+        break;
+      case Operator::kDoesNotExist:
+        out.Add(Requirement::DoesNotExist(e.key));
+        break;
     }
   }
 }
@@ -153,9 +169,12 @@ bool operator==(const Pod& a, const Pod& b) {
 
 std::string_view ConsolidationPolicyName(ConsolidationPolicy p) {
   switch (p) {
-    case ConsolidationPolicy::kWhenEmpty: return "WhenEmpty";
-    case ConsolidationPolicy::kWhenEmptyOrUnderutilized: return "WhenEmptyOrUnderutilized";
-    case ConsolidationPolicy::kBalanced: return "Balanced";
+    case ConsolidationPolicy::kWhenEmpty:
+      return "WhenEmpty";
+    case ConsolidationPolicy::kWhenEmptyOrUnderutilized:
+      return "WhenEmptyOrUnderutilized";
+    case ConsolidationPolicy::kBalanced:
+      return "Balanced";
   }
   return "";
 }
@@ -197,14 +216,13 @@ bool NodeClaim::ConditionTrue(std::string_view type) const {
 }
 
 bool operator==(const NodeClaim& a, const NodeClaim& b) {
-  return a.metadata == b.metadata && a.requirements == b.requirements &&
-         a.requests == b.requests && a.taints == b.taints &&
-         a.startup_taints == b.startup_taints && a.node_class_ref == b.node_class_ref &&
-         a.expire_after == b.expire_after &&
-         a.termination_grace_period == b.termination_grace_period &&
-         a.node_name == b.node_name && a.provider_id == b.provider_id &&
-         a.image_id == b.image_id && a.capacity == b.capacity && a.allocatable == b.allocatable &&
-         a.conditions == b.conditions && a.last_pod_event_time == b.last_pod_event_time;
+  return a.metadata == b.metadata && a.requirements == b.requirements && a.requests == b.requests &&
+         a.taints == b.taints && a.startup_taints == b.startup_taints &&
+         a.node_class_ref == b.node_class_ref && a.expire_after == b.expire_after &&
+         a.termination_grace_period == b.termination_grace_period && a.node_name == b.node_name &&
+         a.provider_id == b.provider_id && a.image_id == b.image_id && a.capacity == b.capacity &&
+         a.allocatable == b.allocatable && a.conditions == b.conditions &&
+         a.last_pod_event_time == b.last_pod_event_time;
 }
 
 bool PodDisruptionBudget::Selects(const Pod& pod) const {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "internal/strings.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "internal/strings.h"
 
 namespace karp {
 namespace {
@@ -101,28 +101,36 @@ bool IsNegativeOp(Operator op) { return op == Operator::kNotIn || op == Operator
 
 std::string_view OperatorName(Operator op) {
   switch (op) {
-    case Operator::kIn: return "In";
-    case Operator::kNotIn: return "NotIn";
-    case Operator::kExists: return "Exists";
-    case Operator::kDoesNotExist: return "DoesNotExist";
-    case Operator::kGt: return "Gt";
-    case Operator::kLt: return "Lt";
-    case Operator::kGte: return "Gte";
-    case Operator::kLte: return "Lte";
+    case Operator::kIn:
+      return "In";
+    case Operator::kNotIn:
+      return "NotIn";
+    case Operator::kExists:
+      return "Exists";
+    case Operator::kDoesNotExist:
+      return "DoesNotExist";
+    case Operator::kGt:
+      return "Gt";
+    case Operator::kLt:
+      return "Lt";
+    case Operator::kGte:
+      return "Gte";
+    case Operator::kLte:
+      return "Lte";
   }
   return "";
 }
 
 absl::StatusOr<Operator> ParseOperator(std::string_view text) {
-  static constexpr Operator kAll[] = {Operator::kIn,  Operator::kNotIn, Operator::kExists,
-                                      Operator::kDoesNotExist, Operator::kGt, Operator::kLt,
-                                      Operator::kGte, Operator::kLte};
+  static constexpr Operator kAll[] = {Operator::kIn,           Operator::kNotIn, Operator::kExists,
+                                      Operator::kDoesNotExist, Operator::kGt,    Operator::kLt,
+                                      Operator::kGte,          Operator::kLte};
   for (Operator op : kAll) {
     if (OperatorName(op) == text) return op;
   }
   return absl::InvalidArgumentError(
       internal::StrCat("unsupported operator \"", text,
-                   "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte"));
+                       "\"; expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,9 +206,8 @@ absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator o
                                                 std::optional<int> min_values) {
   if (key.empty()) return absl::InvalidArgumentError("requirement key must not be empty");
   if (min_values && (*min_values < 1 || *min_values > kMaxMinValues)) {
-    return absl::InvalidArgumentError(
-        internal::StrCat("key ", key, ": minValues ", *min_values, " must be between 1 and ",
-                     kMaxMinValues));
+    return absl::InvalidArgumentError(internal::StrCat("key ", key, ": minValues ", *min_values,
+                                                       " must be between 1 and ", kMaxMinValues));
   }
   Requirement r;
   switch (op) {
@@ -213,18 +220,17 @@ absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator o
       r = op == Operator::kIn ? In(key, values) : NotIn(key, values);
       if (op == Operator::kIn && min_values &&
           static_cast<int64_t>(r.values().size()) < *min_values) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "key ", key, " with operator In must have at least minValues (", *min_values,
-            ") values, got ", r.values().size()));
+        return absl::InvalidArgumentError(
+            internal::StrCat("key ", key, " with operator In must have at least minValues (",
+                             *min_values, ") values, got ", r.values().size()));
       }
       break;
     }
     case Operator::kExists:
     case Operator::kDoesNotExist:
       if (!values.empty()) {
-        return absl::InvalidArgumentError(internal::StrCat("key ", key, " with operator ",
-                                                       OperatorName(op),
-                                                       " must not have values"));
+        return absl::InvalidArgumentError(internal::StrCat(
+            "key ", key, " with operator ", OperatorName(op), " must not have values"));
       }
       r = op == Operator::kExists ? Exists(key) : DoesNotExist(key);
       break;
@@ -234,12 +240,11 @@ absl::StatusOr<Requirement> Requirement::Create(std::string_view key, Operator o
     case Operator::kLte: {
       int64_t n = 0;
       if (values.size() != 1 || !ParseNonNegative(values[0], &n)) {
-        std::string got = values.size() == 1
-                              ? internal::StrCat("\"", values[0], "\"")
-                              : internal::StrCat(values.size(), " values");
+        std::string got = values.size() == 1 ? internal::StrCat("\"", values[0], "\"")
+                                             : internal::StrCat(values.size(), " values");
         return absl::InvalidArgumentError(
             internal::StrCat("key ", key, " with operator ", OperatorName(op),
-                         " must have a single non-negative integer value, got ", got));
+                             " must have a single non-negative integer value, got ", got));
       }
       r = op == Operator::kGt    ? Gt(key, n)
           : op == Operator::kLt  ? Lt(key, n)
@@ -257,9 +262,7 @@ Operator Requirement::op() const {
   return values_ == nullptr ? Operator::kDoesNotExist : Operator::kIn;
 }
 
-bool Requirement::WithinBounds(std::string_view value) const {
-  return InBounds(value, gte_, lte_);
-}
+bool Requirement::WithinBounds(std::string_view value) const { return InBounds(value, gte_, lte_); }
 
 bool Requirement::Has(std::string_view value) const {
   const bool listed = Contains(values(), value);
@@ -311,8 +314,7 @@ Requirement Requirement::Intersection(const Requirement& other) const {
   const std::vector<std::string>& theirs = other.values();
   std::vector<std::string> out;
   if (complement_ && other.complement_) {
-    std::set_union(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
-                   std::back_inserter(out));
+    std::set_union(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(out));
   } else if (complement_) {
     std::set_difference(theirs.begin(), theirs.end(), mine.begin(), mine.end(),
                         std::back_inserter(out));
@@ -401,8 +403,8 @@ std::vector<NodeSelectorRequirement> Requirement::ToApi() const {
   if (gte_ || lte_) {
     if (gte_) out.push_back({key_, Operator::kGte, {std::to_string(*gte_)}, min_values_});
     if (lte_) {
-      out.push_back({key_, Operator::kLte, {std::to_string(*lte_)},
-                     gte_ ? std::nullopt : min_values_});
+      out.push_back(
+          {key_, Operator::kLte, {std::to_string(*lte_)}, gte_ ? std::nullopt : min_values_});
     }
     return out;
   }
@@ -575,9 +577,9 @@ absl::Status Requirements::Compatible(const Requirements& incoming,
   for (const Requirement& r : incoming.reqs_) {
     if (allow_undefined != nullptr && allow_undefined->Contains(r.key())) continue;
     if (Has(r.key()) || IsNegativeOp(r.op())) continue;
-    return absl::FailedPreconditionError(internal::StrCat("label \"", r.key(),
-                                                      "\" does not have known values",
-                                                      LabelHint(*this, r.key(), allow_undefined)));
+    return absl::FailedPreconditionError(
+        internal::StrCat("label \"", r.key(), "\" does not have known values",
+                         LabelHint(*this, r.key(), allow_undefined)));
   }
   return Intersects(incoming);
 }
@@ -622,7 +624,8 @@ void ForEachConflict(const std::vector<Requirement>& existing,
 absl::Status Requirements::Intersects(const Requirements& incoming) const {
   std::vector<std::string> errors;
   ForEachConflict(reqs_, incoming.reqs_, [&](const Requirement& e, const Requirement& i) {
-    errors.push_back(internal::StrCat("key ", e.key(), ", ", i.ToString(), " not in ", e.ToString()));
+    errors.push_back(
+        internal::StrCat("key ", e.key(), ", ", i.ToString(), " not in ", e.ToString()));
     return true;
   });
   if (errors.empty()) return absl::OkStatus();
@@ -679,14 +682,14 @@ absl::Status ValidateRequirement(const NodeSelectorRequirement& req, const Label
       if (Contains(kKnown, v)) ++known;
     }
     if (known == 0) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          "key ", key, " with operator In has no known values; expected some of [",
-          absl::StrJoin(kKnown, " "), "]"));
+      return absl::InvalidArgumentError(
+          internal::StrCat("key ", key, " with operator In has no known values; expected some of [",
+                           absl::StrJoin(kKnown, " "), "]"));
     }
     if (req.min_values && known < *req.min_values) {
-      return absl::InvalidArgumentError(
-          internal::StrCat("key ", key, " has only ", known, " known values, fewer than minValues ",
-                       *req.min_values));
+      return absl::InvalidArgumentError(internal::StrCat("key ", key, " has only ", known,
+                                                         " known values, fewer than minValues ",
+                                                         *req.min_values));
     }
   }
   return absl::OkStatus();

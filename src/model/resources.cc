@@ -35,10 +35,14 @@ int64_t SatSub(int64_t a, int64_t b) {
 
 std::string_view ResourceList::WellKnownName(int index) {
   switch (index) {
-    case 0: return kResourceCpu;
-    case 1: return kResourceMemory;
-    case 2: return kResourceEphemeralStorage;
-    default: return kResourcePods;
+    case 0:
+      return kResourceCpu;
+    case 1:
+      return kResourceMemory;
+    case 2:
+      return kResourceEphemeralStorage;
+    default:
+      return kResourcePods;
   }
 }
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "internal/strings.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "internal/strings.h"
 
 namespace karp {
 namespace {
@@ -35,10 +35,14 @@ bool ParseInt(std::string_view s, int64_t* out) {
 
 std::string_view TaintEffectName(TaintEffect effect) {
   switch (effect) {
-    case TaintEffect::kNone: return "";
-    case TaintEffect::kNoSchedule: return "NoSchedule";
-    case TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
-    case TaintEffect::kNoExecute: return "NoExecute";
+    case TaintEffect::kNone:
+      return "";
+    case TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case TaintEffect::kNoExecute:
+      return "NoExecute";
   }
   return "";
 }
@@ -48,8 +52,9 @@ absl::StatusOr<TaintEffect> ParseTaintEffect(std::string_view text) {
   if (text == "NoSchedule") return TaintEffect::kNoSchedule;
   if (text == "PreferNoSchedule") return TaintEffect::kPreferNoSchedule;
   if (text == "NoExecute") return TaintEffect::kNoExecute;
-  return absl::InvalidArgumentError(internal::StrCat(
-      "unsupported taint effect \"", text, "\"; expected NoSchedule, PreferNoSchedule or NoExecute"));
+  return absl::InvalidArgumentError(
+      internal::StrCat("unsupported taint effect \"", text,
+                       "\"; expected NoSchedule, PreferNoSchedule or NoExecute"));
 }
 
 std::string Taint::ToString() const {
@@ -58,10 +63,14 @@ std::string Taint::ToString() const {
 
 std::string_view TolerationOperatorName(TolerationOperator op) {
   switch (op) {
-    case TolerationOperator::kEqual: return "Equal";
-    case TolerationOperator::kExists: return "Exists";
-    case TolerationOperator::kGt: return "Gt";
-    case TolerationOperator::kLt: return "Lt";
+    case TolerationOperator::kEqual:
+      return "Equal";
+    case TolerationOperator::kExists:
+      return "Exists";
+    case TolerationOperator::kGt:
+      return "Gt";
+    case TolerationOperator::kLt:
+      return "Lt";
   }
   return "";
 }
@@ -71,8 +80,8 @@ absl::StatusOr<TolerationOperator> ParseTolerationOperator(std::string_view text
   if (text == "Exists") return TolerationOperator::kExists;
   if (text == "Gt") return TolerationOperator::kGt;
   if (text == "Lt") return TolerationOperator::kLt;
-  return absl::InvalidArgumentError(internal::StrCat(
-      "unsupported toleration operator \"", text, "\"; expected Equal, Exists, Gt or Lt"));
+  return absl::InvalidArgumentError(internal::StrCat("unsupported toleration operator \"", text,
+                                                     "\"; expected Equal, Exists, Gt or Lt"));
 }
 
 bool Toleration::Tolerates(const Taint& taint) const {
@@ -137,7 +146,8 @@ bool IsKnownEphemeralTaint(const Taint& taint) {
   if (taint.key == "node.kubernetes.io/not-ready") {
     return taint.effect == TaintEffect::kNoSchedule || taint.effect == TaintEffect::kNoExecute;
   }
-  if (taint.key == "node.kubernetes.io/unreachable") return taint.effect == TaintEffect::kNoSchedule;
+  if (taint.key == "node.kubernetes.io/unreachable")
+    return taint.effect == TaintEffect::kNoSchedule;
   if (taint.key == "node.cloudprovider.kubernetes.io/uninitialized") {
     return taint.effect == TaintEffect::kNoSchedule;
   }

@@ -86,8 +86,7 @@ absl::Status ValidateMeta(const ObjectMeta& meta, bool namespaced) {
   if (absl::Status s = ValidateLabelMap(meta.labels, "metadata.labels"); !s.ok()) return s;
   for (const auto& [key, value] : meta.annotations) {
     if (absl::Status s = ValidateQualifiedName(key); !s.ok()) {
-      return FieldError("metadata.annotations",
-                        Renamed(internal::Message(s), "annotation key"));
+      return FieldError("metadata.annotations", Renamed(internal::Message(s), "annotation key"));
     }
   }
   return absl::OkStatus();
@@ -120,8 +119,9 @@ absl::Status ValidateContainerResourceNames(const ResourceList& list, std::strin
         name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos) {
       return;
     }
-    std::string what = "must be a standard resource for containers (cpu, memory, "
-                       "ephemeral-storage, hugepages-<size>) or fully qualified (example.com/name)";
+    std::string what =
+        "must be a standard resource for containers (cpu, memory, "
+        "ephemeral-storage, hugepages-<size>) or fully qualified (example.com/name)";
     for (std::string_view known : {"cpu", "memory", "ephemeral-storage"}) {
       if (NearName(name, known)) what += StrCat("; did you mean ", known, "?");
     }
@@ -168,8 +168,8 @@ absl::Status ValidateContainers(const std::vector<Container>& containers, std::s
         !s.ok()) {
       return s;
     }
-    if (absl::Status s = ValidateContainerResourceNames(containers[i].limits,
-                                                        StrCat(base, ".resources.limits"));
+    if (absl::Status s =
+            ValidateContainerResourceNames(containers[i].limits, StrCat(base, ".resources.limits"));
         !s.ok()) {
       return s;
     }
@@ -213,8 +213,8 @@ absl::Status ValidatePodSpec(const Pod& pod, std::string_view prefix) {
       const std::string path = StrCat(Index(StrCat(spec, field), i), ".name");
       auto [it, inserted] = names.emplace(name, path);
       if (!inserted) {
-        return FieldError(path, StrCat("duplicate container name \"", name, "\" (also ",
-                                       it->second, ")"));
+        return FieldError(
+            path, StrCat("duplicate container name \"", name, "\" (also ", it->second, ")"));
       }
     }
   }
@@ -253,7 +253,8 @@ absl::Status ValidateSchedule(const std::string& schedule, std::string_view path
   std::vector<absl::string_view> fields =
       absl::StrSplit(schedule, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   if (fields.size() != 5) {
-    return FieldError(path, StrCat("invalid schedule \"", schedule, "\": expected five cron "
+    return FieldError(path, StrCat("invalid schedule \"", schedule,
+                                   "\": expected five cron "
                                    "fields (minute hour day-of-month month day-of-week), got ",
                                    fields.size()));
   }
@@ -279,9 +280,9 @@ absl::Status ValidateBudget(const Budget& b, std::string_view path) {
   for (size_t i = 0; i < b.reasons.size(); ++i) {
     const std::string& r = b.reasons[i];
     if (r != kReasonEmpty && r != kReasonDrifted && r != kReasonUnderutilized) {
-      return FieldError(Index(StrCat(path, ".reasons"), i),
-                        StrCat("unsupported reason \"", r,
-                               "\"; expected Empty, Drifted or Underutilized"));
+      return FieldError(
+          Index(StrCat(path, ".reasons"), i),
+          StrCat("unsupported reason \"", r, "\"; expected Empty, Drifted or Underutilized"));
     }
   }
   if (b.schedule.empty() != !b.duration.has_value()) {
@@ -316,18 +317,19 @@ absl::Status ValidateNodePoolRequirements(const NodePool& pool) {
     const NodeSelectorRequirement& r = pool.requirements[i];
     const std::string path = Index("spec.template.spec.requirements", i);
     if (r.key == kLabelNodePool) {
-      return FieldError(path, StrCat("requirement key ", kLabelNodePool,
-                                     " is restricted for NodePools"));
+      return FieldError(path,
+                        StrCat("requirement key ", kLabelNodePool, " is restricted for NodePools"));
     }
     if (absl::Status s = ValidateMinValues(r, path); !s.ok()) return s;
-    if (absl::Status s = ValidateRequirement(r); !s.ok()) return FieldError(path, internal::Message(s));
+    if (absl::Status s = ValidateRequirement(r); !s.ok())
+      return FieldError(path, internal::Message(s));
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateNodePoolDisruption(const NodePool& pool) {
-  if (absl::Status s = NonNegativeDuration(pool.consolidate_after,
-                                           "spec.disruption.consolidateAfter");
+  if (absl::Status s =
+          NonNegativeDuration(pool.consolidate_after, "spec.disruption.consolidateAfter");
       !s.ok()) {
     return s;
   }
@@ -361,8 +363,8 @@ absl::StatusOr<IntOrPercent> ParseIntOrPercent(std::string_view text, bool max_p
   bool ok = !digits.empty() && digits.size() <= 18;
   for (char c : digits) ok = ok && c >= '0' && c <= '9';
   if (!ok) {
-    return absl::InvalidArgumentError(StrCat(
-        "invalid value \"", text, "\": expected a non-negative integer or a percentage"));
+    return absl::InvalidArgumentError(
+        StrCat("invalid value \"", text, "\": expected a non-negative integer or a percentage"));
   }
   for (char c : digits) out.value = out.value * 10 + (c - '0');
   if (out.percent && max_percent_100 && out.value > 100) {
@@ -396,8 +398,7 @@ absl::Status ValidateTaints(const std::vector<Taint>& taints, std::string_view p
     const std::string base = Index(path, i);
     if (taints[i].key.empty()) return FieldError(StrCat(base, ".key"), "required");
     if (absl::Status s = ValidateQualifiedName(taints[i].key); !s.ok()) {
-      return FieldError(StrCat(base, ".key"),
-                        Renamed(internal::Message(s), "taint key"));
+      return FieldError(StrCat(base, ".key"), Renamed(internal::Message(s), "taint key"));
     }
     if (!taints[i].value.empty() && !ValidateQualifiedName(taints[i].value).ok()) {
       return InvalidValue(StrCat(base, ".value"), taints[i].value,
@@ -538,9 +539,8 @@ absl::Status ValidateWorkload(const Workload& w) {
   }
   if (!w.completion_mode.empty() && w.completion_mode != "NonIndexed" &&
       w.completion_mode != "Indexed") {
-    return FieldError(job + "completionMode",
-                      StrCat("unsupported value \"", w.completion_mode,
-                             "\"; expected NonIndexed or Indexed"));
+    return FieldError(job + "completionMode", StrCat("unsupported value \"", w.completion_mode,
+                                                     "\"; expected NonIndexed or Indexed"));
   }
   if (w.completion_mode == "Indexed" && !w.completions) {
     return FieldError(job + "completions", "required when completionMode is Indexed");
@@ -552,8 +552,7 @@ absl::Status ValidateWorkload(const Workload& w) {
   }
   const std::string template_labels =
       cron ? "spec.jobTemplate.spec.template.metadata.labels" : "spec.template.metadata.labels";
-  if (absl::Status s = ValidateLabelMap(w.pod_template.metadata.labels, template_labels);
-      !s.ok()) {
+  if (absl::Status s = ValidateLabelMap(w.pod_template.metadata.labels, template_labels); !s.ok()) {
     return s;
   }
   if (w.selector && !w.selector->Matches(w.pod_template.metadata.labels)) {
@@ -576,9 +575,9 @@ absl::Status ValidatePodDisruptionBudget(const PodDisruptionBudget& pdb) {
   }
   const std::string& policy = pdb.unhealthy_pod_eviction_policy;
   if (!policy.empty() && policy != "IfHealthyBudget" && policy != "AlwaysAllow") {
-    return FieldError("spec.unhealthyPodEvictionPolicy",
-                      StrCat("unsupported policy \"", policy,
-                             "\"; expected IfHealthyBudget or AlwaysAllow"));
+    return FieldError(
+        "spec.unhealthyPodEvictionPolicy",
+        StrCat("unsupported policy \"", policy, "\"; expected IfHealthyBudget or AlwaysAllow"));
   }
   return absl::OkStatus();
 }

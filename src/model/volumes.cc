@@ -113,15 +113,15 @@ absl::Status ClaimAlternatives(const StorageIndex& index, const PersistentVolume
       if (!reqs.ok()) {
         return absl::InvalidArgumentError(
             StrCat("persistentvolume \"", pv->metadata.name,
-                   "\": spec.nodeAffinity.required.nodeSelectorTerms[", t, "]: ",
-                   reqs.status().message()));
+                   "\": spec.nodeAffinity.required.nodeSelectorTerms[", t,
+                   "]: ", reqs.status().message()));
       }
       alts->push_back(std::move(*reqs));
     }
     if (!alts->empty()) {
-      *explanation = StrCat("persistentvolumeclaim \"", claim.Key(),
-                            "\" is bound to persistentvolume \"", pv->metadata.name,
-                            "\", whose node affinity requires ", AlternativesText(*alts));
+      *explanation =
+          StrCat("persistentvolumeclaim \"", claim.Key(), "\" is bound to persistentvolume \"",
+                 pv->metadata.name, "\", whose node affinity requires ", AlternativesText(*alts));
     }
     return absl::OkStatus();
   }
@@ -141,9 +141,9 @@ absl::Status ClaimAlternatives(const StorageIndex& index, const PersistentVolume
     if (!term.match_label_expressions.empty()) alts->push_back(std::move(reqs));
   }
   if (!alts->empty()) {
-    *explanation = StrCat("persistentvolumeclaim \"", claim.Key(),
-                          "\" will be provisioned by storageclass \"", sc->metadata.name,
-                          "\", which allows ", AlternativesText(*alts));
+    *explanation =
+        StrCat("persistentvolumeclaim \"", claim.Key(), "\" will be provisioned by storageclass \"",
+               sc->metadata.name, "\", which allows ", AlternativesText(*alts));
   }
   return absl::OkStatus();
 }
@@ -194,9 +194,9 @@ absl::Status CheckVolumeLimits(const VolumeUsage& node, const VolumeUsage& pod,
       }
     }
     if (static_cast<int64_t>(count) > limit) {
-      return absl::FailedPreconditionError(
-          StrCat("would exceed volume limit (provisioner ", driver, ", volume-count ", count,
-                 ", volume-limit ", limit, ")"));
+      return absl::FailedPreconditionError(StrCat("would exceed volume limit (provisioner ", driver,
+                                                  ", volume-count ", count, ", volume-limit ",
+                                                  limit, ")"));
     }
   }
   return absl::OkStatus();
@@ -257,9 +257,9 @@ absl::Status StorageIndex::ValidatePod(const Pod& pod) const {
     if (!claim->volume_name.empty()) {
       const PersistentVolume* pv = FindVolume(claim->volume_name);
       if (pv == nullptr) {
-        return absl::FailedPreconditionError(
-            StrCat("failed to validate pvc, persistentvolumes \"", claim->volume_name,
-                   "\" not found", Objects(*claim, true, true)));
+        return absl::FailedPreconditionError(StrCat("failed to validate pvc, persistentvolumes \"",
+                                                    claim->volume_name, "\" not found",
+                                                    Objects(*claim, true, true)));
       }
       if (pv->metadata.deletion_timestamp) {
         return absl::FailedPreconditionError(
@@ -273,8 +273,8 @@ absl::Status StorageIndex::ValidatePod(const Pod& pod) const {
       }
     } else {
       if (claim->storage_class_name.empty()) {
-        return absl::FailedPreconditionError(StrCat("unbound pvc must define a storage class",
-                                                    Objects(*claim, false, false)));
+        return absl::FailedPreconditionError(
+            StrCat("unbound pvc must define a storage class", Objects(*claim, false, false)));
       }
       const StorageClass* sc = FindStorageClass(claim->storage_class_name);
       if (sc == nullptr) {
@@ -334,10 +334,9 @@ absl::StatusOr<VolumeTopology> StorageIndex::Topology(const Pod& pod) const {
   }
   if (!constrained) return out;
   // Alternatives that all add nothing constrain nothing: drop them (same decisions, less work).
-  const bool all_empty = std::all_of(alternatives.begin(), alternatives.end(),
-                                     [](const std::optional<Requirements>& a) {
-                                       return !a || a->empty();
-                                     });
+  const bool all_empty =
+      std::all_of(alternatives.begin(), alternatives.end(),
+                  [](const std::optional<Requirements>& a) { return !a || a->empty(); });
   if (all_empty) return VolumeTopology();
   out.alternatives.reserve(alternatives.size());
   for (std::optional<Requirements>& a : alternatives) out.alternatives.push_back(std::move(*a));
@@ -348,8 +347,8 @@ absl::StatusOr<std::string> StorageIndex::ResolveDriver(const PersistentVolumeCl
   if (!claim.volume_name.empty()) {
     const PersistentVolume* pv = FindVolume(claim.volume_name);
     if (pv == nullptr) {
-      return absl::NotFoundError(StrCat("persistentvolumes \"", claim.volume_name,
-                                        "\" not found", Objects(claim, true, false)));
+      return absl::NotFoundError(StrCat("persistentvolumes \"", claim.volume_name, "\" not found",
+                                        Objects(claim, true, false)));
     }
     if (!pv->csi_driver.empty()) return pv->csi_driver;
     if (pv->aws_elastic_block_store) return std::string(kEbsCsiDriver);

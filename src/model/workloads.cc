@@ -198,7 +198,7 @@ class Expander {
  private:
   const Workload& At(size_t i) const {
     return i < snap_.workloads.size() ? snap_.workloads[i]
-                                       : new_workloads_[i - snap_.workloads.size()];
+                                      : new_workloads_[i - snap_.workloads.size()];
   }
   size_t Count() const { return snap_.workloads.size() + new_workloads_.size(); }
 
@@ -206,15 +206,13 @@ class Expander {
   void Index(size_t i) {
     const Workload& w = At(i);
     if (!w.metadata.uid.empty()) by_uid_.emplace(w.metadata.uid, i);
-    by_name_.emplace(StrCat(w.metadata.namespace_, "/", WorkloadKindName(w.kind), "/",
-                            w.metadata.name),
-                     i);
+    by_name_.emplace(
+        StrCat(w.metadata.namespace_, "/", WorkloadKindName(w.kind), "/", w.metadata.name), i);
   }
 
   // The workload (of `kind` when set) that `meta` names as its controller: by uid when both
   // carry one, else by kind and name in the same namespace.
-  std::optional<size_t> Owner(const ObjectMeta& meta,
-                              std::optional<WorkloadKind> kind) const {
+  std::optional<size_t> Owner(const ObjectMeta& meta, std::optional<WorkloadKind> kind) const {
     std::optional<size_t> found;
     ForEachOwnerRef(meta, [&](const OwnerReference& r) {
       if (found) return;
@@ -252,8 +250,8 @@ class Expander {
   absl::Status Budget(const Workload& w, int64_t pods) {
     if (pods > options_.max_pods - made_) {
       return absl::ResourceExhaustedError(
-          StrCat(absl::AsciiStrToLower(std::string(WorkloadKindName(w.kind))), " ", w.Key(), ": creating ",
-                 pods, " pods would exceed the limit of ", options_.max_pods,
+          StrCat(absl::AsciiStrToLower(std::string(WorkloadKindName(w.kind))), " ", w.Key(),
+                 ": creating ", pods, " pods would exceed the limit of ", options_.max_pods,
                  " pods created from workloads"));
     }
     made_ += pods;
@@ -345,10 +343,10 @@ class Expander {
       case WorkloadKind::kJob:
         return Job(w, index);
       case WorkloadKind::kCronJob:
-        report_.notes.push_back(
-            w.suspended ? StrCat("CronJob ", w.Key(), ": suspended; no pods")
-                        : StrCat("CronJob ", w.Key(), ": no pods until its schedule \"",
-                                 w.schedule, "\" fires"));
+        report_.notes.push_back(w.suspended
+                                    ? StrCat("CronJob ", w.Key(), ": suspended; no pods")
+                                    : StrCat("CronJob ", w.Key(), ": no pods until its schedule \"",
+                                             w.schedule, "\" fires"));
         return absl::OkStatus();
     }
     return absl::OkStatus();
@@ -480,8 +478,7 @@ class Expander {
     pod.metadata.deletion_timestamp.reset();
     pod.metadata.owner_references = {OwnerReference{std::string(WorkloadApiVersion(owner.kind)),
                                                     std::string(WorkloadKindName(owner.kind)),
-                                                    owner.metadata.name, owner.metadata.uid,
-                                                    true}};
+                                                    owner.metadata.name, owner.metadata.uid, true}};
     pod.node_name.clear();
     pod.phase = "Pending";
     pod.start_time.reset();
@@ -503,8 +500,8 @@ class Expander {
         return;
       }
     }
-    report_.created.push_back(StrCat(WorkloadKindName(w.kind), " ", w.Key(), ": ", pods,
-                                     pods == 1 ? " pod" : " pods"));
+    report_.created.push_back(
+        StrCat(WorkloadKindName(w.kind), " ", w.Key(), ": ", pods, pods == 1 ? " pod" : " pods"));
     report_.pods_created += static_cast<int>(pods);
   }
 

@@ -115,9 +115,9 @@ void KeepActive(std::vector<T>* items, absl::Time now) {
 
 // What is left of each commitment.
 struct Remaining {
-  std::vector<double> ri;       // instances (type-specific) or normalized units (flexible)
-  std::vector<double> sp;       // dollars per hour
-  std::vector<int64_t> cr;      // instances
+  std::vector<double> ri;   // instances (type-specific) or normalized units (flexible)
+  std::vector<double> sp;   // dollars per hour
+  std::vector<int64_t> cr;  // instances
 };
 
 class CommitmentLedger : public PricingLedger {
@@ -199,8 +199,7 @@ class CommitmentLedger : public PricingLedger {
     for (size_t i = 0; i < ris.size() && uncovered > kEpsilon; ++i) {
       const ReservedInstance& ri = ris[i];
       if (!ri.size_flexible || left->ri[i] <= kEpsilon ||
-          FamilyOf(ri.instance_type) != FamilyOf(p.instance_type) ||
-          !InRegion(p.zone, ri.region)) {
+          FamilyOf(ri.instance_type) != FamilyOf(p.instance_type) || !InRegion(p.zone, ri.region)) {
         continue;
       }
       const double taken = std::min(left->ri[i], *nf * uncovered);

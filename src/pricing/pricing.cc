@@ -82,16 +82,15 @@ double PricingModel::EffectiveCost(std::vector<PricedInstance> fleet) const {
 }
 
 void CanonicalOrder(std::vector<PricedInstance>& instances) {
-  std::sort(instances.begin(), instances.end(),
-            [](const PricedInstance& a, const PricedInstance& b) {
-              return std::tie(a.capacity_type, a.instance_type, a.zone, a.reservation_id,
-                              a.list_price) < std::tie(b.capacity_type, b.instance_type, b.zone,
-                                                       b.reservation_id, b.list_price);
-            });
+  std::sort(
+      instances.begin(), instances.end(), [](const PricedInstance& a, const PricedInstance& b) {
+        return std::tie(a.capacity_type, a.instance_type, a.zone, a.reservation_id, a.list_price) <
+               std::tie(b.capacity_type, b.instance_type, b.zone, b.reservation_id, b.list_price);
+      });
 }
 
-std::vector<PricedInstance> RunningInstances(
-    const ClusterSnapshot& snapshot, const std::vector<const InstanceCatalog*>& catalogs) {
+std::vector<PricedInstance> RunningInstances(const ClusterSnapshot& snapshot,
+                                             const std::vector<const InstanceCatalog*>& catalogs) {
   std::vector<PricedInstance> out;
   std::set<std::string> nodes;
   for (const Node& n : snapshot.nodes) {
@@ -122,9 +121,9 @@ absl::StatusOr<InstanceCatalog> WithCapacityReservations(const InstanceCatalog& 
     auto it = std::find_if(types.begin(), types.end(),
                            [&](const InstanceType& t) { return t.name == cr.instance_type; });
     if (it == types.end()) {
-      return absl::InvalidArgumentError(
-          internal::StrCat("capacityReservations[", i, "].instanceType: \"",
-                           cr.instance_type, "\" is not in the catalog"));
+      return absl::InvalidArgumentError(internal::StrCat("capacityReservations[", i,
+                                                         "].instanceType: \"", cr.instance_type,
+                                                         "\" is not in the catalog"));
     }
     Offering o;
     o.zone = cr.zone;

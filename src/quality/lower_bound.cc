@@ -127,9 +127,8 @@ std::string ExclusiveTermKey(const Pod& pod, const PodAffinityTerm& term) {
       !term.mismatch_label_keys.empty()) {
     return "";
   }
-  if (!term.namespaces.empty() &&
-      std::find(term.namespaces.begin(), term.namespaces.end(), pod.metadata.namespace_) ==
-          term.namespaces.end()) {
+  if (!term.namespaces.empty() && std::find(term.namespaces.begin(), term.namespaces.end(),
+                                            pod.metadata.namespace_) == term.namespaces.end()) {
     return "";
   }
   if (!term.label_selector->Matches(pod.metadata.labels)) return "";
@@ -201,7 +200,8 @@ class Bounder {
   // With free room (quality::PriceLowerBoundWithRoom): every demand is reduced by `room` (per
   // resource index; the room may hold any pod) and the `extra` options (price, capacity per
   // resource index) may be bought beside the kinds. The node count is then not a resource.
-  void SetRoom(std::vector<double> room, std::vector<std::pair<double, std::vector<double>>> extra) {
+  void SetRoom(std::vector<double> room,
+               std::vector<std::pair<double, std::vector<double>>> extra) {
     room_ = std::move(room);
     extra_ = std::move(extra);
     with_room_ = true;
@@ -312,8 +312,8 @@ absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& 
     for (const InstanceType& it : catalog.instance_types()) {
       if (!it.requirements.DoesIntersect(pool.requirements)) continue;
       ResourceList capacity = it.Allocatable();
-      const std::vector<bool> daemons = CompatibleDaemons(
-          daemon_pods, pool.requirements, np->taints, &it, well_known);
+      const std::vector<bool> daemons =
+          CompatibleDaemons(daemon_pods, pool.requirements, np->taints, &it, well_known);
       for (size_t d = 0; d < daemon_pods.size(); ++d) {
         if (daemons[d]) capacity.Subtract(daemon_pods[d].Requests());
       }
@@ -425,9 +425,9 @@ Classes BuildClasses(const std::vector<const Pod*>& pods, const std::vector<Reso
 
 // Sets of pods that need pairwise distinct nodes (two or more pods), counted per class; the
 // largest set's size into `anti_affinity_nodes`.
-std::vector<std::vector<std::pair<int, int64_t>>> ExclusiveSets(
-    const std::vector<const Pod*>& pods, const std::vector<int>& pod_class,
-    int64_t* anti_affinity_nodes) {
+std::vector<std::vector<std::pair<int, int64_t>>> ExclusiveSets(const std::vector<const Pod*>& pods,
+                                                                const std::vector<int>& pod_class,
+                                                                int64_t* anti_affinity_nodes) {
   std::map<std::string, std::map<int, int64_t>> exclusive_sets;
   for (size_t i = 0; i < pods.size(); ++i) {
     if (pod_class[i] < 0) continue;
@@ -497,9 +497,9 @@ absl::StatusOr<double> FractionalTwoResourceCover(const std::vector<CoverOption>
                                                   double first_demand, double second_demand) {
   auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
   if (bad(first_demand) || bad(second_demand)) {
-    return absl::InvalidArgumentError(internal::StrCat(
-        "fractional cover: demands must be finite and >= 0, got ", first_demand, " and ",
-        second_demand));
+    return absl::InvalidArgumentError(
+        internal::StrCat("fractional cover: demands must be finite and >= 0, got ", first_demand,
+                         " and ", second_demand));
   }
   for (size_t i = 0; i < options.size(); ++i) {
     const CoverOption& o = options[i];

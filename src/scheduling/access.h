@@ -32,7 +32,8 @@ struct PoolsState;
 // nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
 struct Simulation {
   std::set<std::string> excluded;  // node / in-flight NodeClaim names
-  // Pods that are not pending (moved from candidates): they skip nodes in `under_consolidate_after`.
+  // Pods that are not pending (moved from candidates): they skip nodes in
+  // `under_consolidate_after`.
   std::set<std::string> moving;
   std::set<std::string> under_consolidate_after;
   // Placing a moving pod on an uninitialized node is an error (the reference's
@@ -52,10 +53,10 @@ class Access {
   // `reuse`, when set, supplies the NodePool-level state of an earlier scheduler over a
   // snapshot with the same NodePools, DaemonSets and catalog (and NodePool objects at the same
   // addresses).
-  static absl::StatusOr<Scheduler> CreateUnchecked(
-      std::shared_ptr<const ClusterSnapshot> snapshot,
-      std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options,
-      std::shared_ptr<const PoolsState> reuse);
+  static absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
+                                                   std::shared_ptr<const InstanceCatalog> catalog,
+                                                   const SchedulerOptions& options,
+                                                   std::shared_ptr<const PoolsState> reuse);
   // The NodePool-level state of schedulers over snapshots with the NodePools and DaemonSets of
   // `snapshot` (which must outlive it), for CreateUnchecked's `reuse`.
   // Errors: InvalidArgument for a NodePool whose requirements do not parse.
@@ -71,10 +72,9 @@ class Access {
 };
 
 // The Access functions under their usual names.
-inline absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                                 std::shared_ptr<const InstanceCatalog> catalog,
-                                                 const SchedulerOptions& options,
-                                                 std::shared_ptr<const PoolsState> reuse = nullptr) {
+inline absl::StatusOr<Scheduler> CreateUnchecked(
+    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const SchedulerOptions& options, std::shared_ptr<const PoolsState> reuse = nullptr) {
   return Access::CreateUnchecked(std::move(snapshot), std::move(catalog), options,
                                  std::move(reuse));
 }

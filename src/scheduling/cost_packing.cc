@@ -65,7 +65,8 @@ double Units(const ResourceList& demand, const ResourceList& room) {
   demand.ForEach([&](std::string_view name, int64_t want) {
     if (want <= 0) return;
     const int64_t have = room.Get(name);
-    units = std::min(units, have <= 0 ? 0.0 : static_cast<double>(have) / static_cast<double>(want));
+    units =
+        std::min(units, have <= 0 ? 0.0 : static_cast<double>(have) / static_cast<double>(want));
   });
   return std::isinf(units) ? 0.0 : units;
 }
@@ -102,9 +103,7 @@ std::atomic<bool> cost_claim_index{true};
 
 }  // namespace
 
-void SetCostClaimIndexForTesting(bool on) {
-  cost_claim_index.store(on, std::memory_order_relaxed);
-}
+void SetCostClaimIndexForTesting(bool on) { cost_claim_index.store(on, std::memory_order_relaxed); }
 
 FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
   const ResourceList& room = claim.target_room;
@@ -284,8 +283,7 @@ double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& its,
   return best;
 }
 
-double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs,
-                                 const ResourceList& requests,
+double CostPolicy::BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
                                  const std::vector<ContainerPort>& ports) const {
   reqs.Add(t.requirements);
   std::vector<int> all(t.instance_types.size());
@@ -305,8 +303,7 @@ double CostPolicy::UnitPrice(const Template& t, int i, const std::vector<double>
   return units <= 0 || cheapest == kNoPriceYet ? kNoPriceYet : cheapest / units;
 }
 
-const std::vector<double>& CostPolicy::UnitPrices(const Template& t,
-                                                  const std::vector<char>& mask,
+const std::vector<double>& CostPolicy::UnitPrices(const Template& t, const std::vector<char>& mask,
                                                   const ResourceList& demand) const {
   // The demand's exact quantities, in name order.
   std::string key;
@@ -351,8 +348,7 @@ bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
   }
   bool fits = true;
   pod.requests.ForEach([&](std::string_view name, int64_t value) {
-    if (fits && value > 0 &&
-        claim.requests.Get(name) + value > claim.target_room.Get(name)) {
+    if (fits && value > 0 && claim.requests.Get(name) + value > claim.target_room.Get(name)) {
       fits = false;
     }
   });
@@ -366,11 +362,11 @@ namespace {
 const std::vector<CostStrategy>& Strategies() {
   using D = TargetDemand;
   static const std::vector<CostStrategy> kStrategies = {
-      {D::kPod, 0.02, false, false, true},         {D::kPod, 0.0, false, false, true},
-      {D::kClass, 0.02, true, true, false},        {D::kPod, 0.02, true, false, false},
+      {D::kPod, 0.02, false, false, true},          {D::kPod, 0.0, false, false, true},
+      {D::kClass, 0.02, true, true, false},         {D::kPod, 0.02, true, false, false},
       {D::kClassNoSlots, 0.05, false, false, true}, {D::kPod, 0.05, false, false, true},
       {D::kClassNoSlots, 0.02, true, false, true},  {D::kPod, 0.10, false, false, true},
-      {D::kClass, 0.02, false, false, false},      {D::kClassNoSlots, 0.0, true, false, false},
+      {D::kClass, 0.02, false, false, false},       {D::kClassNoSlots, 0.0, true, false, false},
   };
   return kStrategies;
 }
@@ -446,8 +442,7 @@ std::optional<Packing> Build(const Scheduler::State& state, PodSource& source,
                              const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = source.Take();
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
-  if (repack != nullptr &&
-      PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
+  if (repack != nullptr && PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
     source.Return(std::move(copy));
     return std::nullopt;
   }
@@ -510,10 +505,10 @@ size_t Workers(const SchedulerOptions& options, size_t jobs) {
 
 // The faithful packing and the candidates, as jobs for a few threads (at most one per
 // candidate, so no more solves run at once than candidates alone would run). The faithful
-// packing is usually the shortest job: with W >= 2 threads it is job W, after the first W candidates,
-// so it runs beside the longest candidate rather than before every candidate (three jobs on
-// two threads end at max(c1 + faithful, c2), not at faithful + c2); with one thread it is job
-// 0, so that no finished candidate is held while it runs. A candidate that ends before the
+// packing is usually the shortest job: with W >= 2 threads it is job W, after the first W
+// candidates, so it runs beside the longest candidate rather than before every candidate (three
+// jobs on two threads end at max(c1 + faithful, c2), not at faithful + c2); with one thread it is
+// job 0, so that no finished candidate is held while it runs. A candidate that ends before the
 // faithful packing is held, unjudged, until its baseline exists; threads never wait for it.
 class CandidateSearch {
  public:

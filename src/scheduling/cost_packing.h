@@ -111,8 +111,7 @@ class CostPolicy {
   // PoolOrder::kPrice: sets `*order_id`, the pod's order (orders shared by pods with the
   // same usable templates, requirements and requests, through `ids`), and returns the first
   // usable template of the order (null: none).
-  const Template* PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids,
-                             int* order_id);
+  const Template* PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids, int* order_id);
   // The least price per unit of `requests` over the types of `t` that hold them under
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,

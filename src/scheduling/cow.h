@@ -51,7 +51,6 @@ class Cow {
   std::shared_ptr<C> p_;
 };
 
-
 // Layered<C>: a Cow<C> base plus a small container of keys added while the base is shared
 // (an ordered map or set). A topology group built from a shared state (the bound-pod counts of
 // a simulation) that counts a pod in a new domain (a new claim's hostname) puts it into its own

@@ -38,9 +38,9 @@ struct Kind {
 };
 
 struct Item {
-  size_t pod = 0;            // index into the pods vector
+  size_t pod = 0;             // index into the pods vector
   std::vector<int64_t> need;  // per resource of the group
-  Mask kinds;                // the kinds the pod may use
+  Mask kinds;                 // the kinds the pod may use
 };
 
 // True when the abstract model captures every constraint of the pod (exact_packing.h).
@@ -64,8 +64,8 @@ bool Modelled(const PodCtx& p) {
 bool Selects(const Pod& owner, const PodAffinityTerm& term, const Pod& other) {
   if (!term.label_selector || !term.label_selector->Matches(other.metadata.labels)) return false;
   if (term.namespaces.empty()) return other.metadata.namespace_ == owner.metadata.namespace_;
-  return std::find(term.namespaces.begin(), term.namespaces.end(),
-                   other.metadata.namespace_) != term.namespaces.end();
+  return std::find(term.namespaces.begin(), term.namespaces.end(), other.metadata.namespace_) !=
+         term.namespaces.end();
 }
 
 bool Excludes(const PodCtx& a, const PodCtx& b) {
@@ -185,7 +185,10 @@ class Search {
  public:
   Search(const std::vector<Kind>& kinds, const std::vector<Item>& items,
          std::vector<std::vector<char>> conflicts, int64_t budget)
-      : kinds_(kinds), items_(items), conflicts_(std::move(conflicts)), budget_(budget),
+      : kinds_(kinds),
+        items_(items),
+        conflicts_(std::move(conflicts)),
+        budget_(budget),
         assign_(items.size(), -1) {}
 
   // The best partition found (node index per item), empty when none.
@@ -538,8 +541,8 @@ bool HasExclusions(const PodCtx& p) {
 // requirements; never when unpinned); that first pod chose the zone and stays, and no move
 // changes a pin (a narrowing pod moves only between nodes already narrowed before it).
 struct ZoneRules {
-  std::vector<int64_t> pin;  // per node
-  std::vector<char> zonal;   // per item
+  std::vector<int64_t> pin;   // per node
+  std::vector<char> zonal;    // per item
   std::vector<char> counted;  // per item: narrowed before its turn where it is now
 
   // Sets model.node_groups (the zone of a pinned node), each item's group and movability.

@@ -25,7 +25,7 @@
 namespace karp::scheduling {
 
 struct ExactLimits {
-  size_t max_pods = 10;            // largest group searched
+  size_t max_pods = 10;             // largest group searched
   int64_t max_expansions = 400000;  // search nodes per group; the best found so far is kept
   // PlanRepack, first round: after the windows, single pods are moved between any two nodes
   // of the plan of one template (local_moves.h).

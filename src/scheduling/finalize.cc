@@ -125,8 +125,7 @@ void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* p
 }
 
 std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<int>& its,
-                                          const std::vector<char>& mask,
-                                          const Requirements& reqs,
+                                          const std::vector<char>& mask, const Requirements& reqs,
                                           const SchedulerOptions& options) {
   auto plan = std::make_shared<FinalPlan>();
   plan->kept_index = PriceOrder(t, its, mask, options.max_instance_types);
@@ -192,8 +191,8 @@ Launch MarginalLaunch(const Template& t, const std::vector<char>& mask, const Fi
     }
   }
   ledger.Add(PricedOf(*best_it, *best));
-  return Launch{best_it->name, best->zone, best->capacity_type, best_cost, best->price_estimated,
-                best->price};
+  return Launch{best_it->name,         best->zone, best->capacity_type, best_cost,
+                best->price_estimated, best->price};
 }
 
 }  // namespace
@@ -208,9 +207,9 @@ struct PlanCache {
   std::unique_ptr<PricingLedger> ledger;
 };
 
-std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& cache,
-                                                  std::map<std::string, int>& per_pool_count,
-                                                  std::map<std::string, std::string>& errors) const {
+std::optional<NewNodeClaim> Solver::FinalizeClaim(
+    ClaimState& claim, PlanCache& cache, std::map<std::string, int>& per_pool_count,
+    std::map<std::string, std::string>& errors) const {
   const Template& t = *claim.tmpl;
   // The claim is spent once finalized: its requirements, types and pods move out.
   Requirements reqs = std::move(claim.requirements);
@@ -259,8 +258,9 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(ClaimState& claim, PlanCache& 
   if (plan.best != nullptr && cache.ledger != nullptr) {
     nc.launch = MarginalLaunch(t, mask, plan, *cache.ledger);
   } else if (plan.best != nullptr) {
-    nc.launch = Launch{plan.best_it->name, plan.best->zone, plan.best->capacity_type,
-                       plan.best->price, plan.best->price_estimated, plan.best->price};
+    nc.launch = Launch{plan.best_it->name,         plan.best->zone,
+                       plan.best->capacity_type,   plan.best->price,
+                       plan.best->price_estimated, plan.best->price};
   }
   nc.labels = ClaimLabels(*t.pool, reqs, state_.pools->well_known);
   reqs.Erase(kLabelRegistered);

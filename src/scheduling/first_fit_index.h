@@ -35,7 +35,8 @@ class FirstFitIndex {
   // Removes entry `id` (present). O(log n) expected.
   void Erase(int64_t id);
   bool Contains(int64_t id) const {
-    return id >= 0 && static_cast<std::size_t>(id) < nodes_.size() && nodes_[static_cast<std::size_t>(id)].present;
+    return id >= 0 && static_cast<std::size_t>(id) < nodes_.size() &&
+           nodes_[static_cast<std::size_t>(id)].present;
   }
   // The key of a present entry.
   Key KeyOf(int64_t id) const { return {nodes_[static_cast<std::size_t>(id)].rank, id}; }
@@ -46,7 +47,7 @@ class FirstFitIndex {
   class Cursor {
    public:
     Cursor(const FirstFitIndex& index, const Room& need);
-    int64_t id() const { return current_; }  // -1 past the last
+    int64_t id() const { return current_; }              // -1 past the last
     Key key() const { return index_->KeyOf(current_); }  // when id() >= 0
     void Advance();
 

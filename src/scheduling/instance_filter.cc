@@ -42,10 +42,10 @@ FilterScan ScanTypes(const Template& t, const std::vector<int>& candidates,
     const DaemonGroup& group = t.daemon_groups[static_cast<size_t>(g)];
     char& conflict = group_conflict[static_cast<size_t>(g)];
     if (conflict == 2) {
-      conflict = (HostPortsConflict(pod_ports, group.ports) ||
-                  HostPortsConflict(pod_ports, claim_ports))
-                     ? 1
-                     : 0;
+      conflict =
+          (HostPortsConflict(pod_ports, group.ports) || HostPortsConflict(pod_ports, claim_ports))
+              ? 1
+              : 0;
     }
     if (conflict == 1) continue;
     if (!out.overhead_seen) {
@@ -79,7 +79,8 @@ FilterScan ScanTypes(const Template& t, const std::vector<int>& candidates,
   return out;
 }
 
-std::string MinValuesError(const std::vector<const InstanceType*>& types, const Requirements& reqs) {
+std::string MinValuesError(const std::vector<const InstanceType*>& types,
+                           const Requirements& reqs) {
   absl::StatusOr<size_t> r = SatisfiesMinValues(types, reqs);
   return r.ok() ? std::string() : std::string(r.status().message());
 }
@@ -157,8 +158,8 @@ absl::Status FilterError(const std::string& prefix, const FilterScan& scan,
     hi.Add(scan.max_overhead);
     resources = internal::StrCat("min=", lo.ToString(), ", max=", hi.ToString());
   }
-  return absl::FailedPreconditionError(internal::StrCat(
-      prefix, ", requirements=", reqs.ToString(), ", resources=", resources));
+  return absl::FailedPreconditionError(
+      internal::StrCat(prefix, ", requirements=", reqs.ToString(), ", resources=", resources));
 }
 
 // True if instance type i of `t` has an available offering allowed by `mask`; `mask_bits` is
@@ -271,8 +272,8 @@ void KeepBits(const Template& t, const std::array<int64_t, 4>& need,
   if (offerings_changed) {
     absl::InlinedVector<uint64_t, 16> offered(words, 0);
     for (uint64_t bits = mask_bits; bits != 0; bits &= bits - 1) {
-      const std::vector<uint64_t>& pair = t.offering_pair_types[static_cast<size_t>(
-          absl::countr_zero(bits))];
+      const std::vector<uint64_t>& pair =
+          t.offering_pair_types[static_cast<size_t>(absl::countr_zero(bits))];
       for (size_t w = 0; w < words; ++w) offered[w] |= pair[w];
     }
     for (size_t w = 0; w < words; ++w) keep[w] &= offered[w];
@@ -356,8 +357,8 @@ void FilterWellKnown(const Template& t, const std::vector<int>& candidates,
   if (t.has_headroom_rows()) {
     KeepBits(t, {cpu, memory, storage, pods}, rejected, offerings_changed, mask_bits, keep);
     if (candidate_bits != nullptr && kept_bits != nullptr && candidate_bits->size() == t.words) {
-      FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped,
-                    kept_bits, all_kept);
+      FilterByWords(t.words, candidates, *candidate_bits, keep.data(), kept_out, dropped, kept_bits,
+                    all_kept);
       return;
     }
   }
@@ -447,11 +448,11 @@ bool KeepGeneral(const Template& t, size_t ui, const ChangedKeys& keys,
   if (!keys.rejected.empty() && ((keys.rejected[ui / 64] >> (ui % 64)) & 1u) != 0) return false;
   const size_t g = static_cast<size_t>(t.daemon_group[ui]);
   if (caches.conflict[g] == 2) {
-    caches.conflict[g] = !pod_ports.empty() &&
-                                 (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
-                                  HostPortsConflict(pod_ports, claim_ports))
-                             ? 1
-                             : 0;
+    caches.conflict[g] =
+        !pod_ports.empty() && (HostPortsConflict(pod_ports, t.daemon_groups[g].ports) ||
+                               HostPortsConflict(pod_ports, claim_ports))
+            ? 1
+            : 0;
     caches.totals[g] = requests;
     caches.totals[g].Add(t.daemon_groups[g].overhead);
   }
@@ -472,9 +473,8 @@ bool KeepGeneral(const Template& t, size_t ui, const ChangedKeys& keys,
 }
 
 // FastFilter's general case: host ports, extended resources, keys checked per type.
-void FilterGeneral(const Template& t, const std::vector<int>& candidates,
-                   const ChangedKeys& keys, const ResourceList& requests,
-                   const std::vector<ContainerPort>& pod_ports,
+void FilterGeneral(const Template& t, const std::vector<int>& candidates, const ChangedKeys& keys,
+                   const ResourceList& requests, const std::vector<ContainerPort>& pod_ports,
                    const std::vector<ContainerPort>& claim_ports, bool offerings_changed,
                    const std::vector<char>& mask, uint64_t mask_bits, std::vector<int>* kept_out,
                    std::vector<int>* dropped) {
@@ -516,9 +516,8 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
                 std::vector<uint64_t>* kept_bits, bool* all_kept) {
   if (all_kept != nullptr) *all_kept = false;
   const bool offerings_changed =
-      std::any_of(changed.begin(), changed.end(), [](const std::string& k) {
-        return k == kLabelZone || k == kLabelCapacityType;
-      });
+      std::any_of(changed.begin(), changed.end(),
+                  [](const std::string& k) { return k == kLabelZone || k == kLabelCapacityType; });
   const std::vector<char> mask = offerings_changed ? t.OfferingMask(reqs) : std::vector<char>();
   const uint64_t mask_bits =
       offerings_changed && !t.available_offering_bits.empty() ? MaskBits(mask) : 0;
@@ -542,8 +541,8 @@ void FastFilter(const Template& t, const std::vector<int>& candidates, const Req
       const std::vector<uint64_t>& types = t.daemon_group_types[g];
       for (size_t w = 0; w < t.words; ++w) rejected[w] |= types[w];
     }
-    FilterWellKnown(t, candidates, requests, rejected, offerings_changed, mask_bits, kept,
-                    dropped, candidate_bits, kept_bits, all_kept);
+    FilterWellKnown(t, candidates, requests, rejected, offerings_changed, mask_bits, kept, dropped,
+                    candidate_bits, kept_bits, all_kept);
     return;
   }
   if (kept_bits != nullptr) kept_bits->clear();

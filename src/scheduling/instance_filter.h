@@ -63,9 +63,9 @@ std::vector<int> FastFilter(const Template& t, const std::vector<int>& candidate
 // same buffers call after call). With `candidate_bits` (`candidates` as a bit set over the
 // template's types, Template::words words; `candidates` must then be ascending), the common
 // case runs by words instead of per candidate and `kept_bits` receives the kept set (it is
-// cleared when the call could not produce it); when it keeps no type, `dropped` is left empty. With `all_kept`, a call by words that keeps
-// every candidate sets it and leaves `kept` empty instead of copying `candidates` (it is set
-// false otherwise).
+// cleared when the call could not produce it); when it keeps no type, `dropped` is left empty. With
+// `all_kept`, a call by words that keeps every candidate sets it and leaves `kept` empty instead of
+// copying `candidates` (it is set false otherwise).
 void FastFilter(const Template& t, const std::vector<int>& candidates, const Requirements& reqs,
                 const std::vector<std::string>& changed, const ResourceList& requests,
                 const std::vector<ContainerPort>& pod_ports,

@@ -121,8 +121,8 @@ class Mover {
         Holds(static_cast<size_t>(node.kind), node.sum, &it.need)) {
       *kind = node.kind;
     } else {
-      *kind = FirstFit(node.mask, it.kinds, node.sum, &it.need,
-                       static_cast<size_t>(node.kind) + 1, node.price + limit);
+      *kind = FirstFit(node.mask, it.kinds, node.sum, &it.need, static_cast<size_t>(node.kind) + 1,
+                       node.price + limit);
       if (*kind < 0) return kInfinite;
     }
     const double cost = m_.kinds[static_cast<size_t>(*kind)].price - node.price;
@@ -187,7 +187,7 @@ class Mover {
   MoveModel& m_;
   const MoveLimits& limits_;
   std::vector<Node> nodes_;
-  std::vector<size_t> all_;                     // every node
+  std::vector<size_t> all_;                    // every node
   std::map<int, std::vector<size_t>> groups_;  // the nodes of each group
   int64_t checks_ = 0;
   double saved_ = 0;

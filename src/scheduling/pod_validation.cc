@@ -18,7 +18,8 @@ namespace {
 
 void CheckTerm(const NodeSelectorTerm& term, const LabelSet& well_known,
                std::vector<std::string>* errors) {
-  if (term.has_match_fields) errors->push_back("node selector term with matchFields is not supported");
+  if (term.has_match_fields)
+    errors->push_back("node selector term with matchFields is not supported");
   for (const NodeSelectorRequirement& r : term.match_expressions) {
     if (absl::Status s = ValidateRequirement(r, well_known); !s.ok()) {
       errors->emplace_back(internal::Message(s));
@@ -44,9 +45,10 @@ std::string PodValidationError(const Pod& pod, const LabelSet& well_known, bool 
   if (full == nullptr) full = &built.emplace(PodRequirements(pod));
   const Requirement* np = full->Find(kLabelNodePool);
   if (np != nullptr && np->op() == Operator::kDoesNotExist) {
-    errors.push_back(internal::StrCat("configured to not run on a Karpenter provisioned node "
-                                      "(requirement=",
-                                      kLabelNodePool, " DoesNotExist)"));
+    errors.push_back(
+        internal::StrCat("configured to not run on a Karpenter provisioned node "
+                         "(requirement=",
+                         kLabelNodePool, " DoesNotExist)"));
   }
   for (const auto& [key, value] : pod.node_selector) {
     CheckTerm(NodeSelectorTerm{{{key, Operator::kIn, {value}, std::nullopt}}, false}, well_known,

@@ -97,10 +97,10 @@ void IndexKeyClasses(Template& t) {
     for (const Requirement& r : t.instance_types[i]->requirements) {
       Template::KeyClasses& kc = t.key_classes[r.key()];
       if (kc.class_of.empty()) kc.class_of.assign(t.instance_types.size(), -1);
-      std::string id = internal::StrCat(r.complement() ? "!" : "=", absl::StrJoin(r.values(), "\x1f"),
-                                        "|", r.gte() ? std::to_string(*r.gte()) : "",
-                                        "|", r.lte() ? std::to_string(*r.lte()) : "",
-                                        "|", r.min_values() ? std::to_string(*r.min_values()) : "");
+      std::string id = internal::StrCat(
+          r.complement() ? "!" : "=", absl::StrJoin(r.values(), "\x1f"), "|",
+          r.gte() ? std::to_string(*r.gte()) : "", "|", r.lte() ? std::to_string(*r.lte()) : "",
+          "|", r.min_values() ? std::to_string(*r.min_values()) : "");
       auto [pos, inserted] =
           class_ids[r.key()].emplace(std::move(id), static_cast<int>(kc.representative.size()));
       if (inserted) kc.representative.push_back(&r);
@@ -120,9 +120,9 @@ void IndexKeyClasses(Template& t) {
 
 // The template of `np` (without daemon groups), or nullopt when the NodePool has no usable
 // instance types or (Strict) cannot meet its minValues.
-absl::StatusOr<std::optional<Template>> MakeTemplate(
-    const NodePool& np, std::shared_ptr<const InstanceCatalog> catalog,
-    const SchedulerOptions& options) {
+absl::StatusOr<std::optional<Template>> MakeTemplate(const NodePool& np,
+                                                     std::shared_ptr<const InstanceCatalog> catalog,
+                                                     const SchedulerOptions& options) {
   Template t;
   t.pool = &np;
   t.catalog = catalog;
@@ -145,11 +145,11 @@ absl::StatusOr<std::optional<Template>> MakeTemplate(
 }
 
 // Daemon overhead groups of a template, keyed by the exact set of compatible daemon pods.
-void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_known,
-                     Template& t) {
+void AddDaemonGroups(const std::vector<Pod>& daemon_pods, const LabelSet& well_known, Template& t) {
   std::map<std::vector<bool>, int> groups;
   for (const InstanceType* it : t.instance_types) {
-    std::vector<bool> set = CompatibleDaemons(daemon_pods, t.requirements, t.taints, it, well_known);
+    std::vector<bool> set =
+        CompatibleDaemons(daemon_pods, t.requirements, t.taints, it, well_known);
     auto [pos, inserted] = groups.emplace(set, static_cast<int>(t.daemon_groups.size()));
     if (inserted) {
       DaemonGroup g;
@@ -328,8 +328,7 @@ SnapshotIndex IndexSnapshot(const PoolCatalogs& catalogs, Scheduler::State& stat
 
 // Requests of the DaemonSets that would run on a node but are not running there yet.
 ResourceList MissingDaemonOverhead(const SnapshotIndex& index, const Requirements& node_reqs,
-                                   const std::vector<Taint>& taints,
-                                   const std::string& node_name) {
+                                   const std::vector<Taint>& taints, const std::string& node_name) {
   const ClusterSnapshot& snap = *index.snapshot;
   ResourceList total;
   for (size_t d = 0; d < snap.daemon_sets.size(); ++d) {
@@ -497,8 +496,8 @@ std::shared_ptr<Scheduler::State> PrepareCluster(std::shared_ptr<const ClusterSn
   AttachVolumeLimits(*state->snapshot, *state->storage, &existing);
   state->existing = std::move(existing);
   state->remaining_limits = RemainingLimits(index);
-  state->bound_counts = std::make_shared<BoundCountCache>(state->snapshot.get(),
-                                                          &state->nodes_by_name);
+  state->bound_counts =
+      std::make_shared<BoundCountCache>(state->snapshot.get(), &state->nodes_by_name);
   state->prepared_pods = std::make_shared<PreparedPods>(state->snapshot.get());
   return state;
 }

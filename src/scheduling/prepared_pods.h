@@ -28,8 +28,8 @@ class PreparedPods {
   // One snapshot pod, prepared as a Solve would (not moving: a moving pod with volumes is
   // validated differently and is prepared afresh).
   struct Entry {
-    PodCtx ctx;           // ready for the solver when `invalid` is empty
-    std::string invalid;  // the pod error (PodValidationError and volumes), or ""
+    PodCtx ctx;              // ready for the solver when `invalid` is empty
+    std::string invalid;     // the pod error (PodValidationError and volumes), or ""
     bool bound_key = false;  // a pod of the snapshot bound to a node has this pod's key
   };
 

@@ -78,8 +78,8 @@ std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
   // Pods of the snapshot passed ValidatePod in Create; pods a host hands to Solve may not.
   const std::vector<Pod>& own = state.snapshot->pods;
   const bool from_snapshot = !own.empty() && &p >= own.data() && &p < own.data() + own.size();
-  std::string invalid = scheduling::PodValidationError(
-      p, state.pools->well_known, /*check_fields=*/!from_snapshot, full);
+  std::string invalid = scheduling::PodValidationError(p, state.pools->well_known,
+                                                       /*check_fields=*/!from_snapshot, full);
   if (p.volumes.empty()) return invalid;
   // Volumes (docs/design.md §5.3, §5.13); only pending pods are validated, as the reference.
   // The reference joins every reason of Validate, volume ones last.
@@ -108,8 +108,8 @@ const InstanceCatalog* SingleCatalog(const Scheduler::State& state) {
 }
 
 // SolveResult::lower_bound_per_hour: the bound of the pods placed on new claims.
-void SetLowerBound(const Scheduler::State& state,
-                   const std::map<std::string, const Pod*>& by_key, SolveResult& result) {
+void SetLowerBound(const Scheduler::State& state, const std::map<std::string, const Pod*>& by_key,
+                   SolveResult& result) {
   const InstanceCatalog* catalog = SingleCatalog(state);
   if (catalog == nullptr) {
     if (result.node_claims.empty()) result.lower_bound_per_hour = 0;
@@ -221,9 +221,8 @@ absl::Status PrepareSimulatedPods(const Scheduler::State& state,
             // The id leaves out minDomains: equal only with it.
             const std::optional<int32_t>& min = proto.group->min_domains;
             std::string id = internal::StrCat(proto.group->id, "|", min ? *min : -1);
-            proto.group =
-                cache.prototypes.try_emplace({proto.inverse, std::move(id)}, proto.group)
-                    .first->second;
+            proto.group = cache.prototypes.try_emplace({proto.inverse, std::move(id)}, proto.group)
+                              .first->second;
           }
           fresh->ctx.prototypes =
               std::make_shared<const scheduling::Topology::Prototypes>(std::move(protos));
@@ -281,8 +280,7 @@ absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
   std::vector<PodError> rejected;
   if (simulation != nullptr) {
     std::vector<scheduling::PodInput> inputs;
-    absl::Status s =
-        PrepareSimulatedPods(state, pods, *simulation, &ctxs, &inputs, &rejected);
+    absl::Status s = PrepareSimulatedPods(state, pods, *simulation, &ctxs, &inputs, &rejected);
     if (!s.ok()) return s;
     scheduling::Solver solver(state, std::move(ctxs), std::move(inputs), simulation);
     return Finish(pods, std::move(rejected), solver.Run());
@@ -320,8 +318,7 @@ absl::Status SchedulerOptions::Validate() const {
         "scheduler options: cost_attempts must be from 0 (auto) to 10");
   }
   if (cost_repack_rounds < 0 || cost_repack_rounds > 3) {
-    return absl::InvalidArgumentError(
-        "scheduler options: cost_repack_rounds must be from 0 to 3");
+    return absl::InvalidArgumentError("scheduler options: cost_repack_rounds must be from 0 to 3");
   }
   if (cost_threads < 0) {
     return absl::InvalidArgumentError("scheduler options: cost_threads must be >= 0");
@@ -452,9 +449,8 @@ absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods
 }
 
 absl::StatusOr<Scheduler> scheduling::Access::CreateUnchecked(
-    std::shared_ptr<const ClusterSnapshot> snapshot,
-    std::shared_ptr<const InstanceCatalog> catalog, const SchedulerOptions& options,
-    std::shared_ptr<const PoolsState> reuse) {
+    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const SchedulerOptions& options, std::shared_ptr<const PoolsState> reuse) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   const PoolCatalogs catalogs{std::move(catalog), {}};
   if (!reuse) {

@@ -8,8 +8,8 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,7 +118,7 @@ struct ExistingNodeInit {
   std::vector<Taint> taints;  // the taints that count for scheduling
   ResourceList remaining;     // allocatable - bound pods - remaining daemon overhead
   std::vector<ContainerPort> host_ports;
-  ResourceList capacity;      // with nodes: 1, for NodePool limits
+  ResourceList capacity;  // with nodes: 1, for NodePool limits
   // CSI attach limits and the claims in use (volume_topology.h); null: no limits to check.
   std::shared_ptr<const NodeVolumes> volumes;
 };
@@ -152,7 +152,7 @@ struct Scheduler::State {
   SchedulerOptions options;
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const scheduling::PoolsState> pools;
-  std::vector<scheduling::ExistingNodeInit> existing;  // initialized first, then by name
+  std::vector<scheduling::ExistingNodeInit> existing;    // initialized first, then by name
   std::map<std::string, ResourceList> remaining_limits;  // pools with limits only
   // Indexes over the snapshot for per-solve work.
   std::map<std::string, const Node*> nodes_by_name;

@@ -45,9 +45,11 @@ bool HasPreferNoScheduleToleration(const Pod& pod) {
 // Narrows a claim's requirements (`base`, or `*merged` once copied) by one volume topology
 // alternative, noting the keys that changed for the filter. The alternative constrains the
 // claim, never the pod. Kept out of line: pods without volumes never get here.
-ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(
-    const Requirements& base, const Requirements& volume_reqs, const LabelSet& well_known,
-    bool explain, std::optional<Requirements>* merged, std::vector<std::string>* changed) {
+ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(const Requirements& base,
+                                                           const Requirements& volume_reqs,
+                                                           const LabelSet& well_known, bool explain,
+                                                           std::optional<Requirements>* merged,
+                                                           std::vector<std::string>* changed) {
   const Requirements& current = *merged ? **merged : base;
   if (!current.IsCompatible(volume_reqs, &well_known)) {
     if (!explain) return absl::FailedPreconditionError("incompatible volume requirements");
@@ -69,11 +71,16 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status AddVolumeRequirements(
 
 bool IsWellKnown(std::string_view name) {
   switch (name.size()) {  // the four names differ in length
-    case kResourceCpu.size(): return name == kResourceCpu;
-    case kResourcePods.size(): return name == kResourcePods;
-    case kResourceMemory.size(): return name == kResourceMemory;
-    case kResourceEphemeralStorage.size(): return name == kResourceEphemeralStorage;
-    default: return false;
+    case kResourceCpu.size():
+      return name == kResourceCpu;
+    case kResourcePods.size():
+      return name == kResourcePods;
+    case kResourceMemory.size():
+      return name == kResourceMemory;
+    case kResourceEphemeralStorage.size():
+      return name == kResourceEphemeralStorage;
+    default:
+      return false;
   }
 }
 
@@ -250,7 +257,8 @@ bool Relax(Pod& pod, bool tolerate_prefer_no_schedule) {
     }
   }
   if (tolerate_prefer_no_schedule && !HasPreferNoScheduleToleration(pod)) {
-    pod.tolerations.push_back({"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
+    pod.tolerations.push_back(
+        {"", TolerationOperator::kExists, "", TaintEffect::kPreferNoSchedule});
     return true;
   }
   return false;
@@ -288,8 +296,8 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
   }
   label_caches_.resize(label_classes);
   topology_ = std::make_unique<Topology>(
-      state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy, &scheduling_,
-      &state_.nodes_by_name, &state_.bound_anti_affinity_pods,
+      state_.snapshot.get(), &state_.pools->universe, state_.options.preference_policy,
+      &scheduling_, &state_.nodes_by_name, &state_.bound_anti_affinity_pods,
       simulation_ != nullptr ? state_.bound_counts.get() : nullptr);
   remaining_limits_ = state_.remaining_limits;
   // Capacity per reservation: the minimum over the offerings that carry it.
@@ -297,7 +305,8 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
     for (const InstanceType* it : t.instance_types) {
       for (const Offering& o : it->offerings) {
         if (o.capacity_type != kCapacityTypeReserved || o.reservation_id.empty()) continue;
-        auto [pos, inserted] = reservation_capacity_.emplace(o.reservation_id, o.reservation_capacity);
+        auto [pos, inserted] =
+            reservation_capacity_.emplace(o.reservation_id, o.reservation_capacity);
         if (!inserted) pos->second = std::min(pos->second, o.reservation_capacity);
       }
     }
@@ -310,9 +319,8 @@ Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
         ResourceList back = limits->second;
         back.Add(e.capacity);
         ResourceList restored = limits->second;
-        limits->second.ForEach([&](std::string_view name, int64_t) {
-          restored.Set(name, back.Get(name));
-        });
+        limits->second.ForEach(
+            [&](std::string_view name, int64_t) { restored.Set(name, back.Get(name)); });
         limits->second = std::move(restored);
       }
       continue;
@@ -402,8 +410,7 @@ void Solver::ClaimCursor::Advance() {
   Pick();
 }
 
-absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
-                                         const PodCtx& pod) const {
+absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const {
   if (pod.volumes != nullptr && !pod.volumes->usage_known) {
     return absl::FailedPreconditionError("failed tracking volume usage");
   }
@@ -418,8 +425,7 @@ absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node,
   return absl::FailedPreconditionError(internal::StrCat("checking volume usage, ", s.message()));
 }
 
-absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod,
-                                    Requirements* out_reqs) {
+absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs) {
   if (!ToleratesAll(node.init->taints, pod.working().tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
   }
@@ -492,8 +498,8 @@ void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements r
                     &label_caches_[pod.label_class], &pod.record_cache);
 }
 
-absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod,
-                                             bool relax_min_values, bool explain) {
+absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+                                             bool explain) {
   if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
     return CanAddClaimWith(claim, pod, nullptr, relax_min_values, explain);
   }
@@ -525,8 +531,8 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
     changed->push_back(r.key());
   }
   if (volume_reqs != nullptr) {
-    if (absl::Status s = AddVolumeRequirements(claim.requirements, *volume_reqs, wk, explain,
-                                               merged, changed);
+    if (absl::Status s =
+            AddVolumeRequirements(claim.requirements, *volume_reqs, wk, explain, merged, changed);
         !s.ok()) {
       return s;
     }
@@ -626,8 +632,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   std::vector<int>& kept = fit.instance_types;
   if (claim.its_bits.empty() && t.has_headroom_rows()) BitsOf(claim.its, t.words, &claim.its_bits);
   FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
-             &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits,
-             &fit.instance_bits, &fit.all_kept);
+             &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits, &fit.instance_bits,
+             &fit.all_kept);
   fit.dropped_known = true;
   auto materialize = [&]() -> Requirements& {
     if (!merged) merged = claim.requirements;
@@ -643,8 +649,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
       fit.all_kept = false;
       fit.instance_bits.clear();
       if (relax_min_values) {
-        FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports,
-                                              claim.ports, /*relax_min_values=*/true);
+        FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
+                                              /*relax_min_values=*/true);
         kept = std::move(f.kept);
         fit.relaxed_min_values = f.relaxed_min_values;
       } else {
@@ -656,8 +662,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     Recycle(fit);
     if (!explain) return absl::FailedPreconditionError("no instance type");
     Requirements& reqs = materialize();
-    FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
-                                          relax_min_values);
+    FilterOutcome f =
+        FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports, relax_min_values);
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
   // Reserved offerings (docs/design.md §5.15): the compatible reserved offerings of the kept types,
@@ -713,8 +719,8 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
         fit.dropped_known ? DropKeepsMax(claim, fit.dropped)
                           : KeepsMax(claim.its, fit.types(claim), value, claim.max_allocatable);
   }
-  if (!fit.all_kept) {  // else the claim keeps its types (and their bits)
-    claim.its.swap(fit.instance_types);  // the old list's buffer goes back to the filter
+  if (!fit.all_kept) {                       // else the claim keeps its types (and their bits)
+    claim.its.swap(fit.instance_types);      // the old list's buffer goes back to the filter
     claim.its_bits.swap(fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
   }
   Recycle(fit);
@@ -722,16 +728,16 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   if (fit.requirements) claim.requirements = std::move(*fit.requirements);
   const Requirement* zone = claim.requirements.Find(kLabelZone);
   if (claim.pods.size() > 1) --pinned_claims_[claim.pinned_zone];
-  claim.pinned_zone =
-      (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
-          ? zone->values()[0]
-          : std::string();
+  claim.pinned_zone = (zone != nullptr && zone->op() == Operator::kIn && zone->values().size() == 1)
+                          ? zone->values()[0]
+                          : std::string();
   claim.pinned_zone_id = claim.pinned_zone.empty() ? -1 : ZoneId(claim.pinned_zone);
   ++pinned_claims_[claim.pinned_zone];
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   if (!claim.max_allocatable_valid) {
     claim.max_allocatable = ResourceList();
-    for (int i : claim.its) claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
+    for (int i : claim.its)
+      claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
     claim.max_allocatable_valid = true;
     claim.max_attainers_valid = false;
   }
@@ -744,8 +750,8 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
     // The launch price changes only if the current launch type left or the offerings did.
     if (requirements_changed || claim.current_type < 0 ||
         std::find(claim.its.begin(), claim.its.end(), claim.current_type) == claim.its.end()) {
-      claim.current_price = cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements,
-                                               &claim.current_type);
+      claim.current_price =
+          cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements, &claim.current_type);
     }
     IndexOpenClaim(claim, /*insert=*/true);
   }
@@ -771,8 +777,7 @@ absl::Status Solver::Add(PodCtx& pod) {
 bool Solver::PlaceOnExisting(PodCtx& pod) {
   const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
   // Only nodes with room for the pod's cpu, memory and pod slot (Fits' own comparison).
-  const FirstFitIndex::Room need = {pod.requests.cpu(), pod.requests.memory(),
-                                    pod.requests.pods()};
+  const FirstFitIndex::Room need = {pod.requests.cpu(), pod.requests.memory(), pod.requests.pods()};
   for (FirstFitIndex::Cursor cursor(existing_index_, need); cursor.id() >= 0; cursor.Advance()) {
     ExistingNodeState& node = existing_[static_cast<size_t>(cursor.id())];
     if (moving && simulation_->under_consolidate_after.count(node.init->name) > 0) continue;
@@ -953,14 +958,13 @@ bool Solver::PlaceOnPlannedClaim(PodCtx& pod,
   return true;
 }
 
-bool Solver::PlaceOnClaimCost(PodCtx& pod,
-                              const std::vector<Topology::HostnameCheck>& host_checks,
+bool Solver::PlaceOnClaimCost(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
                               const std::vector<std::vector<int>>& zone_check_ids) {
   if (pod.plan_group >= 0) return PlaceOnPlannedClaim(pod, host_checks, zone_check_ids);
-  // Templates in the pod's order (by weight unless PoolOrder::kPrice); within one, the claims launching the pod's capacity type whose
-  // target has at least the pod's cpu left, least room first (best fit decreasing). Of the
-  // first kMaxFits claims that take the pod, the one whose launch price rises least; a claim
-  // that takes it for free ends the search.
+  // Templates in the pod's order (by weight unless PoolOrder::kPrice); within one, the claims
+  // launching the pod's capacity type whose target has at least the pod's cpu left, least room
+  // first (best fit decreasing). Of the first kMaxFits claims that take the pod, the one whose
+  // launch price rises least; a claim that takes it for free ends the search.
   constexpr int kMaxFits = 4;
   constexpr int kMaxChecks = 16;
   ClaimState* best = nullptr;
@@ -996,15 +1000,13 @@ bool Solver::PlaceOnClaimCost(PodCtx& pod,
       ++fits;
       // Free when the claim's current launch type still takes it with the same offerings.
       const bool same_type =
-          !fit->requirements &&
-          std::find(fit->types(claim).begin(), fit->types(claim).end(),
-                    claim.current_type) != fit->types(claim).end();
-      const double delta =
-          same_type ? 0.0
-                    : cost_->LaunchPrice(t, fit->types(claim),
-                                         fit->requirements ? *fit->requirements
-                                                           : claim.requirements) -
-                          claim.current_price;
+          !fit->requirements && std::find(fit->types(claim).begin(), fit->types(claim).end(),
+                                          claim.current_type) != fit->types(claim).end();
+      const double delta = same_type ? 0.0
+                                     : cost_->LaunchPrice(t, fit->types(claim),
+                                                          fit->requirements ? *fit->requirements
+                                                                            : claim.requirements) -
+                                           claim.current_price;
       if (best == nullptr || delta < best_delta - 1e-12) {
         best = &claim;
         best_fit = *std::move(fit);
@@ -1029,8 +1031,7 @@ std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_
     return candidates;
   }
   if (limits->second.Has(kResourceNodes) && limits->second.Get(kResourceNodes) == 0) {
-    *skip_reason =
-        internal::StrCat("node limits have been exhausted for nodepool \"", pool, "\"");
+    *skip_reason = internal::StrCat("node limits have been exhausted for nodepool \"", pool, "\"");
     return candidates;
   }
   // Limits only shrink during a solve, so the types within them only shrink too: the last
@@ -1050,14 +1051,15 @@ std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_
       for (size_t i = 0; i < t.instance_types.size(); ++i) keep(static_cast<int>(i));
     }
     memo.max_capacity = ResourceList();
-    for (int i : kept) memo.max_capacity.MaxWith(t.instance_types[static_cast<size_t>(i)]->capacity);
+    for (int i : kept)
+      memo.max_capacity.MaxWith(t.instance_types[static_cast<size_t>(i)]->capacity);
     memo.candidates = std::move(kept);
     memo.valid = true;
   }
   candidates = memo.candidates;
   if (candidates.empty()) {
-    *skip_reason = internal::StrCat(
-        "all available instance types exceed limits for nodepool \"", pool, "\"");
+    *skip_reason =
+        internal::StrCat("all available instance types exceed limits for nodepool \"", pool, "\"");
   }
   return candidates;
 }
@@ -1124,9 +1126,9 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
     }
     claim->its = std::move(candidates);
     claim->min_values_relaxed = t.min_values_relaxed;
-    absl::StatusOr<ClaimFit> fit = CanAddClaim(
-        *claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,
-        /*explain=*/true);
+    absl::StatusOr<ClaimFit> fit =
+        CanAddClaim(*claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,
+                    /*explain=*/true);
     if (fit.status().code() == kReservedOfferingError) {
       // No fallback to lower-weight NodePools while a higher one has compatible reservations.
       return fit.status();
@@ -1195,8 +1197,13 @@ uint64_t UidBytes(std::string_view uid, size_t from) {
 
 QueueKey KeyOf(const PodCtx& p, size_t index, size_t uid_prefix) {
   const std::string& uid = p.original->metadata.uid;
-  return {p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
-          UidBytes(uid, uid_prefix), &uid, &p.key, index};
+  return {p.requests.cpu(),
+          p.requests.memory(),
+          p.original->metadata.creation_timestamp,
+          UidBytes(uid, uid_prefix),
+          &uid,
+          &p.key,
+          index};
 }
 
 }  // namespace
@@ -1219,8 +1226,8 @@ std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indice
   for (size_t k = 0; k < indices.size(); ++k) {
     const PodCtx& p = View(indices[k]);
     const std::string& uid = p.original->metadata.uid;
-    keys.push_back({p.requests.cpu(), p.requests.memory(),
-                    p.original->metadata.creation_timestamp, 0, &uid, &p.key, k});
+    keys.push_back({p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
+                    0, &uid, &p.key, k});
     std::copy_n(uid.data(), std::min(uid.size(), kUidCopy), &uid_bytes[k * kUidCopy]);
     if (lo == nullptr || uid < *lo) lo = &uid;
     if (hi == nullptr || *hi < uid) hi = &uid;
@@ -1231,11 +1238,11 @@ std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indice
   }
   for (size_t k = 0; k < keys.size(); ++k) {
     const std::string& uid = *keys[k].uid;
-    keys[k].uid_bytes = prefix + 8 <= kUidCopy || uid.size() <= kUidCopy
-                            ? UidBytes(std::string_view(&uid_bytes[k * kUidCopy],
-                                                        std::min(uid.size(), kUidCopy)),
-                                       prefix)
-                            : UidBytes(uid, prefix);
+    keys[k].uid_bytes =
+        prefix + 8 <= kUidCopy || uid.size() <= kUidCopy
+            ? UidBytes(std::string_view(&uid_bytes[k * kUidCopy], std::min(uid.size(), kUidCopy)),
+                       prefix)
+            : UidBytes(uid, prefix);
   }
   // A lambda, not the function pointer, so that the comparison is inlined into the sort.
   std::sort(keys.begin(), keys.end(),
@@ -1269,7 +1276,8 @@ std::vector<size_t> Solver::QueueOrder() const {
   // The shared contexts (the same pending pods in every simulation) keep their order between
   // simulations; the others are sorted and merged in (the same order: it is total).
   std::vector<size_t> shared, own;
-  for (size_t i = 0; i < refs_.size(); ++i) (refs_[i].shared != nullptr ? shared : own).push_back(i);
+  for (size_t i = 0; i < refs_.size(); ++i)
+    (refs_[i].shared != nullptr ? shared : own).push_back(i);
   auto before = [&](size_t a, size_t b) { return QueueBefore(a, b); };
   {
     const std::vector<uint32_t> perm = QueuePermutation(own);
@@ -1316,8 +1324,8 @@ SolveResult Solver::Run() {
   for (size_t i = 0; i < refs_.size(); ++i) update_groups(View(i), true, /*first=*/true);
 
   const bool limited = state_.options.time_limit != absl::InfiniteDuration();
-  const absl::Time deadline = limited ? absl::Now() + state_.options.time_limit
-                                      : absl::InfiniteFuture();
+  const absl::Time deadline =
+      limited ? absl::Now() + state_.options.time_limit : absl::InfiniteFuture();
   std::deque<size_t> queue(order.begin(), order.end());
   std::vector<size_t> last_len(refs_.size(), 0);
   std::map<std::string, std::string> errors;

@@ -157,8 +157,8 @@ struct ClaimFit {
   const std::vector<int>& types(const ClaimState& claim) const {
     return all_kept ? claim.its : instance_types;
   }
-  bool relaxed_min_values = false;           // minValues lowered (BestEffort)
-  std::set<std::string> reservations;        // reservations the claim holds after the pod
+  bool relaxed_min_values = false;     // minValues lowered (BestEffort)
+  std::set<std::string> reservations;  // reservations the claim holds after the pod
 };
 
 // Finalize's type lists shared by equivalent claims (finalize.cc).
@@ -247,8 +247,8 @@ class Solver {
                                        bool explain);
   // CanAddClaim with one volume topology alternative (null: none).
   absl::StatusOr<ClaimFit> CanAddClaimWith(ClaimState& claim, PodCtx& pod,
-                                           const Requirements* volume_reqs,
-                                           bool relax_min_values, bool explain);
+                                           const Requirements* volume_reqs, bool relax_min_values,
+                                           bool explain);
   // CanAddClaimWith's requirement step: merges the pod's, the volume alternative's and the
   // topology requirements into `*merged` (copied from the claim's only when something
   // narrows), noting the changed keys.

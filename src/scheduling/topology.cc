@@ -23,9 +23,12 @@ constexpr size_t kIndexedScanMin = 16;
 
 std::string_view TypeName(TopologyType t) {
   switch (t) {
-    case TopologyType::kSpread: return "topology spread";
-    case TopologyType::kAffinity: return "pod affinity";
-    case TopologyType::kAntiAffinity: return "pod anti-affinity";
+    case TopologyType::kSpread:
+      return "topology spread";
+    case TopologyType::kAffinity:
+      return "pod affinity";
+    case TopologyType::kAntiAffinity:
+      return "pod anti-affinity";
   }
   return "";
 }
@@ -157,8 +160,7 @@ std::vector<uint32_t> SelectorIndex::Candidates(const std::map<std::string, std:
                                                 size_t from) const {
   std::vector<uint32_t> out;
   auto add = [&](const std::vector<uint32_t>& list) {
-    out.insert(out.end(),
-               std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(from)),
+    out.insert(out.end(), std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(from)),
                list.end());
   };
   add(scan_);
@@ -274,9 +276,12 @@ Requirement TopologyGroup::Next(const Pod& pod, const Requirement& pod_domains,
                    : Requirement::DoesNotExist(key);
   }
   switch (type) {
-    case TopologyType::kSpread: return NextSpread(pod, pod_domains, node_domains);
-    case TopologyType::kAffinity: return NextAffinity(pod, pod_domains, node_domains);
-    case TopologyType::kAntiAffinity: return NextAntiAffinity(pod_domains, node_domains);
+    case TopologyType::kSpread:
+      return NextSpread(pod, pod_domains, node_domains);
+    case TopologyType::kAffinity:
+      return NextAffinity(pod, pod_domains, node_domains);
+    case TopologyType::kAntiAffinity:
+      return NextAntiAffinity(pod_domains, node_domains);
   }
   return Requirement::DoesNotExist(key);
 }
@@ -392,8 +397,7 @@ std::string TopologyGroup::CountsString() const {
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
                    PreferencePolicy policy, const absl::flat_hash_set<std::string_view>* scheduling,
                    const std::map<std::string, const Node*>* nodes_by_name,
-                   const std::vector<const Pod*>* anti_affinity_pods,
-                   BoundCountCache* bound_counts)
+                   const std::vector<const Pod*>* anti_affinity_pods, BoundCountCache* bound_counts)
     : snapshot_(snapshot),
       universe_(universe),
       policy_(policy),
@@ -435,7 +439,7 @@ const Requirements& Topology::RequirementsOf(const Node& node) const {
 }
 
 const std::optional<std::string>& Topology::DomainOf(const Node& node,
-                                                    const std::string& key) const {
+                                                     const std::string& key) const {
   absl::node_hash_map<const Node*, std::optional<std::string>>& by_node = node_domains_[key];
   auto it = by_node.find(&node);
   if (it == by_node.end()) it = by_node.emplace(&node, NodeDomain(node, key)).first;
@@ -550,8 +554,7 @@ void Topology::AddNodeDomains() const {
   }
 }
 
-const std::shared_ptr<const std::vector<char>>& Topology::NodeMask(
-    const NodeFilter& filter) const {
+const std::shared_ptr<const std::vector<char>>& Topology::NodeMask(const NodeFilter& filter) const {
   auto [it, fresh] = node_masks_.try_emplace(filter.Id());
   if (!fresh) return it->second;
   AddNodeDomains();
@@ -652,10 +655,9 @@ void Topology::Own(TopologyGroup* g, bool inverse, std::string_view key) {
   // Kept in group id order, GroupsFor's deterministic order (the reference's map iteration
   // is not), so that it is not sorted again on every call.
   std::vector<TopologyGroup*>& owned = owned_by_pod_[key];
-  owned.insert(std::upper_bound(owned.begin(), owned.end(), g,
-                                [](const TopologyGroup* a, const TopologyGroup* b) {
-                                  return a->id < b->id;
-                                }),
+  owned.insert(std::upper_bound(
+                   owned.begin(), owned.end(), g,
+                   [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; }),
                g);
 }
 
@@ -747,9 +749,8 @@ void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) 
     }
     const std::optional<LabelSelector>& selector = with_keys ? with_keys : tsc.label_selector;
     NodeFilter filter = MakeNodeFilter(pod, tsc);
-    const std::string id = internal::StrCat("spread|", tsc.topology_key, "|", ns, "|",
-                                            tsc.max_skew, "|", filter.Id(), "|",
-                                            SelectorId(selector));
+    const std::string id = internal::StrCat("spread|", tsc.topology_key, "|", ns, "|", tsc.max_skew,
+                                            "|", filter.Id(), "|", SelectorId(selector));
     f(id, false, [&] {
       TopologyGroup g;
       g.key = tsc.topology_key;
@@ -778,7 +779,8 @@ void Topology::ForEachPrototype(const Pod& pod, PreferencePolicy policy, F&& f) 
       return g;
     });
   };
-  for (const PodAffinityTerm& t : pod.pod_affinity.required) add_affinity(t, TopologyType::kAffinity);
+  for (const PodAffinityTerm& t : pod.pod_affinity.required)
+    add_affinity(t, TopologyType::kAffinity);
   for (const PodAffinityTerm& t : pod.pod_anti_affinity.required) {
     add_affinity(t, TopologyType::kAntiAffinity);
   }
@@ -821,7 +823,8 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
       cache.seen = inverse_list_.size();
     }
     for (; cache.seen < inverse_list_.size(); ++cache.seen) {
-      if (inverse_list_[cache.seen]->Selects(pod)) cache.groups.push_back(inverse_list_[cache.seen]);
+      if (inverse_list_[cache.seen]->Selects(pod))
+        cache.groups.push_back(inverse_list_[cache.seen]);
     }
     std::sort(cache.groups.begin(), cache.groups.end(),
               [](const TopologyGroup* a, const TopologyGroup* b) { return a->id < b->id; });
@@ -840,8 +843,10 @@ bool IntersectionKeeps(const Requirement& a, const Requirement& b) {
   if (bmv && (!amv || *bmv > *amv)) return false;
   const std::vector<std::string>& x = a.values();
   const std::vector<std::string>& y = b.values();
-  if (!a.complement() && !b.complement()) return std::includes(y.begin(), y.end(), x.begin(), x.end());
-  if (a.complement() && b.complement()) return std::includes(x.begin(), x.end(), y.begin(), y.end());
+  if (!a.complement() && !b.complement())
+    return std::includes(y.begin(), y.end(), x.begin(), x.end());
+  if (a.complement() && b.complement())
+    return std::includes(x.begin(), x.end(), y.begin(), y.end());
   if (a.complement()) return false;
   // In ∩ NotIn: no value in common.
   for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {

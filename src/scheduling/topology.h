@@ -151,7 +151,7 @@ class SelectorIndex {
  private:
   size_t indexed_ = 0;
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::vector<uint32_t>>
-      by_pair_;                  // looked up, never iterated
+      by_pair_;                 // looked up, never iterated
   std::vector<uint32_t> scan_;  // groups that require no label pair
 };
 
@@ -253,7 +253,9 @@ void TopologyGroup::ForEachDomain(F&& f) const {
       ++reg;
       continue;
     }
-    const int order = reg == names->end() ? -1 : own == own_end ? 1 : own->first.compare(reg->first);
+    const int order = reg == names->end() ? -1
+                      : own == own_end    ? 1
+                                          : own->first.compare(reg->first);
     if (order <= 0) {
       if (order == 0) ++reg;
       if (!f(own->first, own->second)) return;
@@ -271,8 +273,8 @@ class Topology {
   // `scheduling` are the pods of this Solve (their bound counterparts are not counted).
   // `nodes_by_name` and `anti_affinity_pods` (bound pods with required anti-affinity) are
   // indexes over `snapshot`; all pointers must outlive the Topology.
-  Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
-           PreferencePolicy policy, const absl::flat_hash_set<std::string_view>* scheduling,
+  Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe, PreferencePolicy policy,
+           const absl::flat_hash_set<std::string_view>* scheduling,
            const std::map<std::string, const Node*>* nodes_by_name,
            const std::vector<const Pod*>* anti_affinity_pods,
            BoundCountCache* bound_counts = nullptr);
@@ -300,8 +302,7 @@ class Topology {
   // Update(pod) with `protos` = PrototypesOf(pod, policy) and `key` = pod.Key(). `protos` and
   // `key` must outlive the Topology: groups are found again by the prototype's address.
   // `first`: this is the pod's first Update (it owns no group yet).
-  void Update(const Pod& pod, const std::string& key, const Prototypes& protos,
-              bool first = false);
+  void Update(const Pod& pod, const std::string& key, const Prototypes& protos, bool first = false);
   // The groups that matter for one pod: those it owns and the inverse groups selecting it.
   // Valid until the next Update() or GetOrCreate.
   struct PodGroups {
@@ -420,8 +421,8 @@ class Topology {
   mutable std::optional<std::vector<std::pair<const Pod*, const Node*>>> counted_bound_pods_;
   // CountedBoundPods' positions by label pair (built on first use; looked up, never
   // iterated): the pods a group's selector may select, from a label pair it requires.
-  mutable std::optional<absl::flat_hash_map<std::pair<std::string_view, std::string_view>,
-                                            std::vector<uint32_t>>>
+  mutable std::optional<
+      absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::vector<uint32_t>>>
       bound_pods_by_label_;
   // Ascending positions in CountedBoundPods() that include every pod `g` selects, or null
   // when `g` requires no label pair (then every pod is a candidate). `scratch` holds a

@@ -14,7 +14,7 @@
 namespace karp::scheduling {
 
 absl::StatusOr<std::shared_ptr<const PodVolumes>> PodVolumesFor(const StorageIndex& storage,
-                                                                 const Pod& pod, bool validate) {
+                                                                const Pod& pod, bool validate) {
   if (pod.volumes.empty()) return std::shared_ptr<const PodVolumes>();
   if (validate) {
     if (absl::Status s = storage.ValidatePod(pod); !s.ok()) return s;

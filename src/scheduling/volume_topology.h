@@ -41,7 +41,7 @@ struct NodeVolumes {
 // (FailedPrecondition, the reason without "ignoring pod, "); otherwise, as the reference,
 // topology that cannot be resolved leaves the pod unconstrained.
 absl::StatusOr<std::shared_ptr<const PodVolumes>> PodVolumesFor(const StorageIndex& storage,
-                                                                 const Pod& pod, bool validate);
+                                                                const Pod& pod, bool validate);
 
 // Sets ExistingNodeInit::volumes for the real nodes (not in-flight NodeClaims) whose CSINode
 // has limits, with the claims of their non-terminal bound pods. O(P + N log N).

@@ -50,9 +50,9 @@ LineRead NextLine(std::istream& in, std::vector<char>& buf, std::string* line) {
 }
 
 absl::Status LineTooLong(const std::string& path, int64_t line_no) {
-  return absl::InvalidArgumentError(
-      internal::StrCat(internal::EscapeForMessage(path), ": line ", line_no,
-                       ": longer than ", kMaxLineBytes, " bytes (not an openb CSV file?)"));
+  return absl::InvalidArgumentError(internal::StrCat(internal::EscapeForMessage(path), ": line ",
+                                                     line_no, ": longer than ", kMaxLineBytes,
+                                                     " bytes (not an openb CSV file?)"));
 }
 
 NodePool MakePool(std::string name, std::vector<NodeSelectorRequirement> reqs) {

@@ -29,9 +29,9 @@
 #include "karp/aws_catalog.h"
 #include "karp/cloud_provider.h"
 #include "karp/consolidator.h"
+#include "karp/in_memory_cloud_provider.h"
 #include "karp/labels.h"
 #include "karp/scheduler.h"
-#include "karp/in_memory_cloud_provider.h"
 
 namespace karp::sim {
 
@@ -69,8 +69,7 @@ std::vector<Policy> StandardPolicies() {
     out.push_back(std::move(p));
   };
   karpenter("underutilized-spot", ConsolidationPolicy::kWhenEmptyOrUnderutilized, "spot");
-  karpenter("underutilized-on-demand", ConsolidationPolicy::kWhenEmptyOrUnderutilized,
-            "on-demand");
+  karpenter("underutilized-on-demand", ConsolidationPolicy::kWhenEmptyOrUnderutilized, "on-demand");
   karpenter("empty-spot", ConsolidationPolicy::kWhenEmpty, "spot");
   karpenter("empty-on-demand", ConsolidationPolicy::kWhenEmpty, "on-demand");
   Policy s;
@@ -141,16 +140,16 @@ std::string FormatFixed(double v, int digits) {
 }
 
 enum class EvKind {
-  kScale,             // deployment `index` step `value`
-  kJobArrive,         // job `index`
-  kPodArrive,         // trace pod `index`
-  kPodLeave,          // trace pod `name`
-  kJobDone,           // pod `name`, generation `gen`
-  kNodeReady,         // node `name`
-  kInterruptNotice,   // trace interruption `index` (or node `name` for drawn notices)
-  kInterruptDeadline, // node `name`
-  kCapacityFail,      // capacity error `index`
-  kCapacityRestore,   // capacity error `index`
+  kScale,              // deployment `index` step `value`
+  kJobArrive,          // job `index`
+  kPodArrive,          // trace pod `index`
+  kPodLeave,           // trace pod `name`
+  kJobDone,            // pod `name`, generation `gen`
+  kNodeReady,          // node `name`
+  kInterruptNotice,    // trace interruption `index` (or node `name` for drawn notices)
+  kInterruptDeadline,  // node `name`
+  kCapacityFail,       // capacity error `index`
+  kCapacityRestore,    // capacity error `index`
 };
 
 struct Event {
@@ -213,9 +212,8 @@ class ReusedScheduler {
                                        const SchedulerOptions& options = {}) {
     const bool same = reuse_ && scheduler_ && catalog_ == catalog;
     if (same && snapshot_ == snap) return &*scheduler_;
-    absl::StatusOr<Scheduler> next = same
-                                         ? scheduler_->Update(*snap)
-                                         : Scheduler::Create(*snap, catalog, options);
+    absl::StatusOr<Scheduler> next =
+        same ? scheduler_->Update(*snap) : Scheduler::Create(*snap, catalog, options);
     if (!next.ok()) return next.status();
     scheduler_ = *std::move(next);
     catalog_ = std::move(catalog);
@@ -258,15 +256,16 @@ class Engine {
   bool Karpenter() const { return policy_.kind == Policy::Kind::kKarpenter; }
   absl::Duration Offset() const { return now_ - trace_.start; }
   void Log(std::string kind, std::string detail) {
-    if (options_.record_events) result_.events.push_back({Offset(), std::move(kind), std::move(detail)});
+    if (options_.record_events)
+      result_.events.push_back({Offset(), std::move(kind), std::move(detail)});
   }
   // Every change of what a plan sees (pods, nodes): plans and cached views start afresh.
   void StateChanged() {
     ++state_version_;
     ++view_version_;
   }
-  void Push(absl::Time at, EvKind kind, size_t index = 0, int64_t value = 0,
-            std::string name = "", uint64_t gen = 0) {
+  void Push(absl::Time at, EvKind kind, size_t index = 0, int64_t value = 0, std::string name = "",
+            uint64_t gen = 0) {
     queue_.push(Event{at, next_seq_++, kind, index, value, std::move(name), gen});
   }
 
@@ -336,8 +335,8 @@ class Engine {
   std::priority_queue<Event, std::vector<Event>, EventLater> queue_;
   uint64_t next_seq_ = 0;
 
-  std::map<std::string, SimPod> pods_;   // by "namespace/name"
-  std::map<std::string, SimNode> nodes_;  // by name
+  std::map<std::string, SimPod> pods_;        // by "namespace/name"
+  std::map<std::string, SimNode> nodes_;      // by name
   std::map<std::string, int64_t> next_node_;  // per NodePool
   std::map<std::string, int64_t> deployment_seq_;
   std::map<std::string, int64_t> job_seq_;
@@ -361,7 +360,7 @@ class Engine {
     std::optional<absl::Time> at;
   };
   uint64_t view_version_ = 1;
-  CachedView views_[2];  // kube-scheduler view, Karpenter view
+  CachedView views_[2];           // kube-scheduler view, Karpenter view
   uint64_t planned_version_ = 0;  // the version of the last plan that found nothing
   absl::Time plan_refresh_at_;
   bool interruption_pending_ = false;
@@ -392,11 +391,10 @@ absl::Status Engine::BuildPools() {
   }
   for (NodePool np : trace_.cluster.node_pools) {
     auto drop = [&](std::string_view key) {
-      np.requirements.erase(std::remove_if(np.requirements.begin(), np.requirements.end(),
-                                           [&](const NodeSelectorRequirement& r) {
-                                             return r.key == key;
-                                           }),
-                            np.requirements.end());
+      np.requirements.erase(
+          std::remove_if(np.requirements.begin(), np.requirements.end(),
+                         [&](const NodeSelectorRequirement& r) { return r.key == key; }),
+          np.requirements.end());
     };
     if (!policy_.capacity_types.empty()) {
       drop(kLabelCapacityType);
@@ -426,8 +424,10 @@ absl::Status Engine::BuildPools() {
       drop("karpenter.k8s.aws/instance-generation");
       np.requirements.push_back(
           {std::string(kLabelInstanceType), Operator::kIn, types->second, std::nullopt});
-      np.requirements.push_back({std::string(kLabelCapacityType), Operator::kIn,
-                                 {std::string(kCapacityTypeOnDemand)}, std::nullopt});
+      np.requirements.push_back({std::string(kLabelCapacityType),
+                                 Operator::kIn,
+                                 {std::string(kCapacityTypeOnDemand)},
+                                 std::nullopt});
       np.consolidate_after = std::nullopt;  // the scale-down rule replaces consolidation
       np.expire_after = std::nullopt;
     }
@@ -492,8 +492,8 @@ absl::Status Engine::Init() {
   for (size_t j = 0; j < trace_.jobs.size(); ++j) {
     const JobTrace& job = trace_.jobs[j];
     if (job.every && *job.every <= absl::ZeroDuration()) {
-      return absl::InvalidArgumentError(internal::StrCat("trace ", trace_.name, ": jobs[", j,
-                                                         "].every must be positive"));
+      return absl::InvalidArgumentError(
+          internal::StrCat("trace ", trace_.name, ": jobs[", j, "].every must be positive"));
     }
     for (absl::Duration at = job.at; at < trace_.duration && at < job.until;
          at += job.every.value_or(absl::InfiniteDuration())) {
@@ -531,9 +531,8 @@ absl::Status Engine::Init() {
 // ---------------------------------------------------------------------------------------------
 // Pods
 
-void Engine::CreatePod(const std::string& workload, const std::string& ns,
-                       const std::string& name, const PodShape& shape, bool job,
-                       absl::Duration run_for, int64_t seq) {
+void Engine::CreatePod(const std::string& workload, const std::string& ns, const std::string& name,
+                       const PodShape& shape, bool job, absl::Duration run_for, int64_t seq) {
   SimPod p;
   p.pod.metadata.name = name;
   p.pod.metadata.namespace_ = ns.empty() ? "default" : ns;
@@ -654,8 +653,8 @@ absl::StatusOr<std::string> Engine::Launch(NewNodeClaim claim) {
     const int failed = static_cast<int>(after - before);
     result_.summary.capacity_errors += failed;
     for (int i = 0; i < failed; ++i) mark_expiries_.push_back(now_ + absl::Minutes(3));
-    Log("ice", internal::StrCat(claim.name, ": ", failed,
-                                " offering(s) had insufficient capacity"));
+    Log("ice",
+        internal::StrCat(claim.name, ": ", failed, " offering(s) had insufficient capacity"));
   }
   if (!instance.ok()) {
     if (instance.status().code() != absl::StatusCode::kResourceExhausted &&
@@ -681,9 +680,9 @@ absl::StatusOr<std::string> Engine::Launch(NewNodeClaim claim) {
   node.seq = ++node_seq_;
   ++result_.summary.launches;
   last_scale_up_ = now_;
-  Log("launch", internal::StrCat(node.name, " ", instance->instance_type, " ",
-                                 instance->capacity_type, " ", instance->zone, " $",
-                                 FormatFixed(instance->price, 4), "/h"));
+  Log("launch",
+      internal::StrCat(node.name, " ", instance->instance_type, " ", instance->capacity_type, " ",
+                       instance->zone, " $", FormatFixed(instance->price, 4), "/h"));
   Push(now_ + options_.launch_latency, EvKind::kNodeReady, 0, 0, node.name);
   if (trace_.spot_interruption_rate > 0 && instance->capacity_type == kCapacityTypeSpot) {
     const double u = Unit(SplitMix(trace_.seed ^ SplitMix(static_cast<uint64_t>(node.seq))));
@@ -963,7 +962,8 @@ absl::Status Engine::KubeSchedule() {
     for (const ExistingPlacement& e : r.existing_nodes) {
       if (e.in_flight) continue;
       auto n = nodes_.find(e.name);
-      if (n == nodes_.end()) return absl::InternalError("kube-scheduler placed a pod on a node that does not exist");
+      if (n == nodes_.end())
+        return absl::InternalError("kube-scheduler placed a pod on a node that does not exist");
       for (const std::string& key : e.pods) {
         auto p = pods_.find(key);
         if (p != pods_.end() && p->second.pod.node_name.empty()) Bind(p->second, n->second);
@@ -1095,8 +1095,8 @@ absl::Status Engine::Disrupt(bool forced) {
   StateChanged();
   Log("disrupt", internal::StrCat(DisruptionDecisionName(cmd.decision), " ", reason, ": ", names,
                                   replacements.empty() ? "" : " -> ",
-                                  replacements.empty() ? "" : replacements.front(),
-                                  ", saving $", FormatFixed(cmd.savings_per_hour, 4), "/h"));
+                                  replacements.empty() ? "" : replacements.front(), ", saving $",
+                                  FormatFixed(cmd.savings_per_hour, 4), "/h"));
   if (replacements.empty()) {
     for (const std::string& c : cmd.candidates) Drain(c, reason);
   } else {
@@ -1125,9 +1125,11 @@ absl::Status Engine::ScaleDownStatic() {
     if (gpus > 0) {
       util = static_cast<double>(req.Get("nvidia.com/gpu")) / static_cast<double>(gpus);
     } else {
-      if (n.allocatable.cpu() > 0) util = std::max(util, static_cast<double>(req.cpu()) / n.allocatable.cpu());
+      if (n.allocatable.cpu() > 0)
+        util = std::max(util, static_cast<double>(req.cpu()) / n.allocatable.cpu());
       if (n.allocatable.memory() > 0) {
-        util = std::max(util, static_cast<double>(req.memory()) / static_cast<double>(n.allocatable.memory()));
+        util = std::max(
+            util, static_cast<double>(req.memory()) / static_cast<double>(n.allocatable.memory()));
       }
     }
     if (util < policy_.scale_down_utilization) {
@@ -1352,8 +1354,8 @@ absl::StatusOr<SimResult> Engine::Run() {
   sum.pending_p50_seconds = rank(0.50);
   sum.pending_p99_seconds = rank(0.99);
   sum.pending_max_seconds = episodes_.empty() ? 0 : episodes_.back();
-  for (double* d : {&sum.total_cost, &sum.committed_cost, &sum.discounted_cost,
-                    &sum.on_demand_cost, &sum.spot_cost}) {
+  for (double* d : {&sum.total_cost, &sum.committed_cost, &sum.discounted_cost, &sum.on_demand_cost,
+                    &sum.spot_cost}) {
     *d = std::round(*d * 1e6) / 1e6;
   }
   sum.node_hours = std::round(sum.node_hours * 1e6) / 1e6;
@@ -1397,8 +1399,8 @@ std::string WriteSamplesCsv(const std::vector<SimResult>& results) {
       "evictions\n";
   for (const SimResult& r : results) {
     for (const Sample& s : r.samples) {
-      internal::StrAppend(&out, r.policy, ",", FormatSeconds(s.at), ",", s.nodes, ",",
-                          s.launching, ",", s.pods_running, ",", s.pods_pending, ",",
+      internal::StrAppend(&out, r.policy, ",", FormatSeconds(s.at), ",", s.nodes, ",", s.launching,
+                          ",", s.pods_running, ",", s.pods_pending, ",",
                           FormatFixed(s.price_per_hour, 4), ",", s.disruptions, ",", s.evictions,
                           "\n");
     }
@@ -1416,9 +1418,8 @@ std::string CommitmentTable(const std::vector<SimResult>& results) {
   for (const SimResult& r : results) {
     const Summary& s = r.summary;
     internal::StrAppend(&out, "| ", r.policy, " | ", FormatFixed(s.total_cost, 2), " | ",
-                        FormatFixed(s.committed_cost, 2), " | ",
-                        FormatFixed(s.discounted_cost, 2), " | ",
-                        FormatFixed(s.on_demand_cost, 2), " | ", FormatFixed(s.spot_cost, 2),
+                        FormatFixed(s.committed_cost, 2), " | ", FormatFixed(s.discounted_cost, 2),
+                        " | ", FormatFixed(s.on_demand_cost, 2), " | ", FormatFixed(s.spot_cost, 2),
                         " |\n");
   }
   return out;
@@ -1439,8 +1440,8 @@ std::string WriteSummaryTable(const std::vector<SimResult>& results) {
     }
     if (dis.empty()) dis = "-";
     internal::StrAppend(&out, "| ", r.policy, " | ", FormatFixed(s.total_cost, 2), " | ",
-                        FormatFixed(s.node_hours, 1), " | ", s.max_nodes, " | ", s.launches,
-                        " | ", FormatFixed(s.pending_p50_seconds, 1), " | ",
+                        FormatFixed(s.node_hours, 1), " | ", s.max_nodes, " | ", s.launches, " | ",
+                        FormatFixed(s.pending_p50_seconds, 1), " | ",
                         FormatFixed(s.pending_p99_seconds, 1), " | ", s.evictions, " | ", dis,
                         " | ", s.capacity_errors, " | ", s.interruptions, " | ",
                         s.pods_never_scheduled, " |\n");

@@ -38,7 +38,6 @@ const AwsInstanceTypeInfo& Embedded(const std::string& name) {
   return none;
 }
 
-
 struct Fixture {
   std::unique_ptr<FakeAwsServer> server;
   std::unique_ptr<FakeEc2> ec2;
@@ -115,8 +114,7 @@ std::vector<std::string> Overrides(const FakeRequest& r) {
   return out;
 }
 
-TEST_CASE("AWS provider discovers instance types with pagination and pricing",
-          "[aws][provider]") {
+TEST_CASE("AWS provider discovers instance types with pagination and pricing", "[aws][provider]") {
   Fixture f;
   auto provider = f.Provider();
   NodePool pool;
@@ -128,7 +126,7 @@ TEST_CASE("AWS provider discovers instance types with pagination and pricing",
   CHECK(stats.describe_pages == 2);
   CHECK(stats.instance_types == 3);
   CHECK(stats.pricing_error.empty());
-  CHECK(stats.on_demand_prices_api == 3);  // m5.large, c5.xlarge, m5.metal
+  CHECK(stats.on_demand_prices_api == 3);       // m5.large, c5.xlarge, m5.metal
   CHECK(stats.on_demand_prices_embedded == 1);  // m6g.large
   CHECK(stats.spot_prices == 5);
   CHECK(stats.zones == kZones);
@@ -182,7 +180,8 @@ TEST_CASE("AWS provider falls back to embedded prices when the Price List API fa
   Fixture f;
   f.server->RespondNext("GetProducts", 1,
                         FakeResponse::Json(R"({"__type":"AccessDeniedException",
-                                              "message":"not allowed"})", 400));
+                                              "message":"not allowed"})",
+                                           400));
   auto provider = f.Provider();
   absl::StatusOr<std::vector<InstanceType>> types = provider->GetInstanceTypes(NodePool());
   REQUIRE(types.ok());
@@ -304,8 +303,8 @@ TEST_CASE("AWS provider caps CreateFleet at 60 instance types", "[aws][provider]
   request.claim = Claim();
   for (int t = 0; t < 70; ++t) {
     for (const std::string& zone : kZones) {
-      request.options.push_back({"t" + std::to_string(100 + t) + ".large", zone, "on-demand",
-                                 0.01 * (t + 1)});
+      request.options.push_back(
+          {"t" + std::to_string(100 + t) + ".large", zone, "on-demand", 0.01 * (t + 1)});
     }
   }
   std::vector<LaunchOption> failed;
@@ -443,8 +442,9 @@ TEST_CASE("AWS provider Get and List read the karp-tagged instances", "[aws][pro
   CHECK(got->instance_type == "m5.large");
   CHECK(got->launched_at == absl::FromUnixSeconds(1714557600));
 
-  REQUIRE(provider->TagInstance("aws:///us-east-1b/i-00000000000000001",
-                                {{"Name", "node-1"}, {"karpenter.sh/nodeclaim", "pool-x-1"}})
+  REQUIRE(provider
+              ->TagInstance("aws:///us-east-1b/i-00000000000000001",
+                            {{"Name", "node-1"}, {"karpenter.sh/nodeclaim", "pool-x-1"}})
               .ok());
   CHECK(f.ec2->instances().at("i-00000000000000001").tags.at("Name") == "node-1");
   CHECK(provider->TagInstance("aws:///us-east-1b/i-0000000000000dead", {{"Name", "x"}}).code() ==
@@ -464,8 +464,7 @@ TEST_CASE("AWS provider Get and List read the karp-tagged instances", "[aws][pro
   CHECK(cache.IsUnavailable("spot", "m5.large", "us-east-1b", now));
 }
 
-TEST_CASE("AWS provider options are validated and secrets stay out of errors",
-          "[aws][provider]") {
+TEST_CASE("AWS provider options are validated and secrets stay out of errors", "[aws][provider]") {
   Fixture f;
   AwsCloudProviderOptions o = f.Options();
   o.cluster_name = "";

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "aws/nodeclass_test_util.h"
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_ec2.h"
 #include "aws/support/fake_iam.h"
-#include "aws/nodeclass_test_util.h"
 #include "karp/aws/aws_cloud_provider.h"
 #include "karp/aws/instance_profile.h"
 #include "karp/cloud_provider.h"
@@ -111,17 +111,16 @@ struct Fixture {
         if (id != "sg-nodes" && id != "sg-cluster") continue;
         items += "<item><groupId>" + id + "</groupId><groupName>" + id + "</groupName></item>";
       }
-      return FakeResponse::Xml(Ec2Xml("DescribeSecurityGroups",
-                                      "<securityGroupInfo>" + items + "</securityGroupInfo>"));
+      return FakeResponse::Xml(
+          Ec2Xml("DescribeSecurityGroups", "<securityGroupInfo>" + items + "</securityGroupInfo>"));
     });
     server->On("DescribeImages", [this](const FakeRequest& r) {
       std::lock_guard<std::mutex> lock(mu);
       std::string items;
       for (const Image& im : images) {
         if (im.id != r.Param("ImageId.1")) continue;
-        items += "<item><imageId>" + im.id + "</imageId><name>" + im.id +
-                 "</name><architecture>" + im.arch + "</architecture><creationDate>" +
-                 im.created + "</creationDate></item>";
+        items += "<item><imageId>" + im.id + "</imageId><name>" + im.id + "</name><architecture>" +
+                 im.arch + "</architecture><creationDate>" + im.created + "</creationDate></item>";
       }
       return FakeResponse::Xml(Ec2Xml("DescribeImages", "<imagesSet>" + items + "</imagesSet>"));
     });
@@ -208,8 +207,7 @@ std::vector<std::string> Overrides(const FakeRequest& r) {
 TEST_CASE("AWS provider with an EC2NodeClass discovers zones, launches through one template",
           "[aws][provider][nodeclass]") {
   Fixture f;
-  absl::StatusOr<std::unique_ptr<AwsCloudProvider>> created =
-      AwsCloudProvider::Create(f.Options());
+  absl::StatusOr<std::unique_ptr<AwsCloudProvider>> created = AwsCloudProvider::Create(f.Options());
   INFO(created.status().ToString());
   REQUIRE(created.ok());
   AwsCloudProvider& provider = **created;
@@ -253,7 +251,8 @@ TEST_CASE("AWS provider with an EC2NodeClass discovers zones, launches through o
   REQUIRE(fleets.size() == 1);
   CHECK(fleets[0].Param("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName") ==
         lt.name);
-  CHECK(fleets[0].Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
+  CHECK(fleets[0]
+            .Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
             .empty());
   std::vector<std::string> overrides = Overrides(fleets[0]);
   std::sort(overrides.begin(), overrides.end());

@@ -60,8 +60,7 @@ TEST_CASE("Batcher keeps keys apart", "[aws][batcher]") {
   CHECK(r.sizes == std::vector<size_t>{3, 3});
 }
 
-TEST_CASE("Batcher runs a full batch at once and max_items 1 runs each alone",
-          "[aws][batcher]") {
+TEST_CASE("Batcher runs a full batch at once and max_items 1 runs each alone", "[aws][batcher]") {
   Recorder full({absl::Seconds(10), absl::Seconds(10), 4});
   const absl::Time start = absl::Now();
   Run(&full, 8, absl::ZeroDuration(), [](int) { return std::string("k"); });

@@ -114,8 +114,7 @@ TEST_CASE("Concurrent identical launches become one CreateFleet with the summed 
   CHECK(f.server->BadSignatures() == 0);
 }
 
-TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors",
-          "[aws][batch]") {
+TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors", "[aws][batch]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 1000};
   BatchFixture f(batching);
@@ -144,8 +143,7 @@ TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors
   CHECK(exhausted == 3);
 }
 
-TEST_CASE("Different launches are not merged, and max_items closes a batch early",
-          "[aws][batch]") {
+TEST_CASE("Different launches are not merged, and max_items closes a batch early", "[aws][batch]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 3};
   BatchFixture f(batching);

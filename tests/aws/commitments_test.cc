@@ -177,8 +177,7 @@ TEST_CASE("ReadAwsCommitments adds the Savings Plans of a file", "[aws][commitme
   CHECK_FALSE(ReadAwsCommitments(f.Client(), "no-such-file.yaml").ok());
 }
 
-TEST_CASE("a reserved launch option goes to an open capacity reservation",
-          "[aws][commitments]") {
+TEST_CASE("a reserved launch option goes to an open capacity reservation", "[aws][commitments]") {
   Fixture f;
   f.ec2->AddCapacityReservation(Cr("cr-1", "c5.xlarge", "us-east-1a", 2, 1));
   AwsCloudProviderOptions o;
@@ -223,7 +222,6 @@ TEST_CASE("a reserved launch option goes to an open capacity reservation",
   REQUIRE(got.ok());
   CHECK(got->capacity_type == "reserved");
 }
-
 
 // EC2NodeClass mode over the fake's own subnets (us-east-1a, us-east-1b), group and image,
 // knowing the capacity reservations `known`.
@@ -317,8 +315,7 @@ TEST_CASE("a reserved launch option goes to its targeted capacity reservation by
   ClassLaunch l(f);
   UnavailableOfferings cache;
   Launcher launcher(l.provider.get(), &cache);
-  auto i =
-      launcher.Launch(C5Claim("default-1", {"reserved", "on-demand"}), l.catalog, absl::Now());
+  auto i = launcher.Launch(C5Claim("default-1", {"reserved", "on-demand"}), l.catalog, absl::Now());
   INFO(i.status().message());
   REQUIRE(i.ok());
   CHECK(i->capacity_type == "reserved");
@@ -335,7 +332,8 @@ TEST_CASE("a reserved launch option goes to its targeted capacity reservation by
   REQUIRE(fleets.size() == 1);
   CHECK(fleets[0].Param("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName") ==
         templates[0].Param("LaunchTemplateName"));
-  CHECK(fleets[0].Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
+  CHECK(fleets[0]
+            .Param("LaunchTemplateConfigs.2.LaunchTemplateSpecification.LaunchTemplateName")
             .empty());
   CHECK(fleets[0].Param("TargetCapacitySpecification.DefaultTargetCapacityType") == "on-demand");
   auto got = l.provider->Get(i->provider_id);
@@ -409,8 +407,7 @@ TEST_CASE("an exhausted targeted reservation is insufficient capacity naming it"
   // The Launcher caches the reservation's offering and falls back to on-demand.
   UnavailableOfferings cache;
   Launcher launcher(provider, &cache);
-  auto i =
-      launcher.Launch(C5Claim("default-3", {"reserved", "on-demand"}), l.catalog, absl::Now());
+  auto i = launcher.Launch(C5Claim("default-3", {"reserved", "on-demand"}), l.catalog, absl::Now());
   INFO(i.status().message());
   REQUIRE(i.ok());
   CHECK(i->capacity_type == "on-demand");

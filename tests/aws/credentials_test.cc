@@ -4,13 +4,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 namespace karp::aws {
 namespace {
@@ -28,9 +28,8 @@ EnvironmentLookup Env(std::map<std::string, std::string> vars) {
 struct TempFile {
   fs::path path;
   explicit TempFile(const std::string& content) {
-    path = fs::temp_directory_path() /
-           ("karp-aws-creds-" + std::to_string(::getpid()) + "-" +
-            std::to_string(reinterpret_cast<uintptr_t>(this)));
+    path = fs::temp_directory_path() / ("karp-aws-creds-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
     std::ofstream(path) << content;
   }
   ~TempFile() { fs::remove(path); }
@@ -51,9 +50,10 @@ constexpr char kFile[] =
     "aws_access_key_id = AKIDBROKEN\n";
 
 TEST_CASE("Credentials from the environment", "[aws][credentials]") {
-  absl::StatusOr<Credentials> c = CredentialsFromEnvironment(
-      Env({{"AWS_ACCESS_KEY_ID", "AKIDENV"}, {"AWS_SECRET_ACCESS_KEY", "envSECRET"},
-           {"AWS_SESSION_TOKEN", "envTOKEN"}}));
+  absl::StatusOr<Credentials> c =
+      CredentialsFromEnvironment(Env({{"AWS_ACCESS_KEY_ID", "AKIDENV"},
+                                      {"AWS_SECRET_ACCESS_KEY", "envSECRET"},
+                                      {"AWS_SESSION_TOKEN", "envTOKEN"}}));
   REQUIRE(c.ok());
   CHECK(c->access_key_id() == "AKIDENV");
   CHECK(c->secret_access_key() == "envSECRET");
@@ -100,8 +100,8 @@ TEST_CASE("Credentials from a temporary shared credentials file", "[aws][credent
 TEST_CASE("Credentials default chain: environment first, then the profile", "[aws][credentials]") {
   TempFile file(kFile);
   const std::string path = file.path.string();
-  absl::StatusOr<Credentials> c = ResolveCredentials(
-      Env({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "prod"}}));
+  absl::StatusOr<Credentials> c =
+      ResolveCredentials(Env({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "prod"}}));
   REQUIRE(c.ok());
   CHECK(c->access_key_id() == "AKIDPROD");
   c = ResolveCredentials(Env({{"AWS_SHARED_CREDENTIALS_FILE", path}}));

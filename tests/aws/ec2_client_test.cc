@@ -50,8 +50,9 @@ struct Fixture {
 };
 
 FakeResponse Hello(const FakeRequest&) {
-  return FakeResponse::Xml(Ec2Xml("DescribeRegions", "<regionInfo><item><regionName>us-east-1"
-                                                     "</regionName></item></regionInfo>"));
+  return FakeResponse::Xml(Ec2Xml("DescribeRegions",
+                                  "<regionInfo><item><regionName>us-east-1"
+                                  "</regionName></item></regionInfo>"));
 }
 
 TEST_CASE("EC2 client signs a form POST the server verifies", "[aws][client]") {
@@ -138,9 +139,9 @@ TEST_CASE("EC2 client gives up after max attempts of HTTP 500", "[aws][client]")
 
 TEST_CASE("EC2 client maps error codes", "[aws][client]") {
   Fixture f;
-  f.server->RespondNext("DescribeInstances", 1,
-                        FakeResponse::Ec2Error("InvalidInstanceID.NotFound",
-                                               "The instance ID 'i-1' does not exist"));
+  f.server->RespondNext(
+      "DescribeInstances", 1,
+      FakeResponse::Ec2Error("InvalidInstanceID.NotFound", "The instance ID 'i-1' does not exist"));
   f.server->RespondNext("DescribeInstances", 1,
                         FakeResponse::Ec2Error("InsufficientInstanceCapacity", "none left"));
   f.server->RespondNext("DescribeInstances", 1,
@@ -187,17 +188,20 @@ TEST_CASE("EC2 client follows nextToken and stops a server that never ends", "[a
   f.server->On("DescribeSubnets", [](const FakeRequest& r) {
     const std::string token = r.Param("NextToken");
     if (token.empty()) {
-      return FakeResponse::Xml(Ec2Xml("DescribeSubnets", "<subnetSet><item><subnetId>a</subnetId>"
-                                                         "</item></subnetSet><nextToken>t1"
-                                                         "</nextToken>"));
+      return FakeResponse::Xml(Ec2Xml("DescribeSubnets",
+                                      "<subnetSet><item><subnetId>a</subnetId>"
+                                      "</item></subnetSet><nextToken>t1"
+                                      "</nextToken>"));
     }
     if (token == "t1") {
-      return FakeResponse::Xml(Ec2Xml("DescribeSubnets", "<subnetSet><item><subnetId>b</subnetId>"
-                                                         "</item></subnetSet><nextToken>t2"
-                                                         "</nextToken>"));
+      return FakeResponse::Xml(Ec2Xml("DescribeSubnets",
+                                      "<subnetSet><item><subnetId>b</subnetId>"
+                                      "</item></subnetSet><nextToken>t2"
+                                      "</nextToken>"));
     }
-    return FakeResponse::Xml(Ec2Xml("DescribeSubnets", "<subnetSet><item><subnetId>c</subnetId>"
-                                                       "</item></subnetSet><nextToken/>"));
+    return FakeResponse::Xml(Ec2Xml("DescribeSubnets",
+                                    "<subnetSet><item><subnetId>c</subnetId>"
+                                    "</item></subnetSet><nextToken/>"));
   });
   f.server->On("Loop", [](const FakeRequest&) {
     return FakeResponse::Xml(Ec2Xml("Loop", "<nextToken>same</nextToken>"));
@@ -218,9 +222,8 @@ TEST_CASE("EC2 client follows nextToken and stops a server that never ends", "[a
   REQUIRE(reqs.size() == 3);
   CHECK(reqs[2].Param("NextToken") == "t2");
   CHECK(reqs[2].Param("MaxResults") == "5");
-  absl::Status loop = client->CallPaginated("Loop", {}, [](const XmlResponse&) {
-    return absl::OkStatus();
-  });
+  absl::Status loop =
+      client->CallPaginated("Loop", {}, [](const XmlResponse&) { return absl::OkStatus(); });
   CHECK(loop.code() == absl::StatusCode::kInternal);
   CHECK(std::string(loop.message()).find("repeated") != std::string::npos);
 }
@@ -259,7 +262,8 @@ TEST_CASE("EC2 client JSON protocol call for the Price List API", "[aws][client]
   CHECK(reqs[0].Header("x-amz-target") == "AWSPriceListService.GetProducts");
   f.server->RespondNext("GetProducts", 1,
                         FakeResponse::Json(R"({"__type":"com.amazon#NotFoundException",
-                                              "message":"no such service"})", 400));
+                                              "message":"no such service"})",
+                                           400));
   CHECK(client->CallJson(call, "{}").status().code() == absl::StatusCode::kNotFound);
 }
 

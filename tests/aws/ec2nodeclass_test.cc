@@ -232,7 +232,8 @@ TEST_CASE("invalid EC2NodeClasses are rejected naming the file, object path and 
              Catch::StartsWith("nodeclass.yaml: spec.kubelet.kubeReserved.gpu: unsupported key"));
   CHECK(ParseError(Edit("maxPods: 58", "maxPods: many")) ==
         "nodeclass.yaml: spec.kubelet.maxPods: expected an integer, got a string");
-  CHECK(ParseError(Edit("apiVersion: karpenter.k8s.aws/v1", "apiVersion: karpenter.k8s.aws/v1beta1")) ==
+  CHECK(ParseError(
+            Edit("apiVersion: karpenter.k8s.aws/v1", "apiVersion: karpenter.k8s.aws/v1beta1")) ==
         "nodeclass.yaml: apiVersion: unsupported apiVersion \"karpenter.k8s.aws/v1beta1\" for "
         "kind EC2NodeClass (expected karpenter.k8s.aws/v1)");
   // In a multi-document file the document is named.
@@ -345,7 +346,9 @@ TEST_CASE("the static hash changes with static fields only", "[ec2nodeclass]") {
            [](Ec2NodeClass* c) { c->block_device_mappings[0].ebs.volume_size = 1; },
            [](Ec2NodeClass* c) { c->detailed_monitoring = false; },
            [](Ec2NodeClass* c) { c->associate_public_ip_address.reset(); },
-           [](Ec2NodeClass* c) { c->ami_selector_terms = {testing::AliasTerm("bottlerocket@latest")}; },
+           [](Ec2NodeClass* c) {
+             c->ami_selector_terms = {testing::AliasTerm("bottlerocket@latest")};
+           },
        }) {
     Ec2NodeClass changed = nc;
     mutate(&changed);
@@ -359,11 +362,11 @@ TEST_CASE("tags carry the cluster, pool, class and claim and reject restricted k
   absl::StatusOr<std::map<std::string, std::string>> tags = Ec2Tags(nc, "prod", "web", "web-1");
   REQUIRE(tags.ok());
   CHECK(*tags == std::map<std::string, std::string>{{"eks:eks-cluster-name", "prod"},
-                                                   {"karpenter.k8s.aws/ec2nodeclass", "default"},
-                                                   {"karpenter.sh/nodeclaim", "web-1"},
-                                                   {"karpenter.sh/nodepool", "web"},
-                                                   {"kubernetes.io/cluster/prod", "owned"},
-                                                   {"team", "web"}});
+                                                    {"karpenter.k8s.aws/ec2nodeclass", "default"},
+                                                    {"karpenter.sh/nodeclaim", "web-1"},
+                                                    {"karpenter.sh/nodepool", "web"},
+                                                    {"kubernetes.io/cluster/prod", "owned"},
+                                                    {"team", "web"}});
   CHECK(Ec2Tags(nc, "prod", "web", "")->count("karpenter.sh/nodeclaim") == 0);
   CHECK_FALSE(Ec2Tags(nc, "", "web", "").ok());
   nc.tags["karpenter.sh/nodeclaim"] = "mine";
@@ -394,16 +397,14 @@ Ec2NodeClassStatus SampleStatus() {
       {"ami-new", "al2023-2", "amd64", "2024-06-01T00:00:00.000Z", false, AmiVariant::kStandard},
       {"ami-newest-deprecated", "al2023-3", "amd64", "2024-09-01T00:00:00.000Z", true,
        AmiVariant::kStandard},
-      {"ami-arm", "al2023-arm", "arm64", "2024-05-01T00:00:00.000Z", false,
-       AmiVariant::kStandard},
+      {"ami-arm", "al2023-arm", "arm64", "2024-05-01T00:00:00.000Z", false, AmiVariant::kStandard},
       {"ami-gpu", "al2023-gpu", "amd64", "2024-02-01T00:00:00.000Z", false, AmiVariant::kNvidia},
   });
   NormalizeSubnetsAndGroups(&s);
   return s;
 }
 
-TEST_CASE("one subnet per zone, the newest AMI per architecture and variant",
-          "[ec2nodeclass]") {
+TEST_CASE("one subnet per zone, the newest AMI per architecture and variant", "[ec2nodeclass]") {
   const Ec2NodeClassStatus s = SampleStatus();
   std::map<std::string, ResolvedSubnet> per_zone = SubnetPerZone(s);
   REQUIRE(per_zone.size() == 2);
@@ -425,8 +426,8 @@ TEST_CASE("one subnet per zone, the newest AMI per architecture and variant",
   CHECK(AmiFor(s, TypeWith("m7g.large", "arm64"))->id == "ami-arm");
   CHECK(AmiFor(s, TypeWith("g5.xlarge", "amd64", 1))->id == "ami-gpu");
   // No arm64 GPU image: the type is left out.
-  std::vector<InstanceType> kept = TypesWithAmi(
-      {TypeWith("m5.large", "amd64"), TypeWith("g5g.xlarge", "arm64", 1)}, s);
+  std::vector<InstanceType> kept =
+      TypesWithAmi({TypeWith("m5.large", "amd64"), TypeWith("g5g.xlarge", "arm64", 1)}, s);
   REQUIRE(kept.size() == 1);
   CHECK(kept[0].name == "m5.large");
   // Input order does not matter.
@@ -441,9 +442,9 @@ TEST_CASE("NodeClass drift reports each cause, static hash first", "[ec2nodeclas
   const InstanceType m5 = TypeWith("m5.large", "amd64");
   NodeClaim claim;
   claim.image_id = "ami-new";
-  claim.metadata.annotations = {{std::string(kAnnotationEc2NodeClassHash), Ec2NodeClassHash(nc)},
-                                {std::string(kAnnotationEc2NodeClassHashVersion),
-                                 std::string(kEc2NodeClassHashVersion)}};
+  claim.metadata.annotations = {
+      {std::string(kAnnotationEc2NodeClassHash), Ec2NodeClassHash(nc)},
+      {std::string(kAnnotationEc2NodeClassHashVersion), std::string(kEc2NodeClassHashVersion)}};
   const InstanceNetwork ok{"subnet-d", {"sg-2", "sg-1"}};
   CHECK(NodeClassDriftReason(nc, s, claim, &m5, ok).empty());
 
@@ -460,15 +461,12 @@ TEST_CASE("NodeClass drift reports each cause, static hash first", "[ec2nodeclas
   CHECK(NodeClassDriftReason(nc, s, old_image, &m5, ok) == "AMIDrift");
   CHECK(NodeClassDriftReason(nc, s, old_image, nullptr, ok).empty());  // type unknown
 
-  CHECK(NodeClassDriftReason(nc, s, claim, &m5, {"subnet-d", {"sg-1"}}) ==
-        "SecurityGroupDrift");
+  CHECK(NodeClassDriftReason(nc, s, claim, &m5, {"subnet-d", {"sg-1"}}) == "SecurityGroupDrift");
   CHECK(NodeClassDriftReason(nc, s, claim, &m5, {"subnet-d", {"sg-1", "sg-2", "sg-3"}}) ==
         "SecurityGroupDrift");
-  CHECK(NodeClassDriftReason(nc, s, claim, &m5, {"subnet-zzz", {"sg-1", "sg-2"}}) ==
-        "SubnetDrift");
+  CHECK(NodeClassDriftReason(nc, s, claim, &m5, {"subnet-zzz", {"sg-1", "sg-2"}}) == "SubnetDrift");
   // First hit wins.
-  CHECK(NodeClassDriftReason(changed, s, old_image, &m5, {"subnet-zzz", {}}) ==
-        "NodeClassDrift");
+  CHECK(NodeClassDriftReason(changed, s, old_image, &m5, {"subnet-zzz", {}}) == "NodeClassDrift");
 }
 
 }  // namespace

@@ -68,8 +68,7 @@ Ec2NodeClass RoleClass(const std::string& name, const std::string& role) {
   return nc;
 }
 
-TEST_CASE("Instance profile names are derived from cluster, region and class",
-          "[aws][iam]") {
+TEST_CASE("Instance profile names are derived from cluster, region and class", "[aws][iam]") {
   const std::string a = InstanceProfileName("prod", "eu-west-1", "default");
   CHECK(a.rfind("prod_", 0) == 0);
   CHECK(a.size() > 6);
@@ -169,8 +168,7 @@ TEST_CASE("IAM errors name the class and field and map like EC2's", "[aws][iam]"
   f.server->ClearRequests();
   REQUIRE(m.Ensure(RoleClass("raced", "KarpenterNodeRole")).ok());
   CHECK(f.Actions() == std::vector<std::string>{"GetInstanceProfile", "CreateInstanceProfile",
-                                                "GetInstanceProfile",
-                                                "AddRoleToInstanceProfile"});
+                                                "GetInstanceProfile", "AddRoleToInstanceProfile"});
 }
 
 TEST_CASE("The fake IAM rejects malformed requests", "[aws][iam]") {
@@ -185,8 +183,8 @@ TEST_CASE("The fake IAM rejects malformed requests", "[aws][iam]") {
         "ValidationError");
   CHECK(code("CreateInstanceProfile", {{"InstanceProfileName", "p"}, {"Path", "no-slash"}}) ==
         "ValidationError");
-  CHECK(code("CreateInstanceProfile",
-             {{"InstanceProfileName", "p"}, {"Tags.member.1.Key", "k"}}) == "ValidationError");
+  CHECK(code("CreateInstanceProfile", {{"InstanceProfileName", "p"}, {"Tags.member.1.Key", "k"}}) ==
+        "ValidationError");
   CHECK(code("CreateInstanceProfile", {{"InstanceProfileName", "p"},
                                        {"Tags.member.2.Key", "k"},
                                        {"Tags.member.2.Value", "v"}}) == "ValidationError");

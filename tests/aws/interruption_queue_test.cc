@@ -62,8 +62,7 @@ struct SqsFixture {
   }
 };
 
-TEST_CASE("The interruption queue long-polls, hands events over and deletes them",
-          "[aws][sqs]") {
+TEST_CASE("The interruption queue long-polls, hands events over and deletes them", "[aws][sqs]") {
   SqsFixture f;
   for (int i = 0; i < 12; ++i) f.sqs->Send(SpotWarning("i-" + std::to_string(1000 + i)));
   f.sqs->Send("not json at all");
@@ -121,11 +120,9 @@ TEST_CASE("A failing handler leaves the message in the queue, pull mode deletes 
   f.sqs->Send(SpotWarning("i-2"));
   auto q = InterruptionQueue::Create(f.Options(f.sqs->url()));  // a URL needs no GetQueueUrl
   REQUIRE(q.ok());
-  absl::StatusOr<InterruptionPollResult> r =
-      (*q)->PollOnce([](const AwsInterruptionMessage& m) {
-        return m.instance_ids.at(0) == "i-1" ? absl::UnavailableError("host busy")
-                                             : absl::OkStatus();
-      });
+  absl::StatusOr<InterruptionPollResult> r = (*q)->PollOnce([](const AwsInterruptionMessage& m) {
+    return m.instance_ids.at(0) == "i-1" ? absl::UnavailableError("host busy") : absl::OkStatus();
+  });
   REQUIRE(r.ok());
   CHECK(r->handler_errors == 1);
   CHECK(r->handled == 1);

@@ -52,8 +52,9 @@ TEST_CASE("Interruption spot warning gives a spot-interruption event with a 2 mi
   CHECK(events[0].kind == "spot-interruption");
   CHECK(events[0].deadline == T("2022-08-11T14:02:00Z"));
   // An instance without a node yields nothing.
-  CHECK(ToInterruptionEvents(*m, [](std::string_view) { return std::optional<std::string>(); })
-            .empty());
+  CHECK(ToInterruptionEvents(*m, [](std::string_view) {
+          return std::optional<std::string>();
+        }).empty());
 }
 
 TEST_CASE("Interruption state changes, rebalance and health events", "[aws][interruption]") {
@@ -61,7 +62,8 @@ TEST_CASE("Interruption state changes, rebalance and health events", "[aws][inte
     return ParseEventBridgeMessage(
         R"({"version":"0","id":"x","detail-type":"EC2 Instance State-change Notification",
             "source":"aws.ec2","time":"2021-11-11T21:29:54Z",
-            "detail":{"instance-id":"i-abcd1111","state":")" + s + R"("}})");
+            "detail":{"instance-id":"i-abcd1111","state":")" +
+        s + R"("}})");
   };
   CHECK(state("stopping")->kind == AwsInterruptionKind::kInstanceStopping);
   CHECK(state("stopped")->kind == AwsInterruptionKind::kInstanceStopping);
@@ -131,8 +133,8 @@ TEST_CASE("Interruption bad messages give clear errors", "[aws][interruption]") 
 
 TEST_CASE("Interruption published samples parse as the reference handles them",
           "[aws][interruption]") {
-  const fs::path dir =
-      fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "aws" / "eventbridge-events";
+  const fs::path dir = fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "aws" /
+                       "eventbridge-events";
   if (!fs::exists(dir)) {
     WARN("SKIPPED: " << dir.string() << " is absent");
     return;

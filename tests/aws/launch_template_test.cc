@@ -56,10 +56,10 @@ InstanceType Type(const std::string& name, const std::string& arch, int64_t pods
 }
 
 InstanceCatalog Catalog() {
-  absl::StatusOr<InstanceCatalog> c = InstanceCatalog::Create(
-      {Type("m5.large", "amd64", 29), Type("c5.large", "amd64", 29),
-       Type("m5.xlarge", "amd64", 58), Type("m7g.large", "arm64", 29)},
-      LabelSet{});
+  absl::StatusOr<InstanceCatalog> c =
+      InstanceCatalog::Create({Type("m5.large", "amd64", 29), Type("c5.large", "amd64", 29),
+                               Type("m5.xlarge", "amd64", 58), Type("m7g.large", "arm64", 29)},
+                              LabelSet{});
   REQUIRE(c.ok());
   return *std::move(c);
 }
@@ -86,7 +86,7 @@ TEST_CASE("fleet launch templates group options by AMI and max pods, one subnet 
                 {"m7g.large", "us-east-1b", "spot", 0.025},
                 {"c5.large", "us-east-1b", "spot", 0.035},
                 {"m5.xlarge", "us-east-1a", "spot", 0.06},
-                {"m5.large", "us-east-1a", "spot", 0.03},      // duplicate: kept once
+                {"m5.large", "us-east-1a", "spot", 0.03},         // duplicate: kept once
                 {"m5.large", "us-east-1b", "on-demand", 0.096}};  // other market: ignored
   absl::StatusOr<std::vector<NodeClassFleetTemplate>> lts = BuildFleetLaunchTemplates(in);
   INFO(lts.status().ToString());
@@ -94,9 +94,9 @@ TEST_CASE("fleet launch templates group options by AMI and max pods, one subnet 
   REQUIRE(lts->size() == 3);  // (x86, 29), (arm, 29), (x86, 58)
   const NodeClassFleetTemplate& x86 = (*lts)[0];
   CHECK(x86.config.image_id == "ami-x86");
-  CHECK(x86.overrides == std::vector<FleetOverride>{
-                             {"m5.large", "us-east-1a", "subnet-a2", "ami-x86", 0.03},
-                             {"c5.large", "us-east-1b", "subnet-b1", "ami-x86", 0.035}});
+  CHECK(x86.overrides ==
+        std::vector<FleetOverride>{{"m5.large", "us-east-1a", "subnet-a2", "ami-x86", 0.03},
+                                   {"c5.large", "us-east-1b", "subnet-b1", "ami-x86", 0.035}});
   CHECK((*lts)[1].config.image_id == "ami-arm");
   CHECK((*lts)[2].overrides.size() == 1);
   CHECK((*lts)[2].overrides[0].instance_type == "m5.xlarge");
@@ -224,12 +224,11 @@ struct FakeTemplates {
       std::string items;
       const std::string wanted = r.Param("LaunchTemplateName.1");
       if (!wanted.empty() && by_name.count(wanted) == 0) {
-        return FakeResponse::Ec2Error("InvalidLaunchTemplateName.NotFoundException",
-                                      "not found");
+        return FakeResponse::Ec2Error("InvalidLaunchTemplateName.NotFoundException", "not found");
       }
       for (const auto& [name, id] : by_name) {
-        const bool match = wanted.empty() ? cluster[name] == r.Param("Filter.1.Value.1")
-                                          : name == wanted;
+        const bool match =
+            wanted.empty() ? cluster[name] == r.Param("Filter.1.Value.1") : name == wanted;
         if (match) {
           items += "<item><launchTemplateId>" + id + "</launchTemplateId><launchTemplateName>" +
                    name + "</launchTemplateName></item>";
@@ -247,9 +246,9 @@ struct FakeTemplates {
           cluster[name] = r.Param(k.substr(0, k.size() - 3) + "Value");
         }
       }
-      return FakeResponse::Xml(Ec2Xml("CreateLaunchTemplate",
-                                      "<launchTemplate><launchTemplateId>" + id +
-                                          "</launchTemplateId></launchTemplate>"));
+      return FakeResponse::Xml(Ec2Xml(
+          "CreateLaunchTemplate",
+          "<launchTemplate><launchTemplateId>" + id + "</launchTemplateId></launchTemplate>"));
     });
     server->On("DeleteLaunchTemplate", [this](const FakeRequest& r) {
       by_name.erase(r.Param("LaunchTemplateName"));
@@ -281,7 +280,8 @@ TEST_CASE("launch templates are created on demand, reused and deleted when unref
   const NodePool pool = Pool();
   const InstanceCatalog catalog = Catalog();
   FleetLaunchInput in{&nc, &status, &pool, &catalog, Cluster(), "", {}};
-  in.options = {{"m5.large", "us-east-1a", "spot", 0.03}, {"m7g.large", "us-east-1a", "spot", 0.02}};
+  in.options = {{"m5.large", "us-east-1a", "spot", 0.03},
+                {"m7g.large", "us-east-1a", "spot", 0.02}};
   absl::StatusOr<std::vector<NodeClassFleetTemplate>> lts = BuildFleetLaunchTemplates(in);
   REQUIRE(lts.ok());
   REQUIRE(lts->size() == 2);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "aws/nodeclass_discovery.h"
 #include "aws/ec2_client.h"
+#include "aws/nodeclass_discovery.h"
 #include "karp/aws/sigv4.h"
 #include "support/fake_aws_server.h"
 
@@ -37,8 +37,7 @@ std::map<std::string, std::vector<std::string>> Filters(const FakeRequest& r) {
     const std::string name = r.Param("Filter." + std::to_string(i) + ".Name");
     if (name.empty()) break;
     for (int j = 1;; ++j) {
-      const std::string v =
-          r.Param("Filter." + std::to_string(i) + ".Value." + std::to_string(j));
+      const std::string v = r.Param("Filter." + std::to_string(i) + ".Value." + std::to_string(j));
       if (v.empty()) break;
       out[name].push_back(v);
     }
@@ -78,7 +77,8 @@ bool Matches(const std::map<std::string, std::vector<std::string>>& filters,
 
 std::string TagSet(const std::map<std::string, std::string>& tags) {
   std::string out = "<tagSet>";
-  for (const auto& [k, v] : tags) out += "<item><key>" + k + "</key><value>" + v + "</value></item>";
+  for (const auto& [k, v] : tags)
+    out += "<item><key>" + k + "</key><value>" + v + "</value></item>";
   return out + "</tagSet>";
 }
 
@@ -103,8 +103,12 @@ struct FakeEc2 {
   std::vector<Image> images = {
       {"ami-x-old", "my-ami-1", "x86_64", "2024-01-01T00:00:00.000Z", "", {}},
       {"ami-x-new", "my-ami-2", "x86_64", "2024-06-01T00:00:00.000Z", "", {}},
-      {"ami-x-depr", "my-ami-3", "x86_64", "2024-09-01T00:00:00.000Z",
-       "2024-10-01T00:00:00.000Z", {}},
+      {"ami-x-depr",
+       "my-ami-3",
+       "x86_64",
+       "2024-09-01T00:00:00.000Z",
+       "2024-10-01T00:00:00.000Z",
+       {}},
       {"ami-arm", "my-ami-arm", "arm64", "2024-03-01T00:00:00.000Z", "", {}},
       {"ami-tagged", "golden", "arm64", "2024-07-01T00:00:00.000Z", "", {{"golden", "yes"}}},
       {"ami-i386", "my-ami-old-32", "i386", "2024-12-01T00:00:00.000Z", "", {}},
@@ -131,8 +135,8 @@ struct FakeEc2 {
         items += "<item><groupId>" + g.id + "</groupId><groupName>" + g.name + "</groupName>" +
                  TagSet(g.tags) + "</item>";
       }
-      return FakeResponse::Xml(Ec2Xml("DescribeSecurityGroups",
-                                      "<securityGroupInfo>" + items + "</securityGroupInfo>"));
+      return FakeResponse::Xml(
+          Ec2Xml("DescribeSecurityGroups", "<securityGroupInfo>" + items + "</securityGroupInfo>"));
     });
     server->On("DescribeImages", [this](const FakeRequest& r) {
       std::string items;
@@ -150,13 +154,12 @@ struct FakeEc2 {
           f.erase("name");
         }
         if (!Matches(f, "image-id", im.id, im.name, im.tags)) continue;
-        items += "<item><imageId>" + im.id + "</imageId><name>" + im.name +
-                 "</name><architecture>" + im.arch + "</architecture><creationDate>" +
-                 im.created + "</creationDate>" +
-                 (im.deprecation.empty() ? ""
-                                         : "<deprecationTime>" + im.deprecation +
-                                               "</deprecationTime>") +
-                 "</item>";
+        items +=
+            "<item><imageId>" + im.id + "</imageId><name>" + im.name + "</name><architecture>" +
+            im.arch + "</architecture><creationDate>" + im.created + "</creationDate>" +
+            (im.deprecation.empty() ? ""
+                                    : "<deprecationTime>" + im.deprecation + "</deprecationTime>") +
+            "</item>";
       }
       return FakeResponse::Xml(Ec2Xml("DescribeImages", "<imagesSet>" + items + "</imagesSet>"));
     });
@@ -183,7 +186,8 @@ Ec2NodeClass NodeClass() {
                               testing::SubnetId("subnet-x")};
   nc.security_group_selector_terms = {testing::GroupTags({{"karpenter.sh/discovery", "prod"}}),
                                       testing::GroupName("eks-cluster-sg")};
-  nc.ami_selector_terms = {testing::AmiNameTerm("my-ami-*"), testing::AmiTagTerm({{"golden", "yes"}})};
+  nc.ami_selector_terms = {testing::AmiNameTerm("my-ami-*"),
+                           testing::AmiTagTerm({{"golden", "yes"}})};
   return nc;
 }
 
@@ -288,8 +292,8 @@ TEST_CASE("an alias resolves through signed SSM GetParameter calls", "[nodeclass
     const std::string body = r.body;
     for (const auto& [name, value] : parameters) {
       if (body == "{\"Name\":\"" + name + "\"}") {
-        return FakeResponse::Json("{\"Parameter\":{\"Name\":\"" + name + "\",\"Value\":\"" +
-                                  value + "\"}}");
+        return FakeResponse::Json("{\"Parameter\":{\"Name\":\"" + name + "\",\"Value\":\"" + value +
+                                  "\"}}");
       }
     }
     return FakeResponse::Json(

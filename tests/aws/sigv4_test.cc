@@ -80,7 +80,8 @@ HttpRequest ParseReq(const std::string& text) {
 }
 
 TEST_CASE("SigV4 test suite vectors all pass", "[aws][sigv4]") {
-  const fs::path root = fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "sigv4-testsuite";
+  const fs::path root =
+      fs::path(karp::testing::SourceDir()) / ".." / "shared" / "data" / "sigv4-testsuite";
   if (!fs::exists(root)) {
     WARN("SKIPPED: " << root.string() << " is absent; only the embedded known answers run");
     return;
@@ -192,8 +193,7 @@ TEST_CASE("SigV4 rejects bad input with clear errors", "[aws][sigv4]") {
   absl::StatusOr<SigV4Signature> nosecret =
       ComputeSigV4(r, Credentials("AKID", ""), {"r", "s"}, SuiteTime());
   REQUIRE_FALSE(nosecret.ok());
-  CHECK(ParseSigV4Authorization("Basic abc").status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(ParseSigV4Authorization("Basic abc").status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(ParseSigV4Authorization("AWS4-HMAC-SHA256 Credential=A/B, SignedHeaders=h, Signature=x")
             .status()
             .code() == absl::StatusCode::kInvalidArgument);

@@ -33,8 +33,8 @@ void CheckGolden(const std::string& name, const std::string& got) {
 }
 
 ClusterInfo Cluster() {
-  return {"test-cluster", "https://test-cluster.example.com", "Y2EtYnVuZGxlCg==",
-          "10.100.0.0/16", "10.100.0.10"};
+  return {"test-cluster", "https://test-cluster.example.com", "Y2EtYnVuZGxlCg==", "10.100.0.0/16",
+          "10.100.0.10"};
 }
 
 NodePool Pool() {
@@ -73,8 +73,7 @@ std::string Render(const Ec2NodeClass& nc, std::string_view capacity_type = "spo
   return *out;
 }
 
-TEST_CASE("AL2 user data runs bootstrap.sh with labels, taints and kubelet flags",
-          "[userdata]") {
+TEST_CASE("AL2 user data runs bootstrap.sh with labels, taints and kubelet flags", "[userdata]") {
   const std::string out = Render(NodeClass("al2@latest"));
   CheckGolden("al2.golden", out);
   // The facts the golden file must hold, checked independently of it.
@@ -99,8 +98,7 @@ TEST_CASE("AL2 user data runs bootstrap.sh with labels, taints and kubelet flags
   CHECK(merged.find("echo hello") < merged.find("/etc/eks/bootstrap.sh"));
 }
 
-TEST_CASE("AL2023 user data is a nodeadm NodeConfig merged after the user's parts",
-          "[userdata]") {
+TEST_CASE("AL2023 user data is a nodeadm NodeConfig merged after the user's parts", "[userdata]") {
   const std::string out = Render(NodeClass("al2023@latest"), "on-demand");
   CheckGolden("al2023.golden", out);
   CHECK_THAT(out, Catch::Contains("Content-Type: application/node.eks.aws"));
@@ -133,8 +131,8 @@ TEST_CASE("AL2023 user data is a nodeadm NodeConfig merged after the user's part
                                            "spec: {}\n--//"));
 
   // nodeadm needs the service CIDR.
-  BootstrapInput no_cidr = MakeBootstrapInput(NodeClass("al2023@latest"), Pool(), "spot",
-                                              Cluster(), 29);
+  BootstrapInput no_cidr =
+      MakeBootstrapInput(NodeClass("al2023@latest"), Pool(), "spot", Cluster(), 29);
   no_cidr.cluster.cidr.clear();
   CHECK(RenderUserData(no_cidr).status().code() == absl::StatusCode::kInvalidArgument);
   Ec2NodeClass junk = NodeClass("al2023@latest");

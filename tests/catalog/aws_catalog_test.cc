@@ -253,9 +253,10 @@ TEST_CASE("the embedded table has every current type, newest generations include
   CHECK(archs == std::set<std::string>{"amd64", "arm64"});
   // Old, current and the eighth and ninth generations (Intel, AMD and Graviton), bare metal,
   // GPU, Neuron and HPC families.
-  for (const char* family : {"a1", "c3", "c4", "d2", "d3", "h1", "m5", "c6g", "r7i", "t4g", "g5",
-                             "p4d", "inf2", "trn1", "c8i", "c8a", "m8i", "m8a", "r8i", "c8g",
-                             "m8g", "r8g", "c9g", "m9g", "i7i", "i8g", "x8g", "hpc7g", "g6f"}) {
+  for (const char* family :
+       {"a1",  "c3",  "c4",   "d2",   "d3",  "h1",  "m5",  "c6g",   "r7i", "t4g",
+        "g5",  "p4d", "inf2", "trn1", "c8i", "c8a", "m8i", "m8a",   "r8i", "c8g",
+        "m8g", "r8g", "c9g",  "m9g",  "i7i", "i8g", "x8g", "hpc7g", "g6f"}) {
     CHECK(families.count(family) == 1);
   }
   CHECK(names.count("m7i.metal-24xl") == 1);
@@ -394,8 +395,7 @@ TEST_CASE("each embedded region has its own prices and its own types", "[aws_cat
   CHECK(Label(*china->Find("m5.large"), kLabelRegion) == "cn-north-1");
 }
 
-TEST_CASE("a region without embedded prices is an error listing the known ones",
-          "[aws_catalog]") {
+TEST_CASE("a region without embedded prices is an error listing the known ones", "[aws_catalog]") {
   AwsCatalogOptions options;
   options.region = "mars-1";
   absl::StatusOr<InstanceCatalog> catalog = EmbeddedAwsCatalog(options);
@@ -403,8 +403,7 @@ TEST_CASE("a region without embedded prices is an error listing the known ones",
   CHECK(catalog.status().code() == absl::StatusCode::kInvalidArgument);
   const std::string message(catalog.status().message());
   CHECK_THAT(message, Catch::Contains("region \"mars-1\""));
-  CHECK_THAT(message,
-             Catch::Contains("cn-north-1, us-east-1, us-gov-east-1, us-gov-west-1"));
+  CHECK_THAT(message, Catch::Contains("cn-north-1, us-east-1, us-gov-east-1, us-gov-west-1"));
   options.region = "eu-west-1";
   CHECK(EmbeddedAwsCatalog(options).status().code() == absl::StatusCode::kInvalidArgument);
 
@@ -458,8 +457,7 @@ TEST_CASE("spot prices, when given, replace the on-demand price per zone", "[aws
   }
 }
 
-TEST_CASE("estimated spot prices: a documented discount per instance category",
-          "[aws_catalog]") {
+TEST_CASE("estimated spot prices: a documented discount per instance category", "[aws_catalog]") {
   CHECK(EstimatedAwsSpotDiscount("c7i.large") == 0.55);
   CHECK(EstimatedAwsSpotDiscount("c8gn.metal-48xl") == 0.55);
   CHECK(EstimatedAwsSpotDiscount("m5.large") == 0.60);
@@ -640,8 +638,8 @@ TEST_CASE("ephemeral storage follows the volume size and RAID0 instance stores",
 TEST_CASE("evictionHard replaces the memory and nodefs thresholds", "[aws_catalog]") {
   AwsInstanceTypeInfo info = SyntheticInfo(2, 8192);  // memory capacity 7577Mi, storage 20Gi
   AwsCatalogOptions options;
-  options.eviction_hard = {{"memory.available", "500Mi"}, {"nodefs.available", "5%"},
-                           {"pid.available", "10%"}};
+  options.eviction_hard = {
+      {"memory.available", "500Mi"}, {"nodefs.available", "5%"}, {"pid.available", "10%"}};
   InstanceType it = MustMake(info, 0.1, options);
   CHECK(it.overhead.eviction_threshold.memory() == 500 * kMi);
   // ceil(20Gi * 5 / 100) = 1073741824 bytes.

@@ -132,8 +132,7 @@ TEST_CASE("reference: evictionHard overrides the memory threshold", "[node_class
   NodeClass nc = ReservedClass();
   SECTION("as a quantity") {
     nc.kubelet.eviction_hard = {{"memory.available", "500Mi"}};
-    CHECK(Build(nc, "m5.xlarge", NoVmOverhead()).overhead.eviction_threshold.memory() ==
-          500 * kMi);
+    CHECK(Build(nc, "m5.xlarge", NoVmOverhead()).overhead.eviction_threshold.memory() == 500 * kMi);
   }
   SECTION("as a percentage of the memory capacity") {
     nc.kubelet.eviction_hard = {{"memory.available", "10%"}};
@@ -147,8 +146,7 @@ TEST_CASE("reference: evictionHard overrides the memory threshold", "[node_class
   }
   SECTION("the default 100Mi when only evictionSoft is given") {
     nc.kubelet.eviction_soft = {{"memory.available", "50Mi"}};
-    CHECK(Build(nc, "m5.xlarge", NoVmOverhead()).overhead.eviction_threshold.memory() ==
-          100 * kMi);
+    CHECK(Build(nc, "m5.xlarge", NoVmOverhead()).overhead.eviction_threshold.memory() == 100 * kMi);
   }
 }
 
@@ -349,7 +347,7 @@ TEST_CASE("reference: a mapping without volumeSize leaves the EBS default", "[no
   CHECK(EphemeralOf(nc) == 20 * kGi);  // AL2 root volume
   nc.ami_alias = "al2023@latest";
   CHECK(EphemeralOf(nc) == 20 * kGi);  // AL2023 root volume
-  NodeClass custom = nc;  // Custom with an AMI selected by tags
+  NodeClass custom = nc;               // Custom with an AMI selected by tags
   custom.ami_alias.clear();
   custom.ami_family = "Custom";
   CHECK(EphemeralOf(custom) == 20 * kGi);
@@ -487,17 +485,29 @@ TEST_CASE("invalid classes are errors naming the class and the field", "[node_cl
       {[](NodeClass* c) { c->kubelet.max_pods = -1; }, "spec.kubelet.maxPods: must be >= 0"},
       {[](NodeClass* c) { c->kubelet.pods_per_core = -2; },
        "spec.kubelet.podsPerCore: must be >= 0"},
-      {[](NodeClass* c) { c->kubelet.kube_reserved = {{"gpu", "1"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.kube_reserved = {{"gpu", "1"}};
+       },
        "spec.kubelet.kubeReserved.gpu: unsupported key"},
-      {[](NodeClass* c) { c->kubelet.system_reserved = {{"memory", "lots"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.system_reserved = {{"memory", "lots"}};
+       },
        "spec.kubelet.systemReserved.memory: "},
-      {[](NodeClass* c) { c->kubelet.kube_reserved = {{"cpu", "-1"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.kube_reserved = {{"cpu", "-1"}};
+       },
        "spec.kubelet.kubeReserved.cpu: "},
-      {[](NodeClass* c) { c->kubelet.eviction_hard = {{"memory.free", "1Gi"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.eviction_hard = {{"memory.free", "1Gi"}};
+       },
        "spec.kubelet.evictionHard.memory.free: unsupported eviction signal"},
-      {[](NodeClass* c) { c->kubelet.eviction_hard = {{"memory.available", "120%"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.eviction_hard = {{"memory.available", "120%"}};
+       },
        "spec.kubelet.evictionHard.memory.available: invalid percentage \"120%\""},
-      {[](NodeClass* c) { c->kubelet.eviction_soft = {{"nodefs.available", "x%"}}; },
+      {[](NodeClass* c) {
+         c->kubelet.eviction_soft = {{"nodefs.available", "x%"}};
+       },
        "spec.kubelet.evictionSoft.nodefs.available: invalid percentage"},
       {[](NodeClass* c) { c->ami_family = "Ubuntu"; }, "spec.amiFamily: unknown AMI family"},
       {[](NodeClass* c) { c->ami_family = "Bottlerocket"; },

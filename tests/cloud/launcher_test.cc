@@ -33,10 +33,9 @@ Offering Off(const char* zone, const char* ct, double price) {
 
 std::shared_ptr<const InstanceCatalog> Catalog() {
   std::vector<InstanceType> types;
-  types.push_back(InstanceType::Make("small", {{"kubernetes.io/arch", "amd64"}},
-                                     karp::ResourceList{{"cpu", 2000}, {"pods", 10}}, {},
-                                     {Off("z1", "spot", 0.03), Off("z2", "spot", 0.04),
-                                      Off("z1", "on-demand", 0.10)}));
+  types.push_back(InstanceType::Make(
+      "small", {{"kubernetes.io/arch", "amd64"}}, karp::ResourceList{{"cpu", 2000}, {"pods", 10}},
+      {}, {Off("z1", "spot", 0.03), Off("z2", "spot", 0.04), Off("z1", "on-demand", 0.10)}));
   types.push_back(InstanceType::Make("large", {{"kubernetes.io/arch", "amd64"}},
                                      karp::ResourceList{{"cpu", 4000}, {"pods", 20}}, {},
                                      {Off("z1", "spot", 0.06), Off("z1", "on-demand", 0.20)}));
@@ -124,7 +123,8 @@ TEST_CASE("when every offering fails the launch reports each of them", "[cloud]"
   REQUIRE_FALSE(i.ok());
   CHECK(i.status().code() == absl::StatusCode::kResourceExhausted);
   const std::string msg(i.status().message());
-  CHECK_THAT(msg, Catch::Contains("insufficient capacity for nodeclaim default-1: all 3 offerings"));
+  CHECK_THAT(msg,
+             Catch::Contains("insufficient capacity for nodeclaim default-1: all 3 offerings"));
   CHECK_THAT(msg, Catch::Contains("on-demand/small/z1"));
   CHECK(cache.Size(kNow) == 3);
 }
@@ -187,8 +187,7 @@ TEST_CASE("a solved claim launches and a failed launch steers the next solve", "
   pod.containers.push_back(c);
   snap.pods.push_back(pod);
 
-  absl::StatusOr<karp::SolveResult> first =
-      karp::Scheduler::Create(snap, catalog)->Solve();
+  absl::StatusOr<karp::SolveResult> first = karp::Scheduler::Create(snap, catalog)->Solve();
   REQUIRE(first.ok());
   REQUIRE(first->node_claims.size() == 1);
   CHECK(first->node_claims[0].launch->zone == "z1");

@@ -102,14 +102,14 @@ TEST_CASE("a plan bounded by a simulation count returns a prefix of the unbounde
 TEST_CASE("a plan past its deadline stops before its first simulation", "[consolidator][bound]") {
   ConsolidationOptions options;
   options.deadline = absl::Now() - absl::Seconds(1);
-  const ConsolidationPlan plan =
-      MustPlan(TwoDrifted(), MakeCatalog(SmallMediumLarge()), options);
+  const ConsolidationPlan plan = MustPlan(TwoDrifted(), MakeCatalog(SmallMediumLarge()), options);
   INFO(Describe(plan));
   CHECK(plan.stopped_early);
   CHECK(plan.simulations == 0);
   CHECK(plan.commands.empty());
   bool said_why = false;
-  for (const karp::KeptNode& k : plan.kept) said_why |= k.reason.find("not evaluated") != std::string::npos;
+  for (const karp::KeptNode& k : plan.kept)
+    said_why |= k.reason.find("not evaluated") != std::string::npos;
   CHECK(said_why);
 }
 
@@ -122,8 +122,7 @@ TEST_CASE("progress reports every simulation in order, then the end of the plan"
     seen.push_back(p);
     methods.emplace_back(p.method);
   };
-  const ConsolidationPlan plan =
-      MustPlan(TwoDrifted(), MakeCatalog(SmallMediumLarge()), options);
+  const ConsolidationPlan plan = MustPlan(TwoDrifted(), MakeCatalog(SmallMediumLarge()), options);
   REQUIRE(seen.size() == static_cast<size_t>(plan.simulations) + 1);
   for (size_t i = 0; i + 1 < seen.size(); ++i) {
     CHECK(seen[i].simulations == static_cast<int64_t>(i) + 1);
@@ -146,8 +145,7 @@ TEST_CASE("a negative simulation bound is refused", "[consolidator][bound]") {
   CHECK(std::string(c.status().message()).find("max_simulations") != std::string::npos);
 }
 
-TEST_CASE("Consolidator::Update plans as Create over the next snapshot",
-          "[consolidator][update]") {
+TEST_CASE("Consolidator::Update plans as Create over the next snapshot", "[consolidator][update]") {
   auto catalog = MakeCatalog(SmallMediumLarge());
   const ClusterSnapshot snap = TwoDrifted();
   absl::StatusOr<karp::Consolidator> first =

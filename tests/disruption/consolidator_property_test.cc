@@ -103,9 +103,9 @@ const std::string kZ3(karp::testing::kZone3);
 // (Wednesday 12:00 UTC), worked out by hand.
 const std::map<std::string, bool>& ScheduleActive() {
   static const std::map<std::string, bool> m = {
-      {"0 9 * * 1-5", true},   // weekdays 09:00 + 8h
-      {"0 0 * * 0", false},    // Sundays 00:00 + 2h
-      {"30 11 * * *", true},   // daily 11:30 + 1h
+      {"0 9 * * 1-5", true},  // weekdays 09:00 + 8h
+      {"0 0 * * 0", false},   // Sundays 00:00 + 2h
+      {"30 11 * * *", true},  // daily 11:30 + 1h
   };
   return m;
 }
@@ -146,9 +146,9 @@ std::shared_ptr<const InstanceCatalog> PropertyCatalog() {
         offerings.push_back(karp::testing::MakeOffering(kZ1, kSpot, od * 0.35));
         offerings.push_back(karp::testing::MakeOffering(kZ2, kSpot, od * 0.40));
         const std::string mem = std::to_string(cpu * (m ? 4 : 2)) + "Gi";
-        types.push_back(karp::testing::TypeWithOfferings(
-            std::string(family) + "-" + std::to_string(cpu), std::to_string(cpu), mem, 110,
-            std::move(offerings)));
+        types.push_back(
+            karp::testing::TypeWithOfferings(std::string(family) + "-" + std::to_string(cpu),
+                                             std::to_string(cpu), mem, 110, std::move(offerings)));
       }
     }
     return karp::testing::MakeCatalog(std::move(types));
@@ -176,9 +176,9 @@ Budget RandomBudget(Rng& rng) {
   }
   if (rng.Chance(25)) {
     b.schedule = rng.Pick(schedules);
-    b.duration = b.schedule == "0 9 * * 1-5" ? absl::Hours(8)
-                                             : (b.schedule == "0 0 * * 0" ? absl::Hours(2)
-                                                                          : absl::Hours(1));
+    b.duration = b.schedule == "0 9 * * 1-5"
+                     ? absl::Hours(8)
+                     : (b.schedule == "0 0 * * 0" ? absl::Hours(2) : absl::Hours(1));
   }
   return b;
 }
@@ -206,7 +206,7 @@ Case Generate(uint32_t seed) {
                               : policy <= 30 ? ConsolidationPolicy::kBalanced
                                              : ConsolidationPolicy::kWhenEmptyOrUnderutilized;
     const int after = rng.Int(1, 100);
-    np.consolidate_after = after <= 60 ? std::optional<absl::Duration>(absl::ZeroDuration())
+    np.consolidate_after = after <= 60   ? std::optional<absl::Duration>(absl::ZeroDuration())
                            : after <= 85 ? std::optional<absl::Duration>(absl::Minutes(10))
                                          : std::nullopt;
     np.budgets.clear();
@@ -265,8 +265,8 @@ Case Generate(uint32_t seed) {
       const int64_t cpu = 100LL * rng.Int(1, 15);
       const int64_t mem = (256LL << 20) * rng.Int(1, 8);
       if (cpu > target || cpu > cpu_left || mem > mem_left) continue;
-      karp::testing::PodBuilder b = karp::testing::BoundPod(
-          "pod-" + std::to_string(pod_index++), name, "", "");
+      karp::testing::PodBuilder b =
+          karp::testing::BoundPod("pod-" + std::to_string(pod_index++), name, "", "");
       b.pod().containers[0].requests.Set(karp::kResourceCpu, cpu);
       b.pod().containers[0].requests.Set(karp::kResourceMemory, mem);
       b.Label("app", rng.Pick(groups));
@@ -285,15 +285,13 @@ Case Generate(uint32_t seed) {
   }
   for (const std::string& g : groups) {
     if (rng.Chance(20)) {
-      snap.pdbs.push_back(
-          karp::testing::MakePdb("pdb-" + g, {{"app", g}}, rng.Chance(50) ? 0 : 1));
+      snap.pdbs.push_back(karp::testing::MakePdb("pdb-" + g, {{"app", g}}, rng.Chance(50) ? 0 : 1));
     }
   }
   const int pending = rng.Int(0, 3);
   for (int i = 0; i < pending; ++i) {
-    snap.pods.push_back(karp::testing::MakePod("pending-" + std::to_string(i),
-                                               std::to_string(100 * rng.Int(1, 10)) + "m",
-                                               "256Mi"));
+    snap.pods.push_back(karp::testing::MakePod(
+        "pending-" + std::to_string(i), std::to_string(100 * rng.Int(1, 10)) + "m", "256Mi"));
   }
   c.options.spot_to_spot = rng.Chance(30);
   if (rng.Chance(20)) c.options.candidate_order = karp::CandidateOrder::kDisruptionCost;
@@ -330,8 +328,7 @@ std::string Label(const karp::ObjectMeta& m, std::string_view key) {
 }
 
 // 1: every item fits some bin (cpu, memory, pods); 0: impossible; -1: gave up.
-int ExactPack(std::vector<ResourceList> items, std::vector<ResourceList> bins,
-                int64_t* steps) {
+int ExactPack(std::vector<ResourceList> items, std::vector<ResourceList> bins, int64_t* steps) {
   std::sort(items.begin(), items.end(), [](const ResourceList& a, const ResourceList& b) {
     if (a.cpu() != b.cpu()) return a.cpu() > b.cpu();
     return a.memory() > b.memory();
@@ -543,7 +540,8 @@ class Validator {
       Problem(where + "unexpected reason " + std::string(karp::DisruptionReasonName(cmd.reason)));
     }
     if ((empty || expired) && cmd.decision != DisruptionDecision::kDelete) {
-      Problem(where + "a replace for reason " + std::string(karp::DisruptionReasonName(cmd.reason)));
+      Problem(where + "a replace for reason " +
+              std::string(karp::DisruptionReasonName(cmd.reason)));
     }
     if ((expired || drifted) && cmd.candidates.size() != 1) {
       Problem(where + "expiration and drift disrupt one node per command");
@@ -634,14 +632,14 @@ class Validator {
       }
       for (const NewNodeClaim& r : cmd.replacements) {
         // Drift has no price check (docs/design.md §6.5).
-        launch_price += CheckReplacement(where, r, cmd.candidates.size(), candidate_price,
-                                         all_spot, /*price_checked=*/underutilized);
+        launch_price += CheckReplacement(where, r, cmd.candidates.size(), candidate_price, all_spot,
+                                         /*price_checked=*/underutilized);
       }
     }
     const double savings = candidate_price - launch_price;
     if (std::abs(savings - cmd.savings_per_hour) > 1e-6) {
-      Problem(where + "savings " + std::to_string(cmd.savings_per_hour) + " != " +
-              std::to_string(savings));
+      Problem(where + "savings " + std::to_string(cmd.savings_per_hour) +
+              " != " + std::to_string(savings));
     }
 
     // Apply. Pods on the candidates move: to the replacement when it lists them, else to some
@@ -695,8 +693,8 @@ class Validator {
       Problem(where + "launch type " + r.launch->instance_type + " is not an option");
     }
     if (price_checked && !(r.launch->price < candidate_price)) {
-      Problem(where + "launch price " + std::to_string(r.launch->price) +
-              " not below candidates " + std::to_string(candidate_price));
+      Problem(where + "launch price " + std::to_string(r.launch->price) + " not below candidates " +
+              std::to_string(candidate_price));
     }
     for (const std::string& t : r.instance_types) {
       const InstanceType* it = c_.catalog->Find(t);
@@ -812,10 +810,12 @@ class Validator {
     }
     for (const auto& [name, a] : alive_) {
       if (a.original) continue;
-      for (const karp::DaemonSet& ds : after.daemon_sets) free[name].Subtract(ds.pod_template.Requests());
+      for (const karp::DaemonSet& ds : after.daemon_sets)
+        free[name].Subtract(ds.pod_template.Requests());
     }
     for (const auto& [name, f] : free) {
-      if (f.AnyNegative()) Problem("node " + name + " is overcommitted after the commands: " + f.ToString());
+      if (f.AnyNegative())
+        Problem("node " + name + " is overcommitted after the commands: " + f.ToString());
     }
     if (to_place.empty()) return;
     absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(after, c_.catalog);
@@ -861,12 +861,14 @@ class Validator {
 };
 
 std::string DescribeCase(const Case& c) {
-  std::string out = "seed " + std::to_string(c.seed) + " spot_to_spot=" +
-                    (c.options.spot_to_spot ? "true" : "false") + "\n";
+  std::string out = "seed " + std::to_string(c.seed) +
+                    " spot_to_spot=" + (c.options.spot_to_spot ? "true" : "false") + "\n";
   for (const NodePool& np : c.snap.node_pools) {
-    out += "pool " + np.name() + " policy=" + std::string(karp::ConsolidationPolicyName(np.consolidation_policy)) +
-           " after=" + (np.consolidate_after ? absl::FormatDuration(*np.consolidate_after) : "Never") +
-           " reqs=" + std::to_string(np.requirements.size()) + " budgets=";
+    out +=
+        "pool " + np.name() +
+        " policy=" + std::string(karp::ConsolidationPolicyName(np.consolidation_policy)) +
+        " after=" + (np.consolidate_after ? absl::FormatDuration(*np.consolidate_after) : "Never") +
+        " reqs=" + std::to_string(np.requirements.size()) + " budgets=";
     for (const Budget& b : np.budgets) {
       out += "{" + b.nodes;
       for (const std::string& r : b.reasons) out += " " + r;
@@ -886,12 +888,11 @@ std::string DescribeCase(const Case& c) {
   }
   for (const Pod* p : c.snap.PendingPods()) out += "pending " + p->metadata.name + "\n";
   for (const karp::PodDisruptionBudget& pdb : c.snap.pdbs) {
-    out += "pdb " + pdb.metadata.name + " allowed=" +
-           std::to_string(pdb.disruptions_allowed.value_or(-1)) + "\n";
+    out += "pdb " + pdb.metadata.name +
+           " allowed=" + std::to_string(pdb.disruptions_allowed.value_or(-1)) + "\n";
   }
   return out;
 }
-
 
 absl::StatusOr<ConsolidationPlan> PlanCase(const Case& c) {
   absl::StatusOr<Consolidator> cons =
@@ -934,9 +935,9 @@ void CheckRandomClusters(int cases) {
                                  << " empty, " << stats.deletes << " deletes, " << stats.replaces
                                  << " replaces, " << stats.multi_node << " multi-node, "
                                  << stats.expired_commands << " expired, " << stats.drift_commands
-                                 << " drifted, "
-                                 << stats.exhaustive_checks << " exhaustive packings, "
-                                 << stats.spot_to_spot << " spot-to-spot), " << stats.moved_pods
+                                 << " drifted, " << stats.exhaustive_checks
+                                 << " exhaustive packings, " << stats.spot_to_spot
+                                 << " spot-to-spot), " << stats.moved_pods
                                  << " moved pods re-placed, " << stats.budget_kept
                                  << " nodes kept by budgets");
   CHECK(stats.cases == cases);
@@ -1019,27 +1020,27 @@ TEST_CASE("the consolidation property validator rejects corrupted plans",
       }
       const Node* node = c.snap.FindNode(k.node);
       double price = 0;
-      for (const Offering& o : c.catalog->Find(Label(node->metadata, karp::kLabelInstanceType))->offerings) {
+      for (const Offering& o :
+           c.catalog->Find(Label(node->metadata, karp::kLabelInstanceType))->offerings) {
         if (o.zone == Label(node->metadata, karp::kLabelZone) &&
             o.capacity_type == Label(node->metadata, karp::kLabelCapacityType)) {
           price = o.price;
         }
       }
-      expect_problem(budget ? "budget exceeded" : "blocked node disrupted",
-                     [&](ConsolidationPlan& p) {
-                       DisruptionCommand cmd;
-                       cmd.reason = DisruptionReason::kEmpty;
-                       cmd.candidates = {k.node};
-                       cmd.savings_per_hour = price;
-                       p.commands.push_back(cmd);
-                       p.savings_per_hour += price;
-                       p.kept.erase(std::remove_if(p.kept.begin(), p.kept.end(),
-                                                   [&](const karp::KeptNode& x) {
-                                                     return x.node == k.node;
-                                                   }),
-                                    p.kept.end());
-                     },
-                     budget ? "budget allows" : "is blocked");
+      expect_problem(
+          budget ? "budget exceeded" : "blocked node disrupted",
+          [&](ConsolidationPlan& p) {
+            DisruptionCommand cmd;
+            cmd.reason = DisruptionReason::kEmpty;
+            cmd.candidates = {k.node};
+            cmd.savings_per_hour = price;
+            p.commands.push_back(cmd);
+            p.savings_per_hour += price;
+            p.kept.erase(std::remove_if(p.kept.begin(), p.kept.end(),
+                                        [&](const karp::KeptNode& x) { return x.node == k.node; }),
+                         p.kept.end());
+          },
+          budget ? "budget allows" : "is blocked");
       ++(budget ? targeted_budget : targeted_blocked);
     }
     // Deleting every node leaves the moved pods nowhere to go (and usually breaks budgets).
@@ -1048,7 +1049,8 @@ TEST_CASE("the consolidation property validator rejects corrupted plans",
     if (has_pods) {
       expect_problem("delete everything", [&](ConsolidationPlan& p) {
         std::set<std::string> gone;
-        for (const DisruptionCommand& cmd : p.commands) gone.insert(cmd.candidates.begin(), cmd.candidates.end());
+        for (const DisruptionCommand& cmd : p.commands)
+          gone.insert(cmd.candidates.begin(), cmd.candidates.end());
         DisruptionCommand all;
         all.reason = DisruptionReason::kUnderutilized;
         for (const Node& n : c.snap.nodes) {

@@ -13,8 +13,8 @@
 
 #include "karp/consolidator.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -66,11 +66,11 @@ using karp::testing::FindNodeMutable;
 using karp::testing::FindPoolMutable;
 using karp::testing::KeptOr;
 using karp::testing::KeptReason;
-using karp::testing::MustPlan;
 using karp::testing::MakeBudget;
 using karp::testing::MakeCatalog;
 using karp::testing::MakeOffering;
 using karp::testing::MakePdb;
+using karp::testing::MustPlan;
 using karp::testing::SamePlan;
 using karp::testing::SetClaimCondition;
 using karp::testing::SmallMediumLarge;
@@ -138,14 +138,16 @@ void AddLoneAndBusy(ClusterSnapshot& snap, const InstanceCatalog& catalog,
   AddManagedNode(snap, catalog, "lone", pool, "medium");
   AddManagedNode(snap, catalog, "busy", pool, "medium");
   snap.pods.push_back(BoundPod("lone-0", "lone", "500m").Label("app", "lone"));
-  for (int i = 0; i < 3; ++i) snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
+  for (int i = 0; i < 3; ++i)
+    snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
 }
 
 // A medium node whose four 1-cpu pods fill it: never empty, never cheaper elsewhere.
 void AddFullNode(ClusterSnapshot& snap, const InstanceCatalog& catalog, const std::string& name,
                  const std::string& pool = "default") {
   AddManagedNode(snap, catalog, name, pool, "medium");
-  for (int i = 0; i < 4; ++i) snap.pods.push_back(BoundPod(name + "-" + std::to_string(i), name, "1"));
+  for (int i = 0; i < 4; ++i)
+    snap.pods.push_back(BoundPod(name + "-" + std::to_string(i), name, "1"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +156,8 @@ void AddFullNode(ClusterSnapshot& snap, const InstanceCatalog& catalog, const st
 TEST_CASE("emptiness deletes every empty node in one command", "[consolidator]") {
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
-  for (const char* n : {"empty-a", "empty-b", "empty-c"}) AddManagedNode(snap, *catalog, n, "default", "medium");
+  for (const char* n : {"empty-a", "empty-b", "empty-c"})
+    AddManagedNode(snap, *catalog, n, "default", "medium");
   AddFullNode(snap, *catalog, "full");
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
@@ -198,14 +201,17 @@ TEST_CASE("a node whose only pods are terminal is empty", "[consolidator]") {
   CHECK(plan.commands[0].candidates == std::vector<std::string>{"done"});
 }
 
-TEST_CASE("mirror pods and terminating pods do not make a node non-empty, a terminating "
-          "StatefulSet pod does", "[consolidator]") {
+TEST_CASE(
+    "mirror pods and terminating pods do not make a node non-empty, a terminating "
+    "StatefulSet pod does",
+    "[consolidator]") {
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "mirror", "default", "medium");
   snap.pods.push_back(BoundPod("kube-proxy", "mirror", "100m").OwnedBy("Node", "mirror"));
   AddManagedNode(snap, *catalog, "terminating", "default", "medium");
-  karp::testing::PodBuilder leaving = BoundPod("leaving", "terminating", "1").OwnedBy("ReplicaSet", "web");
+  karp::testing::PodBuilder leaving =
+      BoundPod("leaving", "terminating", "1").OwnedBy("ReplicaSet", "web");
   leaving.pod().metadata.deletion_timestamp = DisruptionNow() - absl::Seconds(10);
   snap.pods.push_back(leaving);
   AddManagedNode(snap, *catalog, "sts", "default", "medium");
@@ -297,7 +303,8 @@ TEST_CASE("a budget of 1 over three empty nodes yields exactly one command of on
 TEST_CASE("a percentage budget rounds up", "[consolidator]") {
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
-  for (int i = 0; i < 5; ++i) AddManagedNode(snap, *catalog, "e" + std::to_string(i), "default", "medium");
+  for (int i = 0; i < 5; ++i)
+    AddManagedNode(snap, *catalog, "e" + std::to_string(i), "default", "medium");
   auto deleted = [&](const std::string& nodes) {
     snap.node_pools[0].budgets = {MakeBudget(nodes)};
     const ConsolidationPlan plan = PlanOf(snap, catalog);
@@ -308,10 +315,10 @@ TEST_CASE("a percentage budget rounds up", "[consolidator]") {
     }
     return n;
   };
-  CHECK(deleted("30%") == 2);   // ceil(1.5)
-  CHECK(deleted("10%") == 1);   // ceil(0.5)
-  CHECK(deleted("1%") == 1);    // ceil(0.05)
-  CHECK(deleted("41%") == 3);   // ceil(2.05)
+  CHECK(deleted("30%") == 2);  // ceil(1.5)
+  CHECK(deleted("10%") == 1);  // ceil(0.5)
+  CHECK(deleted("1%") == 1);   // ceil(0.05)
+  CHECK(deleted("41%") == 3);  // ceil(2.05)
   CHECK(deleted("0%") == 0);
   CHECK(deleted("100%") == 5);
 }
@@ -321,7 +328,8 @@ TEST_CASE("a percentage budget counts every initialized node of the pool", "[con
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   snap.node_pools[0].budgets = {MakeBudget("20%")};
-  for (int i = 0; i < 3; ++i) AddManagedNode(snap, *catalog, "empty-" + std::to_string(i), "default", "medium");
+  for (int i = 0; i < 3; ++i)
+    AddManagedNode(snap, *catalog, "empty-" + std::to_string(i), "default", "medium");
   for (int i = 0; i < 7; ++i) AddFullNode(snap, *catalog, "full-" + std::to_string(i));
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
@@ -365,7 +373,8 @@ TEST_CASE("a node being deleted counts as disrupting against the budget", "[cons
   snap.node_pools[0].budgets = {MakeBudget("2")};
   for (const char* n : {"e1", "e2", "e3"}) AddManagedNode(snap, *catalog, n, "default", "medium");
   AddFullNode(snap, *catalog, "leaving");
-  FindNodeMutable(snap, "leaving")->metadata.deletion_timestamp = DisruptionNow() - absl::Minutes(1);
+  FindNodeMutable(snap, "leaving")->metadata.deletion_timestamp =
+      DisruptionNow() - absl::Minutes(1);
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
   REQUIRE(plan.commands.size() == 1);
@@ -460,7 +469,8 @@ TEST_CASE("a scheduled budget applies only inside its window", "[consolidator]")
 TEST_CASE("with several budgets the most restrictive active one wins", "[consolidator]") {
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
-  for (int i = 0; i < 5; ++i) AddManagedNode(snap, *catalog, "e" + std::to_string(i), "default", "medium");
+  for (int i = 0; i < 5; ++i)
+    AddManagedNode(snap, *catalog, "e" + std::to_string(i), "default", "medium");
   auto deleted = [&](std::vector<Budget> budgets) {
     snap.node_pools[0].budgets = std::move(budgets);
     const ConsolidationPlan plan = PlanOf(snap, catalog);
@@ -766,8 +776,8 @@ TEST_CASE("uninitialized and unmanaged nodes are not candidates", "[consolidator
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "booting", "default", "medium", kZ1, kOD,
                  DisruptionNow() - absl::Hours(1), /*initialized=*/false);
-  snap.nodes.push_back(karp::testing::MakeNode("byo", "4", "8Gi", 40,
-                                               {{std::string(karp::kLabelZone), kZ1}}));
+  snap.nodes.push_back(
+      karp::testing::MakeNode("byo", "4", "8Gi", 40, {{std::string(karp::kLabelZone), kZ1}}));
   AddManagedNode(snap, *catalog, "orphan", "ghost-pool", "medium");
   AddManagedNode(snap, *catalog, "empty", "default", "medium");
   const ConsolidationPlan plan = PlanOf(snap, catalog);
@@ -784,7 +794,8 @@ TEST_CASE("a node being deleted is not a candidate", "[consolidator]") {
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "leaving", "default", "medium");
-  FindNodeMutable(snap, "leaving")->metadata.deletion_timestamp = DisruptionNow() - absl::Minutes(1);
+  FindNodeMutable(snap, "leaving")->metadata.deletion_timestamp =
+      DisruptionNow() - absl::Minutes(1);
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
   CHECK(plan.commands.empty());
@@ -839,8 +850,8 @@ TEST_CASE("pending pods take part in the consolidation simulation", "[consolidat
   REQUIRE(c.replacements.size() == 1);
   REQUIRE(c.replacements[0].launch.has_value());
   CHECK(c.replacements[0].launch->instance_type == "small");
-  CHECK(std::find(c.replacements[0].pods.begin(), c.replacements[0].pods.end(),
-                  "default/lone-0") != c.replacements[0].pods.end());
+  CHECK(std::find(c.replacements[0].pods.begin(), c.replacements[0].pods.end(), "default/lone-0") !=
+        c.replacements[0].pods.end());
 }
 
 TEST_CASE("moved pods skip nodes still inside consolidateAfter", "[consolidator]") {
@@ -899,8 +910,10 @@ TEST_CASE("a node is replaced only by a strictly cheaper one", "[consolidator]")
   }
   SECTION("an equally priced type gives no command") {
     auto catalog = MakeCatalog({
-        karp::testing::MakeInstanceType("small", "2", "4Gi", 20, karp::testing::AllZones(), {kOD}, 0.10),
-        karp::testing::MakeInstanceType("small-twin", "2", "4Gi", 20, karp::testing::AllZones(), {kOD}, 0.10),
+        karp::testing::MakeInstanceType("small", "2", "4Gi", 20, karp::testing::AllZones(), {kOD},
+                                        0.10),
+        karp::testing::MakeInstanceType("small-twin", "2", "4Gi", 20, karp::testing::AllZones(),
+                                        {kOD}, 0.10),
     });
     ClusterSnapshot snap = OnePool();
     AddManagedNode(snap, *catalog, "node", "default", "small");
@@ -917,7 +930,8 @@ TEST_CASE("the price check uses the worst launch price across the allowed zones"
   // "zonal" (2 cpu) is $0.05 in zone 1; the node is a $0.20 medium in zone 1.
   auto catalog_with = [](double zone2_price) {
     return MakeCatalog({
-        karp::testing::MakeInstanceType("medium", "4", "8Gi", 40, karp::testing::AllZones(), {kOD}, 0.20),
+        karp::testing::MakeInstanceType("medium", "4", "8Gi", 40, karp::testing::AllZones(), {kOD},
+                                        0.20),
         TypeWithOfferings("zonal", "2", "4Gi", 20,
                           {MakeOffering(kZ1, kOD, 0.05), MakeOffering(kZ2, kOD, zone2_price)}),
     });
@@ -950,7 +964,8 @@ TEST_CASE("the price check uses the worst launch price across the allowed zones"
     auto catalog = catalog_with(0.50);
     ClusterSnapshot snap = OnePool();
     AddManagedNode(snap, *catalog, "node", "default", "medium");
-    snap.pods.push_back(BoundPod("web-0", "node", "1").NodeSelector(std::string(karp::kLabelZone), kZ1));
+    snap.pods.push_back(
+        BoundPod("web-0", "node", "1").NodeSelector(std::string(karp::kLabelZone), kZ1));
     const ConsolidationPlan plan = PlanOf(snap, catalog);
     INFO(Describe(plan));
     REQUIRE(plan.commands.size() == 1);
@@ -965,11 +980,13 @@ TEST_CASE("when spot is allowed the price check uses the worst spot price", "[co
   // small: on-demand $0.10 but spot $0.45. A replacement allowing spot would launch spot, whose
   // worst price is above the $0.40 node: no replacement, although on-demand small is cheaper.
   std::vector<Offering> offerings;
-  for (const std::string& z : karp::testing::AllZones()) offerings.push_back(MakeOffering(z, kOD, 0.10));
+  for (const std::string& z : karp::testing::AllZones())
+    offerings.push_back(MakeOffering(z, kOD, 0.10));
   offerings.push_back(MakeOffering(kZ1, kSpot, 0.45));
   auto catalog = MakeCatalog({
       TypeWithOfferings("small", "2", "4Gi", 20, offerings),
-      karp::testing::MakeInstanceType("large", "8", "16Gi", 80, karp::testing::AllZones(), {kOD}, 0.40),
+      karp::testing::MakeInstanceType("large", "8", "16Gi", 80, karp::testing::AllZones(), {kOD},
+                                      0.40),
   });
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "node", "default", "large", kZ1, kOD);
@@ -996,7 +1013,8 @@ TEST_CASE("an on-demand node may be replaced by a cheaper spot node, restricted 
           "[consolidator]") {
   // small: on-demand $0.10, spot $0.04. Only the spot price is cheaper than the node.
   std::vector<Offering> offerings;
-  for (const std::string& z : karp::testing::AllZones()) offerings.push_back(MakeOffering(z, kOD, 0.10));
+  for (const std::string& z : karp::testing::AllZones())
+    offerings.push_back(MakeOffering(z, kOD, 0.10));
   offerings.push_back(MakeOffering(kZ1, kSpot, 0.04));
   offerings.push_back(MakeOffering(kZ2, kSpot, 0.04));
   auto catalog = MakeCatalog({TypeWithOfferings("small", "2", "4Gi", 20, offerings)});
@@ -1033,13 +1051,13 @@ TEST_CASE("an on-demand node may be replaced by a cheaper spot node, restricted 
 // s00, s01, ... at $0.01, $0.02, ...
 std::shared_ptr<const InstanceCatalog> SpotCatalog(int cheaper) {
   std::vector<InstanceType> types;
-  types.push_back(TypeWithOfferings("big", "8", "16Gi", 80,
-                                    {MakeOffering(kZ1, kSpot, 0.40), MakeOffering(kZ2, kSpot, 0.40)}));
+  types.push_back(TypeWithOfferings(
+      "big", "8", "16Gi", 80, {MakeOffering(kZ1, kSpot, 0.40), MakeOffering(kZ2, kSpot, 0.40)}));
   for (int i = 0; i < cheaper; ++i) {
     const double price = 0.01 * (i + 1);
     const std::string name = std::string(i < 10 ? "s0" : "s") + std::to_string(i);
-    types.push_back(TypeWithOfferings(name, "2", "4Gi", 20,
-                                      {MakeOffering(kZ1, kSpot, price), MakeOffering(kZ2, kSpot, price)}));
+    types.push_back(TypeWithOfferings(
+        name, "2", "4Gi", 20, {MakeOffering(kZ1, kSpot, price), MakeOffering(kZ2, kSpot, price)}));
   }
   return MakeCatalog(std::move(types));
 }
@@ -1197,7 +1215,8 @@ TEST_CASE("multi-node consolidation deletes several nodes when their pods fit el
     snap.pods.push_back(BoundPod(std::string(n) + "-0", n, "500m"));
   }
   AddManagedNode(snap, *catalog, "host", "default", "large");
-  for (int i = 0; i < 5; ++i) snap.pods.push_back(BoundPod("host-" + std::to_string(i), "host", "1"));
+  for (int i = 0; i < 5; ++i)
+    snap.pods.push_back(BoundPod("host-" + std::to_string(i), "host", "1"));
   const ConsolidationPlan plan = PlanOf(snap, catalog);
   INFO(Describe(plan));
   REQUIRE_FALSE(plan.commands.empty());
@@ -1281,12 +1300,15 @@ TEST_CASE("Balanced policy rejects moves whose savings do not justify the disrup
   // Semantics §6.9: one $0.11 node with nine pods could be replaced by a $0.10 node. Savings
   // 0.01 of a $0.11 pool (9%) for all of its disruption (100%): score 0.09 < 0.5.
   auto catalog = MakeCatalog({
-      karp::testing::MakeInstanceType("small", "2", "4Gi", 20, karp::testing::AllZones(), {kOD}, 0.10),
-      karp::testing::MakeInstanceType("medium", "4", "8Gi", 40, karp::testing::AllZones(), {kOD}, 0.11),
+      karp::testing::MakeInstanceType("small", "2", "4Gi", 20, karp::testing::AllZones(), {kOD},
+                                      0.10),
+      karp::testing::MakeInstanceType("medium", "4", "8Gi", 40, karp::testing::AllZones(), {kOD},
+                                      0.11),
   });
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "node", "default", "medium");
-  for (int i = 0; i < 9; ++i) snap.pods.push_back(BoundPod("p" + std::to_string(i), "node", "100m"));
+  for (int i = 0; i < 9; ++i)
+    snap.pods.push_back(BoundPod("p" + std::to_string(i), "node", "100m"));
   SECTION("WhenEmptyOrUnderutilized takes any cheaper move") {
     const ConsolidationPlan plan = PlanOf(snap, catalog);
     INFO(Describe(plan));
@@ -1360,7 +1382,8 @@ TEST_CASE("NodePool requirements that no longer match the NodeClaim labels are d
           "[consolidator]") {
   // RequirementsDrifted: the pool now requires spot; the node is on-demand.
   std::vector<Offering> offerings;
-  for (const std::string& z : karp::testing::AllZones()) offerings.push_back(MakeOffering(z, kOD, 0.10));
+  for (const std::string& z : karp::testing::AllZones())
+    offerings.push_back(MakeOffering(z, kOD, 0.10));
   offerings.push_back(MakeOffering(kZ1, kSpot, 0.04));
   auto catalog = MakeCatalog({TypeWithOfferings("small", "2", "4Gi", 20, offerings)});
   ClusterSnapshot snap;
@@ -1621,8 +1644,8 @@ TEST_CASE("an interrupted node whose pods cannot move is still deleted", "[conso
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "doomed", "default", "medium", kZ1, kOD);
-  snap.pods.push_back(BoundPod("pinned", "doomed", "1")
-                          .NodeSelector(std::string(karp::kLabelHostname), "doomed"));
+  snap.pods.push_back(
+      BoundPod("pinned", "doomed", "1").NodeSelector(std::string(karp::kLabelHostname), "doomed"));
   ConsolidationOptions options;
   InterruptionEvent ev;
   ev.node = "doomed";
@@ -1679,7 +1702,8 @@ TEST_CASE("later loops see the pods moved by earlier commands", "[consolidator]"
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "host", "default", "medium");
   FindNodeMutable(snap, "host")->metadata.annotations[kDnd] = "true";
-  for (int i = 0; i < 3; ++i) snap.pods.push_back(BoundPod("host-" + std::to_string(i), "host", "1"));
+  for (int i = 0; i < 3; ++i)
+    snap.pods.push_back(BoundPod("host-" + std::to_string(i), "host", "1"));
   for (const char* n : {"a", "b"}) {
     AddManagedNode(snap, *catalog, n, "default", "medium");
     snap.pods.push_back(BoundPod(std::string(n) + "-0", n, "800m"));

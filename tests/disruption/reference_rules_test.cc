@@ -34,15 +34,16 @@ using karp::testing::DisruptionNow;
 using karp::testing::DisruptionPool;
 using karp::testing::FindClaimMutable;
 using karp::testing::KeptOr;
-using karp::testing::MustPlan;
 using karp::testing::MakeCatalog;
 using karp::testing::MakePod;
+using karp::testing::MustPlan;
 using karp::testing::SetClaimCondition;
 using karp::testing::SmallMediumLarge;
 
 std::shared_ptr<const InstanceCatalog> Sml() { return MakeCatalog(SmallMediumLarge()); }
 
-ConsolidationPlan PlanOf(const ClusterSnapshot& snap, std::shared_ptr<const InstanceCatalog> catalog) {
+ConsolidationPlan PlanOf(const ClusterSnapshot& snap,
+                         std::shared_ptr<const InstanceCatalog> catalog) {
   return MustPlan(snap, std::move(catalog));
 }
 
@@ -106,7 +107,8 @@ TEST_CASE("an explicit Consolidatable condition is honoured", "[consolidator][re
     const ConsolidationPlan plan = PlanOf(snap, catalog);
     INFO(Describe(plan));
     CHECK(plan.commands.empty());
-    CHECK_THAT(KeptOr(plan, "empty"), Catch::Contains("nodeclaim condition Consolidatable is False"));
+    CHECK_THAT(KeptOr(plan, "empty"),
+               Catch::Contains("nodeclaim condition Consolidatable is False"));
   }
   SECTION("True: consolidatable even when consolidateAfter has not elapsed") {
     snap.node_pools[0].consolidate_after = absl::Hours(2);
@@ -145,24 +147,26 @@ TEST_CASE("a node whose NodeClaim is being deleted is no candidate and no destin
   // `lone`'s pod would fit on the (empty, large) deleting node; it must not count as capacity.
   for (const karp::DisruptionCommand& c : plan.commands) {
     CHECK(std::find(c.candidates.begin(), c.candidates.end(), "going") == c.candidates.end());
-    CHECK_FALSE((c.decision == DisruptionDecision::kDelete &&
-                 std::find(c.candidates.begin(), c.candidates.end(), "lone") != c.candidates.end()));
+    CHECK_FALSE(
+        (c.decision == DisruptionDecision::kDelete &&
+         std::find(c.candidates.begin(), c.candidates.end(), "lone") != c.candidates.end()));
   }
 }
 
 TEST_CASE("pending pods that need new nodes of their own block consolidation",
           "[consolidator][reference]") {
   // `lone` (medium, 500m) fits on `busy` and would be deleted. Two pending 5-cpu pods need two
-  // new (large) nodes: the reference's simulation then yields more than one new NodeClaim and proposes
-  // nothing ("Can't remove without creating 2 candidates"). karp stops the simulation at the
-  // second new claim when the NodePool has no minValues (a claim without minValues is never
+  // new (large) nodes: the reference's simulation then yields more than one new NodeClaim and
+  // proposes nothing ("Can't remove without creating 2 candidates"). karp stops the simulation at
+  // the second new claim when the NodePool has no minValues (a claim without minValues is never
   // dropped, so the count can only grow) and says so instead of giving the count.
   auto catalog = Sml();
   ClusterSnapshot snap = OnePool();
   AddManagedNode(snap, *catalog, "lone", "default", "medium");
   AddManagedNode(snap, *catalog, "busy", "default", "medium");
   snap.pods.push_back(BoundPod("lone-0", "lone", "500m"));
-  for (int i = 0; i < 3; ++i) snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
+  for (int i = 0; i < 3; ++i)
+    snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
   SECTION("two pending pods needing two nodes: nothing is consolidated") {
     snap.pods.push_back(MakePod("pending-0", "5"));
     snap.pods.push_back(MakePod("pending-1", "5"));
@@ -215,7 +219,8 @@ TEST_CASE("a candidate whose pod the reference would ignore is kept", "[consolid
   AddManagedNode(snap, *catalog, "busy", "default", "medium");
   snap.pods.push_back(
       BoundPod("pinned-0", "pinned", "500m").NodeSelector("kubernetes.io/hostname", "pinned"));
-  for (int i = 0; i < 3; ++i) snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
+  for (int i = 0; i < 3; ++i)
+    snap.pods.push_back(BoundPod("busy-" + std::to_string(i), "busy", "1"));
   // A pending pod with the same typo does not stop anything else.
   snap.pods.push_back(MakePod("typo", "1").NodeSelector("kubernetes.io/hostname", "red-node"));
   const ConsolidationPlan plan = PlanOf(snap, catalog);
@@ -229,7 +234,8 @@ TEST_CASE("the minValues error uses the reference's words, then the detail",
   std::vector<const karp::InstanceType*> ptrs;
   for (const karp::InstanceType& t : types) ptrs.push_back(&t);
   karp::Requirements reqs;
-  karp::Requirement r = karp::Requirement::In(karp::kLabelInstanceType, {"small", "medium", "large"});
+  karp::Requirement r =
+      karp::Requirement::In(karp::kLabelInstanceType, {"small", "medium", "large"});
   r.set_min_values(5);
   reqs.Add(r);
   absl::StatusOr<size_t> n = karp::SatisfiesMinValues(ptrs, reqs);

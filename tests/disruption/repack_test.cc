@@ -196,8 +196,8 @@ TEST_CASE("repack: spot nodes are not replaced by spot nodes without the gate", 
       "default", {Expr(std::string(karp::kLabelCapacityType), Operator::kIn, {kSpot})}));
   for (int n = 0; n < 2; ++n) {
     const std::string node = "spot-" + std::to_string(n);
-    AddManagedNode(snap, *catalog, node, "default", "xlarge",
-                   std::string(karp::testing::kZone1), kSpot);
+    AddManagedNode(snap, *catalog, node, "default", "xlarge", std::string(karp::testing::kZone1),
+                   kSpot);
     snap.pods.push_back(BoundPod(node + "-pod", node, "3"));
   }
   const ConsolidationPlan off = MustPlan(snap, catalog, Repack());
@@ -217,9 +217,9 @@ TEST_CASE("repack: the JSON summary has the re-pack figures, a faithful plan non
   absl::StatusOr<std::string> repack =
       karp::json::ConsolidateOutput(MustPlan(snap, catalog, Repack()), snap, "json");
   REQUIRE(repack.ok());
-  for (const char* key : {"\"mode\": \"repack\"", "\"priceBeforePerHour\": 3.2",
-                          "\"priceAfterPerHour\": 0.32", "\"lowerBoundPerHour\": 0.32",
-                          "\"evictions\": 16"}) {
+  for (const char* key :
+       {"\"mode\": \"repack\"", "\"priceBeforePerHour\": 3.2", "\"priceAfterPerHour\": 0.32",
+        "\"lowerBoundPerHour\": 0.32", "\"evictions\": 16"}) {
     CHECK_THAT(*repack, Catch::Contains(key));
   }
   absl::StatusOr<std::string> faithful =
@@ -337,10 +337,10 @@ RandomCluster MakeRandomCluster(std::mt19937& rng, const InstanceCatalog& catalo
 
 // The model the validator replays commands over.
 struct Model {
-  std::map<std::string, karp::Node> nodes;                 // alive nodes by name
-  std::map<std::string, std::vector<karp::Pod>> pods_on;   // pods bound to each alive node
-  std::map<std::string, double> price;                     // per alive node
-  std::vector<karp::Pod> displaced;                        // moved to some existing node
+  std::map<std::string, karp::Node> nodes;                // alive nodes by name
+  std::map<std::string, std::vector<karp::Pod>> pods_on;  // pods bound to each alive node
+  std::map<std::string, double> price;                    // per alive node
+  std::vector<karp::Pod> displaced;                       // moved to some existing node
 };
 
 Model ModelOf(const ClusterSnapshot& snap, const InstanceCatalog& catalog) {
@@ -381,8 +381,8 @@ void CheckAndApply(const DisruptionCommand& cmd, const RandomCluster& c,
     REQUIRE(m->nodes.count(n) == 1);
     CHECK(c.blocked.count(n) == 0);
     candidates_price += m->price[n];
-    all_spot = all_spot &&
-               m->nodes[n].metadata.labels[std::string(karp::kLabelCapacityType)] == kSpot;
+    all_spot =
+        all_spot && m->nodes[n].metadata.labels[std::string(karp::kLabelCapacityType)] == kSpot;
     for (const karp::Pod& p : m->pods_on[n]) {
       auto l = p.metadata.labels.find("pdb");
       if (l != p.metadata.labels.end()) ++pdb_evictions[l->second];
@@ -413,10 +413,10 @@ void CheckAndApply(const DisruptionCommand& cmd, const RandomCluster& c,
   // Apply: replacements become nodes holding the pods they list; other pods are displaced.
   for (const NewNodeClaim& r : cmd.replacements) {
     const std::string ct = r.launch->capacity_type;
-    karp::Node node = karp::testing::MakeNode(
-        r.name, "1", "1Gi", 1,
-        karp::testing::ManagedNodeLabels("default", r.launch->instance_type, r.launch->zone, ct,
-                                         true));
+    karp::Node node =
+        karp::testing::MakeNode(r.name, "1", "1Gi", 1,
+                                karp::testing::ManagedNodeLabels("default", r.launch->instance_type,
+                                                                 r.launch->zone, ct, true));
     const InstanceType* it = catalog.Find(r.launch->instance_type);
     node.capacity = it->capacity;
     node.allocatable = it->Allocatable();
@@ -657,7 +657,8 @@ void CheckBoundAgainstBruteForce(int seeds) {
     REQUIRE(plan.repack.has_value());
     const double optimum = BruteForce(c, *catalog).Optimum();
     INFO("seed " << seed << ": bound " << plan.repack->lower_bound_per_hour << ", optimum "
-                 << optimum << "\n" << Describe(plan));
+                 << optimum << "\n"
+                 << Describe(plan));
     CHECK(plan.repack->lower_bound_per_hour <= optimum + 1e-9);
     CHECK(plan.repack->lower_bound_per_hour <= plan.repack->price_after_per_hour + 1e-9);
     double stays = 0;
@@ -670,7 +671,8 @@ void CheckBoundAgainstBruteForce(int seeds) {
     with_stays += c.must_stay.empty() ? 0 : 1;
     tight += plan.repack->lower_bound_per_hour >= 0.8 * optimum ? 1 : 0;
   }
-  INFO(tight << " of 120 bounds within 80 % of the optimum; " << with_stays << " with must-stay nodes");
+  INFO(tight << " of 120 bounds within 80 % of the optimum; " << with_stays
+             << " with must-stay nodes");
   CHECK(with_stays >= seeds / 3);
   CHECK(tight >= seeds / 2);
 }

@@ -26,10 +26,11 @@ std::string PodRequesting(const std::string& requests) {
 
 std::string Pool(const std::string& spec_extra, const std::string& template_extra = "",
                  const std::string& name = "default") {
-  return R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": ")" +
-         name + R"("}, "spec": {"template": {)" + template_extra +
+  return R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": ")" + name +
+         R"("}, "spec": {"template": {)" + template_extra +
          R"("spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-         "name": "default"}}})" + spec_extra + "}}";
+         "name": "default"}}})" +
+         spec_extra + "}}";
 }
 
 constexpr char kSubdomain[] =
@@ -42,8 +43,7 @@ TEST_CASE("Names are DNS-1123 subdomains and namespaces DNS-1123 labels", "[json
   CHECK(ParseError(Pod(R"({"name": "Web_1"})")) ==
         std::string("objects.json: metadata.name: invalid value \"Web_1\": ") + kSubdomain);
   CHECK(ParseError(Pod(R"({"name": ")" + std::string(254, 'a') + R"("})"))
-            .find("metadata.name: invalid value \"" + std::string(150, 'a')) !=
-        std::string::npos);
+            .find("metadata.name: invalid value \"" + std::string(150, 'a')) != std::string::npos);
   CHECK(ParseError(Pod(R"({"name": "p", "namespace": "Bad_NS!!"})")) ==
         "objects.json: metadata.namespace: invalid value \"Bad_NS!!\": a lowercase RFC 1123 label "
         "must consist of lower case alphanumeric characters or '-', and must start and end with "
@@ -60,8 +60,7 @@ TEST_CASE("Label keys and values and annotation keys are checked", "[json][api]"
   CHECK(ParseError(Pod(R"({"name": "p", "labels": {"team": "a b"}})")) ==
         "objects.json: metadata.labels.team: invalid label value \"a b\": must be 63 characters "
         "or less of [A-Za-z0-9_.-], starting and ending alphanumeric");
-  CHECK(ParseError(Pod(R"({"name": "p", "labels": {"team": ")" + std::string(64, 'a') +
-                       R"("}})"))
+  CHECK(ParseError(Pod(R"({"name": "p", "labels": {"team": ")" + std::string(64, 'a') + R"("}})"))
             .rfind("objects.json: metadata.labels.team: invalid label value", 0) == 0);
   CHECK(ParseError(Pod(R"({"name": "p", "labels": {"Bad Key": "x"}})")) ==
         "objects.json: metadata.labels: invalid label key \"Bad Key\": name must be 63 "
@@ -107,7 +106,8 @@ TEST_CASE("The NodePool CRD's rules on template labels, taints and nodeClassRef"
             .node_pools.size() == 1);
   auto pool_spec = [](const std::string& spec) {
     return R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
-        "spec": {"template": {"spec": )" + spec + "}}}";
+        "spec": {"template": {"spec": )" +
+           spec + "}}}";
   };
   CHECK(ParseError(pool_spec(R"({"taints": [{"key": "a b", "effect": "NoSchedule"}]})"))
             .rfind("objects.json: spec.template.spec.taints[0].key: invalid taint key \"a b\"",

@@ -4,12 +4,12 @@
 // are no longer searched linearly per zone). Inputs are generated here, in temporary files,
 // FIFOs and /dev/zero; nothing is committed.
 
-#include <catch2/catch.hpp>
 #include <fcntl.h>
-#include <signal.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -59,8 +59,7 @@ std::string ManyOfferingsCatalog(int n) {
   for (int i = 0; i < n; ++i) {
     if (i > 0) text += ",";
     text += R"({"zone": "zone-)" + std::to_string(i) + R"(", "capacityType": ")" +
-            (i % 2 ? "spot" : "on-demand") + R"(", "price": )" + std::to_string(1 + i % 97) +
-            "}";
+            (i % 2 ? "spot" : "on-demand") + R"(", "price": )" + std::to_string(1 + i % 97) + "}";
   }
   return text + "]}]}";
 }
@@ -161,8 +160,9 @@ TEST_CASE("A JSON stream from a FIFO is refused at the stream cap", "[json][inpu
   absl::StatusOr<std::string> text = karp::json::codec_internal::ReadWholeFile(fifo, options);
   writer.join();
   REQUIRE(text.status().code() == absl::StatusCode::kResourceExhausted);
-  CHECK(Message(text.status()) == fifo + ": larger than the input limit of 1048576 bytes for a "
-                                         "stream (see --max-input-bytes)");
+  CHECK(Message(text.status()) == fifo +
+                                      ": larger than the input limit of 1048576 bytes for a "
+                                      "stream (see --max-input-bytes)");
   // Within the cap the stream reads whole, and decodes.
   writer = FeedFifo(fifo, BigJson(512 << 10));
   absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ReadSnapshotFiles({fifo}, options);
@@ -171,8 +171,7 @@ TEST_CASE("A JSON stream from a FIFO is refused at the stream cap", "[json][inpu
   CHECK(snap->node_pools.size() == 1);
 }
 
-TEST_CASE("A regular YAML file over the YAML cap is refused before it is read",
-          "[json][input]") {
+TEST_CASE("A regular YAML file over the YAML cap is refused before it is read", "[json][input]") {
   TempDir dir;
   ReadOptions options;
   options.max_yaml_bytes = 1 << 20;
@@ -180,8 +179,9 @@ TEST_CASE("A regular YAML file over the YAML cap is refused before it is read",
   const std::string yaml = dir.Write("big.yaml", BigYaml(2 << 20));
   absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ReadSnapshotFiles({yaml}, options);
   REQUIRE(snap.status().code() == absl::StatusCode::kResourceExhausted);
-  CHECK(Message(snap.status()) == yaml + ": larger than the input limit of 1048576 bytes for "
-                                         "YAML (see --max-input-bytes)");
+  CHECK(Message(snap.status()) == yaml +
+                                      ": larger than the input limit of 1048576 bytes for "
+                                      "YAML (see --max-input-bytes)");
   // White space before the first character does not hide YAML (it is told apart at the end).
   const std::string padded = dir.Write("padded.yaml", std::string(100000, '\n') + BigYaml(2 << 20));
   CHECK(karp::json::ReadSnapshotFiles({padded}, options).status().code() ==
@@ -238,8 +238,9 @@ TEST_CASE("Errors of a streamed YAML List name the item as before", "[json][inpu
               "resources: {requests: {cpu: 1.5.3}}}]}}\n") ==
         "list.yaml: items[1].spec.containers[0].resources.requests.cpu: invalid quantity "
         "\"1.5.3\": unknown suffix");
-  CHECK(error(head + pod_a + "- {apiVersion: v1, kind: Pod, metadata: {name: b, labels: {x: 1, "
-                             "x: 2}}}\n") ==
+  CHECK(error(head + pod_a +
+              "- {apiVersion: v1, kind: Pod, metadata: {name: b, labels: {x: 1, "
+              "x: 2}}}\n") ==
         "list.yaml: line 5, column 69: items[1].metadata.labels.x: duplicate key \"x\"");
   CHECK(error(head + pod_a + pod_a) ==
         "list.yaml: items[1].metadata.name: duplicate pod \"default/a\" (first defined at "
@@ -297,8 +298,8 @@ TEST_CASE("The openb reader bounds a line and names it", "[sim][input]") {
   CHECK(t->pods[2].name == "pod-c");
   CHECK(t->pods[2].leave_at == absl::Seconds(20));
   // Endless short lines (as `yes ''` gives) stop at 10,000,000 lines, not never.
-  const std::string blank = dir.Write("blank.csv", std::string(kOpenbHeader) +
-                                                       std::string(10'000'001, '\n'));
+  const std::string blank =
+      dir.Write("blank.csv", std::string(kOpenbHeader) + std::string(10'000'001, '\n'));
   t = karp::sim::LoadOpenbTrace(blank);
   REQUIRE(t.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK(Message(t.status()) == blank + ": more than 10000000 lines (an openb trace has thousands)");
@@ -317,8 +318,9 @@ TEST_CASE("Several YAML documents are decoded one at a time, as when read whole"
           "[json][bounded]") {
   using karp::json::codec_internal::MayHoldSeveralYamlDocuments;
   CHECK_FALSE(MayHoldSeveralYamlDocuments("---\n# one document\n" + PodDoc("a")));
-  CHECK_FALSE(MayHoldSeveralYamlDocuments("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
-                                          "  annotations:\n    note: |\n      ---\n"));
+  CHECK_FALSE(
+      MayHoldSeveralYamlDocuments("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
+                                  "  annotations:\n    note: |\n      ---\n"));
   CHECK(MayHoldSeveralYamlDocuments(PodDoc("a") + "---\n" + PodDoc("b")));
   CHECK(MayHoldSeveralYamlDocuments(PodDoc("a") + "...\n" + PodDoc("b")));
   // Paths name the document; the objects are those of the whole read.
@@ -327,9 +329,8 @@ TEST_CASE("Several YAML documents are decoded one at a time, as when read whole"
   REQUIRE(snap.ok());
   REQUIRE(snap->pods.size() == 3);
   CHECK(snap->pods[2].metadata.name == "c");
-  absl::StatusOr<karp::ClusterSnapshot> bad =
-      karp::json::ParseSnapshot(PodDoc("a") + "---\n" + PodDoc("b") + "---\n" + PodDoc("C"),
-                                "pods.yaml");
+  absl::StatusOr<karp::ClusterSnapshot> bad = karp::json::ParseSnapshot(
+      PodDoc("a") + "---\n" + PodDoc("b") + "---\n" + PodDoc("C"), "pods.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().rfind("pods.yaml: documents[2].metadata.name: invalid value", 0) ==
         0);

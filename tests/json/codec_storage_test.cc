@@ -13,9 +13,9 @@
 #include "karp/aws_catalog.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
-#include "support/snapshot_checks.h"
 #include "karp/scheduler.h"
 #include "karp/storage.h"
+#include "support/snapshot_checks.h"
 #include "support/source_dir.h"
 
 namespace {
@@ -108,7 +108,7 @@ TEST_CASE("the storage kinds decode as kubectl prints them", "[json][volumes]") 
   CHECK(c0.metadata.annotations.at("pv.kubernetes.io/bind-completed") == "yes");
   const karp::PersistentVolumeClaim& c1 = snap.persistent_volume_claims[1];
   CHECK(c1.Key() == "default/data-db-1");  // namespace defaults to "default"
-  CHECK(c1.storage_class_name.empty());     // null reads as unset
+  CHECK(c1.storage_class_name.empty());    // null reads as unset
   CHECK(c1.phase == "Pending");
 
   REQUIRE(snap.persistent_volumes.size() == 4);
@@ -254,8 +254,8 @@ TEST_CASE("duplicate storage objects are rejected, claims per namespace", "[json
 }
 
 TEST_CASE("the bundled StatefulSet example solves as its comment says", "[json][volumes]") {
-  absl::StatusOr<ClusterSnapshot> snap = karp::json::ReadSnapshotFiles(
-      {karp::testing::SourceDir() + "/examples/statefulset.yaml"});
+  absl::StatusOr<ClusterSnapshot> snap =
+      karp::json::ReadSnapshotFiles({karp::testing::SourceDir() + "/examples/statefulset.yaml"});
   INFO(snap.status().message());
   REQUIRE(snap.ok());
   absl::StatusOr<karp::InstanceCatalog> aws = karp::EmbeddedAwsCatalog();

@@ -482,8 +482,7 @@ TEST_CASE("A JSON List decoded item by item reads and fails as the whole documen
   // The same List read item by item and as YAML (never streamed) gives the same snapshot.
   const std::string list = R"({"items": [)" + pod("a") + "," + pod("b") +
                            R"(, {"kind": "Node", "metadata": {"name": "n"}}], "kind": "List"})";
-  CHECK(WriteSnapshot(MustParse(list)) ==
-        WriteSnapshot(MustParse("---\n" + list, "objects.yaml")));
+  CHECK(WriteSnapshot(MustParse(list)) == WriteSnapshot(MustParse("---\n" + list, "objects.yaml")));
 }
 
 TEST_CASE("Items read in place by the fast reader fail as the whole document does",
@@ -894,10 +893,9 @@ TEST_CASE("Strict enumerations: effects, operators, policies", "[json]") {
       ParseError(R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v1", "metadata": {"name": "n"},
       "spec": {"template": {"spec": {"expireAfter": "5 days"}}}})") ==
       "objects.json: spec.template.spec.expireAfter: invalid duration \"5 days\": unknown unit");
-  CHECK(
-      ParseError(
-          R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v2", "metadata": {"name": "n"}})")
-          .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
+  CHECK(ParseError(
+            R"({"kind": "NodePool", "apiVersion": "karpenter.sh/v2", "metadata": {"name": "n"}})")
+            .rfind("objects.json: apiVersion: unsupported apiVersion", 0) == 0);
 }
 
 TEST_CASE("Pod constraints the reference ignores a pod for are read, not rejected", "[json]") {
@@ -906,9 +904,9 @@ TEST_CASE("Pod constraints the reference ignores a pod for are read, not rejecte
   const std::string match_fields =
       R"("affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}})";
-  ClusterSnapshot pending = MustParse(
-      R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}, "spec": {)" + match_fields +
-      "}}");
+  ClusterSnapshot pending =
+      MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}, "spec": {)" +
+                match_fields + "}}");
   CHECK(pending.pods[0].node_affinity.required[0].has_match_fields);
   ClusterSnapshot bound =
       MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
@@ -916,13 +914,16 @@ TEST_CASE("Pod constraints the reference ignores a pod for are read, not rejecte
                 match_fields + "}}");
   CHECK(bound.pods[0].node_affinity.required[0].has_match_fields);
 
-  ClusterSnapshot hostname = MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
+  ClusterSnapshot hostname =
+      MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
       "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"}}})");
   CHECK(hostname.pods[0].node_selector.at("kubernetes.io/hostname") == "n1");
-  ClusterSnapshot restricted = MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
+  ClusterSnapshot restricted =
+      MustParse(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
       "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/test", "operator": "In", "values": ["x"]}]}]}}}}})");
-  CHECK(restricted.pods[0].node_affinity.required[0].match_expressions[0].key == "karpenter.sh/test");
+  CHECK(restricted.pods[0].node_affinity.required[0].match_expressions[0].key ==
+        "karpenter.sh/test");
 
   // An operator the Kubernetes API does not have is still a decoding error.
   CHECK(ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
@@ -945,15 +946,17 @@ TEST_CASE("Whole-second timestamps read as absl::ParseTime reads them", "[json]"
   };
   for (const std::string& text : texts) {
     INFO(text);
-    const std::string pod = R"({"kind": "Pod", "metadata": {"name": "p", "creationTimestamp": ")" +
-                            text + R"("}})";
+    const std::string pod =
+        R"({"kind": "Pod", "metadata": {"name": "p", "creationTimestamp": ")" + text + R"("}})";
     absl::Time want;
     std::string err;
     if (absl::ParseTime(absl::RFC3339_full, text, &want, &err)) {
       CHECK(MustParse(pod).pods[0].metadata.creation_timestamp == want);
     } else {
-      CHECK(ParseError(pod) == "objects.json: metadata.creationTimestamp: invalid RFC 3339 "
-                               "timestamp \"" + text + "\"");
+      CHECK(ParseError(pod) ==
+            "objects.json: metadata.creationTimestamp: invalid RFC 3339 "
+            "timestamp \"" +
+                text + "\"");
     }
   }
 }

@@ -44,7 +44,8 @@ TEST_CASE("the bundled commitments example reads and round-trips", "[json][commi
 TEST_CASE("commitments: minimal documents and defaults", "[json][commitments]") {
   auto c = ParseCommitments(R"({"kind": "Commitments", "capacityReservations": [
       {"id": "cr-1", "instanceType": "c5.large", "availabilityZone": "us-east-1a", "count": 3,
-       "instanceMatchCriteria": "targeted"}]})", "c.json");
+       "instanceMatchCriteria": "targeted"}]})",
+                            "c.json");
   INFO(c.status().message());
   REQUIRE(c.ok());
   CHECK(c->capacity_reservations[0].available == 3);  // defaults to count

@@ -216,8 +216,7 @@ TEST_CASE("older API: Provisioner requirements, labels, limits and weight", "[co
     CHECK(AnyContains(warned.warnings,
                       "objects.json: spec.wieght: unknown field; did you mean weight? (ignored)"));
     // Not checked against the schema: the conversion still says what it dropped.
-    ClusterSnapshot ignored =
-        MustParse(text, "objects.json", karp::json::FieldValidation::kIgnore);
+    ClusterSnapshot ignored = MustParse(text, "objects.json", karp::json::FieldValidation::kIgnore);
     CHECK(AnyContains(ignored.warnings, "objects.json: spec.wieght: not a field of"));
     CHECK(AnyContains(ignored.warnings,
                       "objects.json: spec.tmpfs: not a field of a v1alpha5 Provisioner; dropped"));
@@ -432,7 +431,8 @@ spec:
     CHECK(Contains(custom.output, "  amiFamily: Custom\n  amiSelectorTerms:\n    - id: ami-1\n"));
     CHECK(custom.warnings.empty());
     Conversion unset = MustConvert(
-        "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: u}\nspec: {}\n");
+        "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: u}\nspec: "
+        "{}\n");
     CHECK(Contains(unset.output, "  amiFamily: Custom\n"));
     CHECK(unset.warnings ==
           std::vector<std::string>{
@@ -490,8 +490,7 @@ spec:
             .output);
 }
 
-TEST_CASE("older API: a node class converts only to an EC2NodeClass karp reads back",
-          "[convert]") {
+TEST_CASE("older API: a node class converts only to an EC2NodeClass karp reads back", "[convert]") {
   // The v1 EC2NodeClass is read by name: a nameless AWSNodeTemplate is an error, not an
   // unnamed object.
   CHECK(ConvertError("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\n"
@@ -526,8 +525,8 @@ TEST_CASE("karp convert reads a List item by item and checks fields against the 
       "namespace": "ns"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})";
   // A JSON List (streamed), the same objects as YAML documents (one at a time) and as one
   // YAML List convert alike; the pod is skipped and named.
-  const std::string list = R"({"apiVersion": "v1", "kind": "List", "items": [)" + pod + ", " +
-                           provisioner + "]}";
+  const std::string list =
+      R"({"apiVersion": "v1", "kind": "List", "items": [)" + pod + ", " + provisioner + "]}";
   Conversion from_json = MustConvert(list);
   Conversion from_docs = MustConvert("---\n" + pod + "\n---\n" + provisioner + "\n");
   Conversion from_yaml_list = MustConvert("---\n" + list);

@@ -154,7 +154,8 @@ TEST_CASE("requests without limits decode as before", "[json][defaulting]") {
   const ClusterSnapshot snap = MustParse(PoolAndPod(R"({"containers": [
       {"name": "c", "resources": {"requests": {"cpu": "250m"}}}, {"name": "empty"}]})"));
   const karp::Pod& pod = snap.pods[0];
-  CHECK(pod.containers[0].requests == karp::ResourceList{{karp::kResourceCpu, Q("250m", karp::kResourceCpu)}});
+  CHECK(pod.containers[0].requests ==
+        karp::ResourceList{{karp::kResourceCpu, Q("250m", karp::kResourceCpu)}});
   CHECK(pod.containers[1].requests.empty());
   CHECK(pod.pod_level_requests.empty());
 }

@@ -47,8 +47,8 @@ class TempFile {
 };
 
 std::string Pool(const std::string& name, const std::string& spec = "{}") {
-  return R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": ")" +
-         name + R"("}, "spec": )" + spec + "}";
+  return R"({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": ")" + name +
+         R"("}, "spec": )" + spec + "}";
 }
 
 TEST_CASE("Repeated keys in a JSON mapping are rejected with their path", "[json][input]") {
@@ -150,8 +150,8 @@ TEST_CASE("Errors found by validation name the file and the path", "[json][input
 }
 
 TEST_CASE("Budget schedules follow the NodePool schema: no @every", "[json][input]") {
-  for (const std::string schedule : {"@every 5m", "@every -5m", "@every 0s", "* * * *",
-                                     "0 0 * * * *", "@fortnightly"}) {
+  for (const std::string schedule :
+       {"@every 5m", "@every -5m", "@every 0s", "* * * *", "0 0 * * * *", "@fortnightly"}) {
     INFO(schedule);
     const std::string msg = ParseError(Pool("default", R"({"disruption": {"budgets": [{"nodes": "0",
         "schedule": ")" + schedule + R"(", "duration": "10m"}]}})"));
@@ -184,7 +184,8 @@ TEST_CASE("A number out of range names its path, not the JSON library", "[json][
 
 TEST_CASE("Control characters and invalid UTF-8 from the input are escaped", "[json][input]") {
   // A quantity holding a terminal escape sequence (it would retitle the terminal).
-  const std::string msg = ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
+  const std::string msg =
+      ParseError(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"},
       "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "\u001b]0;pwned\u0007"}}}]}})");
   CHECK(msg.find('\x1b') == std::string::npos);
   CHECK(msg.find('\x07') == std::string::npos);

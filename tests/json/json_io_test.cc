@@ -90,8 +90,8 @@ TEST_CASE("The fast reader builds containers larger than its arena blocks", "[js
     std::string object = "{";
     for (int i = 0; i < n; ++i) {
       array += (i ? "," : "") + std::to_string(i);
-      object += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\": [" +
-                std::to_string(i) + "]";
+      object +=
+          std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\": [" + std::to_string(i) + "]";
     }
     array += "]";
     object += "}";
@@ -115,24 +115,24 @@ TEST_CASE("The fast reader builds containers larger than its arena blocks", "[js
 
 TEST_CASE("The fast reader declines what it leaves to nlohmann", "[json][fast-json]") {
   const std::vector<std::string> texts = {
-      R"({"a": 1, "a": 2})",            // duplicate key (nlohmann's path names it)
-      R"({"a": {"b": 1, "b": 1}})",     // nested duplicate
-      "[\"\xff\"]",                     // invalid UTF-8
-      "[\"\xc0\xaf\"]",                 // overlong
-      R"(["\udc00"])",                  // lone low surrogate
-      R"(["\ud800"])",                  // lone high surrogate
-      R"([1e400])",                     // out of the double range
+      R"({"a": 1, "a": 2})",         // duplicate key (nlohmann's path names it)
+      R"({"a": {"b": 1, "b": 1}})",  // nested duplicate
+      "[\"\xff\"]",                  // invalid UTF-8
+      "[\"\xc0\xaf\"]",              // overlong
+      R"(["\udc00"])",               // lone low surrogate
+      R"(["\ud800"])",               // lone high surrogate
+      R"([1e400])",                  // out of the double range
       R"([-1e400])",
-      R"([1, ])",                       // trailing comma
-      R"({"a": 1} x)",                  // trailing text
+      R"([1, ])",       // trailing comma
+      R"({"a": 1} x)",  // trailing text
       R"([01])",
       R"([1.])",
       R"([NaN])",
       R"({"a" 1})",
       R"([1)",
-      std::string("[1]\0", 4),          // NUL after the value
-      std::string("[\"a\0b\"]", 7),     // raw NUL in a string
-      "[\"tab\there\"]",                // raw control character in a string
+      std::string("[1]\0", 4),       // NUL after the value
+      std::string("[\"a\0b\"]", 7),  // raw NUL in a string
+      "[\"tab\there\"]",             // raw control character in a string
   };
   for (const std::string& text : texts) {
     INFO(text);
@@ -145,12 +145,11 @@ TEST_CASE("The streaming reader hands out the root's items and keeps the rest",
   const std::string text =
       R"({"a": {"items": [1]}, "items": [{"x": [1, {"items": [2]}]}, 7, "s", [], null], "z": 1})";
   std::vector<Json> items;
-  std::optional<Json> root =
-      karp::json::codec_internal::FastParseJsonStreamingItems(
-          text, [&](const karp::json::codec_internal::LiteValue& v, size_t i) {
-            CHECK(i == items.size());
-            items.push_back(karp::json::codec_internal::ToJson(v));
-          });
+  std::optional<Json> root = karp::json::codec_internal::FastParseJsonStreamingItems(
+      text, [&](const karp::json::codec_internal::LiteValue& v, size_t i) {
+        CHECK(i == items.size());
+        items.push_back(karp::json::codec_internal::ToJson(v));
+      });
   REQUIRE(root.has_value());
   Json whole = Json::parse(text);
   // Every element, in order, typed as nlohmann types it; the value keeps an empty "items".
@@ -200,12 +199,24 @@ void WriteValue(JsonWriter& w, const ordered& v) {
       for (const ordered& e : v) WriteValue(w, e);
       w.EndArray();
       break;
-    case ordered::value_t::string: w.String(v.get_ref<const std::string&>()); break;
-    case ordered::value_t::boolean: w.Bool(v.get<bool>()); break;
-    case ordered::value_t::number_integer: w.Int(v.get<int64_t>()); break;
-    case ordered::value_t::number_unsigned: w.Int(static_cast<int64_t>(v.get<uint64_t>())); break;
-    case ordered::value_t::number_float: w.Double(v.get<double>()); break;
-    default: FAIL("unsupported type"); break;
+    case ordered::value_t::string:
+      w.String(v.get_ref<const std::string&>());
+      break;
+    case ordered::value_t::boolean:
+      w.Bool(v.get<bool>());
+      break;
+    case ordered::value_t::number_integer:
+      w.Int(v.get<int64_t>());
+      break;
+    case ordered::value_t::number_unsigned:
+      w.Int(static_cast<int64_t>(v.get<uint64_t>()));
+      break;
+    case ordered::value_t::number_float:
+      w.Double(v.get<double>());
+      break;
+    default:
+      FAIL("unsupported type");
+      break;
   }
 }
 
@@ -214,10 +225,16 @@ TEST_CASE("The streaming writer writes nlohmann's text byte for byte", "[json][j
   v["empty object"] = ordered::object();
   v["empty array"] = ordered::array();
   v["nested empties"] = ordered::array({ordered::object(), ordered::array(), ordered::array({1})});
-  v["strings"] = {"", "plain", "quote \" and \\", "\b\f\n\r\t", std::string("\x01\x1f\x7f", 3),
-                  std::string("nul \0 inside", 12), "é 漢字 😀", "\xff invalid \xc3", "\xe2\x82"};
-  v["ints"] = {0, -1, 42, std::numeric_limits<int64_t>::min(),
-               std::numeric_limits<int64_t>::max()};
+  v["strings"] = {"",
+                  "plain",
+                  "quote \" and \\",
+                  "\b\f\n\r\t",
+                  std::string("\x01\x1f\x7f", 3),
+                  std::string("nul \0 inside", 12),
+                  "é 漢字 😀",
+                  "\xff invalid \xc3",
+                  "\xe2\x82"};
+  v["ints"] = {0, -1, 42, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
   v["unsigned"] = static_cast<uint64_t>(7);
   v["doubles"] = {0.1376, 5.0, -0.0, 0.0, 1e-7, 1e21, 123456.789, 1.0 / 3, 2.5e-5, 1e15, 1e16};
   v["not finite"] = {std::nan(""), HUGE_VAL};
@@ -266,7 +283,8 @@ void WriteLists(JsonWriter& w, bool recurring) {
   w.BeginArray();
   for (int i = 0; i < 400; ++i) {
     std::vector<std::string> v;
-    for (int j = 0; j < i % 45; ++j) v.push_back("type-" + std::to_string(j) + (j == 3 ? "\"" : ""));
+    for (int j = 0; j < i % 45; ++j)
+      v.push_back("type-" + std::to_string(j) + (j == 3 ? "\"" : ""));
     w.BeginObject();
     w.Key("types");
     list(v);
@@ -311,14 +329,28 @@ TEST_CASE("Timestamps read as absl::ParseTime reads them, or with its error",
           "[json][field-reader]") {
   // The plain UTC form has a fast path; everything else (and every out-of-range field) goes
   // through absl::ParseTime, so both must agree on every text.
-  const std::vector<std::string> texts = {
-      "2026-11-26T18:02:22Z", "1970-01-01T00:00:00Z", "0000-01-01T00:00:00Z",
-      "9999-12-31T23:59:59Z", "2024-02-29T12:00:00Z", "2023-02-29T12:00:00Z",
-      "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
-      "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z",
-      "2026-01-01T23:59:60Z", "2026-01-01T00:00:00z", "2026-01-01 00:00:00Z",
-      "2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00.5Z", "2026-1-01T00:00:00Z",
-      "+026-01-01T00:00:00Z", "2026-01-01T00:0a:00Z", "", "not a time"};
+  const std::vector<std::string> texts = {"2026-11-26T18:02:22Z",
+                                          "1970-01-01T00:00:00Z",
+                                          "0000-01-01T00:00:00Z",
+                                          "9999-12-31T23:59:59Z",
+                                          "2024-02-29T12:00:00Z",
+                                          "2023-02-29T12:00:00Z",
+                                          "2026-04-31T00:00:00Z",
+                                          "2026-13-01T00:00:00Z",
+                                          "2026-00-10T00:00:00Z",
+                                          "2026-01-00T00:00:00Z",
+                                          "2026-01-01T24:00:00Z",
+                                          "2026-01-01T23:60:00Z",
+                                          "2026-01-01T23:59:60Z",
+                                          "2026-01-01T00:00:00z",
+                                          "2026-01-01 00:00:00Z",
+                                          "2026-01-01T00:00:00+02:00",
+                                          "2026-01-01T00:00:00.5Z",
+                                          "2026-1-01T00:00:00Z",
+                                          "+026-01-01T00:00:00Z",
+                                          "2026-01-01T00:0a:00Z",
+                                          "",
+                                          "not a time"};
   for (const std::string& text : texts) {
     INFO(text);
     absl::Time want;

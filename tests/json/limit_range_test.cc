@@ -22,8 +22,7 @@ using karp::ClusterSnapshot;
 using karp::Pod;
 
 ClusterSnapshot Read(const std::string& text) {
-  absl::StatusOr<ClusterSnapshot> snap =
-      karp::json::ParseSnapshotInputs({{"objects.yaml", text}});
+  absl::StatusOr<ClusterSnapshot> snap = karp::json::ParseSnapshotInputs({{"objects.yaml", text}});
   INFO(snap.status().message());
   REQUIRE(snap.ok());
   return *std::move(snap);
@@ -48,8 +47,7 @@ spec:
       default: {cpu: "1", memory: 1Gi}
 )";
 
-TEST_CASE("Containers without requests get the namespace's LimitRange defaults",
-          "[limitrange]") {
+TEST_CASE("Containers without requests get the namespace's LimitRange defaults", "[limitrange]") {
   ClusterSnapshot snap = Read(std::string(kDefaults) + R"(
 ---
 apiVersion: v1
@@ -157,15 +155,19 @@ spec:
   CHECK(snap.pods[0].metadata.name == "ok");
   // Defaults from max: the ok pod's cpu limit is the max, its request stays.
   CHECK(snap.pods[0].containers[0].limits.ToString() == R"({"cpu":"2","memory":"2Gi"})");
-  CHECK(snap.skipped == std::vector<std::string>{
-      "v1 Pod team/too-big (rejected by LimitRange team/bounds: maximum cpu usage per Container "
-      "is 2, but limit is 4)",
-      "v1 Pod team/too-small (rejected by LimitRange team/bounds: minimum cpu usage per "
-      "Container is 100m, but request is 50m)",
-      "v1 Pod team/ratio (rejected by LimitRange team/bounds: memory max limit to request ratio "
-      "per Container is 2, but provided ratio is 3.000000)",
-      "v1 Pod team/pod-sum (rejected by LimitRange team/bounds: maximum cpu usage per Pod is 3, "
-      "but limit is 4)"});
+  CHECK(snap.skipped ==
+        std::vector<std::string>{
+            "v1 Pod team/too-big (rejected by LimitRange team/bounds: maximum cpu usage per "
+            "Container "
+            "is 2, but limit is 4)",
+            "v1 Pod team/too-small (rejected by LimitRange team/bounds: minimum cpu usage per "
+            "Container is 100m, but request is 50m)",
+            "v1 Pod team/ratio (rejected by LimitRange team/bounds: memory max limit to request "
+            "ratio "
+            "per Container is 2, but provided ratio is 3.000000)",
+            "v1 Pod team/pod-sum (rejected by LimitRange team/bounds: maximum cpu usage per Pod is "
+            "3, "
+            "but limit is 4)"});
   CHECK(snap.skipped_objects == 4);
 }
 

@@ -89,8 +89,14 @@ TEST_CASE("EC2NodeClass: a class without spec, and the first alias", "[json][nod
   ClusterSnapshot snap = MustParse(R"({"apiVersion": "karpenter.k8s.aws/v1",
       "kind": "EC2NodeClass", "metadata": {"name": "bare"}})");
   REQUIRE(snap.node_classes.size() == 1);
-  CHECK(snap.node_classes[0] == NodeClass{"karpenter.k8s.aws/v1", "EC2NodeClass",
-                                          snap.node_classes[0].metadata, "", "", {}, {}, ""});
+  CHECK(snap.node_classes[0] == NodeClass{"karpenter.k8s.aws/v1",
+                                          "EC2NodeClass",
+                                          snap.node_classes[0].metadata,
+                                          "",
+                                          "",
+                                          {},
+                                          {},
+                                          ""});
   snap = MustParse(R"(
 kind: EC2NodeClass
 metadata: {name: ids}
@@ -105,9 +111,11 @@ spec:
 
 TEST_CASE("EC2NodeClass: errors name the field's path", "[json][node_class]") {
   auto error = [](const std::string& spec) {
-    return ParseError("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n"
-                      "metadata: {name: nc}\nspec:\n" + spec,
-                      "nc.yaml");
+    return ParseError(
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n"
+        "metadata: {name: nc}\nspec:\n" +
+            spec,
+        "nc.yaml");
   };
   CHECK(error("  kubelet: {maxPods: -1}\n") ==
         "nc.yaml: spec.kubelet.maxPods: must be >= 0, got -1");

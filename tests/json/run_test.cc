@@ -61,8 +61,8 @@ TEST_CASE("JsonToYaml quotes what would read back as another type", "[json][run]
 TEST_CASE("A snapshot written as YAML reads back as the same snapshot", "[json][run]") {
   for (const char* example : {"inflate.yaml", "consolidate_cluster.yaml", "statefulset.yaml"}) {
     INFO(example);
-    absl::StatusOr<karp::ClusterSnapshot> snap = karp::json::ParseSnapshot(ReadExample(example),
-                                                                           example);
+    absl::StatusOr<karp::ClusterSnapshot> snap =
+        karp::json::ParseSnapshot(ReadExample(example), example);
     REQUIRE(snap.ok());
     const std::string json = karp::json::WriteSnapshot(*snap);
     absl::StatusOr<std::string> yaml = JsonToYaml(json);
@@ -73,8 +73,7 @@ TEST_CASE("A snapshot written as YAML reads back as the same snapshot", "[json][
   }
 }
 
-TEST_CASE("ParseSnapshotInputs merges inputs and names both places of a duplicate",
-          "[json][run]") {
+TEST_CASE("ParseSnapshotInputs merges inputs and names both places of a duplicate", "[json][run]") {
   const std::string inflate = ReadExample("inflate.yaml");
   absl::StatusOr<karp::ClusterSnapshot> one = ParseSnapshotInputs({{"inflate.yaml", inflate}});
   REQUIRE(one.ok());
@@ -84,8 +83,8 @@ TEST_CASE("ParseSnapshotInputs merges inputs and names both places of a duplicat
   REQUIRE_FALSE(twice.ok());
   CHECK_THAT(std::string(twice.status().message()),
              Catch::Contains("b.yaml") && Catch::Contains("a.yaml"));
-  absl::StatusOr<karp::ClusterSnapshot> empty = ParseSnapshotInputs({{"pool.json", kPool},
-                                                                     {"empty.yaml", ""}});
+  absl::StatusOr<karp::ClusterSnapshot> empty =
+      ParseSnapshotInputs({{"pool.json", kPool}, {"empty.yaml", ""}});
   REQUIRE_FALSE(empty.ok());
   CHECK(std::string(empty.status().message()) == "no objects in empty.yaml");
 }

@@ -82,8 +82,7 @@ TEST_CASE("Items of a JSON List and of YAML fail with the same unknown-field mes
       {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"},
        "spec": {"containers": [{"name": "c", "image": "x", "imagePullPolicy": "Always",
                                 "resources": {}, "sidecar": true}]}}]})";
-  const std::string want =
-      "items[1].spec.containers[0].sidecar: unknown field";
+  const std::string want = "items[1].spec.containers[0].sidecar: unknown field";
   CHECK(ParseError(list) == "objects.json: " + want);
   CHECK(ParseError("---\n" + list, "objects.yaml") == "objects.yaml: " + want);
 }
@@ -104,7 +103,8 @@ spec:
 )") == "objects.json: spec.subnetSelecter: unknown field; did you mean subnetSelector?");
 }
 
-TEST_CASE("Unknown fields are warnings under validate=warn and dropped under ignore", "[json][schema]") {
+TEST_CASE("Unknown fields are warnings under validate=warn and dropped under ignore",
+          "[json][schema]") {
   ClusterSnapshot warned = MustParse(kNodePool, "pools.yaml", FieldValidation::kWarn);
   CHECK(warned.warnings == std::vector<std::string>{
                                "pools.yaml: spec.template.spec.requirments: unknown field; did you "
@@ -118,8 +118,7 @@ TEST_CASE("Unknown fields are warnings under validate=warn and dropped under ign
     labels += std::string(i == 0 ? "" : ", ") + "\"x" + std::to_string(i) + "\": 1";
   }
   ClusterSnapshot many = MustParse(
-      R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {)" + labels +
-          "}}",
+      R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {)" + labels + "}}",
       "objects.json", FieldValidation::kWarn);
   REQUIRE(many.warnings.size() == karp::json::codec_internal::kMaxFieldWarnings + 1);
   CHECK(many.warnings.back() == "and 5 more unknown fields (ignored)");
@@ -138,7 +137,8 @@ TEST_CASE("A key of any length is named by its first 200 bytes", "[json][schema]
   const std::string key(100000, 'k');
   const std::string error = ParseError(R"({"apiVersion": "v1", "kind": "Pod", "metadata":
       {"name": "p"}, ")" + key + R"(": 1})");
-  CHECK(error == "objects.json: " + std::string(200, 'k') + "... (99800 more bytes): unknown field");
+  CHECK(error ==
+        "objects.json: " + std::string(200, 'k') + "... (99800 more bytes): unknown field");
 }
 
 TEST_CASE("Catalog files are checked against karp's catalog schema", "[json][schema]") {
@@ -180,8 +180,8 @@ TEST_CASE("The generated schema tables are well formed", "[json][schema]") {
   using karp::json::codec_internal::kSchemaRoots;
   using karp::json::codec_internal::SchemaShape;
   // Every kind karp decodes has a schema.
-  for (const char* kind : {"Pod", "Node", "ReplicationController", "LimitRange",
-                           "PersistentVolume", "PersistentVolumeClaim"}) {
+  for (const char* kind : {"Pod", "Node", "ReplicationController", "LimitRange", "PersistentVolume",
+                           "PersistentVolumeClaim"}) {
     CHECK(FindSchema("v1", kind) > 0);
   }
   CHECK(FindSchema("karpenter.sh/v1", "NodePool") > 0);

@@ -46,8 +46,7 @@ TEST_CASE("Catalog offerings: capacity types, duplicates and prices are checked"
   CHECK(ok.ok());
 }
 
-TEST_CASE("A pod's container names are unique across containers and init containers",
-          "[input]") {
+TEST_CASE("A pod's container names are unique across containers and init containers", "[input]") {
   CHECK(karp::testing::ParseError(R"({"apiVersion": "v1", "kind": "Pod",
       "metadata": {"name": "p"}, "spec": {
         "initContainers": [{"name": "app"}],

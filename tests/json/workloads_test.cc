@@ -4,8 +4,8 @@
 // the controllers do — and nothing more: a dump of a running cluster adds nothing, a scaled
 // Deployment adds exactly the difference. Self-contained: every input is written inline.
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <memory>
 #include <set>
@@ -91,7 +91,8 @@ items:
   kind: Deployment
   metadata: {name: inflate, namespace: default, uid: d-1}
   spec:
-    replicas: )" + std::to_string(replicas) + R"(
+    replicas: )" + std::to_string(replicas) +
+                    R"(
     selector: {matchLabels: {app: inflate}}
     template:
       metadata: {labels: {app: inflate}}
@@ -135,21 +136,26 @@ items:
 - apiVersion: v1
   kind: Pod
   metadata:
-    name: )") + name + R"(
+    name: )") +
+           name + R"(
     namespace: default
-    uid: u-)" + name + R"(
+    uid: u-)" +
+           name + R"(
     labels: {app: inflate, pod-template-hash: 7d9c8b5f4}
     ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: inflate-7d9c8b5f4, uid: rs-1, controller: true}]
   spec:
     )" + (std::string(node).empty() ? "" : std::string("nodeName: ") + node + "\n    ") +
            R"(containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-  status: {phase: )" + (std::string(node).empty() ? "Pending" : "Running") + "}\n";
+  status: {phase: )" +
+           (std::string(node).empty() ? "Pending" : "Running") + "}\n";
   }
   return out;
 }
 
-TEST_CASE("A Deployment becomes its ReplicaSet's pending pods, named and owned as the "
-          "controllers do", "[workloads]") {
+TEST_CASE(
+    "A Deployment becomes its ReplicaSet's pending pods, named and owned as the "
+    "controllers do",
+    "[workloads]") {
   ClusterSnapshot snap = Read({kPool, kInflate});
   REQUIRE(snap.pods.size() == 5);
   REQUIRE(snap.workloads.size() == 2);  // the Deployment and the ReplicaSet it creates
@@ -168,8 +174,8 @@ TEST_CASE("A Deployment becomes its ReplicaSet's pending pods, named and owned a
     CHECK(p.metadata.name.size() == rs.metadata.name.size() + 6);  // "-" and 5 characters
     CHECK(p.metadata.namespace_ == "default");
     CHECK(p.metadata.uid.empty());
-    CHECK(p.metadata.labels == std::map<std::string, std::string>{
-                                   {"app", "inflate"}, {"pod-template-hash", hash}});
+    CHECK(p.metadata.labels ==
+          std::map<std::string, std::string>{{"app", "inflate"}, {"pod-template-hash", hash}});
     REQUIRE(p.metadata.owner_references.size() == 1);
     CHECK(p.metadata.owner_references[0].kind == "ReplicaSet");
     CHECK(p.metadata.owner_references[0].name == rs.metadata.name);
@@ -183,8 +189,7 @@ TEST_CASE("A Deployment becomes its ReplicaSet's pending pods, named and owned a
   CHECK(snap.skipped.empty());
 }
 
-TEST_CASE("Workload expansion is deterministic and adds nothing when run again",
-          "[workloads]") {
+TEST_CASE("Workload expansion is deterministic and adds nothing when run again", "[workloads]") {
   ClusterSnapshot a = Read({kPool, kInflate});
   ClusterSnapshot b = Read({kPool, kInflate});
   CHECK(PendingNames(a) == PendingNames(b));
@@ -220,8 +225,7 @@ TEST_CASE("A dump of a running Deployment adds nothing, and scaled exactly the d
   CHECK(down.pods.size() == 3);  // scaling down deletes pods; karp never adds any
 }
 
-TEST_CASE("Terminating and finished pods do not count as the workload's replicas",
-          "[workloads]") {
+TEST_CASE("Terminating and finished pods do not count as the workload's replicas", "[workloads]") {
   const std::string rs = R"(
 apiVersion: v1
 kind: List
@@ -431,8 +435,7 @@ items:
   CHECK(snap.notes[1] == "CronJob default/report: no pods until its schedule \"0 * * * *\" fires");
 }
 
-TEST_CASE("Without expansion, workloads create nothing and are listed as skipped",
-          "[workloads]") {
+TEST_CASE("Without expansion, workloads create nothing and are listed as skipped", "[workloads]") {
   ClusterSnapshot snap = Read({kPool, kInflate}, /*expand=*/false);
   CHECK(snap.pods.empty());
   CHECK(snap.skipped_objects == 1);
@@ -508,7 +511,7 @@ spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
          {"zone": "z-a", "capacityType": "on-demand", "price": 0.1, "available": true},
          {"zone": "z-b", "capacityType": "on-demand", "price": 0.1, "available": true},
          {"zone": "z-c", "capacityType": "on-demand", "price": 0.1, "available": true}]}]})",
-                                                                      "catalog.json");
+                                                                           "catalog.json");
   REQUIRE(catalog.ok());
   absl::StatusOr<karp::Scheduler> scheduler = karp::Scheduler::Create(
       snap, std::make_shared<const karp::InstanceCatalog>(*std::move(catalog)));
@@ -550,7 +553,8 @@ spec:
   CHECK(refused.pods.empty());
   bool noted = false;
   for (const std::string& n : refused.notes) {
-    noted |= n.find("Job default/" + long_job + ": creates no pods: the API server would refuse "
+    noted |= n.find("Job default/" + long_job +
+                    ": creates no pods: the API server would refuse "
                     "them (metadata.labels.batch.kubernetes.io/job-name: invalid label value") !=
              std::string::npos;
   }

@@ -118,9 +118,9 @@ TEST_CASE("cron: month names are accepted in any case, alone, in lists and range
 
 TEST_CASE("cron: day names and numbers select weekdays", "[cron]") {
   const CronSchedule weekdays = MustParse("0 12 * * mon-fri");
-  CHECK(weekdays.Matches(At(2026, 3, 2, 12, 0)));   // Monday
-  CHECK(weekdays.Matches(At(2026, 3, 4, 12, 0)));   // Wednesday
-  CHECK(weekdays.Matches(At(2026, 3, 6, 12, 0)));   // Friday
+  CHECK(weekdays.Matches(At(2026, 3, 2, 12, 0)));        // Monday
+  CHECK(weekdays.Matches(At(2026, 3, 4, 12, 0)));        // Wednesday
+  CHECK(weekdays.Matches(At(2026, 3, 6, 12, 0)));        // Friday
   CHECK_FALSE(weekdays.Matches(At(2026, 3, 7, 12, 0)));  // Saturday
   CHECK_FALSE(weekdays.Matches(At(2026, 3, 8, 12, 0)));  // Sunday
   const CronSchedule numeric = MustParse("0 12 * * 1-5");
@@ -134,7 +134,8 @@ TEST_CASE("cron: day names and numbers select weekdays", "[cron]") {
   CHECK_FALSE(list.Matches(At(2026, 3, 6, 12, 0)));
 }
 
-TEST_CASE("cron: Sunday is 0 only as in the reference parser and 7 is an error naming it", "[cron]") {
+TEST_CASE("cron: Sunday is 0 only as in the reference parser and 7 is an error naming it",
+          "[cron]") {
   const CronSchedule zero = MustParse("0 0 * * 0");
   CHECK(zero.Matches(At(2026, 3, 8, 0, 0)));
   CHECK_FALSE(zero.Matches(At(2026, 3, 7, 0, 0)));
@@ -146,23 +147,24 @@ TEST_CASE("cron: Sunday is 0 only as in the reference parser and 7 is an error n
                Catch::Contains("day of week: value 7 is out of range 0-6 (Sunday is 0)"));
   }
   const CronSchedule weekend = MustParse("0 0 * * 5-6,0");  // Friday to Sunday
-  CHECK_FALSE(weekend.Matches(At(2026, 3, 5, 0, 0)));  // Thursday
+  CHECK_FALSE(weekend.Matches(At(2026, 3, 5, 0, 0)));       // Thursday
   CHECK(weekend.Matches(At(2026, 3, 6, 0, 0)));
   CHECK(weekend.Matches(At(2026, 3, 7, 0, 0)));
   CHECK(weekend.Matches(At(2026, 3, 8, 0, 0)));
   CHECK_FALSE(weekend.Matches(At(2026, 3, 9, 0, 0)));  // Monday
 }
 
-TEST_CASE("cron: a star with step 1 is still a wildcard for the day rule, a larger step is not", "[cron]") {
+TEST_CASE("cron: a star with step 1 is still a wildcard for the day rule, a larger step is not",
+          "[cron]") {
   // "*/1" in the day-of-month field keeps it a wildcard: both fields must match (Fridays only).
   const CronSchedule step1 = MustParse("0 0 */1 * fri");
-  CHECK(step1.Matches(At(2026, 3, 6, 0, 0)));          // Friday
-  CHECK_FALSE(step1.Matches(At(2026, 3, 5, 0, 0)));    // Thursday
+  CHECK(step1.Matches(At(2026, 3, 6, 0, 0)));        // Friday
+  CHECK_FALSE(step1.Matches(At(2026, 3, 5, 0, 0)));  // Thursday
   // "*/2" restricts (odd days), so either field may match: odd days OR Fridays.
   const CronSchedule step2 = MustParse("0 0 */2 * fri");
-  CHECK(step2.Matches(At(2026, 3, 6, 0, 0)));          // Friday the 6th
-  CHECK(step2.Matches(At(2026, 3, 5, 0, 0)));          // Thursday the 5th (odd)
-  CHECK_FALSE(step2.Matches(At(2026, 3, 4, 0, 0)));    // Wednesday the 4th
+  CHECK(step2.Matches(At(2026, 3, 6, 0, 0)));        // Friday the 6th
+  CHECK(step2.Matches(At(2026, 3, 5, 0, 0)));        // Thursday the 5th (odd)
+  CHECK_FALSE(step2.Matches(At(2026, 3, 4, 0, 0)));  // Wednesday the 4th
   // A star anywhere in a list makes the field a wildcard too.
   const CronSchedule listed = MustParse("0 0 1,* * fri");
   CHECK_FALSE(listed.Matches(At(2026, 3, 5, 0, 0)));
@@ -176,7 +178,9 @@ TEST_CASE("cron: a step larger than the field is accepted and keeps only the sta
   CHECK(FiringHours(h) == std::vector<int>{5});
 }
 
-TEST_CASE("cron: @every fires relative to the time asked, so a window at least that long is always open", "[cron]") {
+TEST_CASE(
+    "cron: @every fires relative to the time asked, so a window at least that long is always open",
+    "[cron]") {
   const CronSchedule every = MustParse("@every 1h30m");
   const absl::Time t = At(2026, 3, 4, 12, 0, 0) + absl::Milliseconds(700);
   CHECK(every.Next(t, t + absl::Hours(2)) == At(2026, 3, 4, 13, 30, 0));
@@ -193,9 +197,9 @@ TEST_CASE("cron: @every fires relative to the time asked, so a window at least t
 TEST_CASE("cron: day of month OR day of week when both are restricted", "[cron]") {
   // Fires on the 13th of every month and on every Friday.
   const CronSchedule both = MustParse("0 0 13 * fri");
-  CHECK(both.Matches(At(2026, 3, 6, 0, 0)));    // Friday the 6th
-  CHECK(both.Matches(At(2026, 3, 13, 0, 0)));   // Friday the 13th
-  CHECK(both.Matches(At(2026, 1, 13, 0, 0)));   // Tuesday the 13th
+  CHECK(both.Matches(At(2026, 3, 6, 0, 0)));         // Friday the 6th
+  CHECK(both.Matches(At(2026, 3, 13, 0, 0)));        // Friday the 13th
+  CHECK(both.Matches(At(2026, 1, 13, 0, 0)));        // Tuesday the 13th
   CHECK_FALSE(both.Matches(At(2026, 3, 12, 0, 0)));  // Thursday the 12th
   CHECK_FALSE(both.Matches(At(2026, 3, 14, 0, 0)));  // Saturday the 14th
 }
@@ -254,27 +258,27 @@ TEST_CASE("cron: macros", "[cron]") {
 TEST_CASE("cron: invalid schedules are InvalidArgument naming the schedule", "[cron]") {
   const std::vector<std::string> bad = {
       "",
-      "* * * *",           // four fields
-      "* * * * * *",       // six fields
-      "60 * * * *",        // minute out of range
-      "* 24 * * *",        // hour out of range
-      "* * 0 * *",         // day of month starts at 1
-      "* * 32 * *",        // day of month out of range
-      "* * * 0 *",         // month starts at 1
-      "* * * 13 *",        // month out of range
-      "* * * * 8",         // day of week out of range
-      "* * * * 7",         // robfig has no 7 for Sunday
-      "a * * * *",         // not a number
-      "-1 * * * *",        // negative
-      "30-10 * * * *",     // reversed range
-      "*/0 * * * *",       // zero step
-      "1,,2 * * * *",      // empty list element
-      "0 0 * mon *",       // a day name in the month field
-      "0 0 * * jan",       // a month name in the day-of-week field
-      "0 0 * * funday",    // unknown name
-      "@every",            // no duration
-      "@every 5x",         // unknown unit
-      "@every m",          // no number
+      "* * * *",         // four fields
+      "* * * * * *",     // six fields
+      "60 * * * *",      // minute out of range
+      "* 24 * * *",      // hour out of range
+      "* * 0 * *",       // day of month starts at 1
+      "* * 32 * *",      // day of month out of range
+      "* * * 0 *",       // month starts at 1
+      "* * * 13 *",      // month out of range
+      "* * * * 8",       // day of week out of range
+      "* * * * 7",       // robfig has no 7 for Sunday
+      "a * * * *",       // not a number
+      "-1 * * * *",      // negative
+      "30-10 * * * *",   // reversed range
+      "*/0 * * * *",     // zero step
+      "1,,2 * * * *",    // empty list element
+      "0 0 * mon *",     // a day name in the month field
+      "0 0 * * jan",     // a month name in the day-of-week field
+      "0 0 * * funday",  // unknown name
+      "@every",          // no duration
+      "@every 5x",       // unknown unit
+      "@every m",        // no number
       "@reboot",
       "@weekly *",
   };
@@ -323,11 +327,11 @@ TEST_CASE("cron: budget window of a weekday schedule with a duration", "[cron]")
   CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 4, 8, 59, 59)));
   CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 4, 17, 0)));  // closes after 8h
   CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 4, 19, 30)));
-  CHECK(BudgetWindowActive(c, eight_hours, At(2026, 3, 6, 16, 0)));         // Friday
-  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 7, 0, 30)));   // Saturday night
-  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 7, 12, 0)));   // Saturday noon
-  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 8, 12, 0)));   // Sunday noon
-  CHECK(BudgetWindowActive(c, eight_hours, At(2026, 3, 9, 9, 30)));         // Monday
+  CHECK(BudgetWindowActive(c, eight_hours, At(2026, 3, 6, 16, 0)));        // Friday
+  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 7, 0, 30)));  // Saturday night
+  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 7, 12, 0)));  // Saturday noon
+  CHECK_FALSE(BudgetWindowActive(c, eight_hours, At(2026, 3, 8, 12, 0)));  // Sunday noon
+  CHECK(BudgetWindowActive(c, eight_hours, At(2026, 3, 9, 9, 30)));        // Monday
 }
 
 TEST_CASE("cron: a budget window may span midnight", "[cron]") {
@@ -339,7 +343,8 @@ TEST_CASE("cron: a budget window may span midnight", "[cron]") {
   CHECK_FALSE(BudgetWindowActive(c, four_hours, At(2026, 3, 5, 2, 0)));
 }
 
-TEST_CASE("cron: the window runs from a hit for the duration, so a zero duration never opens", "[cron]") {
+TEST_CASE("cron: the window runs from a hit for the duration, so a zero duration never opens",
+          "[cron]") {
   const CronSchedule c = MustParse("@hourly");
   // The next hit strictly after now - 0 is always after now.
   CHECK_FALSE(BudgetWindowActive(c, absl::ZeroDuration(), At(2026, 3, 4, 12, 0)));

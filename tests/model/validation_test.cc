@@ -59,12 +59,14 @@ TEST_CASE("Create rejects what the file reader rejects", "[validation]") {
   SECTION("NodePool weight out of 1..100") {
     ClusterSnapshot snap = OnePoolOnePod();
     snap.node_pools[0].weight = 1000;
-    CHECK(CreateError(snap) == "nodepool default: spec.weight: must be between 1 and 100, got 1000");
+    CHECK(CreateError(snap) ==
+          "nodepool default: spec.weight: must be between 1 and 100, got 1000");
   }
   SECTION("negative NodePool limits") {
     ClusterSnapshot snap = OnePoolOnePod();
     snap.node_pools[0].limits.Set("memory", -1);
-    CHECK(CreateError(snap) == "nodepool default: spec.limits.memory: must not be negative, got -1");
+    CHECK(CreateError(snap) ==
+          "nodepool default: spec.limits.memory: must not be negative, got -1");
   }
   SECTION("budget schedules") {
     ClusterSnapshot snap = OnePoolOnePod();
@@ -124,19 +126,18 @@ TEST_CASE("IntOrPercent counts resolve as Kubernetes does", "[validation]") {
 
 namespace {
 
-TEST_CASE("Messages escape control characters and invalid UTF-8, and only those",
-          "[validation]") {
+TEST_CASE("Messages escape control characters and invalid UTF-8, and only those", "[validation]") {
   using karp::internal::EscapeForMessage;
   CHECK(EscapeForMessage("plain ascii, \\ and \"quotes\"") == "plain ascii, \\ and \"quotes\"");
   CHECK(EscapeForMessage("a\nb\tc\rd") == "a\\nb\\tc\\rd");
   CHECK(EscapeForMessage("\x1b]0;t\x07") == "\\x1b]0;t\\x07");
   CHECK(EscapeForMessage("del\x7f") == "del\\x7f");
   CHECK(EscapeForMessage("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80") ==
-        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");                 // é € 🚀 kept
-  CHECK(EscapeForMessage("c1 \xc2\x9b") == "c1 \\u009b");              // CSI as C1
-  CHECK(EscapeForMessage("bad \xff\xc3") == "bad \\xff\\xc3");          // invalid, truncated
-  CHECK(EscapeForMessage("\xed\xa0\x80") == "\\xed\\xa0\\x80");         // a surrogate
-  CHECK(EscapeForMessage("\xc0\xaf") == "\\xc0\\xaf");                  // overlong '/'
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");            // é € 🚀 kept
+  CHECK(EscapeForMessage("c1 \xc2\x9b") == "c1 \\u009b");        // CSI as C1
+  CHECK(EscapeForMessage("bad \xff\xc3") == "bad \\xff\\xc3");   // invalid, truncated
+  CHECK(EscapeForMessage("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate
+  CHECK(EscapeForMessage("\xc0\xaf") == "\\xc0\\xaf");           // overlong '/'
   const std::string once = EscapeForMessage("x\x1b\xff\n");
   CHECK(EscapeForMessage(once) == once);
 }

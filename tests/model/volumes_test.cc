@@ -100,8 +100,7 @@ TEST_CASE("a Lost claim makes the pod ignored", "[volumes]") {
         "\"default/data-0\", persistentvolume \"pv-data-0\")");
 }
 
-TEST_CASE("a bound claim whose volume is missing or deleting makes the pod ignored",
-          "[volumes]") {
+TEST_CASE("a bound claim whose volume is missing or deleting makes the pod ignored", "[volumes]") {
   ClusterSnapshot snap;
   snap.persistent_volume_claims.push_back(BoundClaim("data-0", "pv-gone", "gp3"));
   CHECK(Message(StorageIndex(snap).ValidatePod(DbPod("data-0"))) ==
@@ -109,8 +108,8 @@ TEST_CASE("a bound claim whose volume is missing or deleting makes the pod ignor
         "\"default/data-0\", persistentvolume \"pv-gone\", storageclass \"gp3\")");
   snap.persistent_volumes.push_back(ZonalVolume("pv-gone", {"z1"}));
   snap.persistent_volumes[0].metadata.deletion_timestamp = absl::UnixEpoch();
-  CHECK(Message(StorageIndex(snap).ValidatePod(DbPod("data-0"))).find(
-            "failed to validate pvc, persistentvolume is being deleted") == 0);
+  CHECK(Message(StorageIndex(snap).ValidatePod(DbPod("data-0")))
+            .find("failed to validate pvc, persistentvolume is being deleted") == 0);
 }
 
 TEST_CASE("a bound claim without the bind-completed annotation is unbound", "[volumes]") {
@@ -123,8 +122,7 @@ TEST_CASE("a bound claim without the bind-completed annotation is unbound", "[vo
         "persistentvolume \"pv-data-0\")");
 }
 
-TEST_CASE("an unbound claim needs an existing WaitForFirstConsumer storage class",
-          "[volumes]") {
+TEST_CASE("an unbound claim needs an existing WaitForFirstConsumer storage class", "[volumes]") {
   ClusterSnapshot snap;
   snap.persistent_volume_claims.push_back(UnboundClaim("data-0", ""));
   CHECK(Message(StorageIndex(snap).ValidatePod(DbPod("data-0"))) ==
@@ -156,8 +154,7 @@ TEST_CASE("validation stops at the first invalid volume in spec order", "[volume
         std::string::npos);
 }
 
-TEST_CASE("a generic ephemeral volume's claim is named after the pod and the volume",
-          "[volumes]") {
+TEST_CASE("a generic ephemeral volume's claim is named after the pod and the volume", "[volumes]") {
   ClusterSnapshot snap;
   AddZonalClaim(snap, "web-0-scratch", "z2");
   StorageIndex index(snap);
@@ -204,8 +201,8 @@ TEST_CASE("a volume without node affinity does not constrain the node", "[volume
 TEST_CASE("local and hostPath volumes have their hostname affinity dropped", "[volumes]") {
   ClusterSnapshot snap;
   karp::PersistentVolume local = MakeVolume(
-      "pv-local", {Term({Expr(kHost, Operator::kIn, {"node-a"}), Expr(kZone, Operator::kIn, {"z2"})})},
-      "");
+      "pv-local",
+      {Term({Expr(kHost, Operator::kIn, {"node-a"}), Expr(kZone, Operator::kIn, {"z2"})})}, "");
   local.local = true;
   snap.persistent_volumes.push_back(local);
   snap.persistent_volume_claims.push_back(BoundClaim("data-0", "pv-local"));
@@ -229,12 +226,11 @@ TEST_CASE("local and hostPath volumes have their hostname affinity dropped", "[v
   CHECK(t->alternatives[0] == Requirements{Requirement::In(karp::kLabelHostname, {"node-a"})});
 }
 
-TEST_CASE("a hostname-only local term next to a zonal term keeps both alternatives",
-          "[volumes]") {
+TEST_CASE("a hostname-only local term next to a zonal term keeps both alternatives", "[volumes]") {
   ClusterSnapshot snap;
-  karp::PersistentVolume pv =
-      MakeVolume("pv-0", {Term({Expr(kHost, Operator::kIn, {"n"})}),
-                          Term({Expr(kZone, Operator::kIn, {"z1"})})}, "");
+  karp::PersistentVolume pv = MakeVolume(
+      "pv-0",
+      {Term({Expr(kHost, Operator::kIn, {"n"})}), Term({Expr(kZone, Operator::kIn, {"z1"})})}, "");
   pv.host_path = true;
   snap.persistent_volumes.push_back(pv);
   snap.persistent_volume_claims.push_back(BoundClaim("data-0", "pv-0"));
@@ -292,9 +288,11 @@ TEST_CASE("several volumes combine into the intersecting combinations of their t
           "[volumes]") {
   ClusterSnapshot snap;
   snap.persistent_volumes.push_back(MakeVolume(
-      "pv-a", {Term({Expr(kZone, Operator::kIn, {"z1"})}), Term({Expr(kZone, Operator::kIn, {"z2"})})}));
+      "pv-a",
+      {Term({Expr(kZone, Operator::kIn, {"z1"})}), Term({Expr(kZone, Operator::kIn, {"z2"})})}));
   snap.persistent_volumes.push_back(MakeVolume(
-      "pv-b", {Term({Expr(kZone, Operator::kIn, {"z2"})}), Term({Expr(kZone, Operator::kIn, {"z3"})})}));
+      "pv-b",
+      {Term({Expr(kZone, Operator::kIn, {"z2"})}), Term({Expr(kZone, Operator::kIn, {"z3"})})}));
   snap.persistent_volumes.push_back(
       MakeVolume("pv-c", {Term({Expr("disk", Operator::kIn, {"ssd"})}),
                           Term({Expr("disk", Operator::kIn, {"hdd"})})}));
@@ -314,12 +312,12 @@ TEST_CASE("several volumes combine into the intersecting combinations of their t
   t = index.Topology(MakePod("p", "1").ClaimVolume("x", "a").ClaimVolume("y", "c"));
   REQUIRE(t.ok());
   REQUIRE(t->alternatives.size() == 4);
-  CHECK(t->alternatives[0] == Requirements{Requirement::In(karp::kLabelZone, {"z1"}),
-                                           Requirement::In("disk", {"ssd"})});
-  CHECK(t->alternatives[1] == Requirements{Requirement::In(karp::kLabelZone, {"z1"}),
-                                           Requirement::In("disk", {"hdd"})});
-  CHECK(t->alternatives[3] == Requirements{Requirement::In(karp::kLabelZone, {"z2"}),
-                                           Requirement::In("disk", {"hdd"})});
+  CHECK(t->alternatives[0] ==
+        Requirements{Requirement::In(karp::kLabelZone, {"z1"}), Requirement::In("disk", {"ssd"})});
+  CHECK(t->alternatives[1] ==
+        Requirements{Requirement::In(karp::kLabelZone, {"z1"}), Requirement::In("disk", {"hdd"})});
+  CHECK(t->alternatives[3] ==
+        Requirements{Requirement::In(karp::kLabelZone, {"z2"}), Requirement::In("disk", {"hdd"})});
 }
 
 TEST_CASE("when no combination intersects the whole product is kept", "[volumes]") {
@@ -397,7 +395,7 @@ TEST_CASE("a pod's usage counts its claims per driver", "[volumes]") {
   Pod pod = MakePod("p", "1")
                 .ClaimVolume("1", "a")
                 .ClaimVolume("2", "b")
-                .ClaimVolume("3", "a")        // the same claim twice counts once
+                .ClaimVolume("3", "a")  // the same claim twice counts once
                 .ClaimVolume("4", "c")
                 .ClaimVolume("5", "missing");  // deleted by hand: ignored
   absl::StatusOr<VolumeUsage> usage = index.Usage(pod);
@@ -424,7 +422,7 @@ TEST_CASE("limits count distinct claims of the node and the pod", "[volumes]") {
   const karp::VolumeLimits limits{{"ebs", 2}};
   const VolumeUsage node{{"ebs", {"ns/a", "ns/b"}}, {"other", {"ns/x", "ns/y", "ns/z"}}};
   CHECK(karp::CheckVolumeLimits(node, {}, limits).ok());
-  CHECK(karp::CheckVolumeLimits(node, {{"ebs", {"ns/a"}}}, limits).ok());  // already attached
+  CHECK(karp::CheckVolumeLimits(node, {{"ebs", {"ns/a"}}}, limits).ok());    // already attached
   CHECK(karp::CheckVolumeLimits(node, {{"other", {"ns/w"}}}, limits).ok());  // no limit
   absl::Status s = karp::CheckVolumeLimits(node, {{"ebs", {"ns/c"}}}, limits);
   CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
@@ -455,8 +453,9 @@ TEST_CASE("snapshot validation checks the storage kinds", "[volumes]") {
   ClusterSnapshot bad = snap;
   bad.persistent_volumes[0].node_affinity[0].match_expressions.push_back(
       Expr(kZone, Operator::kGt, {"x"}));
-  CHECK(Message(bad.Validate()).find("persistentvolume pv-a: spec.nodeAffinity.required."
-                                     "nodeSelectorTerms[0].matchExpressions[1]: ") == 0);
+  CHECK(Message(bad.Validate())
+            .find("persistentvolume pv-a: spec.nodeAffinity.required."
+                  "nodeSelectorTerms[0].matchExpressions[1]: ") == 0);
   bad = snap;
   bad.persistent_volumes[0].node_affinity[0].match_expressions[0].op = Operator::kGte;
   CHECK_FALSE(bad.Validate().ok());

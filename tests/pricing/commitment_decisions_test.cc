@@ -158,14 +158,12 @@ TEST_CASE("solve: Savings Plan rates until the commitment is used up", "[pricing
   CHECK(r.LaunchPricePerHour() == Approx(0.22));
   // With $0.10/h the second m5.large would cost 0.03 + (1 - 0.03/0.07) x 0.10 = 0.0871 > 0.08.
   c.savings_plans[0].hourly_commitment = 0.10;
-  CHECK(Launches(Solve(snap, Pricing(c))) == std::vector<std::string>{
-                                                 "m5.large us-east-1a 0.070000",
-                                                 "c5.large us-east-1a 0.080000",
-                                                 "c5.large us-east-1a 0.080000"});
+  CHECK(Launches(Solve(snap, Pricing(c))) ==
+        std::vector<std::string>{"m5.large us-east-1a 0.070000", "c5.large us-east-1a 0.080000",
+                                 "c5.large us-east-1a 0.080000"});
 }
 
-TEST_CASE("solve without a pricing model or with no commitments is unchanged",
-          "[pricing][solve]") {
+TEST_CASE("solve without a pricing model or with no commitments is unchanged", "[pricing][solve]") {
   ClusterSnapshot snap = PendingPods(3);
   SolveResult blind = Solve(snap, nullptr);
   SolveResult empty = Solve(snap, Pricing(Commitments{}));

@@ -99,9 +99,9 @@ TEST_CASE("a zonal RI covers one instance of its type in its zone only", "[prici
   c.reserved_instances[0].hourly_price = 0.06;
   auto ledger = Model(c)->Start({});
   CHECK(ledger->Marginal(OD("m5.large", 0.10, "us-east-1b")) == Approx(0.10));  // other zone
-  CHECK(ledger->Marginal(OD("m5.xlarge", 0.20)) == Approx(0.20));              // other size
-  CHECK(Charge(*ledger, OD("m5.large", 0.10)) == 0);                           // covered
-  CHECK(Charge(*ledger, OD("m5.large", 0.10)) == Approx(0.10));                // RI used up
+  CHECK(ledger->Marginal(OD("m5.xlarge", 0.20)) == Approx(0.20));               // other size
+  CHECK(Charge(*ledger, OD("m5.large", 0.10)) == 0);                            // covered
+  CHECK(Charge(*ledger, OD("m5.large", 0.10)) == Approx(0.10));                 // RI used up
   // Bill: RI fee 0.06 committed, one m5.large at list 0.10.
   CHECK(ledger->Bill().committed == Approx(0.06));
   CHECK(ledger->Bill().on_demand == Approx(0.10));
@@ -118,8 +118,8 @@ TEST_CASE("a size-flexible regional RI covers its family by normalized units", "
   CHECK(Charge(*ledger, OD("m5.large", 0.10, "us-east-1c")) == 0);
   CHECK(Charge(*ledger, OD("m5.large", 0.10)) == Approx(0.10));
   auto fresh = model->Start({});
-  CHECK(fresh->Marginal(OD("m5.2xlarge", 0.40)) == Approx(0.20));  // half of 0.40
-  CHECK(fresh->Marginal(OD("c5.large", 0.08)) == Approx(0.08));    // other family
+  CHECK(fresh->Marginal(OD("m5.2xlarge", 0.40)) == Approx(0.20));              // half of 0.40
+  CHECK(fresh->Marginal(OD("c5.large", 0.08)) == Approx(0.08));                // other family
   CHECK(fresh->Marginal(OD("m5.large", 0.10, "eu-west-1a")) == Approx(0.10));  // other region
   CHECK(fresh->Marginal(Spot("m5.large", 0.04)) == Approx(0.04));  // spot is never covered
 }
@@ -246,11 +246,10 @@ TEST_CASE("commitments the catalog cannot use are named, not dropped silently", 
   absl::StatusOr<karp::InstanceCatalog> catalog = karp::EmbeddedAwsCatalog(options);
   REQUIRE(catalog.ok());
   Commitments c;
-  c.reserved_instances = {Ri("ri-ok", "m5.large", 1, "us-east-1"),
-                          Ri("ri-type", "m5.nonexistent", 1, "us-east-1"),
-                          Ri("ri-region", "m5.large", 1, "mars-1"),
-                          Ri("ri-zone", "m5.large", 1, "", "us-west-2a"),
-                          Ri("ri-family", "zz9.large", 1, "us-east-1", "", true)};
+  c.reserved_instances = {
+      Ri("ri-ok", "m5.large", 1, "us-east-1"), Ri("ri-type", "m5.nonexistent", 1, "us-east-1"),
+      Ri("ri-region", "m5.large", 1, "mars-1"), Ri("ri-zone", "m5.large", 1, "", "us-west-2a"),
+      Ri("ri-family", "zz9.large", 1, "us-east-1", "", true)};
   karp::SavingsPlan sp = Sp("sp-1", karp::SavingsPlanType::kEc2Instance, 1, 0.1);
   sp.family = "m5";
   sp.region = "eu-west-1";

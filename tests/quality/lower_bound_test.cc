@@ -90,8 +90,7 @@ double BruteForceCover(const std::vector<CoverOption>& o, double a, double b) {
 
 }  // namespace
 
-TEST_CASE("FractionalTwoResourceCover with one option buys the binding resource",
-          "[lower_bound]") {
+TEST_CASE("FractionalTwoResourceCover with one option buys the binding resource", "[lower_bound]") {
   // 10 cpu and 8 of memory from (4 cpu, 16 memory) at 2: max(10/4, 8/16) = 2.5 units -> 5.
   absl::StatusOr<double> v = karp::FractionalTwoResourceCover({{2.0, 4, 16}}, 10, 8);
   REQUIRE(v.ok());
@@ -102,8 +101,7 @@ TEST_CASE("FractionalTwoResourceCover mixes a cpu-heavy and a memory-heavy optio
           "[lower_bound]") {
   // C = (8 cpu, 8 mem) and M = (2 cpu, 16 mem), both at 1; demand 10 cpu, 20 mem.
   // Tight: 8x + 2y = 10, 8x + 16y = 20 -> y = 5/7, x = 15/14, price 25/14 < 2.5 (C alone).
-  absl::StatusOr<double> v =
-      karp::FractionalTwoResourceCover({{1.0, 8, 8}, {1.0, 2, 16}}, 10, 20);
+  absl::StatusOr<double> v = karp::FractionalTwoResourceCover({{1.0, 8, 8}, {1.0, 2, 16}}, 10, 20);
   REQUIRE(v.ok());
   CHECK(*v == Approx(25.0 / 14.0).epsilon(kTol));
 }
@@ -120,9 +118,9 @@ TEST_CASE("FractionalTwoResourceCover edge cases and errors", "[lower_bound]") {
   CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(std::string(bad.status().message()).find("options[0]") != std::string::npos);
   CHECK_FALSE(karp::FractionalTwoResourceCover({{1.0, 1, 1}}, std::nan(""), 1).ok());
-  CHECK_FALSE(karp::FractionalTwoResourceCover(
-                  {{1.0, std::numeric_limits<double>::infinity(), 1}}, 1, 1)
-                  .ok());
+  CHECK_FALSE(
+      karp::FractionalTwoResourceCover({{1.0, std::numeric_limits<double>::infinity(), 1}}, 1, 1)
+          .ok());
 }
 
 TEST_CASE("FractionalTwoResourceCover equals an independent brute force on random instances",
@@ -149,8 +147,8 @@ TEST_CASE("FractionalTwoResourceCover equals an independent brute force on rando
 TEST_CASE("PriceLowerBound with one instance type is the cpu it must buy", "[lower_bound]") {
   // 3 pods of 2 cpu on a 4-cpu type at 1.0: 6/4 = 1.5 (karp needs 2 nodes: price 2).
   auto cat = MakeCatalog({Type("t", "4", "8Gi", 1.0)});
-  karp::ClusterSnapshot snap = Snapshot({MakePod("a", "2", "1Gi"), MakePod("b", "2", "1Gi"),
-                                         MakePod("c", "2", "1Gi")});
+  karp::ClusterSnapshot snap =
+      Snapshot({MakePod("a", "2", "1Gi"), MakePod("b", "2", "1Gi"), MakePod("c", "2", "1Gi")});
   const karp::CostLowerBound lb = Bound(snap, *cat);
   CHECK(lb.price_per_hour == Approx(1.5).epsilon(kTol));
   CHECK(lb.fractional_price_per_hour == Approx(1.5).epsilon(kTol));
@@ -331,9 +329,9 @@ TEST_CASE("PriceLowerBound never exceeds the price of karp's Solve on random wor
       const int cpu = 1 << pick(0, 4);
       const int mem_gi = cpu * (1 << pick(0, 3));
       const double price = (0.5 + pick(0, 100) / 100.0) * (cpu * 0.04 + mem_gi * 0.005);
-      karp::InstanceType t = Type("t" + std::to_string(i), std::to_string(cpu),
-                                  std::to_string(mem_gi) + "Gi", price,
-                                  {{"family", pick(0, 1) ? "a" : "b"}}, 8 * cpu);
+      karp::InstanceType t =
+          Type("t" + std::to_string(i), std::to_string(cpu), std::to_string(mem_gi) + "Gi", price,
+               {{"family", pick(0, 1) ? "a" : "b"}}, 8 * cpu);
       if (pick(0, 3) == 0) t.capacity.Set("nvidia.com/gpu", pick(1, 4));
       if (pick(0, 2) == 0) {
         t.offerings.push_back(karp::Offering{"zone-a", "spot", price * 0.4, true, "", 0});
@@ -354,8 +352,8 @@ TEST_CASE("PriceLowerBound never exceeds the price of karp's Solve on random wor
     for (int i = 0; i < npods; ++i) {
       static const char* kCpu[] = {"100m", "250m", "500m", "1", "1500m", "3"};
       static const char* kMem[] = {"128Mi", "512Mi", "1Gi", "2Gi", "6Gi"};
-      karp::testing::PodBuilder b = MakePod("p" + std::to_string(i), kCpu[pick(0, 5)],
-                                            kMem[pick(0, 4)]);
+      karp::testing::PodBuilder b =
+          MakePod("p" + std::to_string(i), kCpu[pick(0, 5)], kMem[pick(0, 4)]);
       switch (pick(0, 6)) {
         case 0:
           b.NodeSelector("family", pick(0, 1) ? "a" : "b");

@@ -30,7 +30,9 @@ using karp::testing::SpreadConstraint;
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 
 auto Web(const std::string& name) {
-  return MakePod(name, "1", "1Gi").Label("app", "web").Spread(SpreadConstraint(kZone, 1, {{"app", "web"}}));
+  return MakePod(name, "1", "1Gi")
+      .Label("app", "web")
+      .Spread(SpreadConstraint(kZone, 1, {{"app", "web"}}));
 }
 
 auto Db(const std::string& name) {
@@ -80,9 +82,14 @@ TEST_CASE("simulations sharing bound-pod counts place pods as a plain Solve",
   REQUIRE(scheduler.ok());
   // Sets of bound pods to move (unbound copies scheduled with the pending pods), each
   // simulated after the previous ones filled the cache.
-  const std::vector<std::vector<std::string>> moves = {
-      {}, {"web-0-0", "web-0-1"}, {"db-0", "web-2-0"}, {"db-0", "db-2", "db-4"}, {"web-1-2"},
-      {"cache-0"}, {"cache-0", "cache-1", "db-2"}, {}};
+  const std::vector<std::vector<std::string>> moves = {{},
+                                                       {"web-0-0", "web-0-1"},
+                                                       {"db-0", "web-2-0"},
+                                                       {"db-0", "db-2", "db-4"},
+                                                       {"web-1-2"},
+                                                       {"cache-0"},
+                                                       {"cache-0", "cache-1", "db-2"},
+                                                       {}};
   for (const std::vector<std::string>& names : moves) {
     std::vector<Pod> moved;
     for (const Pod& p : snap.pods) {
@@ -100,7 +107,8 @@ TEST_CASE("simulations sharing bound-pod counts place pods as a plain Solve",
     REQUIRE(simulated.ok());
     REQUIRE(solved.ok());
     INFO("moved " << names.size() << " pod(s)\nsimulated:\n"
-                  << Describe(*simulated) << "solved:\n" << Describe(*solved));
+                  << Describe(*simulated) << "solved:\n"
+                  << Describe(*solved));
     CHECK(SameResult(*simulated, *solved));
     CHECK(simulated->pod_errors.size() < pods.size());
   }

@@ -51,30 +51,29 @@ InstanceType SpotAndOnDemand(std::string name, std::string_view cpu, std::string
   for (karp::Offering& o : MakeOfferings(AllZones(), {kSpot}, 0.4 * on_demand_price)) {
     offerings.push_back(o);
   }
-  return InstanceType::Make(std::move(name),
-                            {{std::string(karp::kLabelArch), "amd64"},
-                             {std::string(karp::kLabelOs), "linux"}},
-                            Resources(cpu, memory, 110), karp::Overhead{}, std::move(offerings));
+  return InstanceType::Make(
+      std::move(name),
+      {{std::string(karp::kLabelArch), "amd64"}, {std::string(karp::kLabelOs), "linux"}},
+      Resources(cpu, memory, 110), karp::Overhead{}, std::move(offerings));
 }
 
 // One on-demand-only type of the given arch.
 InstanceType OnDemandType(std::string name, std::string arch, std::string_view cpu,
                           std::string_view memory, double price) {
-  return InstanceType::Make(std::move(name),
-                            {{std::string(karp::kLabelArch), std::move(arch)},
-                             {std::string(karp::kLabelOs), "linux"}},
-                            Resources(cpu, memory, 110), karp::Overhead{},
-                            MakeOfferings(AllZones(), {kOnDemand}, price));
+  return InstanceType::Make(
+      std::move(name),
+      {{std::string(karp::kLabelArch), std::move(arch)}, {std::string(karp::kLabelOs), "linux"}},
+      Resources(cpu, memory, 110), karp::Overhead{}, MakeOfferings(AllZones(), {kOnDemand}, price));
 }
 
 // NodePools "general" (amd64, weight 50) and "arm" (arm64, weight 10), no pods.
 ClusterSnapshot ArchPools() {
   const std::string arch(karp::kLabelArch);
   ClusterSnapshot snap;
-  snap.node_pools.push_back(MakeNodePool(
-      "general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
-  snap.node_pools.push_back(MakeNodePool(
-      "arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
+  snap.node_pools.push_back(
+      MakeNodePool("general", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 50));
+  snap.node_pools.push_back(
+      MakeNodePool("arm", {{arch, karp::Operator::kIn, {"arm64"}, std::nullopt}}, {}, {}, 10));
   return snap;
 }
 
@@ -119,19 +118,20 @@ TEST_CASE("cost packing buys several small GPU nodes rather than one large one",
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool("gpu"));
   for (int i = 0; i < 3; ++i) {
-    snap.pods.push_back(MakePod("train-" + std::to_string(i), "2", "8Gi").Request("nvidia.com/gpu", "1"));
+    snap.pods.push_back(
+        MakePod("train-" + std::to_string(i), "2", "8Gi").Request("nvidia.com/gpu", "1"));
   }
   auto gpu_type = [](std::string name, std::string_view cpu, std::string_view mem, int gpus,
                      double price) {
     karp::ResourceList capacity = Resources(cpu, mem, 110);
     capacity.Set("nvidia.com/gpu", gpus);
-    return InstanceType::Make(std::move(name),
-                              {{std::string(karp::kLabelArch), "amd64"},
-                               {std::string(karp::kLabelOs), "linux"}},
-                              capacity, karp::Overhead{},
-                              MakeOfferings(AllZones(), {kOnDemand}, price));
+    return InstanceType::Make(
+        std::move(name),
+        {{std::string(karp::kLabelArch), "amd64"}, {std::string(karp::kLabelOs), "linux"}},
+        capacity, karp::Overhead{}, MakeOfferings(AllZones(), {kOnDemand}, price));
   };
-  auto catalog = MakeCatalog({gpu_type("g1", "4", "16Gi", 1, 0.5), gpu_type("g4", "16", "64Gi", 4, 3.9)});
+  auto catalog =
+      MakeCatalog({gpu_type("g1", "4", "16Gi", 1, 0.5), gpu_type("g4", "16", "64Gi", 4, 3.9)});
   const SolveResult faithful = SolveWith(snap, catalog, karp::PackingMode::kFaithful);
   const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost);
   CHECK(faithful.LaunchPricePerHour() == Approx(3.9));
@@ -159,16 +159,18 @@ TEST_CASE("pods of a lower-weight NodePool share claims however many claims a he
                             .AntiAffinity(std::string(karp::kLabelHostname), {{"app", "solo"}}));
   }
   for (int i = 0; i < 12; ++i) {  // more than an exact plan takes (exact_packing.h)
-    snap.pods.push_back(MakePod("arm-" + std::to_string(i), "250m", "512Mi").NodeSelector(arch, "arm64"));
+    snap.pods.push_back(
+        MakePod("arm-" + std::to_string(i), "250m", "512Mi").NodeSelector(arch, "arm64"));
   }
   // A third pool where the cost packing beats the faithful one (the first test's case).
-  snap.node_pools.push_back(MakeNodePool(
-      "batch", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 5));
+  snap.node_pools.push_back(
+      MakeNodePool("batch", {{arch, karp::Operator::kIn, {"amd64"}, std::nullopt}}, {}, {}, 5));
   const std::string pool(karp::kLabelNodePool);
   snap.pods.push_back(
       MakePod("db", "3", "4Gi").NodeSelector(kCapacityType, kOnDemand).NodeSelector(pool, "batch"));
   for (int i = 0; i < 9; ++i) {
-    snap.pods.push_back(MakePod("web-" + std::to_string(i), "1", "1Gi").NodeSelector(pool, "batch"));
+    snap.pods.push_back(
+        MakePod("web-" + std::to_string(i), "1", "1Gi").NodeSelector(pool, "batch"));
   }
   const SolveResult faithful = SolveWith(snap, catalog, karp::PackingMode::kFaithful);
   const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost);
@@ -191,7 +193,8 @@ TEST_CASE("the cost pool order decides whether weights or prices choose a new cl
   ClusterSnapshot snap = ArchPools();
   for (int i = 0; i < 8; ++i) snap.pods.push_back(MakePod("any-" + std::to_string(i), "2", "1Gi"));
   for (int i = 0; i < 3; ++i) {
-    snap.pods.push_back(MakePod("x86-" + std::to_string(i), "2", "1Gi").NodeSelector(arch, "amd64"));
+    snap.pods.push_back(
+        MakePod("x86-" + std::to_string(i), "2", "1Gi").NodeSelector(arch, "amd64"));
   }
   auto pools_of = [](const SolveResult& r) {
     std::map<std::string, int> pools;
@@ -280,7 +283,8 @@ TEST_CASE("the faithful placement the cost packing keeps is the faithful solve's
     options.cost_attempts = 4;
     const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost, options);
     INFO("threads " << threads << "\nfaithful:\n"
-                    << Describe(faithful) << "cost:\n" << Describe(cost));
+                    << Describe(faithful) << "cost:\n"
+                    << Describe(cost));
     CHECK(cost.packing.faithful_kept);
     CHECK(cost.packing.faithful_price_per_hour == Approx(faithful.LaunchPricePerHour()));
     CHECK(SameResult(cost, faithful));
@@ -293,8 +297,7 @@ TEST_CASE("the cost deadline stops the search and says so", "[scheduler][cost]")
   for (int i = 0; i < 20; ++i) snap.pods.push_back(MakePod("p-" + std::to_string(i), "1", "1Gi"));
   SchedulerOptions options;
   options.cost_time_limit = absl::Nanoseconds(1);
-  const SolveResult r =
-      SolveWith(snap, FakeCatalog(20), karp::PackingMode::kCost, options);
+  const SolveResult r = SolveWith(snap, FakeCatalog(20), karp::PackingMode::kCost, options);
   CHECK(r.packing.stopped_early);
   CHECK(r.packing.faithful_kept);
   CHECK(r.pod_errors.empty());
@@ -371,8 +374,8 @@ SmallCase GenerateSmall(uint32_t seed) {
   const bool spot = pick(2) == 0;
   const int type_count = 3 + pick(4);
   for (int t = 0; t < type_count; ++t) {
-    const int cpu = 1 << pick(5);                 // 1..16
-    const int gib = cpu * (1 << (1 + pick(3)));   // 2, 4 or 8 GiB per cpu
+    const int cpu = 1 << pick(5);                // 1..16
+    const int gib = cpu * (1 << (1 + pick(3)));  // 2, 4 or 8 GiB per cpu
     const double price = cpu * (0.04 + 0.01 * pick(5)) + 0.01 * pick(3);
     std::vector<karp::Offering> offerings = MakeOfferings(AllZones(), {kOnDemand}, price);
     if (spot) {
@@ -397,7 +400,8 @@ SmallCase GenerateSmall(uint32_t seed) {
   for (int i = 0; i < pods; ++i) {
     PodBuilder p = MakePod("p" + std::to_string(i), cpus[pick(6)], mems[pick(6)]);
     if (spot && pick(4) == 0) p.NodeSelector(kCapacityType, kOnDemand);
-    if (pick(4) == 0) p.Label("app", "spread").AntiAffinity(std::string(karp::kLabelHostname), {{"app", "spread"}});
+    if (pick(4) == 0)
+      p.Label("app", "spread").AntiAffinity(std::string(karp::kLabelHostname), {{"app", "spread"}});
     c.snap.pods.push_back(p);
   }
   return c;
@@ -471,8 +475,7 @@ void CheckAgainstOptimum(int seeds) {
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(seeds); ++seed) {
     SmallCase c = GenerateSmall(seed);
     const double optimum = BruteForceOptimum(c);
-    const SolveResult cost =
-        SolveWith(c.snap, MakeCatalog(c.types), karp::PackingMode::kCost);
+    const SolveResult cost = SolveWith(c.snap, MakeCatalog(c.types), karp::PackingMode::kCost);
     const SolveResult faithful =
         SolveWith(c.snap, MakeCatalog(c.types), karp::PackingMode::kFaithful);
     ++cases;

@@ -100,8 +100,7 @@ TEST_CASE("a PDB that blocks only for now, or selects other pods, does not stop 
   CHECK(PodsProvisionedFor(snap) == 1);
 }
 
-TEST_CASE("a fully blocking PDB does not hold back pods it would never evict",
-          "[scheduler][pdb]") {
+TEST_CASE("a fully blocking PDB does not hold back pods it would never evict", "[scheduler][pdb]") {
   SECTION("a pod tolerating the disrupted taint") {
     ClusterSnapshot snap = DeletingNodeWithWebPod();
     snap.pdbs.push_back(Pdb("web", "web", "", "0"));

@@ -58,9 +58,8 @@ void CheckAgainstLinearScan(int steps) {
     index.Insert(id, e.rank, e.room);
     entries[id] = e;
     REQUIRE(index.Contains(id));
-    const FirstFitIndex::Room need = {uniform(0, 8),
-                                      uniform(0, 1) == 0 ? FirstFitIndex::kAny : uniform(0, 8),
-                                      uniform(0, 3)};
+    const FirstFitIndex::Room need = {
+        uniform(0, 8), uniform(0, 1) == 0 ? FirstFitIndex::kAny : uniform(0, 8), uniform(0, 3)};
     INFO("step " << step);
     // Walk the whole list as first fit does.
     FirstFitIndex::Cursor cursor(index, need);
@@ -73,9 +72,9 @@ void CheckAgainstLinearScan(int steps) {
     }
   }
   for (const auto& [id, e] : entries) index.Erase(id);
-  CHECK(FirstFitIndex::Cursor(index, {FirstFitIndex::kAny, FirstFitIndex::kAny,
-                                       FirstFitIndex::kAny})
-            .id() == -1);
+  CHECK(
+      FirstFitIndex::Cursor(index, {FirstFitIndex::kAny, FirstFitIndex::kAny, FirstFitIndex::kAny})
+          .id() == -1);
 }
 
 KARP_SIZED_TEST_CASE("the first-fit index finds what a linear scan finds", "[first_fit_index]",

@@ -121,7 +121,8 @@ TEST_CASE("Hostname groups over the registry read as groups holding every hostna
     // Lookups by name and by claim slot agree too, absent names included.
     std::vector<std::string> names = nodes;
     for (int i = 0; i < 60; ++i) names.push_back("host-" + std::to_string(i));
-    for (int s = 0; s < next_slot; ++s) names.push_back("hostname-placeholder-" + std::to_string(s));
+    for (int s = 0; s < next_slot; ++s)
+      names.push_back("hostname-placeholder-" + std::to_string(s));
     for (size_t k = 0; k < groups.size(); ++k) {
       for (const std::string& d : names) {
         auto it = plain[k].domains.find(d);

@@ -74,9 +74,8 @@ struct Family {
 
 const std::vector<Family>& Families() {
   static const std::vector<Family> families = {
-      {"m5", "amd64", ""},  {"c5", "amd64", ""},      {"r5", "amd64", ""},
-      {"m6g", "arm64", ""}, {"c6g", "arm64", ""},     {"g5", "amd64", "a10g"},
-      {"p3", "amd64", "v100"}};
+      {"m5", "amd64", ""},  {"c5", "amd64", ""},     {"r5", "amd64", ""},    {"m6g", "arm64", ""},
+      {"c6g", "arm64", ""}, {"g5", "amd64", "a10g"}, {"p3", "amd64", "v100"}};
   return families;
 }
 
@@ -154,22 +153,23 @@ std::vector<karp::DaemonSet> DaemonSets() {
   std::vector<karp::DaemonSet> out;
   out.push_back(MakeDaemonSet("logs", MakePod("logs", "100m", "128Mi")));
   out.push_back(MakeDaemonSet(
-      "node-exporter", MakePod("node-exporter", "50m", "64Mi").NodeSelector(arch, "amd64")
-                           .HostPort(9100)));
-  out.push_back(MakeDaemonSet("c-agent", MakePod("c-agent", "250m", "256Mi")
-                                             .Request(karp::kResourceEphemeralStorage, "2Gi")
-                                             .RequiredTerm({Expr(kFamily, Operator::kIn,
-                                                                 {"c5", "c6g"})})));
-  out.push_back(MakeDaemonSet(
-      "gpu-plugin", MakePod("gpu-plugin", "100m").Request(kGpu, "1").RequiredTerm(
-                        {Expr(kFamily, Operator::kIn, {"g5", "p3"})})));
+      "node-exporter",
+      MakePod("node-exporter", "50m", "64Mi").NodeSelector(arch, "amd64").HostPort(9100)));
+  out.push_back(
+      MakeDaemonSet("c-agent", MakePod("c-agent", "250m", "256Mi")
+                                   .Request(karp::kResourceEphemeralStorage, "2Gi")
+                                   .RequiredTerm({Expr(kFamily, Operator::kIn, {"c5", "c6g"})})));
+  out.push_back(
+      MakeDaemonSet("gpu-plugin", MakePod("gpu-plugin", "100m")
+                                      .Request(kGpu, "1")
+                                      .RequiredTerm({Expr(kFamily, Operator::kIn, {"g5", "p3"})})));
   out.push_back(MakeDaemonSet("arm-dns", MakePod("arm-dns", "100m", "32Mi")
                                              .NodeSelector(arch, "arm64")
                                              .HostPort(53, "UDP", "10.0.0.1")));
-  out.push_back(MakeDaemonSet(
-      "big-cache", MakePod("big-cache", "", "4Gi")
-                       .Request(karp::kResourceEphemeralStorage, "10Gi")
-                       .RequiredTerm({Expr(kCpuLabel, Operator::kGt, {"15"})})));
+  out.push_back(
+      MakeDaemonSet("big-cache", MakePod("big-cache", "", "4Gi")
+                                     .Request(karp::kResourceEphemeralStorage, "10Gi")
+                                     .RequiredTerm({Expr(kCpuLabel, Operator::kGt, {"15"})})));
   return out;
 }
 
@@ -240,10 +240,15 @@ Requirement RandomRequirement(Rng& rng, const std::string& key, std::vector<std:
     return out;
   };
   switch (Uniform(rng, 0, 9)) {
-    case 0: return Requirement::Exists(key);
-    case 1: return Requirement::DoesNotExist(key);
-    case 2: case 3: return Requirement::NotIn(key, some(3));
-    default: return Requirement::In(key, some(key == karp::kLabelInstanceType ? 40 : 3));
+    case 0:
+      return Requirement::Exists(key);
+    case 1:
+      return Requirement::DoesNotExist(key);
+    case 2:
+    case 3:
+      return Requirement::NotIn(key, some(3));
+    default:
+      return Requirement::In(key, some(key == karp::kLabelInstanceType ? 40 : 3));
   }
 }
 
@@ -256,13 +261,20 @@ Requirement RandomNarrowing(Rng& rng, const Template& t) {
   std::vector<std::string> families;
   for (const Family& f : Families()) families.push_back(f.name);
   switch (Uniform(rng, 0, 9)) {
-    case 0: case 1: return RandomRequirement(rng, std::string(karp::kLabelZone), zones);
+    case 0:
+    case 1:
+      return RandomRequirement(rng, std::string(karp::kLabelZone), zones);
     case 2:
       return RandomRequirement(rng, std::string(karp::kLabelCapacityType), {kSpot, kOnDemand});
-    case 3: return RandomRequirement(rng, std::string(karp::kLabelArch), {"amd64", "arm64"});
-    case 4: return RandomRequirement(rng, kFamily, families);
-    case 5: case 6: return RandomRequirement(rng, std::string(karp::kLabelInstanceType), names);
-    case 7: return RandomRequirement(rng, kGpuName, {"a10g", "v100"});
+    case 3:
+      return RandomRequirement(rng, std::string(karp::kLabelArch), {"amd64", "arm64"});
+    case 4:
+      return RandomRequirement(rng, kFamily, families);
+    case 5:
+    case 6:
+      return RandomRequirement(rng, std::string(karp::kLabelInstanceType), names);
+    case 7:
+      return RandomRequirement(rng, kGpuName, {"a10g", "v100"});
     case 8:
       if (Chance(rng, 0.5)) return RandomRequirement(rng, std::string(karp::kLabelOs), {"linux"});
       return RandomRequirement(rng, kUndefinedKey, {"x"});
@@ -298,8 +310,7 @@ Requirements RandomBase(Rng& rng, const Template& t) {
 // What type i of `t` has for pods in `resource`: allocatable minus its daemon overhead.
 int64_t Room(const Template& t, int i, std::string_view resource) {
   const size_t ui = static_cast<size_t>(i);
-  const karp::scheduling::DaemonGroup& g =
-      t.daemon_groups[static_cast<size_t>(t.daemon_group[ui])];
+  const karp::scheduling::DaemonGroup& g = t.daemon_groups[static_cast<size_t>(t.daemon_group[ui])];
   return t.allocatable[ui].Get(resource) - g.overhead.Get(resource);
 }
 
@@ -334,7 +345,7 @@ ResourceList RandomRequests(Rng& rng, const Template& t, const std::vector<int>&
 // 53/UDP on 10.0.0.1 on arm64 types) or with each other.
 std::vector<ContainerPort> RandomPorts(Rng& rng, double p) {
   static const std::vector<ContainerPort> pool = {
-      {9100, 9100, "TCP", ""},        {53, 53, "UDP", ""},  {53, 53, "UDP", "10.0.0.2"},
+      {9100, 9100, "TCP", ""},        {53, 53, "UDP", ""},     {53, 53, "UDP", "10.0.0.2"},
       {53, 53, "UDP", "10.0.0.1"},    {8080, 8080, "TCP", ""}, {9100, 9100, "UDP", "0.0.0.0"},
       {8080, 8080, "TCP", "10.0.0.3"}};
   std::vector<ContainerPort> out;
@@ -346,8 +357,7 @@ std::vector<ContainerPort> RandomPorts(Rng& rng, double p) {
 
 // Why FastFilter takes its general loop, mirroring its dispatch ("" for the branch-free one).
 std::string GeneralPathReason(const Template& t, const Requirements& reqs,
-                              const std::vector<std::string>& changed,
-                              const ResourceList& requests,
+                              const std::vector<std::string>& changed, const ResourceList& requests,
                               const std::vector<ContainerPort>& pod_ports) {
   if (!pod_ports.empty()) return "host ports";
   if (requests.HasExtended()) return "extended request";
@@ -360,7 +370,8 @@ std::string GeneralPathReason(const Template& t, const Requirements& reqs,
   }
   const bool offerings_changed =
       std::count(changed.begin(), changed.end(), std::string(karp::kLabelZone)) +
-          std::count(changed.begin(), changed.end(), std::string(karp::kLabelCapacityType)) > 0;
+          std::count(changed.begin(), changed.end(), std::string(karp::kLabelCapacityType)) >
+      0;
   if (offerings_changed && t.available_offering_bits.empty()) return "more than 64 offering pairs";
   return "";
 }
@@ -428,8 +439,8 @@ std::string Describe(const Case& c, const std::string& reason, const std::vector
          ")\n  reqs: " + c.reqs.ToString() + "\n  changed: " + changed +
          "\n  requests: " + c.requests.ToString() + "\n  pod ports: " + PortsText(c.pod_ports) +
          "\n  claim ports: " + PortsText(c.claim_ports) +
-         "\n  candidates: " + Names(*c.t, c.candidates) + "\n  FastFilter: " +
-         Names(*c.t, fast) + "\n  full filter: " + Names(*c.t, full);
+         "\n  candidates: " + Names(*c.t, c.candidates) + "\n  FastFilter: " + Names(*c.t, fast) +
+         "\n  full filter: " + Names(*c.t, full);
 }
 
 TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[scheduler][filter]") {
@@ -439,15 +450,14 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
   std::map<std::string, int> paths;  // reason -> cases ("" = branch-free loop)
   int kept_some = 0, kept_none = 0, narrowed = 0, well_known_narrowed = 0, ports_mattered = 0;
   int by_words = 0, ports_by_words = 0;  // cases the bit-set path answered (with host ports)
-  int all_kept_cases = 0;                 // ... keeping every candidate
+  int all_kept_cases = 0;                // ... keeping every candidate
   constexpr int kCases = 4000;
   for (int i = 0; i < kCases; ++i) {
     Case c = RandomCase(rng, f->pools->templates);
     const std::vector<int> fast = karp::scheduling::FastFilter(
         *c.t, c.candidates, c.reqs, c.changed, c.requests, c.pod_ports, c.claim_ports);
     const std::vector<int> full = FullFilter(c, /*with_ports=*/true);
-    const std::string reason =
-        GeneralPathReason(*c.t, c.reqs, c.changed, c.requests, c.pod_ports);
+    const std::string reason = GeneralPathReason(*c.t, c.reqs, c.changed, c.requests, c.pod_ports);
     if (fast != full) FAIL("case " << i << ": " << Describe(c, reason, fast, full));
     // With a `dropped` list: the same kept types, and the others of `candidates` in order.
     std::vector<int> dropped = {-1};  // overwritten
@@ -458,9 +468,8 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
       if (std::find(full.begin(), full.end(), t) == full.end()) others.push_back(t);
     }
     if (fast2 != full || dropped != others) {
-      FAIL("case " << i << " with dropped: " << Describe(c, reason, fast2, full)
-                   << "\n  dropped: " << Names(*c.t, dropped) << "\n  expected dropped: "
-                   << Names(*c.t, others));
+      FAIL("case " << i << " with dropped: " << Describe(c, reason, fast2, full) << "\n  dropped: "
+                   << Names(*c.t, dropped) << "\n  expected dropped: " << Names(*c.t, others));
     }
     // With the candidates as a bit set (the solver's claims): the same kept and dropped types,
     // and the kept set as bits whenever the call could produce it (the branch-free case).
@@ -484,8 +493,7 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
         c.t->has_headroom_rows() &&
         GeneralPathReason(*c.t, c.reqs, c.changed, c.requests, ContainerPorts{}).empty();
     // By words, a call that keeps nothing leaves `dropped` empty (a refusal needs no list).
-    const std::vector<int> others3 =
-        words_expected && full.empty() ? std::vector<int>{} : others;
+    const std::vector<int> others3 = words_expected && full.empty() ? std::vector<int>{} : others;
     if (fast3 != full || dropped3 != others3 || kept_bits.empty() == words_expected ||
         (!kept_bits.empty() && from_bits != full)) {
       FAIL("case " << i << " with candidate bits: " << Describe(c, reason, fast3, full)
@@ -499,8 +507,7 @@ TEST_CASE("FastFilter keeps exactly the types the full filter keeps", "[schedule
     karp::scheduling::FastFilter(*c.t, c.candidates, c.reqs, c.changed, c.requests, c.pod_ports,
                                  c.claim_ports, &fast4, &dropped4, &candidate_bits, &kept_bits4,
                                  &all_kept);
-    if (all_kept ? (full != c.candidates || !fast4.empty() || !dropped4.empty() ||
-                    !words_expected)
+    if (all_kept ? (full != c.candidates || !fast4.empty() || !dropped4.empty() || !words_expected)
                  : (fast4 != full || dropped4 != others3)) {
       FAIL("case " << i << " with all_kept=" << all_kept << ": "
                    << Describe(c, reason, fast4, full));

@@ -138,14 +138,18 @@ karp::ClusterSnapshot DiverseMix(int count) {
     const std::string label = labels[pick(7)];
     auto pod = karp::testing::MakePod("pod-" + std::to_string(i), cpus[pick(5)], memories[pick(6)]);
     switch (i % 5) {
-      case 0: pod.Label("my-label", label); break;
+      case 0:
+        pod.Label("my-label", label);
+        break;
       case 1:
-        pod.Label("my-label", label).Spread(karp::testing::SpreadConstraint(
-            std::string(karp::kLabelZone), 1, {{"my-label", labels[pick(7)]}}));
+        pod.Label("my-label", label)
+            .Spread(karp::testing::SpreadConstraint(std::string(karp::kLabelZone), 1,
+                                                    {{"my-label", labels[pick(7)]}}));
         break;
       case 2:
-        pod.Label("my-label", label).Spread(karp::testing::SpreadConstraint(
-            std::string(karp::kLabelHostname), 1, {{"my-label", labels[pick(7)]}}));
+        pod.Label("my-label", label)
+            .Spread(karp::testing::SpreadConstraint(std::string(karp::kLabelHostname), 1,
+                                                    {{"my-label", labels[pick(7)]}}));
         break;
       case 3:
         pod.Label("my-affinity", label)

@@ -54,7 +54,8 @@ bool Scheduled(const SolveResult& r, const std::string& pod) {
 
 std::string Restricted(const std::string& key) {
   std::string known;
-  for (const std::string& k : karp::WellKnownLabels().keys()) known += (known.empty() ? "" : " ") + k;
+  for (const std::string& k : karp::WellKnownLabels().keys())
+    known += (known.empty() ? "" : " ") + k;
   return "using label " + key +
          " is not allowed as it might interfere with the internal provisioning logic; specify a "
          "well known label: [" +
@@ -67,35 +68,37 @@ TEST_CASE("Pods the reference ignores become pod errors and the rest is schedule
   snap.node_pools.push_back(MakeNodePool("default"));
   snap.pods.push_back(MakePod("good", "1"));
   snap.pods.push_back(MakePod("hostname", "1").NodeSelector("kubernetes.io/hostname", "red-node"));
-  snap.pods.push_back(MakePod("restricted", "1").RequiredTerm(
-      {Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
+  snap.pods.push_back(
+      MakePod("restricted", "1").RequiredTerm({Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
   karp::Pod fields = MakePod("fields", "1");
   fields.node_affinity.required.push_back({{}, /*has_match_fields=*/true});
   snap.pods.push_back(fields);
-  snap.pods.push_back(MakePod("not-karpenter", "1").RequiredTerm(
-      {Expr(std::string(karp::kLabelNodePool), Operator::kDoesNotExist, {})}));
+  snap.pods.push_back(
+      MakePod("not-karpenter", "1")
+          .RequiredTerm({Expr(std::string(karp::kLabelNodePool), Operator::kDoesNotExist, {})}));
   snap.pods.push_back(MakePod("two-reasons", "1")
                           .NodeSelector("kubernetes.io/hostname", "red-node")
                           .RequiredTerm({Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
-  snap.pods.push_back(MakePod("prefers-not-karpenter", "1").PreferredTerm(
-      10, {Expr(std::string(karp::kLabelNodePool), Operator::kDoesNotExist, {})}));
+  snap.pods.push_back(MakePod("prefers-not-karpenter", "1")
+                          .PreferredTerm(10, {Expr(std::string(karp::kLabelNodePool),
+                                                   Operator::kDoesNotExist, {})}));
   // Preferred terms are not validated otherwise.
-  snap.pods.push_back(MakePod("preferred", "1").PreferredTerm(
-      10, {Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
+  snap.pods.push_back(MakePod("preferred", "1")
+                          .PreferredTerm(10, {Expr("karpenter.sh/test", Operator::kIn, {"x"})}));
 
   const SolveResult r = SolveOk(snap);
   CHECK(Scheduled(r, "default/good"));
   CHECK(Scheduled(r, "default/preferred"));
-  CHECK(ErrorOf(r, "default/hostname") ==
-        "ignoring pod, " + Restricted("kubernetes.io/hostname"));
+  CHECK(ErrorOf(r, "default/hostname") == "ignoring pod, " + Restricted("kubernetes.io/hostname"));
   CHECK(ErrorOf(r, "default/restricted") == "ignoring pod, " + Restricted("karpenter.sh/test"));
   CHECK(ErrorOf(r, "default/fields") ==
         "ignoring pod, node selector term with matchFields is not supported");
   CHECK(ErrorOf(r, "default/not-karpenter") ==
         "ignoring pod, configured to not run on a Karpenter provisioned node "
         "(requirement=karpenter.sh/nodepool DoesNotExist)");
-  CHECK(ErrorOf(r, "default/two-reasons") == "ignoring pod, " + Restricted("kubernetes.io/hostname") +
-                                                 "; " + Restricted("karpenter.sh/test"));
+  CHECK(ErrorOf(r, "default/two-reasons") == "ignoring pod, " +
+                                                 Restricted("kubernetes.io/hostname") + "; " +
+                                                 Restricted("karpenter.sh/test"));
   CHECK(ErrorOf(r, "default/prefers-not-karpenter") ==
         "ignoring pod, configured to not run on a Karpenter provisioned node "
         "(requirement=karpenter.sh/nodepool DoesNotExist)");

@@ -41,9 +41,8 @@ ClusterSnapshot Cluster() {
   for (int i = 0; i < 2; ++i) {
     const std::string node = "node-" + std::to_string(i);
     snap.nodes.push_back(MakeNode(node, "4", "16Gi", 110, {{kZone, "test-zone-1"}}));
-    snap.pods.push_back(MakePod("bound-" + std::to_string(i), "1", "1Gi")
-                            .Label("app", "web")
-                            .BoundTo(node));
+    snap.pods.push_back(
+        MakePod("bound-" + std::to_string(i), "1", "1Gi").Label("app", "web").BoundTo(node));
   }
   for (int i = 0; i < 6; ++i) {
     const std::string n = std::to_string(i);
@@ -51,10 +50,11 @@ ClusterSnapshot Cluster() {
                             .Label("app", "web")
                             .CreatedAt(100 - i % 3)
                             .Spread(SpreadConstraint(kZone, 1, {{"app", "web"}})));
-    snap.pods.push_back(MakePod("db-" + n, "500m", "1Gi")
-                            .Label("app", "db")
-                            .AntiAffinity(kHostname, {{"app", "db"}})
-                            .PreferredTerm(10, {Expr("no-such-label", karp::Operator::kIn, {"x"})}));
+    snap.pods.push_back(
+        MakePod("db-" + n, "500m", "1Gi")
+            .Label("app", "db")
+            .AntiAffinity(kHostname, {{"app", "db"}})
+            .PreferredTerm(10, {Expr("no-such-label", karp::Operator::kIn, {"x"})}));
   }
   // Groups of the same id but for minDomains (not part of the id): the first pod in input
   // order creates the group, in a simulation as in a Solve.
@@ -94,8 +94,8 @@ TEST_CASE("simulations over prepared pods decide as plain Solves", "[scheduler][
   std::vector<const Pod*> with_moved = pending;
   with_moved.insert(with_moved.begin() + 3, &moved);
   // Each runs after the previous ones: the queue order kept from one is reused or replaced.
-  for (const std::vector<const Pod*>* pods : {&pending, &pending, &reversed, &fewer, &with_moved,
-                                              &with_moved, &pending}) {
+  for (const std::vector<const Pod*>* pods :
+       {&pending, &pending, &reversed, &fewer, &with_moved, &with_moved, &pending}) {
     Outcome o = Both(*scheduler, *pods);
     REQUIRE(o.simulated.ok());
     REQUIRE(o.solved.ok());

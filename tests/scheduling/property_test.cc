@@ -1182,8 +1182,7 @@ class Validator {
 };
 
 // The cost mode's promise against the faithful packing of the same case.
-void CheckNoWorseThanFaithful(uint32_t seed, const Case& c, const SolveResult& cost,
-                              Stats& stats) {
+void CheckNoWorseThanFaithful(uint32_t seed, const Case& c, const SolveResult& cost, Stats& stats) {
   Case faithful_case = c;
   faithful_case.options.packing = karp::PackingMode::kFaithful;
   absl::StatusOr<karp::Scheduler> f =
@@ -1203,8 +1202,6 @@ void CheckNoWorseThanFaithful(uint32_t seed, const Case& c, const SolveResult& c
     ++stats.cost_cheaper;
   }
 }
-
-
 
 // Runs the property over `cases` random cases with the given packing mode. In the cost
 // mode every result is also compared with the faithful one on the same case: never fewer pods

@@ -1711,8 +1711,7 @@ TEST_CASE("a pod may select its NodePool by name", "[scheduler]") {
   CHECK(Claim(r, "any").node_pool == "a");
 }
 
-TEST_CASE("an unregistered managed node is judged by its NodeClaim's taints",
-          "[scheduler]") {
+TEST_CASE("an unregistered managed node is judged by its NodeClaim's taints", "[scheduler]") {
   // Semantics §3: for unregistered managed nodes the NodeClaim's spec.taints are used instead
   // of the Node's (whose taints are not synced yet).
   std::map<std::string, std::string> labels =
@@ -1801,8 +1800,7 @@ TEST_CASE("Fallback reserved mode schedules everything, one claim holds the rese
   CHECK(narrowed == 1);
 }
 
-TEST_CASE("an uninitialized node's missing resources come from its NodeClaim",
-          "[scheduler]") {
+TEST_CASE("an uninitialized node's missing resources come from its NodeClaim", "[scheduler]") {
   // Semantics §5.9 step 4: the allocatable of an uninitialized node is the NodeClaim's status
   // allocatable where the Node reports zero (e.g. a GPU before its device plugin runs).
   ClusterSnapshot snap =

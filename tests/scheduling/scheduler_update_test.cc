@@ -31,15 +31,16 @@ ClusterSnapshot Cluster() {
   snap.node_pools.push_back(MakeNodePool("default"));
   snap.daemon_sets.push_back(MakeDaemonSet("agent", MakePod("agent", "100m", "64Mi")));
   for (const char* n : {"node-a", "node-b"}) {
-    snap.nodes.push_back(MakeNode(n, "4", "16Gi", 110,
-                                  {{"topology.kubernetes.io/zone", "test-zone-1"}}));
-    snap.pods.push_back(MakePod(std::string(n) + "-web", "1", "1Gi").Label("app", "web").BoundTo(n));
+    snap.nodes.push_back(
+        MakeNode(n, "4", "16Gi", 110, {{"topology.kubernetes.io/zone", "test-zone-1"}}));
+    snap.pods.push_back(
+        MakePod(std::string(n) + "-web", "1", "1Gi").Label("app", "web").BoundTo(n));
   }
   for (int i = 0; i < 6; ++i) {
     snap.pods.push_back(MakePod("web-" + std::to_string(i), "1", "1Gi")
                             .Label("app", "web")
-                            .Spread(karp::testing::SpreadConstraint("topology.kubernetes.io/zone", 1,
-                                                                    {{"app", "web"}})));
+                            .Spread(karp::testing::SpreadConstraint("topology.kubernetes.io/zone",
+                                                                    1, {{"app", "web"}})));
     snap.pods.push_back(MakePod("db-" + std::to_string(i), "500m", "2Gi")
                             .Label("app", "db")
                             .AntiAffinity("kubernetes.io/hostname", {{"app", "db"}}));
@@ -75,14 +76,15 @@ TEST_CASE("Update gives the result of Create when pods, nodes or NodePools chang
     next.pods.erase(next.pods.begin() + 3);
     next.pods.push_back(MakePod("web-new", "2", "1Gi").Label("app", "web"));
     for (karp::Pod& p : next.pods) {
-      if (p.metadata.name == "db-0") p = MakePod("db-0", "500m", "2Gi").Label("app", "db").BoundTo("node-b");
+      if (p.metadata.name == "db-0")
+        p = MakePod("db-0", "500m", "2Gi").Label("app", "db").BoundTo("node-b");
     }
     CheckSameAsCreate(*base, next);
   }
   SECTION("a node joins and one leaves") {
     ClusterSnapshot next = snap;
-    next.nodes.push_back(MakeNode("node-c", "8", "32Gi", 110,
-                                  {{"topology.kubernetes.io/zone", "test-zone-2"}}));
+    next.nodes.push_back(
+        MakeNode("node-c", "8", "32Gi", 110, {{"topology.kubernetes.io/zone", "test-zone-2"}}));
     next.nodes.erase(next.nodes.begin());
     next.pods.erase(next.pods.begin());  // node-a's pod
     CheckSameAsCreate(*base, next);

@@ -29,9 +29,9 @@ std::string Pick(std::mt19937& rng, const std::vector<std::string>& from) {
 
 std::optional<LabelSelector> RandomSelector(std::mt19937& rng) {
   const int shape = std::uniform_int_distribution<int>(0, 9)(rng);
-  if (shape == 0) return std::nullopt;        // selects nothing
+  if (shape == 0) return std::nullopt;  // selects nothing
   LabelSelector s;
-  if (shape == 1) return s;                   // empty: selects every pod
+  if (shape == 1) return s;  // empty: selects every pod
   if (shape <= 5) {
     const int n = std::uniform_int_distribution<int>(1, 2)(rng);
     for (int i = 0; i < n; ++i) s.match_labels[Pick(rng, kKeys)] = Pick(rng, kValues);
@@ -44,7 +44,7 @@ std::optional<LabelSelector> RandomSelector(std::mt19937& rng) {
                             Operator::kDoesNotExist};
     e.op = ops[std::uniform_int_distribution<int>(0, 3)(rng)];
     if (e.op == Operator::kIn || e.op == Operator::kNotIn) {
-      const int values = std::uniform_int_distribution<int>(0, 3)(rng);  // 0: In never holds
+      const int values = std::uniform_int_distribution<int>(0, 3)(rng);         // 0: In never holds
       for (int v = 0; v < values; ++v) e.values.push_back(Pick(rng, kValues));  // maybe twice
     }
     s.match_expressions.push_back(std::move(e));
@@ -56,7 +56,8 @@ Pod RandomPod(std::mt19937& rng) {
   Pod p;
   p.metadata.name = "p";
   for (const std::string& k : kKeys) {
-    if (std::uniform_int_distribution<int>(0, 2)(rng) > 0) p.metadata.labels[k] = Pick(rng, kValues);
+    if (std::uniform_int_distribution<int>(0, 2)(rng) > 0)
+      p.metadata.labels[k] = Pick(rng, kValues);
   }
   return p;
 }

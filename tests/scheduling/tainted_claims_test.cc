@@ -31,8 +31,7 @@ std::vector<std::string> PodsOf(const SolveResult& r, const std::string& pool) {
 
 }  // namespace
 
-TEST_CASE("claims of tainted and untainted NodePools are tried fewest pods first",
-          "[scheduler]") {
+TEST_CASE("claims of tainted and untainted NodePools are tried fewest pods first", "[scheduler]") {
   ClusterSnapshot snap;
   karp::Taint dedicated;
   dedicated.key = "dedicated";
@@ -56,8 +55,10 @@ TEST_CASE("claims of tainted and untainted NodePools are tried fewest pods first
   REQUIRE(r.ok());
   INFO(Describe(*r));
   REQUIRE(r->node_claims.size() == 2);
-  CHECK(PodsOf(*r, "tainted") == std::vector<std::string>{"default/t-0", "default/t-1", "default/t-2"});
+  CHECK(PodsOf(*r, "tainted") ==
+        std::vector<std::string>{"default/t-0", "default/t-1", "default/t-2"});
   // t-3 tolerates both: the plain claim (one pod) comes before the tainted one (three).
-  CHECK(PodsOf(*r, "plain") == std::vector<std::string>{"default/p-0", "default/t-3", "default/p-1"});
+  CHECK(PodsOf(*r, "plain") ==
+        std::vector<std::string>{"default/p-0", "default/t-3", "default/p-1"});
   CHECK(r->pod_errors.empty());
 }

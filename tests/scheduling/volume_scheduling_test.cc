@@ -117,8 +117,7 @@ TEST_CASE("a StatefulSet with zonal volumes launches each replica in its volume'
 TEST_CASE("a replica whose volume's zone no NodePool offers is never placed elsewhere",
           "[scheduler][volumes]") {
   ClusterSnapshot snap;
-  snap.node_pools.push_back(
-      MakeNodePool("default", {Expr(kZoneKey, Operator::kIn, {kZ1, kZ2})}));
+  snap.node_pools.push_back(MakeNodePool("default", {Expr(kZoneKey, Operator::kIn, {kZ1, kZ2})}));
   AddZonalClaim(snap, "data-db-0", kZ3);
   AddZonalClaim(snap, "data-db-1", kZ2);
   snap.pods.push_back(Replica("db", 0));
@@ -151,8 +150,8 @@ TEST_CASE("existing nodes and in-flight claims take a pod only in its volume's z
   snap.node_pools.push_back(MakeNodePool("default"));
   snap.nodes.push_back(ZonalNode("node-z1", kZ1));
   snap.nodes.push_back(ZonalNode("node-z2", kZ2));
-  snap.node_claims.push_back(MakeNodeClaim("inflight-z3", "default", "4", "16Gi", 110,
-                                           {{kZoneKey, kZ3}}));
+  snap.node_claims.push_back(
+      MakeNodeClaim("inflight-z3", "default", "4", "16Gi", 110, {{kZoneKey, kZ3}}));
   AddZonalClaim(snap, "data-db-0", kZ2);
   AddZonalClaim(snap, "data-db-1", kZ3);
   snap.pods.push_back(Replica("db", 0));
@@ -199,8 +198,7 @@ TEST_CASE("an unbound claim follows its storage class's allowed topologies",
 TEST_CASE("alternatives are tried in order until one fits", "[scheduler][volumes]") {
   ClusterSnapshot snap;
   // The NodePool offers zones 2 and 3 only; the volume's first term (zone 1) cannot be used.
-  snap.node_pools.push_back(
-      MakeNodePool("default", {Expr(kZoneKey, Operator::kIn, {kZ2, kZ3})}));
+  snap.node_pools.push_back(MakeNodePool("default", {Expr(kZoneKey, Operator::kIn, {kZ2, kZ3})}));
   snap.persistent_volumes.push_back(
       MakeVolume("pv-0", {Term({Expr(kZoneKey, Operator::kIn, {kZ1})}),
                           Term({Expr(kZoneKey, Operator::kIn, {kZ3})})}));
@@ -308,7 +306,8 @@ TEST_CASE("invalid claims make only their pods ignored", "[scheduler][volumes]")
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"deleting", "ignoring pod, persistentvolumeclaim is being deleted"},
       {"lost", "ignoring pod, persistentvolumeclaim bound to non-existent persistentvolume"},
-      {"no-volume", "ignoring pod, failed to validate pvc, persistentvolumes \"pv-gone\" not found"},
+      {"no-volume",
+       "ignoring pod, failed to validate pvc, persistentvolumes \"pv-gone\" not found"},
       {"not-bound-yet",
        "ignoring pod, pvc is considered unbound because it does not contain annotation"},
       {"no-class", "ignoring pod, unbound pvc must define a storage class"},
@@ -425,8 +424,7 @@ TEST_CASE("volumes placed within one solve count against the limit", "[scheduler
   CHECK(r.node_claims.size() == 1);
 }
 
-TEST_CASE("limits apply per driver and only where the CSINode sets them",
-          "[scheduler][volumes]") {
+TEST_CASE("limits apply per driver and only where the CSINode sets them", "[scheduler][volumes]") {
   ClusterSnapshot snap = NodeWithVolumes(1, 1);
   // Another driver without a limit on this node.
   snap.persistent_volumes.push_back(ZonalVolume("pv-files", {kZ1}, "efs.csi.aws.com"));

@@ -143,7 +143,8 @@ TEST_CASE("Simulator inflate trace peaks at the solved node count and ends with 
   // The expected peak: what one Solve of the five pending pods launches.
   ClusterSnapshot snap;
   snap.node_pools.push_back(Pool());
-  for (int i = 0; i < 5; ++i) snap.pods.push_back(testing::MakePod("p" + std::to_string(i), "1", "1Gi").pod());
+  for (int i = 0; i < 5; ++i)
+    snap.pods.push_back(testing::MakePod("p" + std::to_string(i), "1", "1Gi").pod());
   absl::StatusOr<Scheduler> s = Scheduler::Create(snap, TestCatalog());
   REQUIRE(s.ok());
   absl::StatusOr<SolveResult> solved = s->Solve();
@@ -170,15 +171,16 @@ TEST_CASE("Simulator inflate trace peaks at the solved node count and ends with 
   // Pods waited for the batch (1 s idle) and the launch (45 s).
   CHECK(r.summary.pending_p50_seconds == 46);
   // The node existed from the launch at 1 s to 11 min.
-  CHECK(r.summary.total_cost == Approx(0.40 * absl::ToDoubleHours(absl::Minutes(11) - absl::Seconds(1))));
+  CHECK(r.summary.total_cost ==
+        Approx(0.40 * absl::ToDoubleHours(absl::Minutes(11) - absl::Seconds(1))));
 }
 
-TEST_CASE("Simulator keeps a workload with a zonal volume in the volume's zone",
-          "[sim][volumes]") {
+TEST_CASE("Simulator keeps a workload with a zonal volume in the volume's zone", "[sim][volumes]") {
   // Without the claim every launch goes to z1 (equal prices, ties by zone name).
   const SimResult control = Run(InflateTrace(), Karpenter());
   REQUIRE_FALSE(EventsOf(control, "launch").empty());
-  for (const SimEvent* e : EventsOf(control, "launch")) CHECK(e->detail.find(" z1 ") != std::string::npos);
+  for (const SimEvent* e : EventsOf(control, "launch"))
+    CHECK(e->detail.find(" z1 ") != std::string::npos);
 
   Trace t = InflateTrace();
   t.cluster.persistent_volumes.push_back(testing::ZonalVolume("pv-shared", {"z2"}));
@@ -246,8 +248,8 @@ TEST_CASE("Simulator launch falls back when the chosen offering has no capacity"
   REQUIRE(EventsOf(plain, "launch").size() == 1);
   REQUIRE(EventsOf(plain, "launch")[0]->detail == "default-1 medium on-demand z1 $0.2000/h");
 
-  t.capacity_errors.push_back({absl::ZeroDuration(), absl::InfiniteDuration(), "on-demand",
-                               "medium", "z1"});
+  t.capacity_errors.push_back(
+      {absl::ZeroDuration(), absl::InfiniteDuration(), "on-demand", "medium", "z1"});
   const SimResult r = Run(t, Karpenter());
   INFO(Dump(r));
   REQUIRE(EventsOf(r, "ice").size() == 1);
@@ -258,8 +260,7 @@ TEST_CASE("Simulator launch falls back when the chosen offering has no capacity"
   CHECK(SampleAt(r, absl::Minutes(2)).pods_running == 3);
 }
 
-TEST_CASE("Simulator relaunches with other types when every offering of a type fails",
-          "[sim]") {
+TEST_CASE("Simulator relaunches with other types when every offering of a type fails", "[sim]") {
   Trace t = BaseTrace(absl::Minutes(10));
   DeploymentTrace d;
   d.name = "web";
@@ -268,8 +269,8 @@ TEST_CASE("Simulator relaunches with other types when every offering of a type f
   t.deployments.push_back(d);
   for (const char* type : {"medium", "large"}) {
     for (const char* zone : {"z1", "z2"}) {
-      t.capacity_errors.push_back({absl::ZeroDuration(), absl::InfiniteDuration(), "on-demand",
-                                   type, zone});
+      t.capacity_errors.push_back(
+          {absl::ZeroDuration(), absl::InfiniteDuration(), "on-demand", type, zone});
     }
   }
   const SimResult r = Run(t, Karpenter());
@@ -285,8 +286,7 @@ TEST_CASE("Simulator relaunches with other types when every offering of a type f
   CHECK(SampleAt(r, absl::Minutes(2)).pods_running == 3);
 }
 
-TEST_CASE("Simulator replaces an interrupted spot node within the two-minute notice",
-          "[sim]") {
+TEST_CASE("Simulator replaces an interrupted spot node within the two-minute notice", "[sim]") {
   Trace t = BaseTrace(absl::Minutes(20));
   DeploymentTrace d;
   d.name = "web";
@@ -475,8 +475,9 @@ TEST_CASE("Simulator rejects invalid options and traces", "[sim]") {
   t.baseline_instance_types.clear();
   r = Simulate(t, TestCatalog(), Static());
   REQUIRE(!r.ok());
-  CHECK(std::string(r.status().message()).find("baseline.instanceTypes: no instance type for "
-                                               "nodepool \"default\"") != std::string::npos);
+  CHECK(std::string(r.status().message())
+            .find("baseline.instanceTypes: no instance type for "
+                  "nodepool \"default\"") != std::string::npos);
 
   t = InflateTrace();
   t.capacity_errors.push_back({absl::ZeroDuration(), absl::InfiniteDuration(), "spot", "huge", ""});
@@ -523,13 +524,13 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
 }
 
 TEST_CASE("Simulator openb loader reads rows and names bad ones", "[sim]") {
-  const std::string good = WriteTemp(
-      "openb-good.csv",
-      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-      "deletion_time,scheduled_time\n"
-      "pod-a,4000,8192,0,0,,LS,Running,0,600,0\n"
-      "pod-b,8000,16384,1,500,,LS,Running,100,5000,100\n"
-      "pod-c,1000,1024,0,0,,BE,Failed,7000,8000,7000\n");
+  const std::string good =
+      WriteTemp("openb-good.csv",
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                "deletion_time,scheduled_time\n"
+                "pod-a,4000,8192,0,0,,LS,Running,0,600,0\n"
+                "pod-b,8000,16384,1,500,,LS,Running,100,5000,100\n"
+                "pod-c,1000,1024,0,0,,BE,Failed,7000,8000,7000\n");
   absl::StatusOr<Trace> t = LoadOpenbTrace(good, absl::ZeroDuration(), absl::Hours(1));
   std::remove(good.c_str());
   REQUIRE(t.ok());
@@ -541,11 +542,11 @@ TEST_CASE("Simulator openb loader reads rows and names bad ones", "[sim]") {
   CHECK(t->pods[1].leave_at == absl::InfiniteDuration());
   CHECK(t->cluster.node_pools.size() == 2);
 
-  const std::string bad = WriteTemp(
-      "openb-bad.csv",
-      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\n"
-      "pod-a,4000,8192,0,0,0,600\n"
-      "pod-b,lots,8192,0,0,0,600\n");
+  const std::string bad =
+      WriteTemp("openb-bad.csv",
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\n"
+                "pod-a,4000,8192,0,0,0,600\n"
+                "pod-b,lots,8192,0,0,0,600\n");
   t = LoadOpenbTrace(bad);
   std::remove(bad.c_str());
   REQUIRE(!t.ok());
@@ -568,9 +569,9 @@ TEST_CASE("Simulator openb loader rejects memory that overflows bytes", "[sim]")
   CHECK(std::string(t.status().message()) ==
         big + ": line 2: column memory_mib: 99999999999999999 MiB does not fit in bytes");
   // The largest representable value still loads.
-  const std::string max = WriteTemp(
-      "openb-max.csv", header + "pod-a,1000," + std::to_string(INT64_MAX / (1024 * 1024)) +
-                           ",0,0,0,60\n");
+  const std::string max =
+      WriteTemp("openb-max.csv",
+                header + "pod-a,1000," + std::to_string(INT64_MAX / (1024 * 1024)) + ",0,0,0,60\n");
   t = LoadOpenbTrace(max);
   std::remove(max.c_str());
   REQUIRE(t.ok());
@@ -590,11 +591,12 @@ cluster:
 // Found by fuzz/sim_trace_fuzz: a few hundred bytes of diurnal deployments (a year sampled
 // every second) expanded to tens of millions of replica steps, gigabytes and tens of seconds.
 TEST_CASE("Simulator trace parser bounds the diurnal samples of a trace", "[sim]") {
-  const std::string head = std::string(kMinimalTrace).replace(
-      std::string(kMinimalTrace).find("duration: 30m"), 13, "duration: 8000h");
+  const std::string head =
+      std::string(kMinimalTrace)
+          .replace(std::string(kMinimalTrace).find("duration: 30m"), 13, "duration: 8000h");
   auto diurnal = [](const std::string& name, const std::string& step) {
-    return "  - name: " + name + "\n    requests: {cpu: 1}\n    diurnal: {min: 0, max: 4, step: " +
-           step + "}\n";
+    return "  - name: " + name +
+           "\n    requests: {cpu: 1}\n    diurnal: {min: 0, max: 4, step: " + step + "}\n";
   };
   // A year at one sample per second: 28.8 million samples.
   absl::StatusOr<Trace> t =
@@ -700,8 +702,9 @@ TEST_CASE("Simulator diurnal replicas follow a daily cosine", "[sim]") {
   CHECK(t->deployments[0].replicas[0].second == 2);
   std::string day = kMinimalTrace;
   day.replace(day.find("30m"), 3, "24h");
-  t = json::ParseSimTrace(day + "deployments:\n  - name: web\n    requests: {cpu: 1}\n"
-                                "    diurnal: {min: 2, max: 10, peakAt: 12h, step: 1h}\n",
+  t = json::ParseSimTrace(day +
+                              "deployments:\n  - name: web\n    requests: {cpu: 1}\n"
+                              "    diurnal: {min: 2, max: 10, peakAt: 12h, step: 1h}\n",
                           "t.yaml");
   REQUIRE(t.ok());
   // Steps are emitted when the count changes; the count at a time is the last step's.
@@ -712,9 +715,9 @@ TEST_CASE("Simulator diurnal replicas follow a daily cosine", "[sim]") {
     }
     return n;
   };
-  CHECK(at(absl::ZeroDuration()) == 2);   // midnight: the trough
-  CHECK(at(absl::Hours(6)) == 6);         // halfway
-  CHECK(at(absl::Hours(12)) == 10);       // the peak
+  CHECK(at(absl::ZeroDuration()) == 2);  // midnight: the trough
+  CHECK(at(absl::Hours(6)) == 6);        // halfway
+  CHECK(at(absl::Hours(12)) == 10);      // the peak
   CHECK(at(absl::Hours(18)) == 6);
   for (const auto& [t0, r] : t->deployments[0].replicas) {
     CHECK(r >= 2);
@@ -762,8 +765,8 @@ TEST_CASE("Simulator replays a window of the openb production trace", "[sim][ope
   REQUIRE(c.ok());
   SimOptions o;
   o.record_events = false;
-  absl::StatusOr<SimResult> r = Simulate(
-      *t, std::make_shared<const InstanceCatalog>(std::move(*c)), StandardPolicies()[1], o);
+  absl::StatusOr<SimResult> r = Simulate(*t, std::make_shared<const InstanceCatalog>(std::move(*c)),
+                                         StandardPolicies()[1], o);
   INFO(r.status().message());
   REQUIRE(r.ok());
   CHECK(r->summary.max_nodes > 0);

@@ -92,12 +92,12 @@ inline Offering MakeOffering(std::string zone, std::string capacity_type, double
 // in the three test zones, no overhead.
 inline std::vector<InstanceType> SmallMediumLarge() {
   return {
-      MakeInstanceType("small", "2", "4Gi", 20, AllZones(),
-                       {std::string(kCapacityTypeOnDemand)}, 0.10),
-      MakeInstanceType("medium", "4", "8Gi", 40, AllZones(),
-                       {std::string(kCapacityTypeOnDemand)}, 0.20),
-      MakeInstanceType("large", "8", "16Gi", 80, AllZones(),
-                       {std::string(kCapacityTypeOnDemand)}, 0.40),
+      MakeInstanceType("small", "2", "4Gi", 20, AllZones(), {std::string(kCapacityTypeOnDemand)},
+                       0.10),
+      MakeInstanceType("medium", "4", "8Gi", 40, AllZones(), {std::string(kCapacityTypeOnDemand)},
+                       0.20),
+      MakeInstanceType("large", "8", "16Gi", 80, AllZones(), {std::string(kCapacityTypeOnDemand)},
+                       0.40),
   };
 }
 
@@ -282,10 +282,10 @@ inline bool SamePlan(const ConsolidationPlan& a, const ConsolidationPlan& b) {
           p.launch.has_value() != q.launch.has_value()) {
         return false;
       }
-      if (p.launch && (p.launch->instance_type != q.launch->instance_type ||
-                       p.launch->zone != q.launch->zone ||
-                       p.launch->capacity_type != q.launch->capacity_type ||
-                       p.launch->price != q.launch->price)) {
+      if (p.launch &&
+          (p.launch->instance_type != q.launch->instance_type || p.launch->zone != q.launch->zone ||
+           p.launch->capacity_type != q.launch->capacity_type ||
+           p.launch->price != q.launch->price)) {
         return false;
       }
     }

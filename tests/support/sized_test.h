@@ -20,7 +20,7 @@
 #include <catch2/catch.hpp>
 
 #define KARP_SIZED_TEST_CASE(NAME, TAGS, CI_SIZE, FULL_SIZE, RUN) \
-  TEST_CASE(NAME, TAGS) { RUN(CI_SIZE); }                          \
+  TEST_CASE(NAME, TAGS) { RUN(CI_SIZE); }                         \
   TEST_CASE(NAME " (full size)", TAGS "[.][slow]") { RUN(FULL_SIZE); }
 
 #endif  // KARP_TESTS_SUPPORT_SIZED_TEST_H_

@@ -113,8 +113,8 @@
 
 namespace karp::aws {
 
-class Ec2Client;              // internal (src/aws/ec2_client.h)
-class LaunchTemplateManager;  // internal (src/aws/launch_template_manager.h)
+class Ec2Client;               // internal (src/aws/ec2_client.h)
+class LaunchTemplateManager;   // internal (src/aws/launch_template_manager.h)
 class InstanceProfileManager;  // internal (src/aws/instance_profile_manager.h)
 
 // The tag keys the adapter writes and reads (docs/aws.md §3.8) are kTagKey* of
@@ -252,14 +252,14 @@ struct AwsLaunchDetails {
 
 // What one discovery found (for hosts and tests).
 struct AwsDiscoveryStats {
-  int instance_types = 0;         // types built
-  int skipped_types = 0;          // types MakeAwsInstanceType rejected (e.g. no vCPU data)
-  int describe_pages = 0;         // DescribeInstanceTypes pages
-  int on_demand_prices_api = 0;   // prices from the Price List API
+  int instance_types = 0;             // types built
+  int skipped_types = 0;              // types MakeAwsInstanceType rejected (e.g. no vCPU data)
+  int describe_pages = 0;             // DescribeInstanceTypes pages
+  int on_demand_prices_api = 0;       // prices from the Price List API
   int on_demand_prices_embedded = 0;  // types priced from the embedded table instead
-  int spot_prices = 0;            // (type, zone) spot prices
-  std::string pricing_error;      // why the Price List API was not used ("" when it was)
-  std::string spot_price_error;   // why spot prices are the on-demand ones ("" when fetched)
+  int spot_prices = 0;                // (type, zone) spot prices
+  std::string pricing_error;          // why the Price List API was not used ("" when it was)
+  std::string spot_price_error;       // why spot prices are the on-demand ones ("" when fetched)
   std::vector<std::string> zones;
 };
 
@@ -319,8 +319,9 @@ class AwsCloudProvider : public CloudProvider {
   // For a spot interruption message: marks (spot, type, zone) of each interrupted instance
   // unavailable in `cache` (the reference does this on every spot warning). Instances that are
   // gone are skipped. Returns how many offerings were marked.
-  [[nodiscard]] absl::StatusOr<int> MarkInterruptedOfferings(
-      const AwsInterruptionMessage& message, UnavailableOfferings* cache, absl::Time now) const;
+  [[nodiscard]] absl::StatusOr<int> MarkInterruptedOfferings(const AwsInterruptionMessage& message,
+                                                             UnavailableOfferings* cache,
+                                                             absl::Time now) const;
 
  private:
   struct Discovery;

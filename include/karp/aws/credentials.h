@@ -85,7 +85,7 @@ EnvironmentLookup ProcessEnvironment();
 // the file, profile and line number, never a value) when the profile lacks a key or a line is
 // malformed.
 [[nodiscard]] absl::StatusOr<Credentials> CredentialsFromSharedFile(const std::string& path,
-                                                                   const std::string& profile);
+                                                                    const std::string& profile);
 
 // The default chain: the environment, then the shared credentials file
 // (AWS_SHARED_CREDENTIALS_FILE, else $HOME/.aws/credentials) with profile AWS_PROFILE (else

@@ -129,8 +129,8 @@ struct BlockDevice {
   std::optional<int64_t> throughput;
   std::string kms_key_id;
   std::string snapshot_id;
-  std::string volume_type;                // standard, io1, io2, gp2, sc1, st1, gp3 or ""
-  std::optional<int64_t> volume_size;     // bytes (a quantity such as "100Gi")
+  std::string volume_type;             // standard, io1, io2, gp2, sc1, st1, gp3 or ""
+  std::optional<int64_t> volume_size;  // bytes (a quantity such as "100Gi")
   friend bool operator==(const BlockDevice& a, const BlockDevice& b) {
     return a.delete_on_termination == b.delete_on_termination && a.encrypted == b.encrypted &&
            a.iops == b.iops && a.throughput == b.throughput && a.kms_key_id == b.kms_key_id &&
@@ -174,7 +174,7 @@ struct Ec2NodeClass {
   std::vector<SecurityGroupSelectorTerm> security_group_selector_terms;
   std::vector<AmiSelectorTerm> ami_selector_terms;
   std::optional<AwsAmiFamily> ami_family;  // spec.amiFamily as written
-  std::string role;              // exactly one of role and instance_profile
+  std::string role;                        // exactly one of role and instance_profile
   std::string instance_profile;
   std::optional<std::string> user_data;
   std::map<std::string, std::string> tags;

@@ -128,9 +128,9 @@ struct InstanceNetwork {
 //                       `type` is null);
 //   SecurityGroupDrift  the instance's security-group set differs from the status set;
 //   SubnetDrift         the instance's subnet is not among the status subnets.
-std::string NodeClassDriftReason(const Ec2NodeClass& node_class,
-                                 const Ec2NodeClassStatus& status, const NodeClaim& claim,
-                                 const InstanceType* type, const InstanceNetwork& instance);
+std::string NodeClassDriftReason(const Ec2NodeClass& node_class, const Ec2NodeClassStatus& status,
+                                 const NodeClaim& claim, const InstanceType* type,
+                                 const InstanceNetwork& instance);
 
 }  // namespace karp::aws
 

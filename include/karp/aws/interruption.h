@@ -80,8 +80,7 @@ struct AwsInterruptionMessage {
 // Errors: InvalidArgument naming the field when the body is not a JSON object, the envelope
 // lacks detail-type/source or has a wrong type, or a recognised event lacks its instance id.
 // Unknown event kinds are not errors: they return kind kNoOp.
-[[nodiscard]] absl::StatusOr<AwsInterruptionMessage> ParseEventBridgeMessage(
-    std::string_view json);
+[[nodiscard]] absl::StatusOr<AwsInterruptionMessage> ParseEventBridgeMessage(std::string_view json);
 
 // The core events of `message`: one per affected instance that `node_for_instance` maps to a
 // node name (instances it maps to std::nullopt are skipped), in instance order. kNoOp and

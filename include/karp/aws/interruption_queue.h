@@ -93,8 +93,8 @@ struct ReceivedInterruption {
 // What one poll did.
 struct InterruptionPollResult {
   int received = 0;
-  int handled = 0;      // handler OK (callback) or returned to the caller (pull)
-  int unparseable = 0;  // deleted without handling
+  int handled = 0;         // handler OK (callback) or returned to the caller (pull)
+  int unparseable = 0;     // deleted without handling
   int handler_errors = 0;  // left in the queue
 };
 
@@ -149,7 +149,7 @@ class InterruptionQueue {
   absl::StatusOr<std::vector<Raw>> ReceiveRaw();
   // Parses `raw`; unparseable ones are deleted and counted. Errors: a failed delete.
   absl::StatusOr<std::vector<ReceivedInterruption>> ParseAll(std::vector<Raw> raw,
-                                                            InterruptionPollResult* result);
+                                                             InterruptionPollResult* result);
   absl::Status DeleteAt(const std::string& url, const std::string& receipt_handle);
   // One ReceiveMessage, parsed (counts the poll).
   absl::StatusOr<std::vector<ReceivedInterruption>> Poll(InterruptionPollResult* result);

@@ -76,8 +76,8 @@ struct FleetOverride {
   std::string image_id;
   double priority = 0;  // the offering price
   friend bool operator==(const FleetOverride& a, const FleetOverride& b) {
-    return a.instance_type == b.instance_type && a.zone == b.zone &&
-           a.subnet_id == b.subnet_id && a.image_id == b.image_id && a.priority == b.priority;
+    return a.instance_type == b.instance_type && a.zone == b.zone && a.subnet_id == b.subnet_id &&
+           a.image_id == b.image_id && a.priority == b.priority;
   }
 };
 
@@ -89,10 +89,10 @@ struct NodeClassFleetTemplate {
 };
 
 struct FleetLaunchInput {
-  const Ec2NodeClass* node_class = nullptr;   // required
-  const Ec2NodeClassStatus* status = nullptr; // required
-  const NodePool* pool = nullptr;             // required
-  const InstanceCatalog* catalog = nullptr;   // required: types of the options (AMI, max pods)
+  const Ec2NodeClass* node_class = nullptr;    // required
+  const Ec2NodeClassStatus* status = nullptr;  // required
+  const NodePool* pool = nullptr;              // required
+  const InstanceCatalog* catalog = nullptr;    // required: types of the options (AMI, max pods)
   ClusterInfo cluster;
   std::string node_claim;  // for the karpenter.sh/nodeclaim tag; may be empty
   // The offerings to try (LaunchRequest::options); those of other capacity types than the

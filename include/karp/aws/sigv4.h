@@ -58,13 +58,13 @@ struct SigV4Scope {
 
 // Every intermediate of a signature, for tests and for server-side verification.
 struct SigV4Signature {
-  std::string amz_date;           // 20150830T123600Z
-  std::string credential_scope;   // 20150830/us-east-1/service/aws4_request
+  std::string amz_date;          // 20150830T123600Z
+  std::string credential_scope;  // 20150830/us-east-1/service/aws4_request
   std::string canonical_request;
   std::string string_to_sign;
-  std::string signed_headers;     // host;x-amz-date
-  std::string signature;          // lower-case hex
-  std::string authorization;      // the Authorization header value
+  std::string signed_headers;  // host;x-amz-date
+  std::string signature;       // lower-case hex
+  std::string authorization;   // the Authorization header value
 };
 
 // "20150830T123600Z" for `time` (UTC).
@@ -80,8 +80,7 @@ std::string AmzDate(absl::Time time);
 // RFC 7230 tokens. Messages never contain the secret.
 [[nodiscard]] absl::StatusOr<SigV4Signature> ComputeSigV4(const HttpRequest& request,
                                                           const Credentials& credentials,
-                                                          const SigV4Scope& scope,
-                                                          absl::Time time);
+                                                          const SigV4Scope& scope, absl::Time time);
 
 // Signs `request` in place: adds X-Amz-Date (unless present) and, for credentials with a
 // session token, X-Amz-Security-Token (unless present) before signing, then the

@@ -95,8 +95,8 @@ KARP_C_API karp_status karp_solve(const karp_input* snapshot, size_t count,
  * now (RFC 3339; default the current time), once, spotToSpot, legacyOrder, repack (the re-pack
  * mode, docs/repack.md); output json, yaml or nodeclaims (the replacements). */
 KARP_C_API karp_status karp_consolidate(const karp_input* snapshot, size_t count,
-                                        const karp_input* catalog, const char* options,
-                                        char** out, size_t* out_size, char** error);
+                                        const karp_input* catalog, const char* options, char** out,
+                                        size_t* out_size, char** error);
 
 /* `karp catalog -o json|yaml`: the catalog `catalog` (validated and written canonically), or
  * the embedded AWS catalog of options.region/zones when it is NULL. */
@@ -127,7 +127,7 @@ KARP_C_API karp_status karp_read_file(const char* path, long long max_bytes, cha
 KARP_C_API void karp_free(void* buffer);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* KARP_C_KARP_H_ */
+#endif /* KARP_C_KARP_H_ */

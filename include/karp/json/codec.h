@@ -107,7 +107,8 @@ struct ReadOptions {
 // controllers create (ReadOptions::expand_workloads; what was created is listed in
 // ClusterSnapshot::notes). ParseSnapshot does only the decoding. Errors: InvalidArgument as
 // above; NotFound when a file cannot be read; ResourceExhausted when one is larger than
-// the cap of `options` that applies to it (ReadOptions) or when workloads would create more than 1,000,000 pods.
+// the cap of `options` that applies to it (ReadOptions) or when workloads would create more than
+// 1,000,000 pods.
 [[nodiscard]] absl::StatusOr<ClusterSnapshot> ReadSnapshotFiles(
     const std::vector<std::string>& paths, const ReadOptions& options = {});
 
@@ -128,8 +129,8 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot);
 
 // Parses a catalog document (docs/formats.md §2) into instance types. Errors: InvalidArgument
 // `<source>: instanceTypes[i].<field>: <what>`.
-[[nodiscard]] absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(
-    std::string_view text, std::string_view source);
+[[nodiscard]] absl::StatusOr<std::vector<InstanceType>> ParseInstanceTypes(std::string_view text,
+                                                                           std::string_view source);
 // ParseInstanceTypes then InstanceCatalog::Create (label keys registered as well-known).
 [[nodiscard]] absl::StatusOr<InstanceCatalog> ParseCatalog(std::string_view text,
                                                            std::string_view source);
@@ -162,8 +163,8 @@ void WriteSolveResult(const SolveResult& result, const std::vector<std::string>&
 // dropped): what `karp solve -o json` and the C API write.
 std::string WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
                              int indent = 1);
-void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot,
-                      std::ostream& out, int indent = 1);
+void WriteSolveResult(const SolveResult& result, const ClusterSnapshot& snapshot, std::ostream& out,
+                      int indent = 1);
 
 // Writes the new claims as karpenter.sh/v1 NodeClaim objects in a v1 List
 // (`karp solve -o nodeclaims`); `snapshot` supplies each claim's NodePool (nodeClassRef,

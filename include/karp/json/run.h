@@ -27,8 +27,8 @@
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
-#include "karp/json/codec.h"
 #include "karp/consolidator.h"
+#include "karp/json/codec.h"
 #include "karp/scheduler.h"
 
 namespace karp::json {
@@ -45,8 +45,8 @@ struct Input {
 // (per `options`; max_input_bytes does not apply to texts already in memory).
 // Errors: InvalidArgument `<source>: <path>: <what>`; `no objects in <source>`;
 // ResourceExhausted when workloads would create too many pods. O(total input size).
-[[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(
-    const std::vector<Input>& inputs, const ReadOptions& options = {});
+[[nodiscard]] absl::StatusOr<ClusterSnapshot> ParseSnapshotInputs(const std::vector<Input>& inputs,
+                                                                  const ReadOptions& options = {});
 
 // The options of one run of the C API, a JSON object whose fields are all optional
 // (docs/bindings.md lists them with their CLI flags):

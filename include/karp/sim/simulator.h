@@ -124,10 +124,10 @@ struct SimOptions {
 
 // The cluster at one sample time.
 struct Sample {
-  absl::Duration at;          // offset from the trace start
-  int nodes = 0;              // ready nodes
-  int launching = 0;          // launched, not ready yet
-  int pods_running = 0;       // bound
+  absl::Duration at;     // offset from the trace start
+  int nodes = 0;         // ready nodes
+  int launching = 0;     // launched, not ready yet
+  int pods_running = 0;  // bound
   int pods_pending = 0;
   double price_per_hour = 0;  // every instance that exists (launching, ready, draining)
   int disruptions = 0;        // nodes disrupted since the previous sample
@@ -157,14 +157,14 @@ struct Summary {
   double node_hours = 0;
   int max_nodes = 0;
   int launches = 0;
-  int launch_failures = 0;   // claims no offering could launch
-  int capacity_errors = 0;   // offerings that failed with insufficient capacity
-  int interruptions = 0;     // notices received
+  int launch_failures = 0;  // claims no offering could launch
+  int capacity_errors = 0;  // offerings that failed with insufficient capacity
+  int interruptions = 0;    // notices received
   int evictions = 0;
   // Nodes disrupted by reason: empty, underutilized, expired, interrupted, drifted,
   // scale-down (static groups), reclaimed (terminated at an interruption deadline).
   std::map<std::string, int> disruptions;
-  int pods = 0;              // pods created
+  int pods = 0;  // pods created
   int64_t pending_episodes = 0;
   double pending_p50_seconds = 0;  // per pending episode (creation or eviction -> bound)
   double pending_p99_seconds = 0;

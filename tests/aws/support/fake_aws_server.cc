@@ -40,14 +40,22 @@ std::string Trim(std::string_view s) {
 
 const char* Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -104,9 +112,8 @@ std::optional<FakeResponse> Verify(const FakeAwsServer::Options& options,
                                   : want_service == "iam"   ? options.iam_region
                                                             : options.region;
   if (a->service != want_service || a->region != want_region) {
-    return deny("SignatureDoesNotMatch",
-                StrCat("credential scope ", a->region, "/", a->service, ", want ", want_region,
-                       "/", want_service));
+    return deny("SignatureDoesNotMatch", StrCat("credential scope ", a->region, "/", a->service,
+                                                ", want ", want_region, "/", want_service));
   }
   const std::string amz_date = r->Header("x-amz-date");
   absl::StatusOr<absl::Time> parsed = ParseAmzDate(amz_date);
@@ -192,8 +199,7 @@ FakeResponse FakeResponse::Json(std::string body, int status) {
   return r;
 }
 
-FakeResponse FakeResponse::Ec2Error(std::string_view code, std::string_view message,
-                                    int status) {
+FakeResponse FakeResponse::Ec2Error(std::string_view code, std::string_view message, int status) {
   return Xml(StrCat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>",
                     code, "</Code><Message>", message,
                     "</Message></Error></Errors><RequestID>fake-request</RequestID></Response>"),
@@ -208,11 +214,20 @@ std::string XmlEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -375,8 +390,8 @@ void FakeAwsServer::Serve(int fd) {
   }
   size_t content_length = 0;
   if (!req.Header("content-length").empty()) {
-    content_length = static_cast<size_t>(std::strtoull(req.Header("content-length").c_str(),
-                                                       nullptr, 10));
+    content_length =
+        static_cast<size_t>(std::strtoull(req.Header("content-length").c_str(), nullptr, 10));
   }
   if (content_length > (16u << 20)) return;
   req.body = data.substr(header_end + 4);
@@ -411,10 +426,9 @@ void FakeAwsServer::Serve(int fd) {
   } else {
     resp = Dispatch(&req);
   }
-  const std::string out =
-      StrCat("HTTP/1.1 ", resp.status, " ", Reason(resp.status), "\r\nContent-Type: ",
-             resp.content_type, "\r\nContent-Length: ", resp.body.size(),
-             "\r\nConnection: close\r\n\r\n", resp.body);
+  const std::string out = StrCat(
+      "HTTP/1.1 ", resp.status, " ", Reason(resp.status), "\r\nContent-Type: ", resp.content_type,
+      "\r\nContent-Length: ", resp.body.size(), "\r\nConnection: close\r\n\r\n", resp.body);
   SendAll(fd, out);
 }
 

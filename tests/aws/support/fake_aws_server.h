@@ -57,10 +57,10 @@ Credentials TestCredentials();
 
 struct FakeRequest {
   std::string method;
-  std::string target;  // request target as sent, e.g. "/"
+  std::string target;                          // request target as sent, e.g. "/"
   std::map<std::string, std::string> headers;  // lower-case names; repeats joined with ','
   std::string body;
-  std::string action;                          // "DescribeInstances", "GetProducts"
+  std::string action;                                       // "DescribeInstances", "GetProducts"
   std::vector<std::pair<std::string, std::string>> params;  // decoded form body (Query only)
   bool signature_ok = false;
   std::string signing_service;  // from the Authorization scope
@@ -82,8 +82,7 @@ struct FakeResponse {
   static FakeResponse Xml(std::string body, int status = 200);
   static FakeResponse Json(std::string body, int status = 200);
   // An EC2 error document (<Response><Errors><Error><Code>... ).
-  static FakeResponse Ec2Error(std::string_view code, std::string_view message,
-                               int status = 400);
+  static FakeResponse Ec2Error(std::string_view code, std::string_view message, int status = 400);
 };
 
 using FakeHandler = std::function<FakeResponse(const FakeRequest&)>;
@@ -157,9 +156,9 @@ class FakeAwsServer {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   mutable std::mutex mu_;
-  std::map<std::string, FakeHandler> handlers_;                // guarded by mu_
-  std::map<std::string, std::deque<FakeResponse>> faults_;     // guarded by mu_
-  std::vector<FakeRequest> requests_;                          // guarded by mu_
+  std::map<std::string, FakeHandler> handlers_;             // guarded by mu_
+  std::map<std::string, std::deque<FakeResponse>> faults_;  // guarded by mu_
+  std::vector<FakeRequest> requests_;                       // guarded by mu_
 };
 
 }  // namespace karp::aws::testing

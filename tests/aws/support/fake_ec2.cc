@@ -35,21 +35,22 @@ std::string GroupSetXml(const std::vector<std::string>& ids) {
 
 std::string InstanceXml(const FakeInstance& i) {
   std::string tags;
-  for (const auto& [k, v] : i.tags) tags += Tag("item", Tag("key", Escape(k)) + Tag("value", Escape(v)));
-  return Tag("item",
-             StrCat(Tag("instanceId", i.id),
-                    Tag("imageId", i.image_id.empty() ? "ami-fake" : i.image_id),
-                    i.subnet_id.empty() ? "" : Tag("subnetId", i.subnet_id),
-                    GroupSetXml(i.security_group_ids),
-                    Tag("instanceState", Tag("code", i.state == "running" ? "16" : "0") +
-                                             Tag("name", i.state)),
-                    Tag("instanceType", i.type), Tag("launchTime", "2024-05-01T10:00:00.000Z"),
-                    Tag("placement", Tag("availabilityZone", i.zone) + Tag("tenancy", "default")),
-                    i.lifecycle.empty() ? "" : Tag("instanceLifecycle", i.lifecycle),
-                    i.capacity_reservation_id.empty()
-                        ? ""
-                        : Tag("capacityReservationId", i.capacity_reservation_id),
-                    Tag("tagSet", tags)));
+  for (const auto& [k, v] : i.tags)
+    tags += Tag("item", Tag("key", Escape(k)) + Tag("value", Escape(v)));
+  return Tag(
+      "item",
+      StrCat(Tag("instanceId", i.id), Tag("imageId", i.image_id.empty() ? "ami-fake" : i.image_id),
+             i.subnet_id.empty() ? "" : Tag("subnetId", i.subnet_id),
+             GroupSetXml(i.security_group_ids),
+             Tag("instanceState",
+                 Tag("code", i.state == "running" ? "16" : "0") + Tag("name", i.state)),
+             Tag("instanceType", i.type), Tag("launchTime", "2024-05-01T10:00:00.000Z"),
+             Tag("placement", Tag("availabilityZone", i.zone) + Tag("tenancy", "default")),
+             i.lifecycle.empty() ? "" : Tag("instanceLifecycle", i.lifecycle),
+             i.capacity_reservation_id.empty()
+                 ? ""
+                 : Tag("capacityReservationId", i.capacity_reservation_id),
+             Tag("tagSet", tags)));
 }
 
 }  // namespace
@@ -79,13 +80,13 @@ std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
   x += Tag("vCpuInfo", Tag("defaultVCpus", StrCat(info.vcpus)));
   x += Tag("memoryInfo", Tag("sizeInMiB", StrCat(info.memory_mib)));
   if (info.local_nvme_gb.has_value()) {
-    x += Tag("instanceStorageInfo", Tag("totalSizeInGB", StrCat(*info.local_nvme_gb)) +
-                                        Tag("nvmeSupport", "required"));
+    x += Tag("instanceStorageInfo",
+             Tag("totalSizeInGB", StrCat(*info.local_nvme_gb)) + Tag("nvmeSupport", "required"));
   }
   if (info.ebs_bandwidth_mbps.has_value()) {
     x += Tag("ebsInfo", Tag("ebsOptimizedSupport", "default") +
-                            Tag("ebsOptimizedInfo", Tag("maximumBandwidthInMbps",
-                                                        StrCat(*info.ebs_bandwidth_mbps))));
+                            Tag("ebsOptimizedInfo",
+                                Tag("maximumBandwidthInMbps", StrCat(*info.ebs_bandwidth_mbps))));
   } else {
     x += Tag("ebsInfo", Tag("ebsOptimizedSupport", "unsupported"));
   }
@@ -96,29 +97,30 @@ std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
   net += Tag("networkCards",
              Tag("item", Tag("networkCardIndex", "0") +
                              Tag("maximumNetworkInterfaces", StrCat(info.max_network_interfaces))) +
-                 Tag("item", Tag("networkCardIndex", "1") +
-                                 Tag("maximumNetworkInterfaces", "99")));
+                 Tag("item", Tag("networkCardIndex", "1") + Tag("maximumNetworkInterfaces", "99")));
   net += Tag("ipv4AddressesPerInterface", StrCat(info.ipv4_addresses_per_interface));
   if (info.efa_max_interfaces > 0) {
     net += Tag("efaInfo", Tag("maximumEfaInterfaces", StrCat(info.efa_max_interfaces)));
   }
-  net += Tag("encryptionInTransitSupported",
-             info.encryption_in_transit_supported ? "true" : "false");
+  net +=
+      Tag("encryptionInTransitSupported", info.encryption_in_transit_supported ? "true" : "false");
   x += Tag("networkInfo", net);
   if (!info.gpus.empty()) {
     std::string gpus;
     for (const AwsGpuInfo& g : info.gpus) {
-      gpus += Tag("item", Tag("name", Escape(g.name)) + Tag("manufacturer", Escape(g.manufacturer)) +
-                              Tag("count", StrCat(g.count)) +
-                              Tag("memoryInfo", Tag("sizeInMiB", StrCat(g.memory_mib))));
+      gpus +=
+          Tag("item", Tag("name", Escape(g.name)) + Tag("manufacturer", Escape(g.manufacturer)) +
+                          Tag("count", StrCat(g.count)) +
+                          Tag("memoryInfo", Tag("sizeInMiB", StrCat(g.memory_mib))));
     }
     x += Tag("gpuInfo", Tag("gpus", gpus));
   }
   if (!info.inference_accelerators.empty()) {
     std::string accs;
     for (const AwsAcceleratorInfo& a : info.inference_accelerators) {
-      accs += Tag("item", Tag("name", Escape(a.name)) + Tag("manufacturer", Escape(a.manufacturer)) +
-                              Tag("count", StrCat(a.count)));
+      accs +=
+          Tag("item", Tag("name", Escape(a.name)) + Tag("manufacturer", Escape(a.manufacturer)) +
+                          Tag("count", StrCat(a.count)));
     }
     x += Tag("inferenceAcceleratorInfo", Tag("accelerators", accs));
   }
@@ -134,9 +136,12 @@ std::string InstanceTypeItemXml(const AwsInstanceTypeInfo& info) {
 }
 
 FakeEc2::FakeEc2(FakeAwsServer* server) {
-  server->On("DescribeInstanceTypes", [this](const FakeRequest& r) { return DescribeInstanceTypes(r); });
-  server->On("DescribeInstanceTypeOfferings", [this](const FakeRequest& r) { return DescribeOfferings(r); });
-  server->On("DescribeSpotPriceHistory", [this](const FakeRequest& r) { return DescribeSpotPrices(r); });
+  server->On("DescribeInstanceTypes",
+             [this](const FakeRequest& r) { return DescribeInstanceTypes(r); });
+  server->On("DescribeInstanceTypeOfferings",
+             [this](const FakeRequest& r) { return DescribeOfferings(r); });
+  server->On("DescribeSpotPriceHistory",
+             [this](const FakeRequest& r) { return DescribeSpotPrices(r); });
   server->On("GetProducts", [this](const FakeRequest& r) { return GetProducts(r); });
   server->On("CreateFleet", [this](const FakeRequest& r) { return CreateFleet(r); });
   server->On("DescribeInstances", [this](const FakeRequest& r) { return DescribeInstances(r); });
@@ -326,10 +331,10 @@ FakeResponse FakeEc2::CreateLaunchTemplate(const FakeRequest& r) {
     }
   }
   launch_templates_[name] = t;
-  return FakeResponse::Xml(Ec2Xml(
-      "CreateLaunchTemplate",
-      Tag("launchTemplate", Tag("launchTemplateId", t.id) + Tag("launchTemplateName", name) +
-                                Tag("latestVersionNumber", "1"))));
+  return FakeResponse::Xml(
+      Ec2Xml("CreateLaunchTemplate",
+             Tag("launchTemplate", Tag("launchTemplateId", t.id) + Tag("launchTemplateName", name) +
+                                       Tag("latestVersionNumber", "1"))));
 }
 
 FakeResponse FakeEc2::DescribeLaunchTemplates(const FakeRequest& r) {
@@ -423,9 +428,9 @@ FakeResponse FakeEc2::DescribeOfferings(const FakeRequest& r) {
   std::string items;
   size_t i = start;
   for (; i < all.size() && i < start + static_cast<size_t>(page_size_) * 2; ++i) {
-    items += Tag("item", Tag("instanceType", all[i].first) +
-                             Tag("locationType", "availability-zone") +
-                             Tag("location", all[i].second));
+    items +=
+        Tag("item", Tag("instanceType", all[i].first) + Tag("locationType", "availability-zone") +
+                        Tag("location", all[i].second));
   }
   std::string inner = Tag("instanceTypeOfferingSet", items);
   if (i < all.size()) inner += Tag("nextToken", StrCat("off-", i));
@@ -437,13 +442,11 @@ FakeResponse FakeEc2::DescribeSpotPrices(const FakeRequest&) {
   std::string items;
   for (const auto& [key, price] : spot_) {
     // An older, different price first: the adapter must keep the latest.
-    items += Tag("item", Tag("instanceType", key.first) +
-                             Tag("productDescription", "Linux/UNIX") +
+    items += Tag("item", Tag("instanceType", key.first) + Tag("productDescription", "Linux/UNIX") +
                              Tag("spotPrice", absl::StrFormat("%.6f", price * 3)) +
                              Tag("timestamp", "2024-01-01T00:00:00.000Z") +
                              Tag("availabilityZone", key.second));
-    items += Tag("item", Tag("instanceType", key.first) +
-                             Tag("productDescription", "Linux/UNIX") +
+    items += Tag("item", Tag("instanceType", key.first) + Tag("productDescription", "Linux/UNIX") +
                              Tag("spotPrice", absl::StrFormat("%.6f", price)) +
                              Tag("timestamp", "2024-05-01T00:00:00.000Z") +
                              Tag("availabilityZone", key.second));
@@ -496,8 +499,7 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
   if (r.Param("Type") != "instant") {
     return FakeResponse::Ec2Error("InvalidParameterValue", "fake supports Type=instant only");
   }
-  const std::string capacity =
-      r.Param("TargetCapacitySpecification.DefaultTargetCapacityType");
+  const std::string capacity = r.Param("TargetCapacitySpecification.DefaultTargetCapacityType");
   struct Override {
     std::string type, zone, subnet, image, template_name;
     double priority = 0;
@@ -552,9 +554,10 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
                                   "TargetCapacitySpecification.TotalTargetCapacity must be >= 1");
   }
   const std::string capacity_error = Tag("errorCode", "InsufficientInstanceCapacity") +
-                                     Tag("errorMessage", "We currently do not have sufficient "
-                                                         "capacity in the Availability Zone you "
-                                                         "requested.");
+                                     Tag("errorMessage",
+                                         "We currently do not have sufficient "
+                                         "capacity in the Availability Zone you "
+                                         "requested.");
   const bool reservations_first =
       capacity == "on-demand" &&
       r.Param("OnDemandOptions.CapacityReservationOptions.UsageStrategy") ==
@@ -583,7 +586,8 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
         errors += Tag("item", lt(o) + Tag("lifecycle", capacity) +
                                   Tag("errorCode", "ReservationCapacityExceeded") +
                                   Tag("errorMessage", StrCat("Insufficient capacity in the "
-                                                             "Capacity Reservation ", cr, ".")));
+                                                             "Capacity Reservation ",
+                                                             cr, ".")));
       }
       continue;
     }
@@ -612,9 +616,9 @@ FakeResponse FakeEc2::CreateFleet(const FakeRequest& r) {
     launched += Tag("item", lt(o) + Tag("lifecycle", capacity) + Items("instanceIds", ids) +
                                 Tag("instanceType", o.type) + Tag("platform", "Linux/UNIX"));
   }
-  return FakeResponse::Xml(Ec2Xml("CreateFleet", Tag("fleetId", "fleet-fake") +
-                                                     Tag("errorSet", errors) +
-                                                     Tag("fleetInstanceSet", launched)));
+  return FakeResponse::Xml(Ec2Xml(
+      "CreateFleet",
+      Tag("fleetId", "fleet-fake") + Tag("errorSet", errors) + Tag("fleetInstanceSet", launched)));
 }
 
 FakeResponse FakeEc2::DescribeInstances(const FakeRequest& r) {
@@ -705,7 +709,8 @@ FakeResponse FakeEc2::CreateTags(const FakeRequest& r) {
   for (int t = 1;; ++t) {
     const std::string key = r.Param(StrCat("Tag.", t, ".Key"));
     if (key.empty()) break;
-    for (const std::string& id : ids) instances_[id].tags[key] = r.Param(StrCat("Tag.", t, ".Value"));
+    for (const std::string& id : ids)
+      instances_[id].tags[key] = r.Param(StrCat("Tag.", t, ".Value"));
   }
   return FakeResponse::Xml(Ec2Xml("CreateTags", Tag("return", "true")));
 }

@@ -146,8 +146,9 @@ class FakeEc2 {
   // Launches up to `count` instances like `proto` into active reservations of its type and
   // zone: the open ones when `id` is empty, else reservation `id` alone (targeted or open);
   // returns their ids. Requires mu_.
-  std::vector<std::string> LaunchReserved(const FakeInstance& proto, const std::string& template_name,
-                                          int count, const std::string& id = "");
+  std::vector<std::string> LaunchReserved(const FakeInstance& proto,
+                                          const std::string& template_name, int count,
+                                          const std::string& id = "");
 
   mutable std::mutex mu_;
   std::vector<std::pair<AwsInstanceTypeInfo, std::vector<std::string>>> types_;

@@ -44,8 +44,8 @@ const std::map<std::string, Shape>& Shapes() {
 bool NameOk(const std::string& v, size_t max) {
   if (v.empty() || v.size() > max) return false;
   for (char c : v) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_+=,.@-").find(c) ==
-                                                            std::string_view::npos) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string_view("_+=,.@-").find(c) == std::string_view::npos) {
       return false;
     }
   }
@@ -82,9 +82,7 @@ std::optional<std::string> CheckTags(const FakeRequest& r) {
 
 // A ValidationError for the first shape violation of `r`, or nullopt.
 std::optional<FakeResponse> CheckShape(const FakeRequest& r) {
-  auto invalid = [](const std::string& what) {
-    return IamError("ValidationError", what, 400);
-  };
+  auto invalid = [](const std::string& what) { return IamError("ValidationError", what, 400); };
   if (r.Param("Version") != kIamApiVersion) {
     return invalid(StrCat("Version \"", r.Param("Version"), "\" is not 2010-05-08"));
   }
@@ -129,11 +127,10 @@ std::string ProfileXml(const FakeInstanceProfile& p) {
 }
 
 FakeResponse IamXml(const std::string& action, const std::string& result) {
-  return FakeResponse::Xml(
-      StrCat("<", action, "Response xmlns=\"", kNs, "\">",
-             result.empty() ? "" : Tag(StrCat(action, "Result"), result),
-             Tag("ResponseMetadata", Tag("RequestId", "fake-iam-request")), "</", action,
-             "Response>"));
+  return FakeResponse::Xml(StrCat("<", action, "Response xmlns=\"", kNs, "\">",
+                                  result.empty() ? "" : Tag(StrCat(action, "Result"), result),
+                                  Tag("ResponseMetadata", Tag("RequestId", "fake-iam-request")),
+                                  "</", action, "Response>"));
 }
 
 FakeResponse NoSuchProfile(const std::string& name) {
@@ -198,8 +195,8 @@ FakeResponse FakeIam::Get(const FakeRequest& r) {
 FakeResponse FakeIam::Create(const FakeRequest& r) {
   const std::string name = r.Param("InstanceProfileName");
   if (profiles_.count(name) != 0) {
-    return IamError("EntityAlreadyExists",
-                    StrCat("Instance Profile ", name, " already exists."), 409);
+    return IamError("EntityAlreadyExists", StrCat("Instance Profile ", name, " already exists."),
+                    409);
   }
   FakeInstanceProfile p;
   p.name = name;
@@ -218,8 +215,7 @@ FakeResponse FakeIam::AddRoleTo(const FakeRequest& r) {
   if (it == profiles_.end()) return NoSuchProfile(r.Param("InstanceProfileName"));
   const std::string role = r.Param("RoleName");
   if (roles_.count(role) == 0) {
-    return IamError("NoSuchEntity", StrCat("The role with name ", role, " cannot be found."),
-                    404);
+    return IamError("NoSuchEntity", StrCat("The role with name ", role, " cannot be found."), 404);
   }
   if (!it->second.role.empty()) {
     return IamError("LimitExceeded",

@@ -76,9 +76,9 @@ std::optional<std::string> CheckMember(const std::string& name, const Member& m,
 // The parsed body, or the error answering a malformed request.
 std::pair<json, std::optional<FakeResponse>> CheckShape(const FakeRequest& r) {
   if (r.Header("content-type") != "application/x-amz-json-1.0") {
-    return {json(), SqsError("InvalidParameterValue",
-                             StrCat("Content-Type \"", r.Header("content-type"),
-                                    "\" is not application/x-amz-json-1.0"))};
+    return {json(),
+            SqsError("InvalidParameterValue", StrCat("Content-Type \"", r.Header("content-type"),
+                                                     "\" is not application/x-amz-json-1.0"))};
   }
   json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object()) {

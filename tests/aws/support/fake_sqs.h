@@ -57,7 +57,7 @@ class FakeSqs {
   std::string url_;
   mutable std::mutex mu_;
   int next_ = 1;
-  std::deque<std::pair<std::string, std::string>> visible_;     // (message id, body)
+  std::deque<std::pair<std::string, std::string>> visible_;               // (message id, body)
   std::map<std::string, std::pair<std::string, std::string>> in_flight_;  // handle -> message
 };
 
