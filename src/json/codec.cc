@@ -1165,16 +1165,6 @@ absl::StatusOr<std::vector<InstanceType>> DecodeInstanceTypes(const std::vector<
   return DecodeInstanceTypes(root);
 }
 
-// True unless `root` has a string kind that is not a List's: the streamed items of such an
-// object were not objects of the snapshot. (A kind that is absent or not a string is the
-// error the root's decoding reports first.)
-bool MayBeList(const Json& root) {
-  auto kind = root.find("kind");
-  if (kind == root.end() || !kind->is_string()) return true;
-  const std::string& k = kind->get_ref<const std::string&>();
-  return k == "List" || (k.size() > 4 && k.compare(k.size() - 4, 4, "List") == 0);
-}
-
 // The fast path of DecodeInto for a JSON List: each item is decoded as soon as it is read, and
 // dropped, instead of after the whole document is built (less memory, less allocation). Then
 // the root is decoded (its items already done): its own errors come first, as when the items
@@ -1193,7 +1183,7 @@ bool DecodeStreamed(SnapshotDecoder& decoder, std::string_view text, std::string
     }
     if (item_error.ok()) item_error = decoder.LiteListItem(item, IndexPath("items", i));
   });
-  if (!root || (saved && !MayBeList(*root))) {
+  if (!root || (saved && !codec_internal::MayBeList(*root))) {
     if (saved) decoder = *std::move(saved);
     return false;
   }
@@ -1230,7 +1220,7 @@ bool DecodeStreamedYaml(SnapshotDecoder& decoder, std::string_view text, std::st
   if (!saved) return false;
   std::optional<absl::StatusOr<std::vector<Document>>>& read = *docs;
   const bool ok = read.has_value() && read->ok();
-  if (!ok || (*read)->size() != 1 || !MayBeList((**read)[0].value)) {
+  if (!ok || (*read)->size() != 1 || !codec_internal::MayBeList((**read)[0].value)) {
     decoder = *std::move(saved);
     if (ok) read.reset();  // read again, without the sink (an error stays: it is the same)
     return false;
@@ -1253,11 +1243,9 @@ bool DecodeStreamedYaml(SnapshotDecoder& decoder, std::string_view text, std::st
 // anywhere is the error, before a decoding error, as when the documents are read whole.
 bool DecodeYamlDocuments(SnapshotDecoder& decoder, std::string_view text, std::string_view source,
                          absl::Status* status) {
-  std::string_view rest = text;
-  if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);
-  const size_t first = rest.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (rest[first] == '{' || rest[first] == '[')) return false;
-  if (!codec_internal::MayHoldSeveralYamlDocuments(text)) return false;
+  if (codec_internal::IsJsonText(text) || !codec_internal::MayHoldSeveralYamlDocuments(text)) {
+    return false;
+  }
   decoder.SetSource(source);
   const int64_t before = decoder.objects_seen();
   absl::Status decoded;

@@ -115,15 +115,6 @@ absl::Status Escaped(const absl::Status& s) {
   return absl::Status(s.code(), internal::EscapeForMessage(internal::Message(s)));
 }
 
-// Whether a document's root may be a List (a kind ending in List, or none): only a List's
-// items are objects of the input.
-bool MayBeList(const Json& root) {
-  auto kind = root.find("kind");
-  if (kind == root.end() || !kind->is_string()) return true;
-  const std::string& k = kind->get_ref<const std::string&>();
-  return k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0;
-}
-
 // An item of a JSON List as the fast reader gives it: whole when karp converts or passes its
 // kind through, otherwise only what names it (apiVersion, kind, metadata), so that the pods of
 // a cluster dump are never copied into values.
@@ -194,9 +185,7 @@ class ConvertRun {
       }
     };
     std::optional<Json> root;
-    const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
-    if (json) {
+    if (codec_internal::IsJsonText(text)) {
       root = codec_internal::LoadJsonStreamingItems(
           text, [&](const codec_internal::LiteValue& v, size_t i) { item(ItemValue(v), i); });
     } else if (codec_internal::MayHoldSeveralYamlDocuments(text)) {
@@ -220,7 +209,7 @@ class ConvertRun {
         return true;
       }
     }
-    if (!root || !streamed || !MayBeList(*root)) {
+    if (!root || !streamed || !codec_internal::MayBeList(*root)) {
       *this = saved;
       return false;
     }

@@ -661,11 +661,24 @@ absl::Status LoadYamlDocuments(std::string_view text, std::string_view source,
   }
 }
 
-std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
-    std::string_view text, std::string_view source, const JsonItemSink& sink) {
+bool IsJsonText(std::string_view text) {
   size_t first = 0;
   text = WithoutBom(text, &first);
-  if (first < text.size() && (text[first] == '{' || text[first] == '[')) return std::nullopt;
+  return first < text.size() && (text[first] == '{' || text[first] == '[');
+}
+
+bool MayBeList(const Json& root) {
+  auto kind = root.find("kind");
+  if (kind == root.end() || !kind->is_string()) return true;
+  const std::string& k = kind->get_ref<const std::string&>();
+  return k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0;
+}
+
+std::optional<absl::StatusOr<std::vector<Document>>> LoadYamlStreamingItems(
+    std::string_view text, std::string_view source, const JsonItemSink& sink) {
+  if (IsJsonText(text)) return std::nullopt;
+  size_t first = 0;
+  text = WithoutBom(text, &first);
   try {
     return LoadYaml(text, source, &sink);
   } catch (const std::exception& e) {

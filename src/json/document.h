@@ -27,6 +27,15 @@ struct Document {
   std::string path;  // path prefix of the document: "" or "documents[i]" (multi-document YAML)
 };
 
+// Whether LoadDocuments reads `text` as JSON: its first character that is not white space
+// (after a UTF-8 byte order mark) is `{` or `[`. O(leading white space).
+bool IsJsonText(std::string_view text);
+
+// Whether a document's root may be a List: its kind ends in "List", or is absent or not a
+// string (the error the root's decoding reports first). Only a List's items are objects of an
+// input, so items streamed from another root must be read again as its fields.
+bool MayBeList(const Json& root);
+
 // Parses `text`: JSON when the first non-space character is `{` or `[`, YAML otherwise (YAML
 // scalars typed by the YAML 1.2 core schema; quoted scalars stay strings). Nesting deeper than
 // kMaxDepth is rejected before parsing. Errors: InvalidArgument `<source>: <where>: <what>`.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "internal/nearest_name.h"
 #include "internal/strings.h"
 #include "json/field_reader.h"
 
@@ -26,34 +27,6 @@ std::string PathText(const PathStep& s) {
 }
 
 std::string_view KeyOf(const Json::const_iterator& it) { return it.key(); }
-
-// Case-insensitive optimal string alignment distance, stopping early above `bound`.
-size_t Distance(std::string_view a, std::string_view b, size_t bound) {
-  const size_t n = a.size(), m = b.size();
-  if ((n > m ? n - m : m - n) > bound) return bound + 1;
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  std::vector<size_t> prev2(m + 1), prev(m + 1), cur(m + 1);
-  for (size_t j = 0; j <= m; ++j) prev[j] = j;
-  for (size_t i = 1; i <= n; ++i) {
-    cur[0] = i;
-    size_t row_min = cur[0];
-    for (size_t j = 1; j <= m; ++j) {
-      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
-        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-      }
-      row_min = std::min(row_min, cur[j]);
-    }
-    if (row_min > bound) return bound + 1;
-    prev2.swap(prev);
-    prev.swap(cur);
-  }
-  return prev[m];
-}
 
 // Byte order of two short names, inline (field names are about ten bytes: a call to memcmp
 // per comparison costs more than the comparison).
@@ -163,17 +136,7 @@ int FindSchema(std::string_view api_version, std::string_view kind) {
 }
 
 std::string_view NearestName(std::string_view key, const std::vector<std::string_view>& names) {
-  const size_t bound = std::max<size_t>(2, key.size() / 3);
-  std::string_view best;
-  size_t best_distance = bound + 1;
-  for (std::string_view name : names) {
-    const size_t d = Distance(key, name, bound);
-    if (d < best_distance) {
-      best = name;
-      best_distance = d;
-    }
-  }
-  return best;
+  return internal::NearestName(key, names);
 }
 
 template <typename V>

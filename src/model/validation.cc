@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "internal/nearest_name.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
 #include "karp/objects.h"
@@ -92,21 +92,11 @@ absl::Status ValidateMeta(const ObjectMeta& meta, bool namespaced) {
   return absl::OkStatus();
 }
 
-// Whether `a` is within two edits of `b` (case-insensitive Levenshtein): a likely typo.
-bool NearName(std::string_view a, std::string_view b) {
-  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > 2) return false;
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-    }
-    prev.swap(cur);
-  }
-  return prev[b.size()] <= 2;
+// Whether a container may request `name`: a standard resource or a fully qualified extended
+// one (the API server's IsStandardContainerResourceName, or a name with a '/').
+bool IsContainerResourceName(std::string_view name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+         name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos;
 }
 
 // Resource names a container may request: the standard ones or a fully qualified extended
@@ -115,15 +105,13 @@ absl::Status ValidateContainerResourceNames(const ResourceList& list, std::strin
   absl::Status out;
   list.ForEach([&](std::string_view name, int64_t) {
     if (!out.ok()) return;
-    if (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
-        name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos) {
-      return;
-    }
+    if (IsContainerResourceName(name)) return;
     std::string what =
         "must be a standard resource for containers (cpu, memory, "
         "ephemeral-storage, hugepages-<size>) or fully qualified (example.com/name)";
-    for (std::string_view known : {"cpu", "memory", "ephemeral-storage"}) {
-      if (NearName(name, known)) what += StrCat("; did you mean ", known, "?");
+    if (std::string_view near = internal::NearestName(name, {"cpu", "memory", "ephemeral-storage"});
+        !near.empty()) {
+      what += StrCat("; did you mean ", near, "?");
     }
     out = FieldError(StrCat(path, ".", name), what);
   });
@@ -146,9 +134,7 @@ absl::Status NonNegative(const ResourceList& list, std::string_view path) {
 bool ContainerFine(const Container& c) {
   bool fine = true;
   auto check = [&](std::string_view name, int64_t value) {
-    fine = fine && value >= 0 &&
-           (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
-            name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos);
+    fine = fine && value >= 0 && IsContainerResourceName(name);
   };
   c.requests.ForEach(check);
   c.limits.ForEach(check);
