@@ -6,36 +6,7 @@
 set -u
 KARP=$1
 EXAMPLES=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-passed=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-pass() { passed=$((passed + 1)); }
-
-# run NAME ARGS...: karp ARGS with stdout in $TMP/NAME.out, stderr in $TMP/NAME.err; the exit
-# status in $status.
-run() {
-  local name=$1
-  shift
-  "$KARP" "$@" < /dev/null > "$TMP/$name.out" 2> "$TMP/$name.err"
-  status=$?
-}
-
-# check NAME DESCRIPTION COMMAND...: COMMAND must succeed (it reads $TMP/NAME.*).
-check() {
-  local name=$1 what=$2
-  shift 2
-  if "$@"; then
-    pass
-  else
-    fail "$name: $what (stdout: $(head -c 300 "$TMP/$name.out"); stderr: $(head -c 300 "$TMP/$name.err"))"
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # The issue's row: six one-pod pending pods of 100m cpu, a NodePool and its class.
 pods() {
