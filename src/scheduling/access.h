@@ -27,6 +27,8 @@ namespace karp::scheduling {
 // What depends only on the NodePools, DaemonSets and catalogs (defined in
 // scheduler_internal.h); opaque outside the scheduler.
 struct PoolsState;
+// Thresholds of the solver's indexes (scheduler_internal.h).
+struct SolverTuning;
 
 // A consolidation simulation (docs/design.md §6.6 SimulateScheduling): the scheduler's existing
 // nodes minus `excluded`, with `pods` to place (pending pods and the candidates' pods).
@@ -65,6 +67,9 @@ class Access {
       const SchedulerOptions& options);
   // The NodePool-level state of a scheduler, for reuse.
   static std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
+  // A copy of `scheduler` whose solves use `tuning` (tests comparing the indexed and plain
+  // walks; decisions are the same).
+  static Scheduler WithTuning(const Scheduler& scheduler, const SolverTuning& tuning);
   // Runs a simulation on a prepared scheduler. Errors: InvalidArgument for duplicate pods.
   static absl::StatusOr<SolveResult> Simulate(const Scheduler& scheduler,
                                               const std::vector<const Pod*>& pods,

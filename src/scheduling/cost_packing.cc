@@ -98,12 +98,7 @@ const Candidate* PickTarget(const std::vector<Candidate>& candidates, const Cost
   return pick;
 }
 
-// CostClaimNeed asks for memory and slots too (SetCostClaimIndexForTesting).
-std::atomic<bool> cost_claim_index{true};
-
 }  // namespace
-
-void SetCostClaimIndexForTesting(bool on) { cost_claim_index.store(on, std::memory_order_relaxed); }
 
 FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
   const ResourceList& room = claim.target_room;
@@ -111,11 +106,11 @@ FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
   return {room.cpu() - used.cpu(), room.memory() - used.memory(), room.pods() - used.pods()};
 }
 
-FirstFitIndex::Room CostClaimNeed(const PodCtx& pod) {
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod, bool memory_and_slots) {
   const ResourceList& want = pod.requests;
   // Admits refuses memory and slots only for positive requests; the cpu is the scan's start.
   auto need = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
-  if (!cost_claim_index.load(std::memory_order_relaxed)) {
+  if (!memory_and_slots) {
     return {want.cpu(), FirstFitIndex::kAny, FirstFitIndex::kAny};
   }
   return {want.cpu(), need(want.memory()), need(want.pods())};

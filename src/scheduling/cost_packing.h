@@ -172,10 +172,9 @@ class CostPolicy {
 //    budget cut-offs and the early stop on a free fit are those of the scan.
 // tests/scheduling/cost_claim_index_test.cc solves random snapshots both ways.
 FirstFitIndex::Room CostClaimRoom(const ClaimState& claim);
-FirstFitIndex::Room CostClaimNeed(const PodCtx& pod);
-// Tests only: false makes CostClaimNeed ask for the cpu alone (the scan over every claim with
-// room for the pod's cpu). Thread-safe; true by default.
-void SetCostClaimIndexForTesting(bool on);
+// `memory_and_slots` false (SolverTuning::cost_claim_index, tests only): the cpu alone, the
+// scan over every claim with room for the pod's cpu.
+FirstFitIndex::Room CostClaimNeed(const PodCtx& pod, bool memory_and_slots);
 
 // The first template (by weight) whose taints the pod tolerates and whose requirements its
 // own are compatible with (where a new claim for it would most likely open); null when none.

@@ -476,6 +476,12 @@ std::shared_ptr<const scheduling::PoolsState> scheduling::Access::PoolsOf(
   return scheduler.state_->pools;
 }
 
+Scheduler scheduling::Access::WithTuning(const Scheduler& scheduler, const SolverTuning& tuning) {
+  auto state = std::make_shared<Scheduler::State>(*scheduler.state_);
+  state->tuning = tuning;
+  return Scheduler(std::move(state));
+}
+
 absl::StatusOr<SolveResult> scheduling::Access::Simulate(const Scheduler& scheduler,
                                                          const std::vector<const Pod*>& pods,
                                                          const Simulation& simulation) {

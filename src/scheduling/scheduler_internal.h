@@ -146,10 +146,22 @@ struct PoolsState {
   std::vector<Pod> daemon_pods;
 };
 
+// Thresholds of the solver's indexes. Decisions never depend on them: tests set them to run
+// the indexed and the plain walks on the same snapshot (Access::WithTuning) and compare.
+struct SolverTuning {
+  // How many blocked claims a first-fit walk skips before the hostname groups that blocked
+  // them get a free-claim index (Solver::FreeIndex).
+  int64_t free_index_min_blocked = 64;
+  // Cost mode: the open-claim walk asks for the pod's memory and slots as well as its cpu
+  // (CostClaimNeed); false: cpu alone (the scan over every claim with room for the cpu).
+  bool cost_claim_index = true;
+};
+
 }  // namespace scheduling
 
 struct Scheduler::State {
   SchedulerOptions options;
+  scheduling::SolverTuning tuning;  // defaults; tests set it (scheduling::Access::WithTuning)
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const scheduling::PoolsState> pools;
   std::vector<scheduling::ExistingNodeInit> existing;    // initialized first, then by name

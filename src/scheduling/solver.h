@@ -1,7 +1,9 @@
-// The first-fit solver of one Solve (docs/design.md §5): per-pod working data, the per-solve state
-// of existing nodes and new NodeClaims, and the Solver that places pods in queue order
-// (existing nodes, then this solve's claims, then a new claim per NodePool) with preference
-// relaxation, and finalizes the claims into a SolveResult.
+// The first-fit solver of one Solve (docs/design.md §5): the Solver that places pods in queue
+// order (existing nodes, then this solve's claims, then a new claim per NodePool) with
+// preference relaxation, and finalizes the claims into a SolveResult. Its parts, one concept per
+// file: the pod's working data (pod_data.h), existing nodes (existing_node.h/.cc), the claims it
+// opens (node_claim.h/.cc), the walk over open claims (open_claims.cc), new claims
+// (new_claim.cc), the queue (queue.cc), relaxation (preferences.h/.cc), finalize.cc.
 
 #ifndef KARP_SRC_SCHEDULING_SOLVER_H_
 #define KARP_SRC_SCHEDULING_SOLVER_H_
@@ -24,142 +26,19 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/scheduler.h"
+#include "scheduling/existing_node.h"
 #include "scheduling/first_fit_index.h"
+#include "scheduling/node_claim.h"
+#include "scheduling/pod_data.h"
+#include "scheduling/preferences.h"
 #include "scheduling/scheduler_internal.h"
 #include "scheduling/topology.h"
 #include "scheduling/volume_topology.h"
 
 namespace karp::scheduling {
 
-// Per-pod working data (karpenter PodData), recomputed after each relaxation.
-struct PodCtx {
-  const Pod* original = nullptr;
-  // The pod as this attempt schedules it: *original until relaxation (or the default
-  // namespace) changes it, then an immutable copy that the contexts copied from this one
-  // share. Most pods are never relaxed and cost no copy.
-  std::shared_ptr<const Pod> changed;
-  const Pod& working() const { return changed != nullptr ? *changed : *original; }
-  // The fields the queue order reads (with original) first, on the context's first lines.
-  std::string key;
-  ResourceList requests;
-  Topology::RecordCache record_cache;  // inverse groups it owns (per pod)
-  // Pods with the same namespace and labels are selected by the same topology groups; they
-  // share one RecordCache for that part (index into Solver::label_caches_).
-  size_t label_class = 0;
-  Requirements requirements;  // full (Respect) or strict (Ignore)
-  Requirements strict;
-  std::vector<ContainerPort> ports;
-  // Topology groups of this attempt (refreshed before each Add).
-  Topology::PodGroups groups;
-  // The prototypes of the groups of the original spec (Topology::PrototypesOf), kept by the
-  // scheduler across simulations; null: computed when needed.
-  std::shared_ptr<const Topology::Prototypes> prototypes;
-  // Volume topology and claims (docs/design.md §5.13); null for pods whose volumes change nothing.
-  std::shared_ptr<const scheduling::PodVolumes> volumes;
-  // Cost mode (cost_packing.h): the pod's demand class, and the node of the exact plan it
-  // belongs to (exact_packing.h); -1 for none.
-  int demand_class = -1;
-  int plan_group = -1;
-  // Cost mode: the order in which the pod's new claims try the templates (an index into
-  // CostPolicy's orders), and the first of them the pod can use (null: none).
-  int pool_order = 0;
-  const Template* cost_template = nullptr;
-  // Cost mode: the pod's own requirements make it dearer per unit than its template's best
-  // type (a pinned family, say); such pods are placed last (CostPolicy::PlacedLast).
-  bool pinned_dear = false;
-};
-
-// Recomputes the pod's requests, requirements and host ports from `working`; `full` is
-// PodRequirements(working) when the caller has it (read under PreferencePolicy::kRespect only).
-inline void Refresh(PodCtx& c, PreferencePolicy policy, Requirements full) {
-  const Pod& w = c.working();
-  c.requests = w.Requests();
-  c.strict = StrictPodRequirements(w);
-  c.requirements = policy == PreferencePolicy::kRespect ? std::move(full) : c.strict;
-  c.ports = HostPorts(w);
-}
-inline void Refresh(PodCtx& c, PreferencePolicy policy) {
-  Refresh(c, policy,
-          policy == PreferencePolicy::kRespect ? PodRequirements(c.working()) : Requirements());
-}
-
-// One relaxation step (docs/design.md §5.7). Returns false when nothing could be relaxed.
-bool Relax(Pod& pod, bool tolerate_prefer_no_schedule);
-
-struct ExistingNodeState {
-  const ExistingNodeInit* init = nullptr;
-  std::optional<Requirements> narrowed;  // set once a pod narrowed the node's requirements
-  ResourceList remaining;
-  std::vector<ContainerPort> added_ports;  // host ports of pods placed by this solve
-  std::vector<std::string> pods;
-  // Claims in use once this solve placed a pod with volumes here (nodes with limits only).
-  std::optional<VolumeUsage> volumes;
-
-  const Requirements& requirements() const { return narrowed ? *narrowed : init->requirements; }
-};
-
-struct ClaimState {
-  const Template* tmpl = nullptr;
-  std::string hostname;
-  Requirements requirements;
-  std::vector<int> its;  // indexes into tmpl->instance_types, ascending
-  // `its` as a bit set over the template's types (Template::words words), or empty when not
-  // built yet: the filter then keeps and drops types by words (FastFilter's candidate_bits).
-  std::vector<uint64_t> its_bits;
-  ResourceList requests;
-  std::vector<ContainerPort> ports;  // host ports of the pods placed here
-  std::vector<std::string> pods;
-  bool min_values_relaxed = false;
-  int64_t seq = 0;
-  std::string pinned_zone;  // the zone when the requirements allow exactly one, else ""
-  int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
-  int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
-  // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
-  // `its`, or more (exact on the well-known resources when `its` shrinks, an upper bound on
-  // others; see KeepsMax): a pod whose requests plus `requests` exceed it on any resource fits
-  // none of them, so first fit can skip the claim without running the filter (same decision,
-  // less work).
-  ResourceList max_allocatable;
-  bool max_allocatable_valid = false;  // false: not computed yet
-  // Per well-known resource (cpu, memory, ephemeral-storage, pods), how many types of `its`
-  // attain max_allocatable's value (counted when a dropped type first ties the maximum): a
-  // maximum stays exact while some type still attains it, so ties need no recomputation over
-  // every type. The maxima of other resources are left as upper bounds (see Attains).
-  std::array<int64_t, 4> max_attainers{};
-  bool max_attainers_valid = false;
-  std::set<std::string> reserved_ids;  // reservations this claim holds (docs/design.md §5.15)
-  int taint_set = -1;  // Solver::taint_sets_ index of the template's taints (-1: look it up)
-  // Cost mode (cost_packing.h): the index of the type the claim is packed toward (-1: none),
-  // its allocatable less daemon overhead, and the capacity type (rank) the claim launches.
-  int target = -1;
-  ResourceList target_room;
-  int capacity_rank = -1;
-  double current_price = 0;  // what the claim would launch at now (claims with a target)
-  int current_type = -1;     // and as which type
-};
-
-// A pod fits a claim (Solver::CanAddClaim): what committing it changes.
-struct ClaimFit {
-  std::optional<Requirements> requirements;  // the narrowed requirements; none when unchanged
-  std::vector<int> instance_types;           // the claim's remaining types
-  // The claim's types that instance_types left out, when `dropped_known` (the types came
-  // straight from FastFilter over the claim's list): then CommitClaim checks only these
-  // against the claim's largest headroom.
-  std::vector<int> dropped;
-  bool dropped_known = false;
-  // instance_types as a bit set when the filter produced it from the claim's bits (else
-  // empty): the claim's its_bits after the commit.
-  std::vector<uint64_t> instance_bits;
-  // Every type of the claim stays (the filter wrote no list): instance_types is empty and
-  // the remaining types are the claim's own, `claim.its`.
-  bool all_kept = false;
-  // The claim's remaining types.
-  const std::vector<int>& types(const ClaimState& claim) const {
-    return all_kept ? claim.its : instance_types;
-  }
-  bool relaxed_min_values = false;     // minValues lowered (BestEffort)
-  std::set<std::string> reservations;  // reservations the claim holds after the pod
-};
+// Reserved-offering errors (docs/design.md §5.15) are not relaxed and stop the NodePool fallback.
+constexpr absl::StatusCode kReservedOfferingError = absl::StatusCode::kResourceExhausted;
 
 // Finalize's type lists shared by equivalent claims (finalize.cc).
 struct PlanCache;
@@ -176,14 +55,6 @@ struct PodInput {
   // not count that pod; keys of pending pods are otherwise never looked up).
   bool bound_key = false;
 };
-
-// How many blocked claims a first-fit walk skips before the hostname groups that blocked them
-// get a free-claim index (Solver::FreeIndex): kFreeIndexMinBlocked unless a test set it.
-// Decisions do not depend on it; tests set it low (1) or high to compare the two walks.
-// Thread-safe.
-inline constexpr int64_t kFreeIndexMinBlocked = 64;
-int64_t FreeIndexMinBlocked();
-void SetFreeIndexMinBlockedForTesting(int64_t n);
 
 class Solver {
  public:
@@ -336,7 +207,8 @@ class Solver {
   // may join only where the group counts none), each with an index of the claims where it
   // counts no pod, kept in first-fit order as claim_index_by_taints_. A pod that such a group
   // limits to 0 walks that index instead of skipping the blocked claims one by one; the first
-  // claim that takes it is the same. Added once a walk skipped kFreeIndexMinBlocked claims.
+  // claim that takes it is the same. Added once a walk skipped
+  // SolverTuning::free_index_min_blocked claims.
   struct FreeIndex {
     const TopologyGroup* group;
     FirstFitIndex index;
@@ -345,7 +217,7 @@ class Solver {
   std::vector<FreeIndex> free_indexes_;
   void IndexFreeClaim(const ClaimState& claim);
   const FirstFitIndex* FreeIndexFor(const std::vector<Topology::HostnameCheck>& host_checks) const;
-  // Added once a walk skipped FreeIndexMinBlocked() blocked claims, for its groups blocking
+  // Added once a walk skipped tuning.free_index_min_blocked blocked claims, for its groups blocking
   // that many claims.
   void AddFreeIndexes(const std::vector<Topology::HostnameCheck>& host_checks);
   // The claims again, one index per distinct taint set of the templates (a pod that does not

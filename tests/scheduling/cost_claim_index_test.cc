@@ -14,7 +14,8 @@
 #include "karp/labels.h"
 #include "karp/objects.h"
 #include "karp/scheduler.h"
-#include "scheduling/cost_packing.h"
+#include "scheduling/access.h"
+#include "scheduling/scheduler_internal.h"
 #include "support/builders.h"
 #include "support/sized_test.h"
 
@@ -28,13 +29,6 @@ using namespace karp::testing;  // NOLINT(build/namespaces): the builders
 
 const std::string kSpot(karp::kCapacityTypeSpot);
 const std::string kOnDemand(karp::kCapacityTypeOnDemand);
-
-// Restores the index when a case ends (also on a failed REQUIRE).
-class IndexSwitch {
- public:
-  explicit IndexSwitch(bool on) { karp::scheduling::SetCostClaimIndexForTesting(on); }
-  ~IndexSwitch() { karp::scheduling::SetCostClaimIndexForTesting(true); }
-};
 
 // Types of three shapes (cpu-heavy, balanced, memory-heavy) in four sizes, some with few pod
 // slots, spot at 40% of on-demand: claims run out of memory or slots before cpu, and the
@@ -101,7 +95,6 @@ ClusterSnapshot RandomSnapshot(std::mt19937& rng, int count) {
 SolveResult SolveCost(const ClusterSnapshot& snap,
                       const std::shared_ptr<const karp::InstanceCatalog>& catalog, bool indexed,
                       karp::PoolOrder order) {
-  IndexSwitch with(indexed);
   SchedulerOptions options;
   options.packing = karp::PackingMode::kCost;
   options.cost_pool_order = order;
@@ -109,7 +102,9 @@ SolveResult SolveCost(const ClusterSnapshot& snap,
   options.cost_threads = 1;
   absl::StatusOr<karp::Scheduler> s = karp::Scheduler::Create(snap, catalog, options);
   REQUIRE(s.ok());
-  absl::StatusOr<SolveResult> r = s->Solve();
+  karp::scheduling::SolverTuning tuning;
+  tuning.cost_claim_index = indexed;
+  absl::StatusOr<SolveResult> r = karp::scheduling::Access::WithTuning(*s, tuning).Solve();
   REQUIRE(r.ok());
   return *r;
 }

@@ -15,7 +15,8 @@
 #include "karp/labels.h"
 #include "karp/objects.h"
 #include "karp/scheduler.h"
-#include "scheduling/solver.h"
+#include "scheduling/access.h"
+#include "scheduling/scheduler_internal.h"
 #include "support/builders.h"
 
 namespace {
@@ -30,20 +31,12 @@ using namespace karp::testing;  // NOLINT(build/namespaces): the builders
 const std::string kZoneKey(karp::kLabelZone);
 const std::string kHostKey(karp::kLabelHostname);
 
-// Restores the default threshold when a case ends (also on a failed REQUIRE).
-class Threshold {
- public:
-  explicit Threshold(int64_t n) { karp::scheduling::SetFreeIndexMinBlockedForTesting(n); }
-  ~Threshold() {
-    karp::scheduling::SetFreeIndexMinBlockedForTesting(karp::scheduling::kFreeIndexMinBlocked);
-  }
-};
-
 SolveResult SolveWith(const ClusterSnapshot& snap, int64_t threshold, int catalog_types) {
-  Threshold t(threshold);
   absl::StatusOr<Scheduler> s = Scheduler::Create(snap, FakeCatalog(catalog_types), {});
   REQUIRE(s.ok());
-  absl::StatusOr<SolveResult> r = s->Solve();
+  karp::scheduling::SolverTuning tuning;
+  tuning.free_index_min_blocked = threshold;
+  absl::StatusOr<SolveResult> r = karp::scheduling::Access::WithTuning(*s, tuning).Solve();
   REQUIRE(r.ok());
   return *r;
 }
