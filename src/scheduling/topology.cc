@@ -1,4 +1,7 @@
-// Topology spread, pod affinity and anti-affinity (see topology.h, docs/design.md §5.12).
+// The topology state of one Solve (docs/design.md §5.12, karpenter's topology.go): the groups of
+// the pods' spread constraints, affinities and anti-affinities (and the inverse groups of bound
+// pods' anti-affinity), their domains counted over the snapshot, the requirements they add to a
+// pod and the checks and counts as pods are placed.
 
 #include "scheduling/topology.h"
 
@@ -15,7 +18,6 @@
 namespace karp::scheduling {
 namespace {
 
-constexpr char kAllNamespaces[] = "*";
 constexpr int32_t kMaxInt32 = std::numeric_limits<int32_t>::max();
 // Groups left to test for a label class from which the SelectorIndex finds the candidates
 // instead of a scan of each (same groups found either way).
@@ -44,23 +46,6 @@ std::string SelectorId(const std::optional<LabelSelector>& s) {
   }
   out += "}";
   return out;
-}
-
-// The label pairs one of which a pod must carry for `s` to select it: the first matchLabels
-// entry, else each value of the first In expression. Calls f(key, value) for each and returns
-// true, or returns false when `s` requires no such pair (then any pod may match).
-template <typename F>
-bool ForEachRequiredPair(const LabelSelector& s, F&& f) {
-  if (!s.match_labels.empty()) {
-    const auto& [k, v] = *s.match_labels.begin();
-    f(std::string_view(k), std::string_view(v));
-    return true;
-  }
-  auto in = std::find_if(s.match_expressions.begin(), s.match_expressions.end(),
-                         [](const LabelSelectorRequirement& e) { return e.op == Operator::kIn; });
-  if (in == s.match_expressions.end()) return false;
-  for (const std::string& v : in->values) f(std::string_view(in->key), std::string_view(v));
-  return true;
 }
 
 // The id of an (anti-)affinity or inverse group: `prefix` (its kind), key, namespaces, selector.
@@ -114,285 +99,28 @@ Requirements NodeRequirements(const Node& node) {
 
 std::string DomainsString(const Requirement& r) { return r.ToString(); }
 
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// NodeFilter
-
-bool NodeFilter::Matches(const Requirements& node_reqs, const std::vector<Taint>& taints) const {
-  if (honor_taints && !ToleratesAll(taints, tolerations)) return false;
-  if (terms.empty()) return true;
-  for (const Requirements& term : terms) {
-    if (node_reqs.IsCompatible(term, nullptr)) return true;
-  }
-  return false;
-}
-
-std::string NodeFilter::Id() const {
-  std::string out = honor_taints ? "honor:" : "ignore:";
-  for (const Requirements& t : terms) internal::StrAppend(&out, "(", t.ToString(), ")");
-  if (honor_taints) {
-    for (const Toleration& t : tolerations) {
-      internal::StrAppend(&out, "[", t.key, TolerationOperatorName(t.op), t.value,
-                          TaintEffectName(t.effect), "]");
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// SelectorIndex
-
-void SelectorIndex::Extend(const std::vector<TopologyGroup*>& groups) {
-  for (; indexed_ < groups.size(); ++indexed_) {
-    const std::optional<LabelSelector>& s = groups[indexed_]->selector;
-    const uint32_t i = static_cast<uint32_t>(indexed_);
-    if (!s) continue;  // selects nothing
-    const bool required = ForEachRequiredPair(*s, [&](std::string_view k, std::string_view v) {
-      std::vector<uint32_t>& at = by_pair_[{k, v}];
-      if (at.empty() || at.back() != i) at.push_back(i);  // an In value listed twice
-    });
-    if (!required) scan_.push_back(i);
-  }
-}
-
-std::vector<uint32_t> SelectorIndex::Candidates(const std::map<std::string, std::string>& labels,
-                                                size_t from) const {
-  std::vector<uint32_t> out;
-  auto add = [&](const std::vector<uint32_t>& list) {
-    out.insert(out.end(), std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(from)),
-               list.end());
-  };
-  add(scan_);
-  for (const auto& [k, v] : labels) {
-    auto it = by_pair_.find(std::make_pair(std::string_view(k), std::string_view(v)));
-    if (it != by_pair_.end()) add(it->second);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// TopologyGroup
-
-bool TopologyGroup::Selects(const Pod& pod) const {
-  if (!selector) return false;
-  static const std::string* const kDefault = new std::string("default");
-  const std::string& ns = pod.metadata.namespace_.empty() ? *kDefault : pod.metadata.namespace_;
-  if (namespaces.size() == 1) {
-    const std::string& only = *namespaces.begin();
-    if (only != ns && only != kAllNamespaces) return false;
-  } else if (namespaces.count(kAllNamespaces) == 0 && namespaces.count(ns) == 0) {
-    return false;
-  }
-  return selector->Matches(pod.metadata.labels);
-}
-
-bool TopologyGroup::Counts(const Pod& pod, const Requirements& node_reqs,
-                           const std::vector<Taint>& taints) const {
-  return Selects(pod) && filter.Matches(node_reqs, taints);
-}
-
-void TopologyGroup::Register(const std::string& domain) {
-  if (!Find(domain)) counts.Insert(std::make_pair(domain, 0));
-}
-
-void TopologyGroup::Record(const std::string& domain) {
-  RecordClaimSlot(domain, view.registry != nullptr ? view.registry->SlotOf(domain) : -1);
-}
-
-void TopologyGroup::RecordClaimSlot(const std::string& domain, int32_t slot) {
-  const int32_t count = ++counts.Ref(domain);
-  if (view.registry != nullptr) SetSlotCount(slot, count);
-}
-
-void TopologyGroup::TakeBack(const std::string& domain, bool keep) {
-  const int32_t count = --counts.Ref(domain);
-  const HostnameRegistry::Entry* e =
-      view.registry != nullptr ? view.registry->Find(domain) : nullptr;
-  if (e != nullptr) SetSlotCount(e->slot, count);
-  if (count > 0) return;
-  // A name the view sees is a domain at 0 without an entry of its own.
-  if (!keep || (e != nullptr && view.Sees(*e))) counts.Erase(domain);
-}
-
-void TopologyGroup::SetSlotCount(int32_t slot, int32_t count) {
-  if (slot < 0) return;
-  const size_t s = static_cast<size_t>(slot);
-  if (slot_counts.size() <= s) slot_counts.resize(s + 1, 0);
-  const int32_t before = slot_counts[s];
-  slot_counts[s] = count;
-  if (slot_histogram.size() <= static_cast<size_t>(count)) {
-    slot_histogram.resize(static_cast<size_t>(count) + 1, 0);
-  }
-  if (before > 0) --slot_histogram[static_cast<size_t>(before)];
-  if (count > 0) ++slot_histogram[static_cast<size_t>(count)];
-}
-
-std::optional<int32_t> TopologyGroup::Find(const std::string& domain) const {
-  auto it = counts.find(domain);
-  if (it != counts.end()) return it->second;
-  if (view.registry == nullptr) return std::nullopt;
-  const HostnameRegistry::Entry* e = view.registry->Find(domain);
-  if (e != nullptr && view.Sees(*e)) return 0;
-  return std::nullopt;
-}
-
-bool TopologyGroup::AnyCounted() const {
-  for (const auto& [domain, count] : counts) {
-    if (count > 0) return true;
-  }
-  return false;
-}
-
-int32_t TopologyGroup::DomainMinCount(const Requirement& pod_domains) const {
-  if (key == kLabelHostname) return 0;
-  int32_t min = kMaxInt32;
-  int32_t supported = 0;
-  ForEachDomain([&](const std::string& domain, int32_t count) {
-    if (pod_domains.Has(domain)) {
-      ++supported;
-      min = std::min(min, count);
-    }
+// A cache key: `prefix` and then the group's domains (its state before counting).
+std::string DomainsKey(std::string prefix, const TopologyGroup& g) {
+  g.ForEachDomain([&](const std::string& domain, int32_t) {
+    prefix.push_back('\0');
+    prefix += domain;
     return true;
   });
-  if (min_domains && supported < *min_domains) min = 0;
-  return min;
+  return prefix;
 }
 
-bool TopologyGroup::AnyCompatiblePodDomain(const Requirement& pod_domains) const {
-  // Domains the view adds are at 0: only the group's own counts can be positive.
-  for (const auto& [domain, count] : counts) {
-    if (count > 0 && pod_domains.Has(domain)) return true;
-  }
-  return false;
-}
-
-Requirement TopologyGroup::Next(const Pod& pod, const Requirement& pod_domains,
-                                const Requirement& node_domains) const {
-  if (std::optional<bool> single = NextOnSingleDomain(pod, pod_domains, node_domains)) {
-    return *single ? Requirement::In(key, {node_domains.values()[0]})
-                   : Requirement::DoesNotExist(key);
-  }
-  switch (type) {
-    case TopologyType::kSpread:
-      return NextSpread(pod, pod_domains, node_domains);
-    case TopologyType::kAffinity:
-      return NextAffinity(pod, pod_domains, node_domains);
-    case TopologyType::kAntiAffinity:
-      return NextAntiAffinity(pod_domains, node_domains);
-  }
-  return Requirement::DoesNotExist(key);
-}
-
-namespace {
-
-bool SingleNodeDomain(const std::string& key, const Requirement& node_domains) {
-  return key == kLabelHostname && node_domains.op() == Operator::kIn &&
-         node_domains.values().size() == 1;
+// Requirement::Exists(key): built once for the hostname and zone keys (most groups), else in
+// `storage`.
+const Requirement& ExistsOf(std::string_view key, std::optional<Requirement>& storage) {
+  static const Requirement* const kAnyHostname =
+      new Requirement(Requirement::Exists(kLabelHostname));
+  static const Requirement* const kAnyZone = new Requirement(Requirement::Exists(kLabelZone));
+  if (key == kLabelHostname) return *kAnyHostname;
+  if (key == kLabelZone) return *kAnyZone;
+  return storage.emplace(Requirement::Exists(key));
 }
 
 }  // namespace
-
-std::optional<bool> TopologyGroup::NextOnSingleDomain(const Pod& pod,
-                                                      const Requirement& pod_domains,
-                                                      const Requirement& node_domains) const {
-  if (!SingleNodeDomain(key, node_domains)) return std::nullopt;
-  const std::string& host = node_domains.values()[0];
-  switch (type) {
-    case TopologyType::kSpread:
-      return static_cast<int64_t>(CountOf(host)) + (Selects(pod) ? 1 : 0) <= max_skew;
-    case TopologyType::kAffinity:
-      if (!pod_domains.Has(host)) return false;
-      if (CountOf(host) > 0) return true;
-      return Selects(pod) && (!AnyCounted() || !AnyCompatiblePodDomain(pod_domains));
-    case TopologyType::kAntiAffinity:
-      return CountOf(host) == 0;
-  }
-  return false;
-}
-
-Requirement TopologyGroup::NextSpread(const Pod& pod, const Requirement& pod_domains,
-                                      const Requirement& node_domains) const {
-  const int32_t self = Selects(pod) ? 1 : 0;  // a single node domain: NextOnSingleDomain
-  const int64_t min = DomainMinCount(pod_domains);
-  const std::string* best = nullptr;
-  int64_t best_count = kMaxInt32;
-  auto consider = [&](const std::string& domain, int32_t stored) {
-    const int64_t count = static_cast<int64_t>(stored) + self;
-    if (count - min <= max_skew && count < best_count) {
-      best = &domain;
-      best_count = count;
-    }
-  };
-  if (node_domains.op() == Operator::kIn) {
-    for (const std::string& d : node_domains.values()) {
-      if (std::optional<int32_t> count = Find(d)) consider(d, *count);
-    }
-  } else {
-    ForEachDomain([&](const std::string& domain, int32_t count) {
-      if (node_domains.Has(domain)) consider(domain, count);
-      return true;
-    });
-  }
-  if (best == nullptr) return Requirement::DoesNotExist(key);
-  return Requirement::In(key, {*best});
-}
-
-Requirement TopologyGroup::NextAffinity(const Pod& pod, const Requirement& pod_domains,
-                                        const Requirement& node_domains) const {
-  const bool self = Selects(pod);  // a single node domain: NextOnSingleDomain
-  const bool none_anywhere = !AnyCounted();
-  std::vector<std::string> options;
-  for (const auto& [domain, count] : counts) {  // positive counts are the group's own
-    if (count > 0 && pod_domains.Has(domain) && node_domains.Has(domain)) {
-      options.push_back(domain);
-    }
-  }
-  if (!options.empty()) return Requirement::In(key, std::move(options));
-  if (self && (none_anywhere || !AnyCompatiblePodDomain(pod_domains))) {
-    // Bootstrap: the first domain (by name) allowed by both the pod and the node, and the
-    // first allowed by the pod.
-    const Requirement both = pod_domains.Intersection(node_domains);
-    auto first_in = [&](const Requirement& allowed) {
-      ForEachDomain([&](const std::string& domain, int32_t) {
-        if (!allowed.Has(domain)) return true;
-        options.push_back(domain);
-        return false;
-      });
-    };
-    first_in(both);
-    first_in(pod_domains);
-  }
-  if (options.empty()) return Requirement::DoesNotExist(key);
-  return Requirement::In(key, std::move(options));
-}
-
-Requirement TopologyGroup::NextAntiAffinity(const Requirement& pod_domains,
-                                            const Requirement& node_domains) const {
-  std::vector<std::string> options;  // a single node domain: NextOnSingleDomain
-  ForEachDomain([&](const std::string& domain, int32_t count) {
-    if (count == 0 && node_domains.Has(domain) && pod_domains.Has(domain)) {
-      options.push_back(domain);
-    }
-    return true;
-  });
-  if (options.empty()) return Requirement::DoesNotExist(key);
-  return Requirement::In(key, std::move(options));
-}
-
-std::string TopologyGroup::CountsString() const {
-  std::vector<std::string> parts;
-  ForEachDomain([&](const std::string& d, int32_t c) {
-    parts.push_back(internal::StrCat(d, ":", c));
-    return true;
-  });
-  return internal::StrCat("map[", absl::StrJoin(parts, " "), "]");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Topology
 
 Topology::Topology(const ClusterSnapshot* snapshot, const DomainUniverse* universe,
                    PreferencePolicy policy, const absl::flat_hash_set<std::string_view>* scheduling,
@@ -511,20 +239,6 @@ const std::vector<uint32_t>* Topology::BoundPodsMaybeSelected(
   scratch->erase(std::unique(scratch->begin(), scratch->end()), scratch->end());
   return scratch;
 }
-
-namespace {
-
-// A cache key: `prefix` and then the group's domains (its state before counting).
-std::string DomainsKey(std::string prefix, const TopologyGroup& g) {
-  g.ForEachDomain([&](const std::string& domain, int32_t) {
-    prefix.push_back('\0');
-    prefix += domain;
-    return true;
-  });
-  return prefix;
-}
-
-}  // namespace
 
 void Topology::RegisterNodes(TopologyGroup& g) const {
   if (g.view.registry != nullptr) {  // hostname: the registry holds the nodes' hostnames
@@ -832,44 +546,6 @@ Topology::PodGroups Topology::GroupsFor(const Pod& pod, const std::string& key,
   out.inverse = cache.groups;
   return out;
 }
-
-// Without bounds (values are sorted and unique): In ∩ In keeps a's values iff they are all b's,
-// In ∩ NotIn iff none is b's, NotIn ∩ NotIn iff b's are all a's; NotIn ∩ In is never a
-// complement. The intersection's minValues is the larger one.
-bool IntersectionKeeps(const Requirement& a, const Requirement& b) {
-  if (a.gte() || a.lte() || b.gte() || b.lte()) return a == a.Intersection(b);
-  const std::optional<int>& amv = a.min_values();
-  const std::optional<int>& bmv = b.min_values();
-  if (bmv && (!amv || *bmv > *amv)) return false;
-  const std::vector<std::string>& x = a.values();
-  const std::vector<std::string>& y = b.values();
-  if (!a.complement() && !b.complement())
-    return std::includes(y.begin(), y.end(), x.begin(), x.end());
-  if (a.complement() && b.complement())
-    return std::includes(x.begin(), x.end(), y.begin(), y.end());
-  if (a.complement()) return false;
-  // In ∩ NotIn: no value in common.
-  for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
-    if (x[i] == y[j]) return false;
-    (x[i] < y[j]) ? ++i : ++j;
-  }
-  return true;
-}
-
-namespace {
-
-// Requirement::Exists(key): built once for the hostname and zone keys (most groups), else in
-// `storage`.
-const Requirement& ExistsOf(std::string_view key, std::optional<Requirement>& storage) {
-  static const Requirement* const kAnyHostname =
-      new Requirement(Requirement::Exists(kLabelHostname));
-  static const Requirement* const kAnyZone = new Requirement(Requirement::Exists(kLabelZone));
-  if (key == kLabelHostname) return *kAnyHostname;
-  if (key == kLabelZone) return *kAnyZone;
-  return storage.emplace(Requirement::Exists(key));
-}
-
-}  // namespace
 
 absl::Status Topology::AddRequirements(const Pod& pod, const PodGroups& groups,
                                        const std::vector<Taint>& taints,

@@ -1,4 +1,4 @@
-// IntersectionKeeps (scheduling/topology.h) answers `a == a.Intersection(b)` without building
+// IntersectionKeeps (scheduling/topology_group.h) answers `a == a.Intersection(b)` without building
 // the intersection: over random pairs of requirements on one key (In, NotIn, Exists,
 // DoesNotExist, Gt, Lt, with and without minValues), it agrees with the definition, and both
 // answers occur for each combination of complements.

@@ -1,4 +1,4 @@
-// SelectorIndex (scheduling/topology.h) finds every group that selects a pod: over random
+// SelectorIndex (scheduling/selector_index.h) finds every group that selects a pod: over random
 // selectors (matchLabels, In, NotIn, Exists, DoesNotExist, empty, none) and random pod labels,
 // the candidates it returns from a position on are ascending, distinct, and include each group
 // from that position on whose selector matches the pod, whatever the order in which groups were
