@@ -25,7 +25,7 @@
 namespace karp::json::codec_internal {
 
 // The object `m` as a `metadata` (name, namespace, uid, labels, annotations, timestamps,
-// owners). R is FieldReader or LiteFieldReader (instantiated in codec.cc for both).
+// owners). R is FieldReader or LiteFieldReader (instantiated in codec_core_kinds.cc for both).
 template <typename R>
 absl::Status ReadMeta(const R& m, ObjectMeta* meta);
 // The object `o` as a node selector term (matchExpressions with the pod operators; matchFields
@@ -54,8 +54,36 @@ absl::Status DecodeStorageObject(const StorageKind& kind, const FieldReader& ite
 // volumes, classes, CSINodes (WriteSnapshot).
 void AppendStorageObjects(const ClusterSnapshot& snap, Json* items);
 
+// Where a requirement list is read: NodePool requirements and pod node selectors are checked by
+// karp::ValidateRequirement; NodeClaim requirements (and a catalog's) as they come.
+enum class RequirementOwner { kNodePool, kNodeClaim, kPod };
+
+// The core kinds (codec_core_kinds.cc), one object each, and a requirement list at
+// `spec.requirements`. R is FieldReader or LiteFieldReader (instantiated for both). DecodePod
+// sets *skip for pods the snapshot leaves out (finished or terminal phases).
+template <typename R>
+absl::Status DecodeRequirements(const R& spec, RequirementOwner owner,
+                                std::vector<NodeSelectorRequirement>* out);
+template <typename R>
+absl::Status DecodePod(const R& item, Pod* pod, bool* skip);
+template <typename R>
+absl::Status DecodeNode(const R& item, Node* node);
+template <typename R>
+absl::Status DecodeNodePool(const R& item, NodePool* np);
+template <typename R>
+absl::Status DecodeNodeClaim(const R& item, NodeClaim* nc);
+template <typename R>
+absl::Status DecodeDaemonSet(const R& item, DaemonSet* ds);
+template <typename R>
+absl::Status DecodePdb(const R& item, PodDisruptionBudget* pdb);
+
+// `s` with its message prefixed by `source` ("<source>: <message>").
+absl::Status WithSource(std::string_view source, const absl::Status& s);
+// The same status with control characters and invalid UTF-8 of the input escaped.
+absl::Status Escaped(const absl::Status& s);
+
 // A pod template (`spec.template` of a DaemonSet or workload) as a pod of namespace `ns`:
-// template metadata and pod spec, with the API server's defaults (codec.cc).
+// template metadata and pod spec, with the API server's defaults (codec_core_kinds.cc).
 absl::Status ReadPodTemplate(const FieldReader& tmpl, const std::string& ns, Pod* pod);
 // The pod spec part of a Pod object (writer.cc): what WriteSnapshot writes under `spec`.
 Json PodSpecToJson(const Pod& pod);
