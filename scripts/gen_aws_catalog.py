@@ -9,7 +9,7 @@ Reads the AWS data set in DIR (default: ../shared/data/aws relative to the repo 
                                    GPUs, accelerators, local NVMe, published capacity)
   pricing-on-demand-<region>.json  Linux on-demand prices of one region (one file per region)
 and writes FILE (default: src/aws_catalog/aws_table.inc), the compiled-in table in karp's own
-compact format (see src/aws_catalog/aws_catalog.cc for the row structs).
+compact format (see src/aws_catalog/embedded_table.cc for the row structs).
 
 Every type that has facts (with ENI limits, which max pods needs) and an on-demand price in at
 least one region is written, with one price column per region (-1: no price there). Types left
@@ -192,7 +192,7 @@ def generate(types_doc, regions):
     w(f"// {len(kept)} types in {len(family_rows)} families.")
     for name, why in left_out:
         w(f"// Left out: {name} ({why}).")
-    w("// Included only by src/aws_catalog/aws_catalog.cc, inside its anonymous namespace.")
+    w("// Included only by src/aws_catalog/embedded_table.cc, inside its anonymous namespace.")
     w("")
     w("// Regions with prices: the price columns of kSizes, in this order.")
     w(f"constexpr size_t kRegionCount = {len(regions)};")
