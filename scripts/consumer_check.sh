@@ -32,7 +32,7 @@ cat > "$CONSUMER/main.cc" <<'CC'
 #include "karp/karp.h"
 #include "karp/json/codec.h"
 #include "karp/testing/fake_cloud_provider.h"
-#include "karp/aws/sigv4.h"
+#include "karp/aws/interruption.h"
 #include "karp/sim/simulator.h"
 int main() {
   karp::Requirements pool{karp::Requirement::In("kubernetes.io/arch", {"arm64"})};
@@ -46,9 +46,9 @@ int main() {
   auto shared = std::make_shared<const karp::InstanceCatalog>(std::move(*back));
   karp::testing::FakeCloudProvider cloud(shared);
   if (cloud.List()->size() != 0) return 4;
-  // karp::aws: SHA-256 of the empty string (the SigV4 empty-payload hash).
-  if (karp::aws::Sha256Hex("") !=
-      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") return 5;
+  // karp::aws: an interruption kind's name (docs/aws.md).
+  if (karp::aws::AwsInterruptionKindName(karp::aws::AwsInterruptionKind::kSpotInterruption) !=
+      "spot-interruption") return 5;
   if (karp::sim::StandardPolicies().empty()) return 6;
   std::cout << "consumer ok: karp " << KARP_VERSION_STRING << ", " << cat->size()
             << " instance types\n";

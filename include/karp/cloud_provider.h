@@ -36,7 +36,7 @@
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/objects.h"
-#include "karp/scheduler.h"
+#include "karp/node_claim.h"
 
 namespace karp {
 

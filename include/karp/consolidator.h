@@ -41,6 +41,7 @@
 #include "absl/time/time.h"
 #include "karp/catalog.h"
 #include "karp/cluster.h"
+#include "karp/interruption.h"
 #include "karp/scheduler.h"
 
 namespace karp {
@@ -59,14 +60,6 @@ enum class CandidateOrder {
   kSavingsRatio,
   // Before v1.14 (most deployed versions): DisruptionCost ascending.
   kDisruptionCost,
-};
-
-// A cloud interruption notice for a node (spot interruption warning, scheduled maintenance,
-// instance stopping or terminating). Rebalance recommendations only inform and are not events.
-struct InterruptionEvent {
-  std::string node;  // node name
-  std::string kind;  // e.g. "spot-interruption", "scheduled-maintenance", "stopping", "terminating"
-  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // How consolidation chooses what to disrupt (ConsolidationOptions::mode).

@@ -18,7 +18,7 @@
 #include "absl/time/clock.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
-#include "karp/aws/sigv4.h"
+#include "aws/sigv4.h"
 
 namespace karp::aws {
 namespace {

@@ -1,4 +1,4 @@
-#include "karp/aws/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -13,7 +13,7 @@
 
 #include "aws/ec2_client.h"
 #include "aws/nodeclass_discovery.h"
-#include "karp/aws/sigv4.h"
+#include "aws/sigv4.h"
 #include "support/fake_aws_server.h"
 
 namespace karp::aws {

@@ -1,7 +1,7 @@
 // SigV4: the published AWS test suite (when shared data is present) and known answers embedded
 // here (computed from that suite and checked against its .authz files).
 
-#include "karp/aws/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <catch2/catch.hpp>
 

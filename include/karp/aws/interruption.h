@@ -1,7 +1,7 @@
 // File: karp/aws/interruption.h
 //
 // EventBridge messages of the interruption queue (docs/aws.md §5) parsed into the core's
-// generic InterruptionEvent (karp/consolidator.h), which ConsolidationOptions::interruptions
+// generic InterruptionEvent (karp/interruption.h), which ConsolidationOptions::interruptions
 // consumes. InterruptionQueue (karp/aws/interruption_queue.h) fetches the messages from SQS and
 // runs this parser; a host with its own SQS client calls it directly.
 //
@@ -40,7 +40,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "karp/consolidator.h"
+#include "karp/interruption.h"
 
 namespace karp::aws {
 

@@ -19,7 +19,7 @@
 #include "aws/ec2_client.h"
 #include "aws/instance_profile_manager.h"
 #include "internal/strings.h"
-#include "karp/aws/sigv4.h"
+#include "aws/sigv4.h"
 
 namespace karp::aws::testing {
 namespace {

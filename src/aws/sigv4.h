@@ -1,4 +1,4 @@
-// File: karp/aws/sigv4.h
+// Internal to the AWS target (src/aws/).
 //
 // AWS Signature Version 4 (header form, AWS4-HMAC-SHA256) for the EC2 adapter: the canonical
 // request, the string to sign, the signature and the Authorization header, exactly as the
@@ -24,8 +24,8 @@
 //
 // Thread-safety: functions are thread-safe (no shared state).
 
-#ifndef KARP_AWS_SIGV4_H_
-#define KARP_AWS_SIGV4_H_
+#ifndef KARP_SRC_AWS_SIGV4_H_
+#define KARP_SRC_AWS_SIGV4_H_
 
 #include <string>
 #include <string_view>
@@ -115,4 +115,4 @@ std::string PercentDecode(std::string_view s);
 
 }  // namespace karp::aws
 
-#endif  // KARP_AWS_SIGV4_H_
+#endif  // KARP_SRC_AWS_SIGV4_H_
