@@ -46,6 +46,10 @@
 
 namespace karp {
 
+namespace disruption {
+struct ConsolidatorState;  // the prepared state (src/disruption/loop.h)
+}  // namespace disruption
+
 enum class DisruptionDecision { kDelete, kReplace };
 // "delete", "replace".
 std::string_view DisruptionDecisionName(DisruptionDecision d);
@@ -224,12 +228,10 @@ class Consolidator {
   [[nodiscard]] absl::StatusOr<Consolidator> Update(const ClusterSnapshot& snapshot, absl::Time now,
                                                     const ConsolidationOptions& options) const;
 
-  struct State;
-
  private:
-  explicit Consolidator(std::shared_ptr<const State> state) : state_(std::move(state)) {}
-  static absl::Status PreparePools(State& state);
-  std::shared_ptr<const State> state_;
+  explicit Consolidator(std::shared_ptr<const disruption::ConsolidatorState> state)
+      : state_(std::move(state)) {}
+  std::shared_ptr<const disruption::ConsolidatorState> state_;
 };
 
 }  // namespace karp

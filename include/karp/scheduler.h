@@ -45,7 +45,8 @@
 namespace karp {
 
 namespace scheduling {
-class Access;  // the internal seam of src/scheduling/access.h
+class Access;           // karp's own components' seam (src/scheduling/access.h)
+struct SchedulerState;  // the prepared state (src/scheduling/scheduler_internal.h)
 }  // namespace scheduling
 
 // PREFERENCE_POLICY: Respect treats preferred terms as requirements to relax one by one;
@@ -219,12 +220,11 @@ class Scheduler {
 
   const SchedulerOptions& options() const;
 
-  struct State;  // immutable prepared state, shared between copies
-
  private:
   friend class scheduling::Access;
-  explicit Scheduler(std::shared_ptr<const State> state) : state_(std::move(state)) {}
-  std::shared_ptr<const State> state_;
+  explicit Scheduler(std::shared_ptr<const scheduling::SchedulerState> state)
+      : state_(std::move(state)) {}
+  std::shared_ptr<const scheduling::SchedulerState> state_;
 };
 
 }  // namespace karp

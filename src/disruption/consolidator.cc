@@ -81,47 +81,9 @@ bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) 
          a.compute_lower_bound == b.compute_lower_bound;
 }
 
-}  // namespace
-
-absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
-                                                  std::shared_ptr<const InstanceCatalog> catalog,
-                                                  absl::Time now,
-                                                  const ConsolidationOptions& options) {
-  if (!catalog) return absl::InvalidArgumentError("consolidator: catalog must not be null");
-  if (absl::Status s = options.Validate(); !s.ok()) return s;
-  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;  // budget schedules included
-  auto state = std::make_shared<State>();
-  state->snapshot = snapshot;
-  state->catalog = std::move(catalog);
-  state->now = now;
-  state->options = options;
-  if (absl::Status s = PreparePools(*state); !s.ok()) return s;
-  return Consolidator(std::move(state));
-}
-
-absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapshot, absl::Time now,
-                                                  const ConsolidationOptions& options) const {
-  const State& old = *state_;
-  if (snapshot.node_pools != old.pools_source->node_pools ||
-      snapshot.daemon_sets != old.pools_source->daemon_sets ||
-      !SameSchedulerOptions(options.scheduler, old.options.scheduler)) {
-    return Create(snapshot, old.catalog, now, options);
-  }
-  if (absl::Status s = options.Validate(); !s.ok()) return s;
-  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
-  auto state = std::make_shared<State>();
-  state->snapshot = snapshot;
-  state->catalog = old.catalog;
-  state->now = now;
-  state->options = options;
-  state->pools_source = old.pools_source;
-  state->pools = old.pools;
-  return Consolidator(std::move(state));
-}
-
 // Prepares the NodePool-level state of the plans' schedulers over a copy of the NodePools and
 // DaemonSets (all it reads), with the options of consolidation simulations.
-absl::Status Consolidator::PreparePools(State& state) {
+absl::Status PreparePools(disruption::ConsolidatorState& state) {
   auto source = std::make_shared<ClusterSnapshot>();
   source->node_pools = state.snapshot.node_pools;
   source->daemon_sets = state.snapshot.daemon_sets;
@@ -133,6 +95,44 @@ absl::Status Consolidator::PreparePools(State& state) {
   state.pools_source = std::move(source);
   state.pools = std::move(*pools);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
+                                                  std::shared_ptr<const InstanceCatalog> catalog,
+                                                  absl::Time now,
+                                                  const ConsolidationOptions& options) {
+  if (!catalog) return absl::InvalidArgumentError("consolidator: catalog must not be null");
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;  // budget schedules included
+  auto state = std::make_shared<disruption::ConsolidatorState>();
+  state->snapshot = snapshot;
+  state->catalog = std::move(catalog);
+  state->now = now;
+  state->options = options;
+  if (absl::Status s = PreparePools(*state); !s.ok()) return s;
+  return Consolidator(std::move(state));
+}
+
+absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapshot, absl::Time now,
+                                                  const ConsolidationOptions& options) const {
+  const disruption::ConsolidatorState& old = *state_;
+  if (snapshot.node_pools != old.pools_source->node_pools ||
+      snapshot.daemon_sets != old.pools_source->daemon_sets ||
+      !SameSchedulerOptions(options.scheduler, old.options.scheduler)) {
+    return Create(snapshot, old.catalog, now, options);
+  }
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  auto state = std::make_shared<disruption::ConsolidatorState>();
+  state->snapshot = snapshot;
+  state->catalog = old.catalog;
+  state->now = now;
+  state->options = options;
+  state->pools_source = old.pools_source;
+  state->pools = old.pools;
+  return Consolidator(std::move(state));
 }
 
 namespace disruption {
@@ -180,10 +180,11 @@ void RecordFirstReasons(const KeptReasons& kept, KeptReasons* first_reason) {
 
 }  // namespace
 
-PlanWork::PlanWork(const Consolidator::State& s, bool repack_plan)
+PlanWork::PlanWork(const disruption::ConsolidatorState& s, bool repack_plan)
     : PlanWork(s, repack_plan, s.options.max_simulations) {}
 
-PlanWork::PlanWork(const Consolidator::State& s, bool repack_plan, int64_t max_simulations)
+PlanWork::PlanWork(const disruption::ConsolidatorState& s, bool repack_plan,
+                   int64_t max_simulations)
     : state(s),
       repack(repack_plan),
       snap(std::make_shared<ClusterSnapshot>(s.snapshot)),
@@ -282,7 +283,7 @@ absl::Status RunPlan(PlanWork& w) {
 
 // The plan of `w`, with every node not disrupted kept for its first reason, and the re-pack
 // summary completed.
-ConsolidationPlan FinishPlan(const Consolidator::State& state, PlanWork& w,
+ConsolidationPlan FinishPlan(const disruption::ConsolidatorState& state, PlanWork& w,
                              std::optional<RepackSummary> summary) {
   ConsolidationPlan plan = std::move(w.plan);
   plan.simulations = w.budget.simulations();

@@ -28,8 +28,10 @@
 #include "scheduling/access.h"
 
 namespace karp {
+namespace disruption {
 
-struct Consolidator::State {
+// The state of a Consolidator (karp/consolidator.h), immutable and shared between its copies.
+struct ConsolidatorState {
   ClusterSnapshot snapshot;
   std::shared_ptr<const InstanceCatalog> catalog;
   absl::Time now;
@@ -39,8 +41,6 @@ struct Consolidator::State {
   std::shared_ptr<const ClusterSnapshot> pools_source;
   std::shared_ptr<const scheduling::PoolsState> pools;
 };
-
-namespace disruption {
 
 // Why each node was kept: node name -> reason.
 using KeptReasons = std::map<std::string, std::string>;
@@ -112,7 +112,7 @@ class Loop {
  public:
   // `pools` carries the NodePool-level scheduler state between loops (NodePools, DaemonSets
   // and the catalog never change within a plan).
-  Loop(const Consolidator::State& state, std::shared_ptr<const ClusterSnapshot> snap,
+  Loop(const disruption::ConsolidatorState& state, std::shared_ptr<const ClusterSnapshot> snap,
        const std::map<std::string, int64_t>& deleting, PodCache* cache,
        std::shared_ptr<const scheduling::PoolsState>* pools, PassBudget* budget)
       : state_(state),
@@ -185,7 +185,7 @@ class Loop {
   std::vector<const NodeView*> Sorted(std::vector<const NodeView*> v) const;
   std::string BalancedVeto(const std::vector<const NodeView*>& cands, double savings) const;
 
-  const Consolidator::State& state_;
+  const disruption::ConsolidatorState& state_;
   std::shared_ptr<const ClusterSnapshot> snap_ptr_;
   const ClusterSnapshot& snap_;
   const std::map<std::string, int64_t>& deleting_;
@@ -204,8 +204,8 @@ struct PlanWork {
   // `repack`: the re-pack plan (faithful methods before consolidation, then repack.cc);
   // otherwise, in re-pack mode, the faithful plan without pending pods it is compared with,
   // bounded by `max_simulations` (0: none) instead of the options' bound.
-  PlanWork(const Consolidator::State& s, bool repack);
-  PlanWork(const Consolidator::State& s, bool repack, int64_t max_simulations);
+  PlanWork(const disruption::ConsolidatorState& s, bool repack);
+  PlanWork(const disruption::ConsolidatorState& s, bool repack, int64_t max_simulations);
 
   // Names the command's replacements (unique across the plan), counts its candidates as
   // deleting, applies it to the snapshot with its simulation `placement` and appends it.
@@ -220,7 +220,7 @@ struct PlanWork {
     return l;
   }
 
-  const Consolidator::State& state;
+  const disruption::ConsolidatorState& state;
   bool repack = false;
   std::shared_ptr<ClusterSnapshot> snap;  // mutated in place between loops
   std::set<std::string> disrupted;
@@ -242,7 +242,7 @@ struct PlanWork {
 // smaller of max_simulations and repack_compare_simulations (0 for either: the other).
 int64_t CompareSimulations(const ConsolidationOptions& options);
 // Re-pack mode (repack.cc): the summary's prices and bound before any command.
-absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state);
+absl::StatusOr<RepackSummary> RepackStart(const disruption::ConsolidatorState& state);
 // Re-pack mode: the rounds of target placement and validated commands, after the faithful
 // methods that precede consolidation found nothing more.
 absl::Status RepackRounds(PlanWork& work);

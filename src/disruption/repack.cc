@@ -639,7 +639,7 @@ struct ClusterBound {
 // paid at least its kind's price, karp/lower_bound.h). Only the free room is unpaid, and the
 // pods use at most all of it, so the paid nodes hold at least the pods' demand less the room:
 // quality::PriceLowerBoundWithRoom with the kept nodes as extra options bounds their price.
-absl::StatusOr<ClusterBound> ClusterLowerBound(const Consolidator::State& state,
+absl::StatusOr<ClusterBound> ClusterLowerBound(const disruption::ConsolidatorState& state,
                                                const std::vector<NodeView>& views) {
   ClusterBound out;
   ResourceList room;
@@ -673,7 +673,7 @@ std::vector<const NodeView*> Loop::RepackCandidates(KeptReasons* kept,
   return out;
 }
 
-absl::StatusOr<RepackSummary> RepackStart(const Consolidator::State& state) {
+absl::StatusOr<RepackSummary> RepackStart(const disruption::ConsolidatorState& state) {
   PodCache cache;
   const std::vector<NodeView> views =
       BuildNodeViews(state.snapshot, *state.catalog, state.now, state.options, &cache);

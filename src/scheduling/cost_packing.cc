@@ -125,7 +125,7 @@ const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   return nullptr;
 }
 
-CostPolicy::CostPolicy(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+CostPolicy::CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodCtx>& pods,
                        CostStrategy strategy)
     : state_(&state), strategy_(strategy) {
   const PoolsState& pools = *state_->pools;
@@ -412,7 +412,7 @@ class PodSource {
 
 // Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
 // is needed only when no candidate is accepted, and then built again (the same result).
-Baseline FaithfulBaseline(const Scheduler::State& state, PodSource& source) {
+Baseline FaithfulBaseline(const scheduling::SchedulerState& state, PodSource& source) {
   Solver solver(state, source.Take());
   const SolveResult result = solver.Run();
   Baseline b;
@@ -432,7 +432,7 @@ struct Packing {
 // One candidate packing. With `repack`, the packing replays `repack` with its small windows of
 // claims packed exactly (PlanRepack); nullopt when that gains nothing, and then the pods'
 // contexts go back to `source` unused (PlanRepack changes only plan_group).
-std::optional<Packing> Build(const Scheduler::State& state, PodSource& source,
+std::optional<Packing> Build(const scheduling::SchedulerState& state, PodSource& source,
                              const CostPolicy& shared, const CostStrategy& strategy,
                              const SolveResult* repack = nullptr, int round = 0) {
   std::vector<PodCtx> copy = source.Take();
@@ -507,7 +507,7 @@ size_t Workers(const SchedulerOptions& options, size_t jobs) {
 // faithful packing is held, unjudged, until its baseline exists; threads never wait for it.
 class CandidateSearch {
  public:
-  CandidateSearch(const Scheduler::State& state, PodSource& pods, size_t budget)
+  CandidateSearch(const scheduling::SchedulerState& state, PodSource& pods, size_t budget)
       : state_(state), pods_(pods), budget_(budget) {}
 
   // Builds the faithful packing first when a deadline is set (the deadline counts from its
@@ -530,7 +530,7 @@ class CandidateSearch {
   // Judges candidate `index`'s packing, or holds it until the baseline exists.
   void Finish(size_t index, std::optional<Packing> p);
 
-  const Scheduler::State& state_;
+  const scheduling::SchedulerState& state_;
   PodSource& pods_;
   const size_t budget_;
   size_t faithful_job_ = 0;  // the job index of the faithful packing
@@ -598,7 +598,7 @@ void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
 
 }  // namespace
 
-SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
                           const PreparePodsFn& prepare) {
   const size_t budget = AttemptBudget(state.options, pods.size());
   PodSource source(std::move(pods), prepare);

@@ -75,7 +75,7 @@ class CostPolicy {
   // Chooses each pod's PodCtx::demand_class, pinned_dear, pool_order and cost_template (set
   // on a copy of `pods` by Apply), and sums the classes' demand. None of that depends on the
   // strategy: SolveCostMode builds one policy, and each attempt a copy (WithStrategy).
-  CostPolicy(const Scheduler::State& state, const std::vector<PodCtx>& pods,
+  CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodCtx>& pods,
              CostStrategy strategy = {});
 
   // A copy of this policy with `strategy`.
@@ -140,7 +140,7 @@ class CostPolicy {
     bool pinned_dear = false;
   };
 
-  const Scheduler::State* state_;
+  const scheduling::SchedulerState* state_;
   CostStrategy strategy_;
   std::vector<PodFields> pod_fields_;
   std::vector<ResourceList> class_demand_;
@@ -188,7 +188,7 @@ using PreparePodsFn = std::function<std::vector<PodCtx>()>;
 // returns the cheapest acceptable one (PackingReport says which). Each solve owns its pods'
 // contexts: the first takes `pods`, the others a fresh set from `prepare` (preparing costs
 // about what a copy does, and no set is kept beside the ones being solved).
-SolveResult SolveCostMode(const Scheduler::State& state, std::vector<PodCtx> pods,
+SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
                           const PreparePodsFn& prepare);
 
 }  // namespace karp::scheduling

@@ -330,7 +330,7 @@ int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<si
 
 }  // namespace
 
-int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
+int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
                     const ExactLimits& limits) {
   const PoolsState& pools = *state.pools;
   // Groups by template in order of their first pod; a group with an unmodelled pod is left to
@@ -681,7 +681,7 @@ double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
 
 }  // namespace
 
-double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
+double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
                   const SolveResult& result, const ExactLimits& limits, int round) {
   const std::vector<ClaimPods> claims = ClaimsOf(*state.pools, pods, result);
   // Windows: consecutive claims (by template, then creation order) of at most max_pods pods.

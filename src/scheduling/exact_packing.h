@@ -34,7 +34,7 @@ struct ExactLimits {
 
 // Sets plan_group on the pods of every small enough group (groups numbered from 0 in queue
 // order of their first pod). Returns the number of pods planned.
-int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
+int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
                     const ExactLimits& limits);
 
 // Local improvement of a finished packing (docs/design.md §13.3): the new claims of `result`
@@ -54,7 +54,7 @@ int PlanSmallGroups(const Scheduler::State& state, std::vector<PodCtx>& pods,
 // which checks every constraint again.
 // `round` picks the order claims are windowed in within a template: 0 creation order, 1 by
 // launch price, 2 by launch price descending (successive rounds pair different neighbours).
-double PlanRepack(const Scheduler::State& state, std::vector<PodCtx>& pods,
+double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
                   const SolveResult& result, const ExactLimits& limits, int round = 0);
 
 }  // namespace karp::scheduling

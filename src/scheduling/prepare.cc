@@ -308,7 +308,7 @@ struct SnapshotIndex {
 
 // Builds the index and fills the state's own snapshot indexes (nodes by name, bound pods
 // with required anti-affinity).
-SnapshotIndex IndexSnapshot(const PoolCatalogs& catalogs, Scheduler::State& state) {
+SnapshotIndex IndexSnapshot(const PoolCatalogs& catalogs, scheduling::SchedulerState& state) {
   const ClusterSnapshot& snap = *state.snapshot;
   SnapshotIndex index;
   index.snapshot = &snap;
@@ -482,11 +482,10 @@ std::map<std::string, ResourceList> RemainingLimits(const SnapshotIndex& index) 
 
 }  // namespace
 
-std::shared_ptr<Scheduler::State> PrepareCluster(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                                 std::shared_ptr<const PoolsState> pools,
-                                                 const PoolCatalogs& catalogs,
-                                                 const SchedulerOptions& options) {
-  auto state = std::make_shared<Scheduler::State>();
+std::shared_ptr<scheduling::SchedulerState> PrepareCluster(
+    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const PoolsState> pools,
+    const PoolCatalogs& catalogs, const SchedulerOptions& options) {
+  auto state = std::make_shared<scheduling::SchedulerState>();
   state->options = options;
   state->snapshot = std::move(snapshot);
   state->pools = std::move(pools);

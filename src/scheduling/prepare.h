@@ -37,10 +37,9 @@ absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePools(const ClusterSnap
 
 // The scheduler state over `snapshot` with the NodePool-level state `pools` (from
 // PreparePools of this snapshot or of one with the same NodePools, DaemonSets and catalogs).
-std::shared_ptr<Scheduler::State> PrepareCluster(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                                 std::shared_ptr<const PoolsState> pools,
-                                                 const PoolCatalogs& catalogs,
-                                                 const SchedulerOptions& options);
+std::shared_ptr<scheduling::SchedulerState> PrepareCluster(
+    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const PoolsState> pools,
+    const PoolCatalogs& catalogs, const SchedulerOptions& options);
 
 }  // namespace karp::scheduling
 

@@ -39,7 +39,7 @@ using scheduling::PodCtx;
 // The snapshot is copied, or moved when the caller passes an rvalue, only after the options
 // passed (`snapshot` is left as it was when they do not).
 template <typename Snapshot>
-absl::StatusOr<std::shared_ptr<Scheduler::State>> PrepareChecked(
+absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> PrepareChecked(
     Snapshot&& snapshot, const scheduling::PoolCatalogs& catalogs,
     const SchedulerOptions& options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
@@ -48,7 +48,7 @@ absl::StatusOr<std::shared_ptr<Scheduler::State>> PrepareChecked(
   absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
       scheduling::PreparePools(*shared, catalogs, options);
   if (!pools.ok()) return pools.status();
-  std::shared_ptr<Scheduler::State> state =
+  std::shared_ptr<scheduling::SchedulerState> state =
       scheduling::PrepareCluster(std::move(shared), std::move(*pools), catalogs, options);
   state->catalog = catalogs.shared;
   state->catalogs_by_node_pool = catalogs.by_node_pool;
@@ -73,7 +73,7 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
 
 // Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
 // reference, karp reports them so a person can act. Sets the context's volumes.
-std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
+std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, PodCtx& c,
                         const scheduling::Simulation* simulation, const Requirements* full) {
   // Pods of the snapshot passed ValidatePod in Create; pods a host hands to Solve may not.
   const std::vector<Pod>& own = state.snapshot->pods;
@@ -98,7 +98,7 @@ std::string ValidatePod(const Scheduler::State& state, const Pod& p, PodCtx& c,
 }
 
 // The catalog every template draws from, or null when they draw from several (or none).
-const InstanceCatalog* SingleCatalog(const Scheduler::State& state) {
+const InstanceCatalog* SingleCatalog(const scheduling::SchedulerState& state) {
   const InstanceCatalog* catalog = nullptr;
   for (const scheduling::Template& t : state.pools->templates) {
     if (catalog != nullptr && t.catalog.get() != catalog) return nullptr;
@@ -108,8 +108,8 @@ const InstanceCatalog* SingleCatalog(const Scheduler::State& state) {
 }
 
 // SolveResult::lower_bound_per_hour: the bound of the pods placed on new claims.
-void SetLowerBound(const Scheduler::State& state, const std::map<std::string, const Pod*>& by_key,
-                   SolveResult& result) {
+void SetLowerBound(const scheduling::SchedulerState& state,
+                   const std::map<std::string, const Pod*>& by_key, SolveResult& result) {
   const InstanceCatalog* catalog = SingleCatalog(state);
   if (catalog == nullptr) {
     if (result.node_claims.empty()) result.lower_bound_per_hour = 0;
@@ -130,7 +130,7 @@ void SetLowerBound(const Scheduler::State& state, const std::map<std::string, co
 
 // A pod's working context as a Solve prepares it (its label class from `label_classes`):
 // "" when it may be scheduled (then the context is refreshed), else the pod error.
-std::string PrepareOne(const Scheduler::State& state, const Pod& p,
+std::string PrepareOne(const scheduling::SchedulerState& state, const Pod& p,
                        const scheduling::Simulation* simulation,
                        absl::flat_hash_map<std::string, size_t>& label_classes, PodCtx& c) {
   c.original = &p;
@@ -155,8 +155,9 @@ absl::Status DuplicatePod(const std::string& key) {
 
 // The contexts of `pods` (in order) and the pods rejected by validation; InvalidArgument for a
 // null or duplicate pod.
-absl::Status PreparePods(const Scheduler::State& state, const std::vector<const Pod*>& pods,
-                         std::vector<PodCtx>* ctxs, std::vector<PodError>* rejected) {
+absl::Status PreparePods(const scheduling::SchedulerState& state,
+                         const std::vector<const Pod*>& pods, std::vector<PodCtx>* ctxs,
+                         std::vector<PodError>* rejected) {
   // Duplicates only, never iterated: (namespace, name) as views into the pods, the namespace
   // as Pod::Key() writes it (names and namespaces hold no '/', so equal pairs are equal keys).
   absl::flat_hash_set<std::pair<std::string_view, std::string_view>> keys;
@@ -180,7 +181,7 @@ absl::Status PreparePods(const Scheduler::State& state, const std::vector<const 
 
 // PreparePods again for the same pods (the cost mode prepares a set per solve): the same
 // contexts, in place, without the duplicate check and the errors it already gave.
-std::vector<PodCtx> PrepareAgain(const Scheduler::State& state,
+std::vector<PodCtx> PrepareAgain(const scheduling::SchedulerState& state,
                                  const std::vector<const Pod*>& pods) {
   std::vector<PodCtx> ctxs;
   ctxs.reserve(pods.size());
@@ -194,7 +195,7 @@ std::vector<PodCtx> PrepareAgain(const Scheduler::State& state,
 
 // PreparePods for a simulation: the snapshot's pods are copied from the scheduler's
 // PreparedPods (prepared there on first use), the others prepared afresh. Same result.
-absl::Status PrepareSimulatedPods(const Scheduler::State& state,
+absl::Status PrepareSimulatedPods(const scheduling::SchedulerState& state,
                                   const std::vector<const Pod*>& pods,
                                   const scheduling::Simulation& simulation,
                                   std::vector<PodCtx>* ctxs,
@@ -272,7 +273,7 @@ SolveResult Finish(const std::vector<const Pod*>& pods, std::vector<PodError> re
   return result;
 }
 
-absl::StatusOr<SolveResult> SolveImpl(const Scheduler::State& state,
+absl::StatusOr<SolveResult> SolveImpl(const scheduling::SchedulerState& state,
                                       const std::vector<const Pod*>& pods,
                                       const scheduling::Simulation* simulation) {
   std::vector<PodCtx> ctxs;
@@ -341,7 +342,7 @@ absl::StatusOr<Scheduler> Scheduler::Create(const ClusterSnapshot& snapshot,
                                             std::shared_ptr<const InstanceCatalog> catalog,
                                             const SchedulerOptions& options) {
   if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
-  absl::StatusOr<std::shared_ptr<State>> state =
+  absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> state =
       PrepareChecked(snapshot, {std::move(catalog), {}}, options);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
@@ -351,7 +352,7 @@ absl::StatusOr<Scheduler> Scheduler::Create(ClusterSnapshot&& snapshot,
                                             std::shared_ptr<const InstanceCatalog> catalog,
                                             const SchedulerOptions& options) {
   if (!catalog) return absl::InvalidArgumentError("scheduler: catalog must not be null");
-  absl::StatusOr<std::shared_ptr<State>> state =
+  absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> state =
       PrepareChecked(std::move(snapshot), {std::move(catalog), {}}, options);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
@@ -361,7 +362,7 @@ absl::StatusOr<Scheduler> Scheduler::Create(
     const ClusterSnapshot& snapshot,
     std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
     const SchedulerOptions& options) {
-  absl::StatusOr<std::shared_ptr<State>> state =
+  absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> state =
       PrepareChecked(snapshot, {nullptr, std::move(catalogs_by_node_pool)}, options);
   if (!state.ok()) return state.status();
   return Scheduler(std::move(*state));
@@ -370,19 +371,20 @@ absl::StatusOr<Scheduler> Scheduler::Create(
 const SchedulerOptions& Scheduler::options() const { return state_->options; }
 
 absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) const {
-  const State& old = *state_;
+  const scheduling::SchedulerState& old = *state_;
   const scheduling::PoolCatalogs catalogs{old.catalog, old.catalogs_by_node_pool};
   // Daemon overhead comes from the DaemonSets and the newest pod each controls (§2.4).
   if (snapshot.node_pools != old.snapshot->node_pools ||
       snapshot.daemon_sets != old.snapshot->daemon_sets ||
       DaemonPods(snapshot) != old.pools->daemon_pods) {
-    absl::StatusOr<std::shared_ptr<State>> state = PrepareChecked(snapshot, catalogs, old.options);
+    absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> state =
+        PrepareChecked(snapshot, catalogs, old.options);
     if (!state.ok()) return state.status();
     return Scheduler(std::move(*state));
   }
   auto shared = std::make_shared<const ClusterSnapshot>(snapshot);
   if (absl::Status s = shared->Validate(); !s.ok()) return s;
-  std::shared_ptr<State> state =
+  std::shared_ptr<scheduling::SchedulerState> state =
       scheduling::PrepareCluster(std::move(shared), old.pools, catalogs, old.options);
   state->catalog = old.catalog;
   state->catalogs_by_node_pool = old.catalogs_by_node_pool;
@@ -459,7 +461,7 @@ absl::StatusOr<Scheduler> scheduling::Access::CreateUnchecked(
     if (!pools.ok()) return pools.status();
     reuse = std::move(*pools);
   }
-  std::shared_ptr<Scheduler::State> state =
+  std::shared_ptr<scheduling::SchedulerState> state =
       PrepareCluster(std::move(snapshot), std::move(reuse), catalogs, options);
   state->catalog = catalogs.shared;
   return Scheduler(std::move(state));
@@ -477,7 +479,7 @@ std::shared_ptr<const scheduling::PoolsState> scheduling::Access::PoolsOf(
 }
 
 Scheduler scheduling::Access::WithTuning(const Scheduler& scheduler, const SolverTuning& tuning) {
-  auto state = std::make_shared<Scheduler::State>(*scheduler.state_);
+  auto state = std::make_shared<scheduling::SchedulerState>(*scheduler.state_);
   state->tuning = tuning;
   return Scheduler(std::move(state));
 }

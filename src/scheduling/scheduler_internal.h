@@ -1,6 +1,7 @@
 // Internal state of karp::Scheduler (see karp/scheduler.h): the prepared NodeClaim templates,
-// the NodePool-level state shared between schedulers, and Scheduler::State. Only files of
-// src/scheduling/ include it; other modules use scheduling/access.h.
+// the NodePool-level state shared between schedulers, and the scheduler's prepared state
+// (scheduling::SchedulerState). Only files of src/scheduling/ include it; other modules use
+// scheduling/access.h.
 
 #ifndef KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
 #define KARP_SRC_SCHEDULING_SCHEDULER_INTERNAL_H_
@@ -157,9 +158,9 @@ struct SolverTuning {
   bool cost_claim_index = true;
 };
 
-}  // namespace scheduling
-
-struct Scheduler::State {
+// The prepared state of a Scheduler (karp/scheduler.h), immutable and shared between its
+// copies.
+struct SchedulerState {
   SchedulerOptions options;
   scheduling::SolverTuning tuning;  // defaults; tests set it (scheduling::Access::WithTuning)
   std::shared_ptr<const ClusterSnapshot> snapshot;
@@ -182,6 +183,8 @@ struct Scheduler::State {
   // The snapshot's pods prepared once for those simulations (prepared_pods.h); thread-safe.
   std::shared_ptr<scheduling::PreparedPods> prepared_pods;
 };
+
+}  // namespace scheduling
 
 }  // namespace karp
 

@@ -28,13 +28,13 @@ std::vector<PodInput> OwnInputs(size_t n) {
 
 }  // namespace
 
-Solver::Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
+Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
                const Simulation* simulation, const CostPolicy* cost)
     : Solver(state, std::move(pods), OwnInputs(pods.size()), simulation) {
   cost_ = cost;
 }
 
-Solver::Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods,
+Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& pods,
                std::vector<PodInput> inputs, const Simulation* simulation)
     : state_(state), pods_(std::move(pods)), simulation_(simulation) {
   size_t label_classes = 0;

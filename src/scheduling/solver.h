@@ -59,12 +59,12 @@ struct PodInput {
 class Solver {
  public:
   // `cost` selects the cost mode's placement rules (null: faithful).
-  Solver(const Scheduler::State& state, std::vector<PodCtx> pods,
+  Solver(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
          const Simulation* simulation = nullptr, const CostPolicy* cost = nullptr);
   // The pods `inputs` in that order: own contexts from `pods`, shared ones by pointer (the
   // shared contexts must outlive the solver).
-  Solver(const Scheduler::State& state, std::vector<PodCtx>&& pods, std::vector<PodInput> inputs,
-         const Simulation* simulation);
+  Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& pods,
+         std::vector<PodInput> inputs, const Simulation* simulation);
 
   // Places the pods in queue order (docs/design.md §5.5) and finalizes the result.
   SolveResult Run();
@@ -156,7 +156,7 @@ class Solver {
   }
   PodCtx& Own(size_t i);
 
-  const Scheduler::State& state_;
+  const scheduling::SchedulerState& state_;
   std::vector<PodCtx> pods_;
   // Every pod in input order: its own context (in pods_ or copied_) or a shared one.
   struct PodRef {
