@@ -70,29 +70,29 @@ size_t CountIntersecting(const karp::InstanceCatalog& catalog, const Requirement
 }
 
 void BM_Requirements_Compatible_TemplateVsPod(benchmark::State& state) {
-  const Requirements tmpl = NodePoolTemplate();
+  const Requirements claim_template = NodePoolTemplate();
   const Requirements pod = PodRequirements();
   const karp::LabelSet& wk = AwsAndCoreWellKnown();
-  if (!tmpl.Compatible(pod, &wk).ok()) state.SkipWithError("expected compatible");
-  for (auto _ : state) benchmark::DoNotOptimize(tmpl.IsCompatible(pod, &wk));
+  if (!claim_template.Compatible(pod, &wk).ok()) state.SkipWithError("expected compatible");
+  for (auto _ : state) benchmark::DoNotOptimize(claim_template.IsCompatible(pod, &wk));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Requirements_Compatible_TemplateVsPod);
 
 void BM_Requirements_CompatibleWithMessage_TemplateVsPod(benchmark::State& state) {
-  const Requirements tmpl = NodePoolTemplate();
+  const Requirements claim_template = NodePoolTemplate();
   const Requirements pod = PodRequirements();
   const karp::LabelSet& wk = AwsAndCoreWellKnown();
-  for (auto _ : state) benchmark::DoNotOptimize(tmpl.Compatible(pod, &wk));
+  for (auto _ : state) benchmark::DoNotOptimize(claim_template.Compatible(pod, &wk));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Requirements_CompatibleWithMessage_TemplateVsPod);
 
 void BM_Requirements_Intersection_TemplateAndPod(benchmark::State& state) {
-  const Requirements tmpl = NodePoolTemplate();
+  const Requirements claim_template = NodePoolTemplate();
   const Requirements pod = PodRequirements();
   for (auto _ : state) {
-    Requirements r = tmpl;
+    Requirements r = claim_template;
     r.Add(pod);
     benchmark::DoNotOptimize(r);
   }
@@ -127,9 +127,9 @@ void BM_Catalog_CompatibleAndOrderByPrice(benchmark::State& state) {
   }
   const Requirements claim = ClaimRequirements();
   for (auto _ : state) {
-    std::vector<const karp::InstanceType*> its = catalog->Compatible(claim);
-    karp::OrderByPrice(its, claim);
-    benchmark::DoNotOptimize(its);
+    std::vector<const karp::InstanceType*> types = catalog->Compatible(claim);
+    karp::OrderByPrice(types, claim);
+    benchmark::DoNotOptimize(types);
   }
   state.SetItemsProcessed(state.iterations());
 }

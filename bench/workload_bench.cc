@@ -120,7 +120,7 @@ void RunSolve(benchmark::State& state, const char* file) {
       nodes = static_cast<double>(r->node_claims.size());
       price = r->LaunchPricePerHour();
       errors = static_cast<double>(r->pod_errors.size());
-      if (!(static_cast<double>(r->pods) - errors > 0)) {
+      if (!(static_cast<double>(r->pod_count) - errors > 0)) {
         state.SkipWithError("the first Solve placed no pod");
         break;
       }

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::cout << path << ": " << plan->nodes << " nodes, " << plan->candidates
+  std::cout << path << ": " << plan->node_count << " nodes, " << plan->candidate_count
             << " consolidation candidates\n";
   for (const karp::DisruptionCommand& cmd : plan->commands) {
     std::cout << karp::DisruptionDecisionName(cmd.decision) << " ("

@@ -103,7 +103,7 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
   }
   for (const KeptNode& k : plan.kept) out << "Keeping node " << k.node << ": " << k.reason << "\n";
   out << plan.commands.size() << " command(s), " << PerHour(plan.savings_per_hour, currency)
-      << " saved over " << plan.nodes << " node(s)"
+      << " saved over " << plan.node_count << " node(s)"
       << (any_estimated ? " (spot prices estimated)" : "") << "\n";
   if (plan.repack) {
     const RepackSummary& r = *plan.repack;
@@ -161,10 +161,10 @@ std::function<void(const ConsolidationProgress&)> TerminalProgress() {
     const absl::Time now = absl::Now();
     if (!done && now - *last < absl::Milliseconds(200)) return;
     *last = now;
-    std::cerr << "\rkarp consolidate: loop " << p.loop + 1 << ", " << p.commands << " command(s), "
-              << p.simulations << " simulation(s)"
+    std::cerr << "\rkarp consolidate: loop " << p.loop + 1 << ", " << p.command_count
+              << " command(s), " << p.simulations << " simulation(s)"
               << (done ? std::string()
-                       : internal::StrCat(", ", p.candidates, " candidate(s), ", p.method))
+                       : internal::StrCat(", ", p.candidate_count, " candidate(s), ", p.method))
               << "\033[K" << (done ? "\n" : "") << std::flush;
   };
 }

@@ -106,7 +106,7 @@ void PrintText(const SolveResult& r, std::string_view currency,
     estimated = estimated || (nc.launch && nc.launch->price_estimated);
   }
   for (const auto& e : r.existing_nodes) scheduled += static_cast<int>(e.pods.size());
-  out << "Scheduled " << scheduled << " of " << r.pods << " pod(s): " << r.node_claims.size()
+  out << "Scheduled " << scheduled << " of " << r.pod_count << " pod(s): " << r.node_claims.size()
       << " new nodeclaim(s), " << PerHour(r.LaunchPricePerHour(), currency);
   if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;

@@ -91,8 +91,8 @@ std::string_view ConsolidationModeName(ConsolidationMode m);
 // Where a Plan() is, for ConsolidationOptions::progress.
 struct ConsolidationProgress {
   int loop = 0;             // disruption loop, from 0
-  int commands = 0;         // commands found by the loops before this one
-  int candidates = 0;       // nodes that are candidates in this loop
+  int command_count = 0;    // commands found by the loops before this one
+  int candidate_count = 0;  // nodes that are candidates in this loop
   int64_t simulations = 0;  // scheduling simulations started so far in this plan
   // The method of the current simulation: "interruption", "expiration", "emptiness", "drift",
   // "multi-node consolidation", "single-node consolidation", "repack target" or "repack"; ""
@@ -195,8 +195,8 @@ struct RepackSummary {
 struct ConsolidationPlan {
   std::vector<DisruptionCommand> commands;  // execution order
   std::vector<KeptNode> kept;               // by node name
-  int nodes = 0;                            // nodes in the snapshot
-  int candidates = 0;                       // nodes that were candidates in the first loop
+  int node_count = 0;                       // nodes in the snapshot
+  int candidate_count = 0;                  // nodes that were candidates in the first loop
   double savings_per_hour = 0;              // sum over commands
   int64_t simulations = 0;                  // scheduling simulations run
   // The plan reached ConsolidationOptions::max_simulations or deadline: `commands` are the

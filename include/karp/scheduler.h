@@ -160,7 +160,7 @@ struct SolveResult {
   std::vector<NewNodeClaim> node_claims;          // creation order
   std::vector<ExistingPlacement> existing_nodes;  // by name
   std::vector<PodError> pod_errors;               // by pod
-  int pods = 0;                                   // pods given to Solve
+  int pod_count = 0;                              // pods given to Solve
   bool timed_out = false;
   PackingReport packing;
   // With SchedulerOptions::compute_lower_bound on a one-catalog scheduler: karp::PriceLowerBound

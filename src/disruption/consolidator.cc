@@ -190,7 +190,7 @@ PlanWork::PlanWork(const disruption::ConsolidatorState& s, bool repack_plan,
       snap(std::make_shared<ClusterSnapshot>(s.snapshot)),
       pools(s.pools),
       budget(s.options, max_simulations) {
-  plan.nodes = static_cast<int>(snap->nodes.size());
+  plan.node_count = static_cast<int>(snap->nodes.size());
   for (const NodeClaim& nc : snap->node_claims) used_names.insert(nc.metadata.name);
   for (const Node& n : snap->nodes) used_names.insert(n.metadata.name);
 }
@@ -246,12 +246,12 @@ absl::StatusOr<bool> FaithfulLoops(PlanWork& w) {
     std::optional<DisruptionCommand> cmd;
     SolveResult placement;
     w.budget.loop = static_cast<int>(loop);
-    w.budget.commands = static_cast<int>(w.plan.commands.size());
+    w.budget.command_count = static_cast<int>(w.plan.commands.size());
     {
       Loop l = w.MakeLoop();
       if (absl::Status s = l.Init(); !s.ok()) return s;
-      w.budget.candidates = l.candidates();
-      if (loop == 0) w.plan.candidates = l.candidates();
+      w.budget.candidate_count = l.candidates();
+      if (loop == 0) w.plan.candidate_count = l.candidates();
       cmd = l.Next(&w.kept, &placement);
     }
     RecordFirstReasons(w.kept, &w.first_reason);
@@ -288,7 +288,7 @@ ConsolidationPlan FinishPlan(const disruption::ConsolidatorState& state, PlanWor
   ConsolidationPlan plan = std::move(w.plan);
   plan.simulations = w.budget.simulations();
   plan.stopped_early = w.budget.exhausted();
-  w.budget.commands = static_cast<int>(plan.commands.size());
+  w.budget.command_count = static_cast<int>(plan.commands.size());
   w.budget.Report();
   plan.savings_per_hour = std::round(plan.savings_per_hour * 1e9) / 1e9;
   for (const Node& node : state.snapshot.nodes) {

@@ -32,13 +32,14 @@ bool PassBudget::Take(std::string_view method) {
   }
   ++simulations_;
   if (options_.progress) {
-    options_.progress({loop, commands, candidates, simulations_, method});
+    options_.progress({loop, command_count, candidate_count, simulations_, method});
   }
   return true;
 }
 
 void PassBudget::Report() {
-  if (options_.progress) options_.progress({loop, commands, candidates, simulations_, ""});
+  if (options_.progress)
+    options_.progress({loop, command_count, candidate_count, simulations_, ""});
 }
 
 absl::Status Loop::Init() {

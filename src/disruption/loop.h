@@ -76,8 +76,8 @@ class PassBudget {
   int64_t simulations() const { return simulations_; }
   // Where the plan is, for progress reports.
   int loop = 0;
-  int commands = 0;
-  int candidates = 0;
+  int command_count = 0;
+  int candidate_count = 0;
 
  private:
   const ConsolidationOptions& options_;

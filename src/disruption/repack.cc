@@ -571,7 +571,7 @@ absl::StatusOr<int> RunGroups(PlanWork& w, std::vector<Group> groups,
       for (const NewNodeClaim& nc : w.plan.commands[i].replacements) frozen->insert(nc.name);
       ++n;
     }
-    w.budget.commands = static_cast<int>(w.plan.commands.size());
+    w.budget.command_count = static_cast<int>(w.plan.commands.size());
     if (w.budget.exhausted() || (w.state.options.once && n > 0)) break;
   }
   return n;

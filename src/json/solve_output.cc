@@ -242,9 +242,9 @@ std::string WriteConsolidationPlan(const ConsolidationPlan& plan, int indent) {
   w.Key("summary");
   w.BeginObject();
   w.Key("nodes");
-  w.Int(plan.nodes);
+  w.Int(plan.node_count);
   w.Key("candidates");
-  w.Int(plan.candidates);
+  w.Int(plan.candidate_count);
   w.Key("commands");
   w.Int(static_cast<int64_t>(plan.commands.size()));
   w.Key("savingsPerHour");
@@ -288,7 +288,7 @@ void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_ob
   w.Key("summary");
   w.BeginObject();
   w.Key("pods");
-  w.Int(result.pods);
+  w.Int(result.pod_count);
   w.Key("scheduled");
   w.Int(scheduled);
   w.Key("nodeClaims");

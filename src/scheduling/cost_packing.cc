@@ -106,7 +106,7 @@ FirstFitIndex::Room CostClaimRoom(const ClaimState& claim) {
   return {room.cpu() - used.cpu(), room.memory() - used.memory(), room.pods() - used.pods()};
 }
 
-FirstFitIndex::Room CostClaimNeed(const PodCtx& pod, bool memory_and_slots) {
+FirstFitIndex::Room CostClaimNeed(const PodData& pod, bool memory_and_slots) {
   const ResourceList& want = pod.requests;
   // Admits refuses memory and slots only for positive requests; the cpu is the scan's start.
   auto need = [](int64_t v) { return v > 0 ? v : FirstFitIndex::kAny; };
@@ -116,7 +116,7 @@ FirstFitIndex::Room CostClaimNeed(const PodCtx& pod, bool memory_and_slots) {
   return {want.cpu(), need(want.memory()), need(want.pods())};
 }
 
-const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
+const Template* FirstTemplate(const PoolsState& pools, const PodData& pod) {
   for (const Template& t : pools.templates) {
     if (!ToleratesAll(t.taints, pod.working().tolerations)) continue;
     if (!t.requirements.IsCompatible(pod.requirements, &pools.well_known)) continue;
@@ -125,7 +125,7 @@ const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod) {
   return nullptr;
 }
 
-CostPolicy::CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodCtx>& pods,
+CostPolicy::CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodData>& pods,
                        CostStrategy strategy)
     : state_(&state), strategy_(strategy) {
   const PoolsState& pools = *state_->pools;
@@ -145,7 +145,7 @@ CostPolicy::CostPolicy(const scheduling::SchedulerState& state, const std::vecto
   std::map<std::string, int> class_ids;
   std::map<std::string, bool> dear;  // by demand class and requests
   pod_fields_.reserve(pods.size());
-  for (const PodCtx& pod : pods) {
+  for (const PodData& pod : pods) {
     PodFields& f = pod_fields_.emplace_back();
     const Template* t =
         by_price ? PriceOrder(pod, order_ids, &f.pool_order) : FirstTemplate(pools, pod);
@@ -170,7 +170,7 @@ CostPolicy::CostPolicy(const scheduling::SchedulerState& state, const std::vecto
       const double free = BestUnitPrice(*t, Requirements(), pod.requests, pod.ports);
       d = dear.emplace(dear_key, own > free * 1.05).first;
     }
-    f.pinned_dear = d->second;
+    f.dearer_than_template = d->second;
   }
 }
 
@@ -180,17 +180,17 @@ CostPolicy CostPolicy::WithStrategy(const CostStrategy& strategy) const {
   return copy;
 }
 
-void CostPolicy::Apply(std::vector<PodCtx>& pods) const {
+void CostPolicy::Apply(std::vector<PodData>& pods) const {
   for (size_t i = 0; i < pods.size() && i < pod_fields_.size(); ++i) {
     const PodFields& f = pod_fields_[i];
     pods[i].demand_class = f.demand_class;
     pods[i].pool_order = f.pool_order;
     pods[i].cost_template = f.cost_template;
-    pods[i].pinned_dear = f.pinned_dear;
+    pods[i].dearer_than_template = f.dearer_than_template;
   }
 }
 
-const Template* CostPolicy::PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids,
+const Template* CostPolicy::PriceOrder(const PodData& pod, std::map<std::string, int>& ids,
                                        int* order_id) {
   const PoolsState& pools = *state_->pools;
   std::string key;
@@ -239,8 +239,8 @@ int CostPolicy::Rank(const Template& t, const Requirements& reqs) const {
   return kNoRank;
 }
 
-void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodCtx& pod) const {
-  const Template& t = *claim.tmpl;
+void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodData& pod) const {
+  const Template& t = *claim.claim_template;
   const Requirements& reqs = fit.requirements ? *fit.requirements : claim.requirements;
   ResourceList demand = pod.requests;
   if (strategy_.demand != TargetDemand::kPod && pod.demand_class >= 0) {
@@ -264,11 +264,11 @@ void CostPolicy::ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodC
   claim.target_room = *pick->room;
 }
 
-double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& its,
+double CostPolicy::LaunchPrice(const Template& t, const std::vector<int>& types,
                                const Requirements& reqs, int* type) const {
   const std::vector<double>& prices = TypePrices(t, t.OfferingMask(reqs));
   double best = kNoPriceYet;
-  for (int i : its) {
+  for (int i : types) {
     const double price = prices[static_cast<size_t>(i)];
     if (price < best) {
       best = price;
@@ -331,7 +331,7 @@ const std::vector<double>& CostPolicy::TypePrices(const Template& t,
   return pos->second;
 }
 
-bool CostPolicy::Admits(const ClaimState& claim, const PodCtx& pod) const {
+bool CostPolicy::Admits(const ClaimState& claim, const PodData& pod) const {
   if (claim.target < 0) return false;
   // Memory and pod slots first, without a lookup by name: most refusals are one of them.
   const ResourceList& room = claim.target_room;
@@ -378,18 +378,18 @@ struct Baseline {
 // nothing), else a fresh set from PreparePodsFn (the same contexts). Thread-safe.
 class PodSource {
  public:
-  PodSource(std::vector<PodCtx> first, const PreparePodsFn& prepare)
+  PodSource(std::vector<PodData> first, const PreparePodsFn& prepare)
       : size_(first.size()), prepare_(prepare) {
     unused_.push_back(std::move(first));
   }
   size_t size() const { return size_; }
   // The caller's set, before any Take (the shared CostPolicy is built from it).
-  const std::vector<PodCtx>& first() const { return unused_.front(); }
-  std::vector<PodCtx> Take() {
+  const std::vector<PodData>& first() const { return unused_.front(); }
+  std::vector<PodData> Take() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!unused_.empty()) {
-        std::vector<PodCtx> pods = std::move(unused_.back());
+        std::vector<PodData> pods = std::move(unused_.back());
         unused_.pop_back();
         return pods;
       }
@@ -397,8 +397,8 @@ class PodSource {
     return prepare_();
   }
   // A set no solver ran on, with only plan_group changed (reset here, as prepared).
-  void Return(std::vector<PodCtx> pods) {
-    for (PodCtx& p : pods) p.plan_group = -1;
+  void Return(std::vector<PodData> pods) {
+    for (PodData& p : pods) p.plan_group = -1;
     std::lock_guard<std::mutex> lock(mu_);
     unused_.push_back(std::move(pods));
   }
@@ -407,7 +407,7 @@ class PodSource {
   const size_t size_;
   const PreparePodsFn& prepare_;
   std::mutex mu_;
-  std::vector<std::vector<PodCtx>> unused_;
+  std::vector<std::vector<PodData>> unused_;
 };
 
 // Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
@@ -435,7 +435,7 @@ struct Packing {
 std::optional<Packing> Build(const scheduling::SchedulerState& state, PodSource& source,
                              const CostPolicy& shared, const CostStrategy& strategy,
                              const SolveResult* repack = nullptr, int round = 0) {
-  std::vector<PodCtx> copy = source.Take();
+  std::vector<PodData> copy = source.Take();
   // The re-pack plan needs nothing of the policy: when it gains nothing, no policy is built.
   if (repack != nullptr && PlanRepack(state, copy, *repack, ExactLimits{12, 20000}, round) <= 0) {
     source.Return(std::move(copy));
@@ -598,7 +598,7 @@ void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
 
 }  // namespace
 
-SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
+SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodData> pods,
                           const PreparePodsFn& prepare) {
   const size_t budget = AttemptBudget(state.options, pods.size());
   PodSource source(std::move(pods), prepare);

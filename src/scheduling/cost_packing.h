@@ -72,17 +72,17 @@ struct CostStrategy {
 // price tables, so one policy serves one Solver (one thread) at a time.
 class CostPolicy {
  public:
-  // Chooses each pod's PodCtx::demand_class, pinned_dear, pool_order and cost_template (set
-  // on a copy of `pods` by Apply), and sums the classes' demand. None of that depends on the
+  // Chooses each pod's PodData::demand_class, dearer_than_template, pool_order and cost_template
+  // (set on a copy of `pods` by Apply), and sums the classes' demand. None of that depends on the
   // strategy: SolveCostMode builds one policy, and each attempt a copy (WithStrategy).
-  CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodCtx>& pods,
+  CostPolicy(const scheduling::SchedulerState& state, const std::vector<PodData>& pods,
              CostStrategy strategy = {});
 
   // A copy of this policy with `strategy`.
   CostPolicy WithStrategy(const CostStrategy& strategy) const;
   // Sets on `pods` (the pods this policy was built from, in the same order) the fields the
   // constructor set. O(pods).
-  void Apply(std::vector<PodCtx>& pods) const;
+  void Apply(std::vector<PodData>& pods) const;
 
   // The cheapest capacity type (rank) a claim of template `t` with requirements `reqs` can
   // launch, kNoRank when none.
@@ -91,19 +91,19 @@ class CostPolicy {
   // the strategy's demand and sets the claim's capacity rank. The claim keeps every type of
   // the fit (launch flexibility and NodePool limits as in the faithful mode); it never grows
   // past the target, so it launches as the target or a cheaper type.
-  void ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodCtx& pod) const;
+  void ChooseTarget(ClaimState& claim, const ClaimFit& fit, const PodData& pod) const;
   const CostStrategy& strategy() const { return strategy_; }
   // The templates `pod` tries for a new claim, in order: by weight (PoolOrder::kWeight), or
   // those it can use by its best unit price, weights breaking ties, then the others by
   // weight (PoolOrder::kPrice).
-  const std::vector<const Template*>& Order(const PodCtx& pod) const {
+  const std::vector<const Template*>& Order(const PodData& pod) const {
     return orders_[static_cast<size_t>(pod.pool_order)];
   }
   // The cheap admission checks of a pod into a claim (rank, and room left in the target).
-  bool Admits(const ClaimState& claim, const PodCtx& pod) const;
-  // The price a claim of template `t` with types `its` and requirements `reqs` launches at,
+  bool Admits(const ClaimState& claim, const PodData& pod) const;
+  // The price a claim of template `t` with types `types` and requirements `reqs` launches at,
   // and (when `type` is set) the type index that launch uses (the lowest index among ties).
-  double LaunchPrice(const Template& t, const std::vector<int>& its, const Requirements& reqs,
+  double LaunchPrice(const Template& t, const std::vector<int>& types, const Requirements& reqs,
                      int* type = nullptr) const;
 
  private:
@@ -111,7 +111,7 @@ class CostPolicy {
   // PoolOrder::kPrice: sets `*order_id`, the pod's order (orders shared by pods with the
   // same usable templates, requirements and requests, through `ids`), and returns the first
   // usable template of the order (null: none).
-  const Template* PriceOrder(const PodCtx& pod, std::map<std::string, int>& ids, int* order_id);
+  const Template* PriceOrder(const PodData& pod, std::map<std::string, int>& ids, int* order_id);
   // The least price per unit of `requests` over the types of `t` that hold them under
   // `reqs` (the template's requirements merged with them); infinity when none does.
   double BestUnitPrice(const Template& t, Requirements reqs, const ResourceList& requests,
@@ -137,7 +137,7 @@ class CostPolicy {
     int demand_class = -1;
     int pool_order = 0;
     const Template* cost_template = nullptr;
-    bool pinned_dear = false;
+    bool dearer_than_template = false;
   };
 
   const scheduling::SchedulerState* state_;
@@ -174,21 +174,21 @@ class CostPolicy {
 FirstFitIndex::Room CostClaimRoom(const ClaimState& claim);
 // `memory_and_slots` false (SolverTuning::cost_claim_index, tests only): the cpu alone, the
 // scan over every claim with room for the pod's cpu.
-FirstFitIndex::Room CostClaimNeed(const PodCtx& pod, bool memory_and_slots);
+FirstFitIndex::Room CostClaimNeed(const PodData& pod, bool memory_and_slots);
 
 // The first template (by weight) whose taints the pod tolerates and whose requirements its
 // own are compatible with (where a new claim for it would most likely open); null when none.
-const Template* FirstTemplate(const PoolsState& pools, const PodCtx& pod);
+const Template* FirstTemplate(const PoolsState& pools, const PodData& pod);
 
 // Returns the pods' contexts exactly as the caller prepared the ones it gave SolveCostMode
 // (same order, same contents); called once per solve after the first, from several threads.
-using PreparePodsFn = std::function<std::vector<PodCtx>()>;
+using PreparePodsFn = std::function<std::vector<PodData>()>;
 
 // Runs the faithful packing of `pods` and up to options.cost_attempts cost packings, and
 // returns the cheapest acceptable one (PackingReport says which). Each solve owns its pods'
 // contexts: the first takes `pods`, the others a fresh set from `prepare` (preparing costs
 // about what a copy does, and no set is kept beside the ones being solved).
-SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
+SolveResult SolveCostMode(const scheduling::SchedulerState& state, std::vector<PodData> pods,
                           const PreparePodsFn& prepare);
 
 }  // namespace karp::scheduling

@@ -44,7 +44,7 @@ struct Item {
 };
 
 // True when the abstract model captures every constraint of the pod (exact_packing.h).
-bool Modelled(const PodCtx& p) {
+bool Modelled(const PodData& p) {
   const Pod& w = p.working();
   if (p.volumes != nullptr || p.requirements.HasMinValues()) return false;
   if (!w.pod_affinity.required.empty() || !w.pod_affinity.preferred.empty()) return false;
@@ -68,7 +68,7 @@ bool Selects(const Pod& owner, const PodAffinityTerm& term, const Pod& other) {
          term.namespaces.end();
 }
 
-bool Excludes(const PodCtx& a, const PodCtx& b) {
+bool Excludes(const PodData& a, const PodData& b) {
   for (const PodAffinityTerm& t : a.working().pod_anti_affinity.required) {
     if (Selects(a.working(), t, b.working())) return true;
   }
@@ -78,7 +78,7 @@ bool Excludes(const PodCtx& a, const PodCtx& b) {
   return false;
 }
 
-bool Conflict(const PodCtx& a, const PodCtx& b) {
+bool Conflict(const PodData& a, const PodData& b) {
   return Excludes(a, b) || Excludes(b, a) || HostPortsConflict(a.ports, b.ports);
 }
 
@@ -145,7 +145,7 @@ const Mask& KindsAllowed(const Template& t, const Requirements& reqs, TemplateMo
 
 // The group's kinds (the template's, with capacity per resource of the group; built once
 // per set of resources) and each pod's item.
-const std::vector<Kind>& BuildModel(const Template& t, const std::vector<PodCtx>& pods,
+const std::vector<Kind>& BuildModel(const Template& t, const std::vector<PodData>& pods,
                                     const std::vector<size_t>& members, TemplateModel* model,
                                     std::vector<Item>* items) {
   std::vector<std::string> resources;
@@ -295,7 +295,7 @@ void SortItems(const std::vector<Kind>& kinds, std::vector<Item>& items) {
 
 // Plans one group; returns the pods planned (0 when no partition was found). With
 // `no_better_than`, plans only a partition cheaper than that and sets `*price` to its price.
-int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& members,
+int PlanGroup(const Template& t, std::vector<PodData>& pods, const std::vector<size_t>& members,
               const ExactLimits& limits, TemplateModel* model, int* next_group,
               double no_better_than = kInfinite, double* price = nullptr) {
   std::vector<Item> items;
@@ -330,7 +330,7 @@ int PlanGroup(const Template& t, std::vector<PodCtx>& pods, const std::vector<si
 
 }  // namespace
 
-int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
+int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodData>& pods,
                     const ExactLimits& limits) {
   const PoolsState& pools = *state.pools;
   // Groups by template in order of their first pod; a group with an unmodelled pod is left to
@@ -366,13 +366,13 @@ namespace {
 // The pods of each new claim of `result` (indexes into `pods`), with the claim's template
 // (null: no known template) and whether the exact model captures every pod of it.
 struct ClaimPods {
-  const Template* tmpl = nullptr;
+  const Template* claim_template = nullptr;
   bool modelled = true;
   double price = 0;
   std::string zone;  // the zone the claim's requirements pin, "" when none
   std::vector<size_t> members;
   // The template of the claim's exact windows: null for claims the windows keep as they are.
-  const Template* window() const { return modelled ? tmpl : nullptr; }
+  const Template* window() const { return modelled ? claim_template : nullptr; }
 };
 
 // The zone `reqs` allow when they allow exactly one, else "".
@@ -382,7 +382,7 @@ std::string PinnedZone(const Requirements& reqs) {
   return zone->values().front();
 }
 
-std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodCtx>& pods,
+std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodData>& pods,
                                 const SolveResult& result) {
   std::map<std::string_view, size_t> by_key;
   for (size_t i = 0; i < pods.size(); ++i) by_key.emplace(pods[i].key, i);
@@ -392,13 +392,13 @@ std::vector<ClaimPods> ClaimsOf(const PoolsState& pools, const std::vector<PodCt
   for (const NewNodeClaim& nc : result.node_claims) {
     ClaimPods& c = claims.emplace_back();
     auto t = by_pool.find(nc.node_pool);
-    c.tmpl = t == by_pool.end() || !nc.launch ? nullptr : t->second;
+    c.claim_template = t == by_pool.end() || !nc.launch ? nullptr : t->second;
     c.price = nc.launch ? nc.launch->price : 0;
     c.zone = PinnedZone(nc.requirements);
     for (const std::string& key : nc.pods) {
       auto p = by_key.find(key);
       if (p == by_key.end()) {
-        c.tmpl = nullptr;
+        c.claim_template = nullptr;
         continue;
       }
       c.modelled = c.modelled && Modelled(pods[p->second]);
@@ -470,7 +470,7 @@ struct MoveRules {
   }
   // A pod that narrows its claim to one zone when it joins it: zonal terms of its own (spread,
   // affinity or anti-affinity over zones) or a zone among its requirements.
-  static bool Pins(const PodCtx& p) {
+  static bool Pins(const PodData& p) {
     if (p.requirements.Has(kLabelZone)) return true;
     const Pod& w = p.working();
     for (const TopologySpreadConstraint& c : w.topology_spread_constraints) {
@@ -491,7 +491,7 @@ struct MoveRules {
     return false;
   }
   // A pod whose zone matters: it pins its claim, or a zonal term counts it.
-  bool Zonal(const PodCtx& p) const {
+  bool Zonal(const PodData& p) const {
     if (Pins(p)) return true;
     for (const SelectingTerm& t : terms) {
       if (!t.affinity && t.Selects(p.working())) return true;
@@ -514,14 +514,14 @@ bool SpreadExcludes(const Pod& a, const Pod& b) {
 
 // One node of a plan: a window's exact node or a kept claim.
 struct PlanNode {
-  const Template* tmpl = nullptr;  // null: kept as it is
-  std::string zone;                // the zone a kept claim is pinned to, "" when none
-  std::vector<size_t> members;     // indexes into the pods
+  const Template* claim_template = nullptr;  // null: kept as it is
+  std::string zone;                          // the zone a kept claim is pinned to, "" when none
+  std::vector<size_t> members;               // indexes into the pods
 };
 
 // Pods that may exclude others from their node (anti-affinity, host ports, hostname spread):
 // a pair of pods neither of which has any cannot conflict.
-bool HasExclusions(const PodCtx& p) {
+bool HasExclusions(const PodData& p) {
   const Pod& w = p.working();
   if (!p.ports.empty() || !w.pod_anti_affinity.required.empty() ||
       !w.pod_anti_affinity.preferred.empty()) {
@@ -546,7 +546,7 @@ struct ZoneRules {
   std::vector<char> counted;  // per item: narrowed before its turn where it is now
 
   // Sets model.node_groups (the zone of a pinned node), each item's group and movability.
-  void Build(const std::vector<PodCtx>& pods, const std::vector<size_t>& item_pod,
+  void Build(const std::vector<PodData>& pods, const std::vector<size_t>& item_pod,
              const std::vector<PlanNode>& nodes, const std::vector<size_t>& of_t,
              const MoveRules& rules, const std::vector<int64_t>& position, MoveModel* model) {
     std::map<std::string, int> zone_ids;
@@ -564,7 +564,7 @@ struct ZoneRules {
       }
       model->node_groups.push_back(zone);
       for (size_t i : model->nodes[n]) {
-        const PodCtx& p = pods[item_pod[i]];
+        const PodData& p = pods[item_pod[i]];
         MoveModel::Item& item = model->items[i];
         zonal.push_back(rules.Zonal(p));
         counted.push_back(first < position[item_pod[i]]);
@@ -583,7 +583,7 @@ struct ZoneRules {
 
 // The moves of local_moves.h over the nodes of template `t` (indexes into `nodes`); returns
 // the price they save in the model. `position`: each pod's place in the queue (by index).
-double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vector<size_t>& of_t,
+double MoveWithin(const Template& t, std::vector<PodData>& pods, const std::vector<size_t>& of_t,
                   const MoveRules& rules, const std::vector<int64_t>& position,
                   TemplateModel* tmodel, std::vector<PlanNode>& nodes) {
   std::vector<size_t> members;
@@ -597,7 +597,7 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
   std::vector<size_t> item_pod;
   std::vector<char> excludes;
   for (const Item& it : items) {
-    const PodCtx& p = pods[it.pod];
+    const PodData& p = pods[it.pod];
     model.items.push_back({it.need, it.kinds, Modelled(p) && !rules.Pinned(p.working())});
     item_pod.push_back(it.pod);
     excludes.push_back(HasExclusions(p));
@@ -611,8 +611,8 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
   zones.Build(pods, item_pod, nodes, of_t, rules, position, &model);
   model.conflict = [&](size_t a, size_t b) {
     if (!excludes[a] && !excludes[b]) return false;
-    const PodCtx& pa = pods[item_pod[a]];
-    const PodCtx& pb = pods[item_pod[b]];
+    const PodData& pa = pods[item_pod[a]];
+    const PodData& pb = pods[item_pod[b]];
     return Conflict(pa, pb) || SpreadExcludes(pa.working(), pb.working()) ||
            SpreadExcludes(pb.working(), pa.working());
   };
@@ -633,12 +633,12 @@ double MoveWithin(const Template& t, std::vector<PodCtx>& pods, const std::vecto
 // Each pod's place in the queue, as the Solver orders it (docs/design.md §5.5: cpu and memory
 // descending, then creation, uid and key); the strategies' partitions (exclusive pods first,
 // pinned dear pods last) are not modelled.
-std::vector<int64_t> QueuePositions(const std::vector<PodCtx>& pods) {
+std::vector<int64_t> QueuePositions(const std::vector<PodData>& pods) {
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const PodCtx& x = pods[a];
-    const PodCtx& y = pods[b];
+    const PodData& x = pods[a];
+    const PodData& y = pods[b];
     if (x.requests.cpu() != y.requests.cpu()) return x.requests.cpu() > y.requests.cpu();
     if (x.requests.memory() != y.requests.memory()) {
       return x.requests.memory() > y.requests.memory();
@@ -657,7 +657,7 @@ std::vector<int64_t> QueuePositions(const std::vector<PodCtx>& pods) {
 }
 
 // Moves pods between the plan's nodes, template by template; returns the price saved.
-double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
+double MoveBetweenNodes(std::vector<PodData>& pods, std::vector<PlanNode>& nodes,
                         std::map<const Template*, TemplateModel>& models) {
   MoveRules rules;
   for (const PlanNode& n : nodes) {
@@ -666,9 +666,9 @@ double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
   std::vector<const Template*> templates;  // in order of their first node
   std::map<const Template*, std::vector<size_t>> of;
   for (size_t n = 0; n < nodes.size(); ++n) {
-    if (nodes[n].tmpl == nullptr) continue;
-    auto [pos, inserted] = of.try_emplace(nodes[n].tmpl);
-    if (inserted) templates.push_back(nodes[n].tmpl);
+    if (nodes[n].claim_template == nullptr) continue;
+    auto [pos, inserted] = of.try_emplace(nodes[n].claim_template);
+    if (inserted) templates.push_back(nodes[n].claim_template);
     pos->second.push_back(n);
   }
   const std::vector<int64_t> position = QueuePositions(pods);
@@ -681,7 +681,7 @@ double MoveBetweenNodes(std::vector<PodCtx>& pods, std::vector<PlanNode>& nodes,
 
 }  // namespace
 
-double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
+double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodData>& pods,
                   const SolveResult& result, const ExactLimits& limits, int round) {
   const std::vector<ClaimPods> claims = ClaimsOf(*state.pools, pods, result);
   // Windows: consecutive claims (by template, then creation order) of at most max_pods pods.
@@ -717,8 +717,8 @@ double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& 
       continue;
     }
     double planned_price = 0;
-    if (PlanGroup(*first.tmpl, pods, members, limits, &models[first.tmpl], &next_group, price,
-                  &planned_price) > 0) {
+    if (PlanGroup(*first.claim_template, pods, members, limits, &models[first.claim_template],
+                  &next_group, price, &planned_price) > 0) {
       saved += price - planned_price;
       for (size_t k = w; k < end; ++k) replanned[order[k]] = 1;
     }
@@ -730,12 +730,13 @@ double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& 
     if (!replanned[c]) continue;
     for (size_t m : claims[c].members) {
       PlanNode& n = nodes[static_cast<size_t>(pods[m].plan_group)];
-      n.tmpl = claims[c].tmpl;
+      n.claim_template = claims[c].claim_template;
       n.members.push_back(m);
     }
   }
   for (size_t c = 0; c < claims.size(); ++c) {
-    if (!replanned[c]) nodes.push_back({claims[c].tmpl, claims[c].zone, claims[c].members});
+    if (!replanned[c])
+      nodes.push_back({claims[c].claim_template, claims[c].zone, claims[c].members});
   }
   // The moves do not depend on the window order: the first round makes them. Their plan
   // costs one more solve (its replay): like the candidates' budget, they stop at

@@ -7,7 +7,7 @@
 // the DaemonSet overhead, price of its cheapest offering of that capacity type) that every pod
 // on it may use and that holds their summed requests; pods that exclude each other (required or
 // preferred hostname anti-affinity, host ports) are on different nodes. The result is a plan:
-// PodCtx::plan_group numbers each node, and the Solver opens one claim per group and puts the
+// PodData::plan_group numbers each node, and the Solver opens one claim per group and puts the
 // group's pods on it, checking every constraint as always (a pod the claim refuses opens a
 // claim of its own, so a plan can cost more than planned, never break a rule).
 //
@@ -34,7 +34,7 @@ struct ExactLimits {
 
 // Sets plan_group on the pods of every small enough group (groups numbered from 0 in queue
 // order of their first pod). Returns the number of pods planned.
-int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
+int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodData>& pods,
                     const ExactLimits& limits);
 
 // Local improvement of a finished packing (docs/design.md §13.3): the new claims of `result`
@@ -54,7 +54,7 @@ int PlanSmallGroups(const scheduling::SchedulerState& state, std::vector<PodCtx>
 // which checks every constraint again.
 // `round` picks the order claims are windowed in within a template: 0 creation order, 1 by
 // launch price, 2 by launch price descending (successive rounds pair different neighbours).
-double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodCtx>& pods,
+double PlanRepack(const scheduling::SchedulerState& state, std::vector<PodData>& pods,
                   const SolveResult& result, const ExactLimits& limits, int round = 0);
 
 }  // namespace karp::scheduling

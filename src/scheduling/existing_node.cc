@@ -19,7 +19,7 @@ void Solver::IndexExisting(size_t i) {
   existing_index_.Insert(id, 0, {r.cpu(), r.memory(), r.pods()});
 }
 
-absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const {
+absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node, const PodData& pod) const {
   if (pod.volumes != nullptr && !pod.volumes->usage_known) {
     return absl::FailedPreconditionError("failed tracking volume usage");
   }
@@ -34,7 +34,7 @@ absl::Status Solver::ExistingVolumeUsage(const ExistingNodeState& node, const Po
   return absl::FailedPreconditionError(internal::StrCat("checking volume usage, ", s.message()));
 }
 
-absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs) {
+absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodData& pod, Requirements* out_reqs) {
   if (!ToleratesAll(node.init->taints, pod.working().tolerations)) {
     return absl::FailedPreconditionError("did not tolerate taint");
   }
@@ -73,7 +73,7 @@ absl::Status Solver::CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requir
   return last;
 }
 
-absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodData& pod, Requirements reqs,
                                          Requirements* out_reqs) {
   std::vector<Requirement> narrowing;
   if (absl::Status s = topology_->AddRequirements(pod.working(), pod.groups, node.init->taints,
@@ -93,7 +93,7 @@ absl::Status Solver::AddExistingTopology(ExistingNodeState& node, PodCtx& pod, R
   return absl::OkStatus();
 }
 
-void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs) {
+void Solver::CommitExisting(ExistingNodeState& node, PodData& pod, Requirements reqs) {
   node.pods.push_back(pod.key);
   node.remaining.Subtract(pod.requests);
   IndexExisting(static_cast<size_t>(&node - existing_.data()));
@@ -107,7 +107,7 @@ void Solver::CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements r
                     &label_caches_[pod.label_class], &pod.record_cache);
 }
 
-bool Solver::PlaceOnExisting(PodCtx& pod) {
+bool Solver::PlaceOnExisting(PodData& pod) {
   const bool moving = simulation_ != nullptr && simulation_->moving.count(pod.key) > 0;
   // Only nodes with room for the pod's cpu, memory and pod slot (Fits' own comparison).
   const FirstFitIndex::Room need = {pod.requests.cpu(), pod.requests.memory(), pod.requests.pods()};

@@ -39,15 +39,15 @@ struct FinalPlan {
 
 // The claim's types ordered by their cheapest compatible available offering (ties: name, as
 // template index order is name order), truncated to `max_types` (docs/design.md §5.16).
-std::vector<int> PriceOrder(const Template& t, const std::vector<int>& its,
+std::vector<int> PriceOrder(const Template& t, const std::vector<int>& types,
                             const std::vector<char>& mask, int max_types) {
   struct Priced {
     double price;
     int index;
   };
   std::vector<Priced> priced;
-  priced.reserve(its.size());
-  for (int i : its) {
+  priced.reserve(types.size());
+  for (int i : types) {
     const InstanceType* it = t.instance_types[static_cast<size_t>(i)];
     const std::vector<int>& keys = t.offering_key_of[static_cast<size_t>(i)];
     double best = kNoPrice;
@@ -72,11 +72,11 @@ std::vector<int> PriceOrder(const Template& t, const std::vector<int>& its,
 
 // Daemon overhead: the per-key minimum over the claim's types' groups, taken before
 // truncation as the reference's FinalizeScheduling does.
-ResourceList MinDaemonOverhead(const Template& t, const std::vector<int>& its) {
+ResourceList MinDaemonOverhead(const Template& t, const std::vector<int>& types) {
   ResourceList min_overhead;
-  for (size_t k = 0; k < its.size(); ++k) {
+  for (size_t k = 0; k < types.size(); ++k) {
     const DaemonGroup& g =
-        t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(its[k])])];
+        t.daemon_groups[static_cast<size_t>(t.daemon_group[static_cast<size_t>(types[k])])];
     if (k == 0) {
       min_overhead = g.overhead;
     } else {
@@ -124,18 +124,18 @@ void ChooseLaunch(const Template& t, const std::vector<char>& mask, FinalPlan* p
   plan->names = std::move(names);
 }
 
-std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<int>& its,
+std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<int>& types,
                                           const std::vector<char>& mask, const Requirements& reqs,
                                           const SchedulerOptions& options) {
   auto plan = std::make_shared<FinalPlan>();
-  plan->kept_index = PriceOrder(t, its, mask, options.max_instance_types);
+  plan->kept_index = PriceOrder(t, types, mask, options.max_instance_types);
   if (options.min_values_policy == MinValuesPolicy::kStrict && reqs.HasMinValues()) {
     std::vector<const InstanceType*> kept_types;
     for (int i : plan->kept_index) kept_types.push_back(t.instance_types[static_cast<size_t>(i)]);
     absl::StatusOr<size_t> mv = SatisfiesMinValues(kept_types, reqs);
     if (!mv.ok()) plan->min_values = mv.status();
   }
-  plan->min_overhead = MinDaemonOverhead(t, its);
+  plan->min_overhead = MinDaemonOverhead(t, types);
   ChooseLaunch(t, mask, plan.get());
   std::vector<int> by_name = plan->kept_index;
   std::sort(by_name.begin(), by_name.end());
@@ -210,7 +210,7 @@ struct PlanCache {
 std::optional<NewNodeClaim> Solver::FinalizeClaim(
     ClaimState& claim, PlanCache& cache, std::map<std::string, int>& per_pool_count,
     std::map<std::string, std::string>& errors) const {
-  const Template& t = *claim.tmpl;
+  const Template& t = *claim.claim_template;
   // The claim is spent once finalized: its requirements, types and pods move out.
   Requirements reqs = std::move(claim.requirements);
   reqs.Erase(kLabelHostname);
@@ -226,7 +226,7 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(
       if (r.min_values()) min_values_key += r.ToString() + ";";
     }
   }
-  auto key = std::make_tuple(&t, std::move(offering_mask), std::move(claim.its),
+  auto key = std::make_tuple(&t, std::move(offering_mask), std::move(claim.types),
                              std::move(min_values_key));
   auto found = cache.plans.find(key);
   if (found == cache.plans.end()) {
@@ -306,7 +306,7 @@ SolveResult Solver::Finalize(std::map<std::string, std::string> errors, bool tim
     cache.ledger = state_.options.pricing->Start(RunningInstances(*state_.snapshot, catalogs));
   }
   SolveResult result;
-  result.pods = static_cast<int>(refs_.size());
+  result.pod_count = static_cast<int>(refs_.size());
   result.timed_out = timed_out;
   std::map<std::string, int> per_pool_count;
   result.node_claims.reserve(claims_.size());  // no doubling: claims can be many and large

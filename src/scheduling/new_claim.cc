@@ -71,7 +71,7 @@ std::vector<int> Solver::LimitedCandidates(const Template& t, std::string* skip_
   return candidates;
 }
 
-void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit fit) {
+void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodData& pod, ClaimFit fit) {
   ++next_seq_;
   claim->min_values_relaxed |= fit.relaxed_min_values;
   topology_->RegisterClaimSlot(claim->hostname, static_cast<int>(claim->seq));
@@ -82,29 +82,29 @@ void Solver::OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit 
   // Cost mode: the target is chosen on the fit, before the commit indexes the claim.
   if (cost_ != nullptr && !planned) cost_->ChooseTarget(*claim, fit, pod);
   CommitClaim(*claim, pod, std::move(fit));
-  auto limits = remaining_limits_.find(claim->tmpl->pool->name());
+  auto limits = remaining_limits_.find(claim->claim_template->pool->name());
   if (limits != remaining_limits_.end()) {
     // The largest capacity of the claim's types: usually that of the NodePool's candidates
     // (LimitMemo), which the claim's types are a subset of.
-    const std::vector<const InstanceType*>& types = claim->tmpl->instance_types;
+    const std::vector<const InstanceType*>& types = claim->claim_template->instance_types;
     auto capacity = [&](int i) -> const ResourceList& {
       return types[static_cast<size_t>(i)]->capacity;
     };
-    auto memo = limit_memo_.find(claim->tmpl);
+    auto memo = limit_memo_.find(claim->claim_template);
     if (memo != limit_memo_.end() && memo->second.valid &&
-        KeepsMax(memo->second.candidates, claim->its, capacity, memo->second.max_capacity)) {
+        KeepsMax(memo->second.candidates, claim->types, capacity, memo->second.max_capacity)) {
       limits->second.Subtract(memo->second.max_capacity);
     } else {
       ResourceList max_capacity;
-      for (int i : claim->its) max_capacity.MaxWith(capacity(i));
+      for (int i : claim->types) max_capacity.MaxWith(capacity(i));
       limits->second.Subtract(max_capacity);
     }
   }
-  if (!claim->tmpl->requirements.HasMinValues()) ++certain_claims_;
+  if (!claim->claim_template->requirements.HasMinValues()) ++certain_claims_;
   claims_.push_back(std::move(claim));
 }
 
-absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
+absl::Status Solver::PlaceOnNewClaim(PodData& pod) {
   if (!state_.pools->has_node_pools) return absl::FailedPreconditionError(kNoDynamicNodePools);
   if (state_.pools->templates.empty()) {
     return absl::FailedPreconditionError(
@@ -122,7 +122,7 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
       continue;
     }
     auto claim = std::make_unique<ClaimState>();
-    claim->tmpl = &t;
+    claim->claim_template = &t;
     claim->seq = next_seq_;
     claim->hostname = internal::StrCat("hostname-placeholder-", next_seq_);
     claim->requirements = t.requirements;
@@ -131,7 +131,7 @@ absl::Status Solver::PlaceOnNewClaim(PodCtx& pod) {
       claim->max_allocatable = t.max_headroom;
       claim->max_allocatable_valid = true;
     }
-    claim->its = std::move(candidates);
+    claim->types = std::move(candidates);
     claim->min_values_relaxed = t.min_values_relaxed;
     absl::StatusOr<ClaimFit> fit =
         CanAddClaim(*claim, pod, state_.options.min_values_policy == MinValuesPolicy::kBestEffort,

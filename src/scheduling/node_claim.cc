@@ -62,11 +62,11 @@ bool IsWellKnown(std::string_view name) {
   }
 }
 
-// `its` (ascending) as a bit set of `words` words; left empty when `its` is not ascending.
-void BitsOf(const std::vector<int>& its, size_t words, std::vector<uint64_t>* bits) {
+// `types` (ascending) as a bit set of `words` words; left empty when `types` is not ascending.
+void BitsOf(const std::vector<int>& types, size_t words, std::vector<uint64_t>* bits) {
   bits->assign(words, 0);
   int last = -1;
-  for (int i : its) {
+  for (int i : types) {
     if (i <= last || static_cast<size_t>(i) >= words * 64) {
       bits->clear();
       return;
@@ -78,11 +78,11 @@ void BitsOf(const std::vector<int>& its, size_t words, std::vector<uint64_t>* bi
 
 // False when no type of `claim` has the headroom for its requests plus `pod`'s, a condition
 // FastFilter's resource check implies (it also subtracts the daemon overhead, and more).
-bool AnyTypeHasRoom(const ClaimState& claim, const PodCtx& pod) {
+bool AnyTypeHasRoom(const ClaimState& claim, const PodData& pod) {
   ResourceList total = claim.requests;
   total.Add(pod.requests);
-  const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
-  for (int i : claim.its) {
+  const std::vector<ResourceList>& headroom = claim.claim_template->headroom;
+  for (int i : claim.types) {
     if (headroom[static_cast<size_t>(i)].Admits(total)) return true;
   }
   return false;
@@ -98,11 +98,11 @@ bool NoneAttainsMax(const std::vector<int>& dropped, ValueOf value, const Resour
   return true;
 }
 
-// Whether claim.max_allocatable stays the maximum over claim.its less `dropped` (claim.its
+// Whether claim.max_allocatable stays the maximum over claim.types less `dropped` (claim.types
 // still the list before the drop): yes when no dropped type ties it, or when each maximum a
 // dropped type ties is still attained by a type that stays (counted in max_attainers).
 bool DropKeepsMax(ClaimState& claim, const std::vector<int>& dropped) {
-  const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+  const std::vector<ResourceList>& headroom = claim.claim_template->headroom;
   const ResourceList& max = claim.max_allocatable;
   auto head = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
   if (NoneAttainsMax(dropped, head, max)) return true;
@@ -111,7 +111,7 @@ bool DropKeepsMax(ClaimState& claim, const std::vector<int>& dropped) {
   std::array<int64_t, 4>& attainers = claim.max_attainers;
   if (!claim.max_attainers_valid) {
     attainers = {};
-    for (int i : claim.its) {
+    for (int i : claim.types) {
       const std::array<int64_t, 4> x = WellKnown(head(i));
       for (size_t k = 0; k < 4; ++k) attainers[k] += Attains(x[k], m[k]) ? 1 : 0;
     }
@@ -132,7 +132,7 @@ bool DropKeepsMax(ClaimState& claim, const std::vector<int>& dropped) {
 
 // False when `pod` certainly fits none of `claim`'s instance types: its requests plus the
 // claim's exceed the largest allocatable of some resource (daemon overhead only adds).
-bool MayFit(const ClaimState& claim, const PodCtx& pod) {
+bool MayFit(const ClaimState& claim, const PodData& pod) {
   const ResourceList& need = pod.requests;
   const ResourceList& max = claim.max_allocatable;
   const ResourceList& used = claim.requests;
@@ -175,7 +175,7 @@ void Solver::IndexClaim(ClaimState& claim) {
   claim.index_bucket = static_cast<int>(bucket);
 }
 
-absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodData& pod, bool relax_min_values,
                                              bool explain) {
   if (pod.volumes == nullptr || pod.volumes->topology.alternatives.empty()) {
     return CanAddClaimWith(claim, pod, nullptr, relax_min_values, explain);
@@ -190,11 +190,11 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaim(ClaimState& claim, PodCtx& pod, boo
   return last;
 }
 
-absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod,
+absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodData& pod,
                                             const Requirements* volume_reqs, bool explain,
                                             std::optional<Requirements>* merged,
                                             std::vector<std::string>* changed) {
-  const Template& t = *claim.tmpl;
+  const Template& t = *claim.claim_template;
   const LabelSet& wk = state_.pools->well_known;
   // Merge the pod's requirements, noting which keys actually narrowed; copy the claim's
   // requirements only when something changes.
@@ -244,7 +244,7 @@ absl::Status Solver::MergeClaimRequirements(const ClaimState& claim, PodCtx& pod
 absl::Status Solver::Reservations(const ClaimState& claim, const std::vector<int>& kept,
                                   const Requirements& reqs,
                                   std::set<std::string>* to_reserve) const {
-  const Template& t = *claim.tmpl;
+  const Template& t = *claim.claim_template;
   bool any_compatible = false;
   for (int i : kept) {
     for (const Offering& o : t.instance_types[static_cast<size_t>(i)]->offerings) {
@@ -276,10 +276,10 @@ absl::Status Solver::Reservations(const ClaimState& claim, const std::vector<int
   return absl::OkStatus();
 }
 
-absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
+absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodData& pod,
                                                  const Requirements* volume_reqs,
                                                  bool relax_min_values, bool explain) {
-  const Template& t = *claim.tmpl;
+  const Template& t = *claim.claim_template;
   if (!ToleratesAll(t.taints, pod.working().tolerations)) {
     if (!explain) return absl::FailedPreconditionError("did not tolerate taint");
     return Tolerates(t.taints, pod.working().tolerations);
@@ -307,9 +307,10 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
   requests.Add(pod.requests);
   TakeBuffers(fit);
   std::vector<int>& kept = fit.instance_types;
-  if (claim.its_bits.empty() && t.has_headroom_rows()) BitsOf(claim.its, t.words, &claim.its_bits);
-  FastFilter(t, claim.its, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
-             &fit.dropped, claim.its_bits.empty() ? nullptr : &claim.its_bits, &fit.instance_bits,
+  if (claim.type_bits.empty() && t.has_headroom_rows())
+    BitsOf(claim.types, t.words, &claim.type_bits);
+  FastFilter(t, claim.types, reqs_view, changed, requests, pod.ports, claim.ports, &kept,
+             &fit.dropped, claim.type_bits.empty() ? nullptr : &claim.type_bits, &fit.instance_bits,
              &fit.all_kept);
   fit.dropped_known = true;
   auto materialize = [&]() -> Requirements& {
@@ -326,8 +327,9 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
       fit.all_kept = false;
       fit.instance_bits.clear();
       if (relax_min_values) {
-        FilterOutcome f = FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports,
-                                              /*relax_min_values=*/true);
+        FilterOutcome f =
+            FilterInstanceTypes(t, claim.types, reqs, requests, pod.ports, claim.ports,
+                                /*relax_min_values=*/true);
         kept = std::move(f.kept);
         fit.relaxed_min_values = f.relaxed_min_values;
       } else {
@@ -339,8 +341,8 @@ absl::StatusOr<ClaimFit> Solver::CanAddClaimWith(ClaimState& claim, PodCtx& pod,
     Recycle(fit);
     if (!explain) return absl::FailedPreconditionError("no instance type");
     Requirements& reqs = materialize();
-    FilterOutcome f =
-        FilterInstanceTypes(t, claim.its, reqs, requests, pod.ports, claim.ports, relax_min_values);
+    FilterOutcome f = FilterInstanceTypes(t, claim.types, reqs, requests, pod.ports, claim.ports,
+                                          relax_min_values);
     return f.error.ok() ? absl::FailedPreconditionError("no instance type") : f.error;
   }
   // Reserved offerings (docs/design.md §5.15): the compatible reserved offerings of the kept types,
@@ -376,7 +378,7 @@ void Solver::Recycle(ClaimFit& fit) {
   fit.all_kept = false;
 }
 
-void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
+void Solver::CommitClaim(ClaimState& claim, PodData& pod, ClaimFit fit) {
   if (claim.target >= 0) IndexOpenClaim(claim, /*insert=*/false);
   const bool requirements_changed = fit.requirements.has_value();
   // Reserve new reservations, release dropped ones (idempotent per claim and reservation).
@@ -390,15 +392,16 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.reserved_ids = std::move(to_reserve);
   claim.pods.push_back(pod.key);
   if (claim.max_allocatable_valid) {
-    const std::vector<ResourceList>& headroom = claim.tmpl->headroom;
+    const std::vector<ResourceList>& headroom = claim.claim_template->headroom;
     auto value = [&](int i) -> const ResourceList& { return headroom[static_cast<size_t>(i)]; };
     claim.max_allocatable_valid =
         fit.dropped_known ? DropKeepsMax(claim, fit.dropped)
-                          : KeepsMax(claim.its, fit.types(claim), value, claim.max_allocatable);
+                          : KeepsMax(claim.types, fit.types(claim), value, claim.max_allocatable);
   }
-  if (!fit.all_kept) {                       // else the claim keeps its types (and their bits)
-    claim.its.swap(fit.instance_types);      // the old list's buffer goes back to the filter
-    claim.its_bits.swap(fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
+  if (!fit.all_kept) {                     // else the claim keeps its types (and their bits)
+    claim.types.swap(fit.instance_types);  // the old list's buffer goes back to the filter
+    claim.type_bits.swap(
+        fit.instance_bits);  // empty (rebuilt when needed) unless the filter set it
   }
   Recycle(fit);
   claim.requests.Add(pod.requests);
@@ -413,22 +416,23 @@ void Solver::CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit) {
   claim.ports.insert(claim.ports.end(), pod.ports.begin(), pod.ports.end());
   if (!claim.max_allocatable_valid) {
     claim.max_allocatable = ResourceList();
-    for (int i : claim.its)
-      claim.max_allocatable.MaxWith(claim.tmpl->headroom[static_cast<size_t>(i)]);
+    for (int i : claim.types)
+      claim.max_allocatable.MaxWith(claim.claim_template->headroom[static_cast<size_t>(i)]);
     claim.max_allocatable_valid = true;
     claim.max_attainers_valid = false;
   }
   IndexClaim(claim);
-  topology_->Record(pod.working(), pod.key, claim.tmpl->taints, claim.requirements,
+  topology_->Record(pod.working(), pod.key, claim.claim_template->taints, claim.requirements,
                     &label_caches_[pod.label_class], &pod.record_cache, &claim.hostname,
                     static_cast<int32_t>(claim.seq));
   IndexFreeClaim(claim);  // after Record: the claim's counts include the pod
   if (claim.target >= 0) {
     // The launch price changes only if the current launch type left or the offerings did.
     if (requirements_changed || claim.current_type < 0 ||
-        std::find(claim.its.begin(), claim.its.end(), claim.current_type) == claim.its.end()) {
-      claim.current_price =
-          cost_->LaunchPrice(*claim.tmpl, claim.its, claim.requirements, &claim.current_type);
+        std::find(claim.types.begin(), claim.types.end(), claim.current_type) ==
+            claim.types.end()) {
+      claim.current_price = cost_->LaunchPrice(*claim.claim_template, claim.types,
+                                               claim.requirements, &claim.current_type);
     }
     IndexOpenClaim(claim, /*insert=*/true);
   }

@@ -21,13 +21,13 @@
 namespace karp::scheduling {
 
 struct ClaimState {
-  const Template* tmpl = nullptr;
+  const Template* claim_template = nullptr;
   std::string hostname;
   Requirements requirements;
-  std::vector<int> its;  // indexes into tmpl->instance_types, ascending
-  // `its` as a bit set over the template's types (Template::words words), or empty when not
+  std::vector<int> types;  // indexes into claim_template->instance_types, ascending
+  // `types` as a bit set over the template's types (Template::words words), or empty when not
   // built yet: the filter then keeps and drops types by words (FastFilter's candidate_bits).
-  std::vector<uint64_t> its_bits;
+  std::vector<uint64_t> type_bits;
   ResourceList requests;
   std::vector<ContainerPort> ports;  // host ports of the pods placed here
   std::vector<std::string> pods;
@@ -37,13 +37,13 @@ struct ClaimState {
   int pinned_zone_id = -1;  // Solver::ZoneId(pinned_zone), -1 when unpinned
   int index_bucket = -1;    // Solver::claim_index_by_taints_ bucket holding it (-1: none yet)
   // Per-resource maximum of the headroom (allocatable minus daemon overhead) of the types in
-  // `its`, or more (exact on the well-known resources when `its` shrinks, an upper bound on
+  // `types`, or more (exact on the well-known resources when `types` shrinks, an upper bound on
   // others; see KeepsMax): a pod whose requests plus `requests` exceed it on any resource fits
   // none of them, so first fit can skip the claim without running the filter (same decision,
   // less work).
   ResourceList max_allocatable;
   bool max_allocatable_valid = false;  // false: not computed yet
-  // Per well-known resource (cpu, memory, ephemeral-storage, pods), how many types of `its`
+  // Per well-known resource (cpu, memory, ephemeral-storage, pods), how many types of `types`
   // attain max_allocatable's value (counted when a dropped type first ties the maximum): a
   // maximum stays exact while some type still attains it, so ties need no recomputation over
   // every type. The maxima of other resources are left as upper bounds (see Attains).
@@ -70,14 +70,14 @@ struct ClaimFit {
   std::vector<int> dropped;
   bool dropped_known = false;
   // instance_types as a bit set when the filter produced it from the claim's bits (else
-  // empty): the claim's its_bits after the commit.
+  // empty): the claim's type_bits after the commit.
   std::vector<uint64_t> instance_bits;
   // Every type of the claim stays (the filter wrote no list): instance_types is empty and
-  // the remaining types are the claim's own, `claim.its`.
+  // the remaining types are the claim's own, `claim.types`.
   bool all_kept = false;
   // The claim's remaining types.
   const std::vector<int>& types(const ClaimState& claim) const {
-    return all_kept ? claim.its : instance_types;
+    return all_kept ? claim.types : instance_types;
   }
   bool relaxed_min_values = false;     // minValues lowered (BestEffort)
   std::set<std::string> reservations;  // reservations the claim holds after the pod
@@ -85,7 +85,7 @@ struct ClaimFit {
 
 // False when `pod` certainly fits none of `claim`'s instance types: its requests plus the
 // claim's exceed the largest allocatable of some resource (daemon overhead only adds).
-bool MayFit(const ClaimState& claim, const PodCtx& pod);
+bool MayFit(const ClaimState& claim, const PodData& pod);
 
 // The four well-known resources of `v` (absent as 0): cpu, memory, ephemeral-storage, pods.
 inline std::array<int64_t, 4> WellKnown(const ResourceList& v) {

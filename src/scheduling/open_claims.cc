@@ -16,7 +16,7 @@ namespace karp::scheduling {
 
 size_t Solver::TaintSetOf(const ClaimState& claim) {
   if (claim.taint_set >= 0) return static_cast<size_t>(claim.taint_set);
-  const std::vector<Taint>& taints = claim.tmpl->taints;
+  const std::vector<Taint>& taints = claim.claim_template->taints;
   size_t set = 0;
   while (set < taint_sets_.size() && *taint_sets_[set] != taints) ++set;
   if (set == taint_sets_.size()) {
@@ -68,7 +68,7 @@ void Solver::ClaimCursor::Advance() {
 }
 
 void Solver::IndexOpenClaim(const ClaimState& claim, bool insert) {
-  FirstFitIndex& bucket = open_claims_[{claim.tmpl, claim.capacity_rank}];
+  FirstFitIndex& bucket = open_claims_[{claim.claim_template, claim.capacity_rank}];
   if (!insert) {
     if (bucket.Contains(claim.seq)) bucket.Erase(claim.seq);
     return;
@@ -99,7 +99,7 @@ bool Solver::AllClaimsBlocked(const std::vector<Topology::HostnameCheck>& host_c
   return all_blocked;
 }
 
-bool Solver::PlaceOnClaim(PodCtx& pod) {
+bool Solver::PlaceOnClaim(PodData& pod) {
   // Fewest pods first (ties: creation order). Claims that a hostname topology group certainly
   // rejects are skipped by slot in O(1).
   // The checks live in the solver's buffers (reused pod after pod; PlaceOnClaim does not
@@ -216,7 +216,7 @@ bool Solver::ClaimBlocked(const ClaimState& claim,
   return false;
 }
 
-bool Solver::PlaceOnPlannedClaim(PodCtx& pod,
+bool Solver::PlaceOnPlannedClaim(PodData& pod,
                                  const std::vector<Topology::HostnameCheck>& host_checks,
                                  const std::vector<std::vector<int>>& zone_check_ids) {
   auto group = group_claims_.find(pod.plan_group);
@@ -230,7 +230,7 @@ bool Solver::PlaceOnPlannedClaim(PodCtx& pod,
   return true;
 }
 
-bool Solver::PlaceOnClaimCost(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
+bool Solver::PlaceOnClaimCost(PodData& pod, const std::vector<Topology::HostnameCheck>& host_checks,
                               const std::vector<std::vector<int>>& zone_check_ids) {
   if (pod.plan_group >= 0) return PlaceOnPlannedClaim(pod, host_checks, zone_check_ids);
   // Templates in the pod's order (by weight unless PoolOrder::kPrice); within one, the claims

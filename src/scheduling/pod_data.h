@@ -20,7 +20,7 @@
 namespace karp::scheduling {
 
 // Per-pod working data (karpenter PodData), recomputed after each relaxation.
-struct PodCtx {
+struct PodData {
   const Pod* original = nullptr;
   // The pod as this attempt schedules it: *original until relaxation (or the default
   // namespace) changes it, then an immutable copy that the contexts copied from this one
@@ -54,19 +54,19 @@ struct PodCtx {
   const Template* cost_template = nullptr;
   // Cost mode: the pod's own requirements make it dearer per unit than its template's best
   // type (a pinned family, say); such pods are placed last (CostPolicy::PlacedLast).
-  bool pinned_dear = false;
+  bool dearer_than_template = false;
 };
 
 // Recomputes the pod's requests, requirements and host ports from `working`; `full` is
 // PodRequirements(working) when the caller has it (read under PreferencePolicy::kRespect only).
-inline void Refresh(PodCtx& c, PreferencePolicy policy, Requirements full) {
+inline void Refresh(PodData& c, PreferencePolicy policy, Requirements full) {
   const Pod& w = c.working();
   c.requests = w.Requests();
   c.strict = StrictPodRequirements(w);
   c.requirements = policy == PreferencePolicy::kRespect ? std::move(full) : c.strict;
   c.ports = HostPorts(w);
 }
-inline void Refresh(PodCtx& c, PreferencePolicy policy) {
+inline void Refresh(PodData& c, PreferencePolicy policy) {
   Refresh(c, policy,
           policy == PreferencePolicy::kRespect ? PodRequirements(c.working()) : Requirements());
 }

@@ -28,7 +28,7 @@ class PreparedPods {
   // One snapshot pod, prepared as a Solve would (not moving: a moving pod with volumes is
   // validated differently and is prepared afresh).
   struct Entry {
-    PodCtx ctx;              // ready for the solver when `invalid` is empty
+    PodData ctx;             // ready for the solver when `invalid` is empty
     std::string invalid;     // the pod error (PodValidationError and volumes), or ""
     bool bound_key = false;  // a pod of the snapshot bound to a node has this pod's key
   };
@@ -75,14 +75,14 @@ class PreparedPods {
   // The queue order (Solver::QueueOrder) of the last simulation's shared contexts, as a
   // permutation of `queue_inputs` (those contexts in input order): the next simulation with
   // the same shared contexts reuses it.
-  std::vector<const PodCtx*> queue_inputs ABSL_GUARDED_BY(mu);
+  std::vector<const PodData*> queue_inputs ABSL_GUARDED_BY(mu);
   std::vector<uint32_t> queue_order ABSL_GUARDED_BY(mu);
   // Topology group prototypes by (inverse, id and minDomains): pods with equal groups share one
   // prototype, so
   // a simulation finds their group by its address after the first pod (Topology::Update).
   std::map<std::pair<bool, std::string>, std::shared_ptr<const TopologyGroup>> prototypes
       ABSL_GUARDED_BY(mu);
-  // Label class ids (PodCtx::label_class) by namespace and labels; lookups only.
+  // Label class ids (PodData::label_class) by namespace and labels; lookups only.
   absl::flat_hash_map<std::string, size_t> label_classes ABSL_GUARDED_BY(mu);
 
  private:

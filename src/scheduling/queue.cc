@@ -51,7 +51,7 @@ uint64_t UidBytes(std::string_view uid, size_t from) {
   return v;
 }
 
-QueueKey KeyOf(const PodCtx& p, size_t index, size_t uid_prefix) {
+QueueKey KeyOf(const PodData& p, size_t index, size_t uid_prefix) {
   const std::string& uid = p.original->metadata.uid;
   return {p.requests.cpu(),
           p.requests.memory(),
@@ -80,7 +80,7 @@ std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indice
   const std::string* lo = nullptr;
   const std::string* hi = nullptr;
   for (size_t k = 0; k < indices.size(); ++k) {
-    const PodCtx& p = View(indices[k]);
+    const PodData& p = View(indices[k]);
     const std::string& uid = p.original->metadata.uid;
     keys.push_back({p.requests.cpu(), p.requests.memory(), p.original->metadata.creation_timestamp,
                     0, &uid, &p.key, k});
@@ -109,7 +109,7 @@ std::vector<uint32_t> Solver::QueuePermutation(const std::vector<size_t>& indice
 }
 
 std::vector<size_t> Solver::SharedQueueOrder(const std::vector<size_t>& shared) const {
-  std::vector<const PodCtx*> contexts(shared.size());
+  std::vector<const PodData*> contexts(shared.size());
   for (size_t k = 0; k < shared.size(); ++k) contexts[k] = refs_[shared[k]].shared;
   PreparedPods& cache = *state_.prepared_pods;
   std::vector<uint32_t> perm;
@@ -152,7 +152,7 @@ std::vector<size_t> Solver::QueueOrder() const {
   }
   if (cost_ != nullptr) {
     std::stable_partition(order.begin(), order.end(),
-                          [&](size_t i) { return !View(i).pinned_dear; });
+                          [&](size_t i) { return !View(i).dearer_than_template; });
   }
   if (cost_ != nullptr && cost_->strategy().exclusive_first) {
     std::stable_partition(order.begin(), order.end(), [&](size_t i) {

@@ -33,7 +33,7 @@
 namespace karp {
 namespace {
 
-using scheduling::PodCtx;
+using scheduling::PodData;
 
 // Scheduler::Create's work: validated options and snapshot, then both preparation stages.
 // The snapshot is copied, or moved when the caller passes an rvalue, only after the options
@@ -55,7 +55,7 @@ absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> PrepareChecked(
   return state;
 }
 
-// Pods with the same namespace and labels share a label class (PodCtx::label_class).
+// Pods with the same namespace and labels share a label class (PodData::label_class).
 size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& label_classes) {
   // The signature is built in a buffer kept per thread (no allocation per pod) and copied
   // only for a new class.
@@ -73,7 +73,7 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
 
 // Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
 // reference, karp reports them so a person can act. Sets the context's volumes.
-std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, PodCtx& c,
+std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, PodData& c,
                         const scheduling::Simulation* simulation, const Requirements* full) {
   // Pods of the snapshot passed ValidatePod in Create; pods a host hands to Solve may not.
   const std::vector<Pod>& own = state.snapshot->pods;
@@ -132,7 +132,7 @@ void SetLowerBound(const scheduling::SchedulerState& state,
 // "" when it may be scheduled (then the context is refreshed), else the pod error.
 std::string PrepareOne(const scheduling::SchedulerState& state, const Pod& p,
                        const scheduling::Simulation* simulation,
-                       absl::flat_hash_map<std::string, size_t>& label_classes, PodCtx& c) {
+                       absl::flat_hash_map<std::string, size_t>& label_classes, PodData& c) {
   c.original = &p;
   if (p.metadata.namespace_.empty()) {
     auto named = std::make_shared<Pod>(p);
@@ -156,7 +156,7 @@ absl::Status DuplicatePod(const std::string& key) {
 // The contexts of `pods` (in order) and the pods rejected by validation; InvalidArgument for a
 // null or duplicate pod.
 absl::Status PreparePods(const scheduling::SchedulerState& state,
-                         const std::vector<const Pod*>& pods, std::vector<PodCtx>* ctxs,
+                         const std::vector<const Pod*>& pods, std::vector<PodData>* ctxs,
                          std::vector<PodError>* rejected) {
   // Duplicates only, never iterated: (namespace, name) as views into the pods, the namespace
   // as Pod::Key() writes it (names and namespaces hold no '/', so equal pairs are equal keys).
@@ -165,7 +165,7 @@ absl::Status PreparePods(const scheduling::SchedulerState& state,
   absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
   for (const Pod* p : pods) {
     if (p == nullptr) return absl::InvalidArgumentError("scheduler: null pod");
-    PodCtx c;
+    PodData c;
     std::string invalid = PrepareOne(state, *p, nullptr, label_classes, c);
     const std::string_view ns =
         p->metadata.namespace_.empty() ? std::string_view("default") : p->metadata.namespace_;
@@ -181,13 +181,13 @@ absl::Status PreparePods(const scheduling::SchedulerState& state,
 
 // PreparePods again for the same pods (the cost mode prepares a set per solve): the same
 // contexts, in place, without the duplicate check and the errors it already gave.
-std::vector<PodCtx> PrepareAgain(const scheduling::SchedulerState& state,
-                                 const std::vector<const Pod*>& pods) {
-  std::vector<PodCtx> ctxs;
+std::vector<PodData> PrepareAgain(const scheduling::SchedulerState& state,
+                                  const std::vector<const Pod*>& pods) {
+  std::vector<PodData> ctxs;
   ctxs.reserve(pods.size());
   absl::flat_hash_map<std::string, size_t> label_classes;  // ids only; never iterated
   for (const Pod* p : pods) {
-    PodCtx& c = ctxs.emplace_back();
+    PodData& c = ctxs.emplace_back();
     if (!PrepareOne(state, *p, nullptr, label_classes, c).empty()) ctxs.pop_back();
   }
   return ctxs;
@@ -198,7 +198,7 @@ std::vector<PodCtx> PrepareAgain(const scheduling::SchedulerState& state,
 absl::Status PrepareSimulatedPods(const scheduling::SchedulerState& state,
                                   const std::vector<const Pod*>& pods,
                                   const scheduling::Simulation& simulation,
-                                  std::vector<PodCtx>* ctxs,
+                                  std::vector<PodData>* ctxs,
                                   std::vector<scheduling::PodInput>* inputs,
                                   std::vector<PodError>* rejected) {
   scheduling::PreparedPods& cache = *state.prepared_pods;
@@ -245,7 +245,7 @@ absl::Status PrepareSimulatedPods(const scheduling::SchedulerState& state,
       }
       continue;
     }
-    PodCtx c;
+    PodData c;
     std::string invalid = PrepareOne(state, *p, &simulation, cache.label_classes, c);
     const int64_t same = cache.IndexOfKey(c.key);
     if (!keys.insert(c.key).second || (same >= 0 && seen[static_cast<size_t>(same)] != 0)) {
@@ -264,7 +264,7 @@ absl::Status PrepareSimulatedPods(const scheduling::SchedulerState& state,
 // SolveImpl's last step: the pod count and the pods rejected by validation, by key.
 SolveResult Finish(const std::vector<const Pod*>& pods, std::vector<PodError> rejected,
                    SolveResult result) {
-  result.pods = static_cast<int>(pods.size());
+  result.pod_count = static_cast<int>(pods.size());
   if (!rejected.empty()) {
     result.pod_errors.insert(result.pod_errors.end(), rejected.begin(), rejected.end());
     std::sort(result.pod_errors.begin(), result.pod_errors.end(),
@@ -276,7 +276,7 @@ SolveResult Finish(const std::vector<const Pod*>& pods, std::vector<PodError> re
 absl::StatusOr<SolveResult> SolveImpl(const scheduling::SchedulerState& state,
                                       const std::vector<const Pod*>& pods,
                                       const scheduling::Simulation* simulation) {
-  std::vector<PodCtx> ctxs;
+  std::vector<PodData> ctxs;
   ctxs.reserve(pods.size());
   std::vector<PodError> rejected;
   if (simulation != nullptr) {
@@ -290,7 +290,7 @@ absl::StatusOr<SolveResult> SolveImpl(const scheduling::SchedulerState& state,
   const bool bound = state.options.compute_lower_bound;
   std::map<std::string, const Pod*> by_key;
   if (bound) {
-    for (const PodCtx& c : ctxs) by_key.emplace(c.key, c.original);
+    for (const PodData& c : ctxs) by_key.emplace(c.key, c.original);
   }
   SolveResult result;
   if (state.options.packing == PackingMode::kCost) {

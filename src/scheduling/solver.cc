@@ -28,13 +28,13 @@ std::vector<PodInput> OwnInputs(size_t n) {
 
 }  // namespace
 
-Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
+Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodData> pods,
                const Simulation* simulation, const CostPolicy* cost)
     : Solver(state, std::move(pods), OwnInputs(pods.size()), simulation) {
   cost_ = cost;
 }
 
-Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& pods,
+Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodData>&& pods,
                std::vector<PodInput> inputs, const Simulation* simulation)
     : state_(state), pods_(std::move(pods)), simulation_(simulation) {
   size_t label_classes = 0;
@@ -43,7 +43,7 @@ Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& po
   for (const PodInput& in : inputs) {
     refs_.push_back(in.shared != nullptr ? PodRef{in.shared, nullptr}
                                          : PodRef{nullptr, &pods_[in.own]});
-    const PodCtx& p = View(refs_.size() - 1);
+    const PodData& p = View(refs_.size() - 1);
     // Topology looks scheduling_ up for bound pods only.
     if (in.shared == nullptr || in.bound_key) scheduling_.insert(p.key);
     label_classes = std::max(label_classes, p.label_class + 1);
@@ -87,14 +87,14 @@ Solver::Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& po
   for (size_t i = 0; i < existing_.size(); ++i) IndexExisting(i);
 }
 
-absl::Status Solver::Add(PodCtx& pod) {
+absl::Status Solver::Add(PodData& pod) {
   pod.groups = topology_->GroupsFor(pod.working(), pod.key, pod.label_class);
   if (PlaceOnExisting(pod)) return absl::OkStatus();
   if (PlaceOnClaim(pod)) return absl::OkStatus();
   return PlaceOnNewClaim(pod);
 }
 
-PodCtx& Solver::Own(size_t i) {
+PodData& Solver::Own(size_t i) {
   PodRef& r = refs_[i];
   if (r.own == nullptr) {
     copied_.push_back(*r.shared);
@@ -108,7 +108,7 @@ SolveResult Solver::Run() {
   topology_->InitExisting();
   for (const ExistingNodeInit& e : state_.existing) topology_->RegisterHostname(e.name);
   // A pod's topology groups as its spec is now (kept prototypes: its original spec).
-  auto update_groups = [&](const PodCtx& p, bool original, bool first = false) {
+  auto update_groups = [&](const PodData& p, bool original, bool first = false) {
     if (original && p.prototypes != nullptr) {
       topology_->Update(p.working(), p.key, *p.prototypes, first);
     } else {
@@ -137,7 +137,7 @@ SolveResult Solver::Run() {
       break;
     }
     queue.pop_front();
-    PodCtx& pod = Own(idx);
+    PodData& pod = Own(idx);
     absl::Status s;
     while (true) {
       s = Add(pod);
@@ -161,7 +161,7 @@ SolveResult Solver::Run() {
   return Finalize(std::move(errors), timed_out);
 }
 
-Pod& Solver::MutableWorking(PodCtx& pod) {
+Pod& Solver::MutableWorking(PodData& pod) {
   // A copy no other context shares (use_count 1: nothing else can start sharing it, since only
   // this context refers to it) is changed in place; it was made as a mutable Pod.
   if (pod.changed == nullptr || pod.changed.use_count() > 1) {
@@ -173,7 +173,7 @@ Pod& Solver::MutableWorking(PodCtx& pod) {
 std::vector<std::string> Solver::RelaxedPods() const {
   std::vector<std::string> relaxed;
   for (size_t i = 0; i < refs_.size(); ++i) {
-    const PodCtx& p = View(i);
+    const PodData& p = View(i);
     const Pod& w = p.working();
     const Pod& o = *p.original;
     if (w.node_affinity.required.size() != o.node_affinity.required.size() ||

@@ -49,8 +49,8 @@ class CostPolicy;
 // the scheduler's PreparedPods (prepared_pods.h) that the solver copies when it first places
 // the pod (a simulation that stops early never copies most pending pods).
 struct PodInput {
-  const PodCtx* shared = nullptr;  // null: the context is the solver's own
-  size_t own = 0;                  // index into the solver's own contexts
+  const PodData* shared = nullptr;  // null: the context is the solver's own
+  size_t own = 0;                   // index into the solver's own contexts
   // Shared only: the pod's key is the key of a bound pod of the snapshot (Topology then must
   // not count that pod; keys of pending pods are otherwise never looked up).
   bool bound_key = false;
@@ -59,11 +59,11 @@ struct PodInput {
 class Solver {
  public:
   // `cost` selects the cost mode's placement rules (null: faithful).
-  Solver(const scheduling::SchedulerState& state, std::vector<PodCtx> pods,
+  Solver(const scheduling::SchedulerState& state, std::vector<PodData> pods,
          const Simulation* simulation = nullptr, const CostPolicy* cost = nullptr);
   // The pods `inputs` in that order: own contexts from `pods`, shared ones by pointer (the
   // shared contexts must outlive the solver).
-  Solver(const scheduling::SchedulerState& state, std::vector<PodCtx>&& pods,
+  Solver(const scheduling::SchedulerState& state, std::vector<PodData>&& pods,
          std::vector<PodInput> inputs, const Simulation* simulation);
 
   // Places the pods in queue order (docs/design.md §5.5) and finalizes the result.
@@ -71,23 +71,23 @@ class Solver {
   // After Run: the pods placed with fewer preferences than they asked for (relaxed), by key.
   std::vector<std::string> RelaxedPods() const;
   // The pod's own copy of its working spec, to relax (copied on first change).
-  static Pod& MutableWorking(PodCtx& pod);
+  static Pod& MutableWorking(PodData& pod);
 
  private:
   // Places one pod (no relaxation): existing nodes, this solve's claims, a new claim.
-  absl::Status Add(PodCtx& pod);
+  absl::Status Add(PodData& pod);
   // Step 1: the first existing node or in-flight NodeClaim that takes the pod.
-  bool PlaceOnExisting(PodCtx& pod);
+  bool PlaceOnExisting(PodData& pod);
   // Step 2: the first of this solve's claims (fewest pods first) that takes the pod.
-  bool PlaceOnClaim(PodCtx& pod);
+  bool PlaceOnClaim(PodData& pod);
   // Step 3: a new claim from the first NodePool (by weight) that can take the pod; else the
   // joined reasons of every NodePool.
-  absl::Status PlaceOnNewClaim(PodCtx& pod);
+  absl::Status PlaceOnNewClaim(PodData& pod);
   // Step 2 in the cost mode: the admitted claim with the least cpu room that takes the pod.
-  bool PlaceOnClaimCost(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
+  bool PlaceOnClaimCost(PodData& pod, const std::vector<Topology::HostnameCheck>& host_checks,
                         const std::vector<std::vector<int>>& zone_check_ids);
   // Step 2 in the cost mode for a pod of the exact plan: its node's claim, once opened.
-  bool PlaceOnPlannedClaim(PodCtx& pod, const std::vector<Topology::HostnameCheck>& host_checks,
+  bool PlaceOnPlannedClaim(PodData& pod, const std::vector<Topology::HostnameCheck>& host_checks,
                            const std::vector<std::vector<int>>& zone_check_ids);
   // Step 2's per-claim pre-check: a hostname or pinned-zone check rejects the claim.
   bool ClaimBlocked(const ClaimState& claim,
@@ -103,27 +103,27 @@ class Solver {
   std::vector<int> LimitedCandidates(const Template& t, std::string* skip_reason) const;
   // Step 3's commit: registers `claim` (which took `fit`) and subtracts its maximum capacity
   // from the NodePool's remaining limits.
-  void OpenClaim(std::unique_ptr<ClaimState> claim, PodCtx& pod, ClaimFit fit);
+  void OpenClaim(std::unique_ptr<ClaimState> claim, PodData& pod, ClaimFit fit);
 
-  absl::Status CanAddExisting(ExistingNodeState& node, PodCtx& pod, Requirements* out_reqs);
+  absl::Status CanAddExisting(ExistingNodeState& node, PodData& pod, Requirements* out_reqs);
   // Records a pod CanAddExisting accepted (with its requirements `reqs`) on `node`.
-  void CommitExisting(ExistingNodeState& node, PodCtx& pod, Requirements reqs);
+  void CommitExisting(ExistingNodeState& node, PodData& pod, Requirements reqs);
   // Volume limits of an existing node (docs/design.md §5.13): OK or the reference's error.
-  absl::Status ExistingVolumeUsage(const ExistingNodeState& node, const PodCtx& pod) const;
+  absl::Status ExistingVolumeUsage(const ExistingNodeState& node, const PodData& pod) const;
   // CanAddExisting's topology step on the node requirements `reqs` (pod and volume included).
-  absl::Status AddExistingTopology(ExistingNodeState& node, PodCtx& pod, Requirements reqs,
+  absl::Status AddExistingTopology(ExistingNodeState& node, PodData& pod, Requirements reqs,
                                    Requirements* out_reqs);
   // Whether `claim` can take `pod`, and what taking it changes.
-  absl::StatusOr<ClaimFit> CanAddClaim(ClaimState& claim, PodCtx& pod, bool relax_min_values,
+  absl::StatusOr<ClaimFit> CanAddClaim(ClaimState& claim, PodData& pod, bool relax_min_values,
                                        bool explain);
   // CanAddClaim with one volume topology alternative (null: none).
-  absl::StatusOr<ClaimFit> CanAddClaimWith(ClaimState& claim, PodCtx& pod,
+  absl::StatusOr<ClaimFit> CanAddClaimWith(ClaimState& claim, PodData& pod,
                                            const Requirements* volume_reqs, bool relax_min_values,
                                            bool explain);
   // CanAddClaimWith's requirement step: merges the pod's, the volume alternative's and the
   // topology requirements into `*merged` (copied from the claim's only when something
   // narrows), noting the changed keys.
-  absl::Status MergeClaimRequirements(const ClaimState& claim, PodCtx& pod,
+  absl::Status MergeClaimRequirements(const ClaimState& claim, PodData& pod,
                                       const Requirements* volume_reqs, bool explain,
                                       std::optional<Requirements>* merged,
                                       std::vector<std::string>* changed);
@@ -131,7 +131,7 @@ class Solver {
   // with `kept` types, or the reserved-offering error.
   absl::Status Reservations(const ClaimState& claim, const std::vector<int>& kept,
                             const Requirements& reqs, std::set<std::string>* to_reserve) const;
-  void CommitClaim(ClaimState& claim, PodCtx& pod, ClaimFit fit);
+  void CommitClaim(ClaimState& claim, PodData& pod, ClaimFit fit);
   SolveResult Finalize(std::map<std::string, std::string> errors, bool timed_out);
   // Finalize's result for one claim, or nullopt when its pods fail minValues (into `errors`).
   // Moves the claim's pod list and requests into the result (Finalize is the claims' last use).
@@ -150,22 +150,22 @@ class Solver {
   // The queue order of the inputs `shared` (shared contexts), kept by PreparedPods.
   std::vector<size_t> SharedQueueOrder(const std::vector<size_t>& shared) const;
   // Input `i`'s context to read, and to change (a shared one is copied first).
-  const PodCtx& View(size_t i) const {
+  const PodData& View(size_t i) const {
     const PodRef& r = refs_[i];
     return r.own != nullptr ? *r.own : *r.shared;
   }
-  PodCtx& Own(size_t i);
+  PodData& Own(size_t i);
 
   const scheduling::SchedulerState& state_;
-  std::vector<PodCtx> pods_;
+  std::vector<PodData> pods_;
   // Every pod in input order: its own context (in pods_ or copied_) or a shared one.
   struct PodRef {
-    const PodCtx* shared = nullptr;
-    PodCtx* own = nullptr;
+    const PodData* shared = nullptr;
+    PodData* own = nullptr;
   };
   std::vector<PodRef> refs_;
-  std::deque<PodCtx> copied_;  // shared contexts copied by Own (stable addresses)
-  std::vector<Topology::RecordCache> label_caches_;  // by PodCtx::label_class
+  std::deque<PodData> copied_;  // shared contexts copied by Own (stable addresses)
+  std::vector<Topology::RecordCache> label_caches_;  // by PodData::label_class
   const Simulation* simulation_ = nullptr;
   // Keys of the pods it schedules (lookups only): views of the contexts' keys, which stay in
   // place while the Solver lives (refs_ points at them).

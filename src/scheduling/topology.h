@@ -77,7 +77,7 @@ class Topology {
     bool empty() const { return owned.empty() && inverse.empty(); }
   };
   // `key` is pod.Key() (passed to avoid rebuilding it). `label_class` is shared only by pods
-  // with the same namespace and labels (PodCtx::label_class): the inverse groups selecting
+  // with the same namespace and labels (PodData::label_class): the inverse groups selecting
   // them are looked up once per class and new group instead of once per call.
   PodGroups GroupsFor(const Pod& pod, const std::string& key, size_t label_class) const;
 

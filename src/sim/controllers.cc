@@ -81,8 +81,8 @@ absl::Status Engine::Provision() {
   KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, provisioner_.For(snap, catalog, so));
   KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve());
   ++result_.summary.solves;
-  Log("provision", internal::StrCat(r.pods, " pod(s): ", r.node_claims.size(), " new claim(s), ",
-                                    r.pod_errors.size(), " unschedulable"));
+  Log("provision", internal::StrCat(r.pod_count, " pod(s): ", r.node_claims.size(),
+                                    " new claim(s), ", r.pod_errors.size(), " unschedulable"));
   for (const ExistingPlacement& e : r.existing_nodes) {
     if (e.in_flight) continue;
     auto n = nodes_.find(e.name);

@@ -131,7 +131,7 @@ TEST_CASE("progress reports every simulation in order, then the end of the plan"
   }
   CHECK(methods[0] == "drifted");
   CHECK(methods.back().empty());
-  CHECK(seen.back().commands == static_cast<int>(plan.commands.size()));
+  CHECK(seen.back().command_count == static_cast<int>(plan.commands.size()));
   CHECK(seen.back().simulations == plan.simulations);
 }
 

@@ -386,7 +386,8 @@ class Validator {
       Problem("plan savings " + std::to_string(plan_.savings_per_hour) + " != sum of commands " +
               std::to_string(total_savings));
     }
-    if (plan_.nodes != static_cast<int>(c_.snap.nodes.size())) Problem("plan.nodes is wrong");
+    if (plan_.node_count != static_cast<int>(c_.snap.nodes.size()))
+      Problem("plan.node_count is wrong");
 
     // kept: every original node outside the commands, sorted, with a reason.
     std::vector<std::string> expected_kept;

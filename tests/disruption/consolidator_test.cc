@@ -90,7 +90,7 @@ std::shared_ptr<const InstanceCatalog> Sml() { return MakeCatalog(SmallMediumLar
 // kept (never both), kept ordered by node name, totals consistent.
 void CheckPlanShape(const ClusterSnapshot& snap, const ConsolidationPlan& plan) {
   INFO(Describe(plan));
-  CHECK(plan.nodes == static_cast<int>(snap.nodes.size()));
+  CHECK(plan.node_count == static_cast<int>(snap.nodes.size()));
   std::set<std::string> disrupted;
   double savings = 0;
   for (const DisruptionCommand& c : plan.commands) {
@@ -170,7 +170,7 @@ TEST_CASE("emptiness deletes every empty node in one command", "[consolidator]")
   CHECK(c.savings_per_hour == Approx(0.60));
   CHECK(plan.savings_per_hour == Approx(0.60));
   CHECK(KeptReason(plan, "full").has_value());
-  CHECK(plan.nodes == 4);
+  CHECK(plan.node_count == 4);
 }
 
 TEST_CASE("a node with only DaemonSet pods is empty", "[consolidator]") {
@@ -584,7 +584,7 @@ TEST_CASE("the node annotation do-not-disrupt blocks only with the value \"true\
   REQUIRE(plan.commands.size() == 1);
   CHECK(plan.commands[0].candidates == std::vector<std::string>{"not-pinned", "yes-pinned"});
   CHECK_THAT(KeptOr(plan, "pinned"), Catch::Contains("do-not-disrupt"));
-  CHECK(plan.candidates == 2);
+  CHECK(plan.candidate_count == 2);
 }
 
 TEST_CASE("a pod with do-not-disrupt blocks its node", "[consolidator]") {
@@ -787,7 +787,7 @@ TEST_CASE("uninitialized and unmanaged nodes are not candidates", "[consolidator
   CHECK_THAT(KeptOr(plan, "booting"), Catch::Contains("not initialized"));
   CHECK_THAT(KeptOr(plan, "byo"), Catch::Contains("managed"));
   CHECK_THAT(KeptOr(plan, "orphan"), Catch::Contains("not found"));
-  CHECK(plan.candidates == 1);
+  CHECK(plan.candidate_count == 1);
 }
 
 TEST_CASE("a node being deleted is not a candidate", "[consolidator]") {
@@ -1735,7 +1735,7 @@ TEST_CASE("kept lists every node outside the commands, sorted by name", "[consol
   CHECK(plan.kept[1].node == "c-booting");
   CHECK(plan.kept[2].node == "m-pinned");
   CHECK(plan.kept[3].node == "z-full");
-  CHECK(plan.nodes == 5);
+  CHECK(plan.node_count == 5);
 }
 
 TEST_CASE("the same input gives the same plan, also from concurrent threads", "[consolidator]") {

@@ -1204,8 +1204,8 @@ TEST_CASE("a catalog file's spot price wins over the embedded estimate", "[json]
 
 TEST_CASE("a consolidation plan says stoppedEarly only when a bound ended it", "[json]") {
   karp::ConsolidationPlan plan;
-  plan.nodes = 3;
-  plan.candidates = 2;
+  plan.node_count = 3;
+  plan.candidate_count = 2;
   const std::string full = karp::json::WriteConsolidationPlan(plan, -1);
   CHECK(full.find("stoppedEarly") == std::string::npos);
   CHECK(full.find(R"("summary":{"nodes":3,"candidates":2,"commands":0,"savingsPerHour":)") !=

@@ -102,7 +102,7 @@ TEST_CASE("simulations over prepared pods decide as plain Solves", "[scheduler][
     INFO("simulated:\n" << Describe(*o.simulated) << "solved:\n" << Describe(*o.solved));
     CHECK(SameResult(*o.simulated, *o.solved));
     CHECK(o.simulated->pod_errors.size() == o.solved->pod_errors.size());
-    CHECK(o.simulated->pods == static_cast<int>(pods->size()));
+    CHECK(o.simulated->pod_count == static_cast<int>(pods->size()));
     CHECK(!o.simulated->node_claims.empty());
   }
 }

@@ -680,7 +680,7 @@ class Validator {
     for (const auto& [key, n] : seen) {
       if (pending_.count(key) == 0) Problem("unknown pod ", key, " in the result");
     }
-    if (r_.pods != static_cast<int>(pending_.size())) Problem("pods = ", r_.pods);
+    if (r_.pod_count != static_cast<int>(pending_.size())) Problem("pod_count = ", r_.pod_count);
     if (r_.timed_out) Problem("timed out");
     for (size_t i = 1; i < r_.existing_nodes.size(); ++i) {
       if (!(r_.existing_nodes[i - 1].name < r_.existing_nodes[i].name)) {

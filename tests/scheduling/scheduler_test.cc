@@ -226,7 +226,7 @@ TEST_CASE("small pods pack onto one claim listing every type that fits, cheapest
   CHECK(nc.annotations.at(std::string(karp::kAnnotationMinValuesRelaxed)) == "false");
   CHECK(r.pod_errors.empty());
   CHECK(r.existing_nodes.empty());
-  CHECK(r.pods == 5);
+  CHECK(r.pod_count == 5);
 }
 
 TEST_CASE("a full claim makes the scheduler open a new one", "[scheduler]") {
@@ -349,7 +349,7 @@ TEST_CASE("bound pods consume their node's capacity", "[scheduler]") {
   snap.nodes.push_back(MakeNode("worker", "2", "8Gi"));
   SolveResult r = Solve(snap, FakeCatalog(8));
   INFO(Describe(r));
-  CHECK(r.pods == 2);  // the bound pod is not pending
+  CHECK(r.pod_count == 2);  // the bound pod is not pending
   CHECK(Claim(r, "big").pods == std::vector<std::string>{K("big")});
   REQUIRE(PlacementOf(r, K("small")) != nullptr);
   CHECK(PlacementOf(r, K("small"))->name == "worker");
@@ -1611,7 +1611,7 @@ TEST_CASE("Scheduler::Create and Solve reject invalid input", "[scheduler]") {
     Pod extra = MakePod("extra", "1");
     absl::StatusOr<SolveResult> r = s->Solve({&extra});
     REQUIRE(r.ok());
-    CHECK(r->pods == 1);
+    CHECK(r->pod_count == 1);
     REQUIRE(r->node_claims.size() == 1);
     CHECK(r->node_claims[0].pods == std::vector<std::string>{K("extra")});
     CHECK(s->options().max_instance_types == 600);

@@ -338,7 +338,7 @@ TEST_CASE("invalid claims make only their pods ignored", "[scheduler][volumes]")
   }
   CHECK(r->pod_errors.size() == cases.size());
   CHECK(ClaimOf(*r, "default/plain") != nullptr);
-  CHECK(r->pods == static_cast<int>(cases.size()) + 1);
+  CHECK(r->pod_count == static_cast<int>(cases.size()) + 1);
 }
 
 TEST_CASE("pods of deleting nodes are not validated but keep their volume zone",

@@ -518,7 +518,7 @@ inline std::string Describe(const SolveResult& r) {
 
 // Field-by-field equality of two results (determinism checks).
 inline bool SameResult(const SolveResult& a, const SolveResult& b) {
-  if (a.pods != b.pods || a.timed_out != b.timed_out) return false;
+  if (a.pod_count != b.pod_count || a.timed_out != b.timed_out) return false;
   if (a.node_claims.size() != b.node_claims.size()) return false;
   for (size_t i = 0; i < a.node_claims.size(); ++i) {
     const NewNodeClaim& x = a.node_claims[i];

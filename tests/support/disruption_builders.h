@@ -233,8 +233,8 @@ inline std::optional<std::string> KeptReason(const ConsolidationPlan& plan, std:
 
 // A readable dump of a plan for failure messages.
 inline std::string Describe(const ConsolidationPlan& plan) {
-  std::string out = "plan nodes=" + std::to_string(plan.nodes) +
-                    " candidates=" + std::to_string(plan.candidates) +
+  std::string out = "plan nodes=" + std::to_string(plan.node_count) +
+                    " candidates=" + std::to_string(plan.candidate_count) +
                     " savings=" + std::to_string(plan.savings_per_hour) + "\n";
   for (const DisruptionCommand& c : plan.commands) {
     out += "  " + std::string(DisruptionDecisionName(c.decision)) + " " +
@@ -261,7 +261,7 @@ inline std::string Describe(const ConsolidationPlan& plan) {
 
 // Field-by-field equality of two plans (determinism checks).
 inline bool SamePlan(const ConsolidationPlan& a, const ConsolidationPlan& b) {
-  if (a.nodes != b.nodes || a.candidates != b.candidates ||
+  if (a.node_count != b.node_count || a.candidate_count != b.candidate_count ||
       a.savings_per_hour != b.savings_per_hour || a.commands.size() != b.commands.size() ||
       a.kept.size() != b.kept.size()) {
     return false;
