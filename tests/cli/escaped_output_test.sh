@@ -8,15 +8,7 @@
 set -u
 KARP=$1
 SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-passed=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+. "$SRC/tests/cli/lib.sh"
 # No byte of ESC (0x1b), BEL (0x07) or CR (0x0d) in the file, and the forged text is not at
 # the start of a line.
 clean() {
@@ -36,10 +28,10 @@ cat > "$TMP/pods.json" <<JSON
            "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}}]}
 JSON
 "$KARP" solve -f "$TMP/pods.json" -o text > "$TMP/solve.txt" 2> "$TMP/solve.err"
-check "solve -o text: exit 0" test $? -eq 0
-check "solve -o text: names escaped" clean "$TMP/solve.txt"
-check "solve -o text: the escape is visible" grep -q 'evil\\x1b\]0;title\\x07\\r\\nFORGED' "$TMP/solve.txt"
-check "solve stderr: escaped" clean "$TMP/solve.err"
+expect "solve -o text: exit 0" test $? -eq 0
+expect "solve -o text: names escaped" clean "$TMP/solve.txt"
+expect "solve -o text: the escape is visible" grep -q 'evil\\x1b\]0;title\\x07\\r\\nFORGED' "$TMP/solve.txt"
+expect "solve stderr: escaped" clean "$TMP/solve.err"
 
 cat > "$TMP/catalog.json" <<JSON
 {"instanceTypes": [{"name": "$EVIL", "labels": {"kubernetes.io/arch": "amd64",
@@ -47,10 +39,10 @@ cat > "$TMP/catalog.json" <<JSON
   "offerings": [{"zone": "z1", "capacityType": "on-demand", "price": 0.1, "available": true}]}]}
 JSON
 "$KARP" catalog --catalog "$TMP/catalog.json" > "$TMP/table.txt" 2>&1
-check "catalog table: exit 0" test $? -eq 0
-check "catalog table: names escaped" clean "$TMP/table.txt"
+expect "catalog table: exit 0" test $? -eq 0
+expect "catalog table: names escaped" clean "$TMP/table.txt"
 "$KARP" solve -f "$TMP/pods.json" --catalog "$TMP/catalog.json" -o text > "$TMP/solve2.txt" 2>&1
-check "solve -o text with the type: names escaped" clean "$TMP/solve2.txt"
+expect "solve -o text with the type: names escaped" clean "$TMP/solve2.txt"
 
 # A node replaced by the catalog's type: the type's name is in the plan's text.
 cat > "$TMP/catalog2.json" <<JSON
@@ -82,18 +74,17 @@ cat > "$TMP/cluster.json" <<JSON
 JSON
 "$KARP" consolidate -f "$TMP/cluster.json" --catalog "$TMP/catalog2.json" \
     --now 2026-01-05T12:00:00Z -o text > "$TMP/plan.txt" 2>&1
-check "consolidate -o text: exit 0" test $? -eq 0
-check "consolidate -o text: names escaped" clean "$TMP/plan.txt"
-check "consolidate -o text: the type is named" grep -q 'evil\\x1b' "$TMP/plan.txt"
+expect "consolidate -o text: exit 0" test $? -eq 0
+expect "consolidate -o text: names escaped" clean "$TMP/plan.txt"
+expect "consolidate -o text: the type is named" grep -q 'evil\\x1b' "$TMP/plan.txt"
 
 # The trace's name is free text (its deployments' names are checked: 1-50 of [A-Za-z0-9-]).
 sed -e 's/^name: inflate$/name: "evil\\e]0;title\\a\\r\\nFORGED"/' \
     "$SRC/examples/traces/inflate.yaml" > "$TMP/trace.yaml"
 "$KARP" simulate --trace "$TMP/trace.yaml" --policy underutilized-spot --events > "$TMP/sim.out" 2> "$TMP/sim.err"
-check "simulate: exit 0" test $? -eq 0
-check "simulate: stdout escaped" clean "$TMP/sim.out"
-check "simulate: stderr escaped" clean "$TMP/sim.err"
-check "simulate: the trace is named" grep -q 'evil\\x1b' "$TMP/sim.err"
+expect "simulate: exit 0" test $? -eq 0
+expect "simulate: stdout escaped" clean "$TMP/sim.out"
+expect "simulate: stderr escaped" clean "$TMP/sim.err"
+expect "simulate: the trace is named" grep -q 'evil\\x1b' "$TMP/sim.err"
 
-echo "$passed passed, $failures failed"
-test "$failures" -eq 0
+finish

@@ -1,5 +1,6 @@
 # Shared helpers of the CLI test scripts (sourced): KARP names the binary, TMP a scratch
-# directory removed on exit; `run`, `check`, `pass`, `fail` and `finish` count the results.
+# directory removed on exit; `run`, `check`, `expect`, `pass`, `fail` and `finish` count the
+# results.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
@@ -28,6 +29,17 @@ check() {
     pass
   else
     fail "$name: $what (stdout: $(head -c 300 "$TMP/$name.out"); stderr: $(head -c 300 "$TMP/$name.err"))"
+  fi
+}
+
+# expect DESCRIPTION COMMAND...: COMMAND must succeed (for checks that are not about one run).
+expect() {
+  local what=$1
+  shift
+  if "$@"; then
+    pass
+  else
+    fail "$what"
   fi
 }
 

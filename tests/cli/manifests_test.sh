@@ -6,50 +6,41 @@
 set -u
 KARP=$1
 SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-passed=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+. "$SRC/tests/cli/lib.sh"
 EX=$SRC/examples
 WALK=$EX/older-api/walkthrough.yaml
 
 # The walkthrough: 5 pending pods of the inflate Deployment, one node.
 "$KARP" solve -f "$WALK" -o text > "$TMP/walk.txt" 2> "$TMP/walk.err"
-check "walkthrough: exit 0" test $? -eq 0
-check "walkthrough: 5 pods scheduled on one node" \
+expect "walkthrough: exit 0" test $? -eq 0
+expect "walkthrough: 5 pods scheduled on one node" \
   grep -q '^Scheduled 5 of 5 pod(s): 1 new nodeclaim(s)' "$TMP/walk.txt"
-check "walkthrough: stderr says which pods were created" \
+expect "walkthrough: stderr says which pods were created" \
   grep -qx 'karp: created 5 pods from workloads: Deployment default/inflate: 5 pods' "$TMP/walk.err"
 "$KARP" solve -f "$WALK" > "$TMP/walk.json" 2> /dev/null
-check "walkthrough: pods named after the Deployment's ReplicaSet" \
+expect "walkthrough: pods named after the Deployment's ReplicaSet" \
   grep -Eq '"default/inflate-[bcdfghjklmnpqrstvwxz2456789]{8,10}-[bcdfghjklmnpqrstvwxz2456789]{5}"' \
   "$TMP/walk.json"
 "$KARP" solve -f "$WALK" > "$TMP/walk2.json" 2> /dev/null
-check "walkthrough: the same bytes twice" cmp -s "$TMP/walk.json" "$TMP/walk2.json"
+expect "walkthrough: the same bytes twice" cmp -s "$TMP/walk.json" "$TMP/walk2.json"
 
 # --no-expand-workloads: today's behaviour, the Deployment named as skipped.
 "$KARP" solve -f "$WALK" --no-expand-workloads -o text > "$TMP/none.txt" 2> "$TMP/none.err"
-check "--no-expand-workloads: no pods" grep -q '^Scheduled 0 of 0 pod(s)' "$TMP/none.txt"
-check "--no-expand-workloads: the Deployment is named" \
+expect "--no-expand-workloads: no pods" grep -q '^Scheduled 0 of 0 pod(s)' "$TMP/none.txt"
+expect "--no-expand-workloads: the Deployment is named" \
   grep -q 'apps/v1 Deployment default/inflate (workloads not expanded)' "$TMP/none.txt"
 "$KARP" solve -f "$WALK" --no-expand-workloads > "$TMP/none.json" 2> /dev/null
-check "summary.skipped lists the skipped objects" python3 -c "
+expect "summary.skipped lists the skipped objects" python3 -c "
 import json, sys
 s = json.load(open('$TMP/none.json'))['summary']
 assert s['skippedObjects'] == len(s['skipped']), s
 assert 'apps/v1 Deployment default/inflate (workloads not expanded)' in s['skipped'], s
 "
 "$KARP" consolidate -f "$WALK" --no-expand-workloads --now 2026-01-05T12:00:00Z > /dev/null 2>&1
-check "consolidate takes --no-expand-workloads" test $? -eq 0
+expect "consolidate takes --no-expand-workloads" test $? -eq 0
 
 # Nothing skipped: no `skipped` list (outputs of such inputs are unchanged).
 "$KARP" solve -f "$EX/inflate.yaml" > "$TMP/inflate.json"
-check "no skipped list without skipped objects" sh -c "! grep -q '\"skipped\"' '$TMP/inflate.json'"
+expect "no skipped list without skipped objects" sh -c "! grep -q '\"skipped\"' '$TMP/inflate.json'"
 
-echo "$passed passed, $failures failed"
-test "$failures" -eq 0
+finish
