@@ -51,6 +51,12 @@ std::string_view DisruptionReasonName(DisruptionReason r) {
 
 absl::Status ConsolidationOptions::Validate() const {
   if (absl::Status s = scheduler.Validate(); !s.ok()) return s;
+  if (scheduler.pricing != nullptr) {
+    // The simulations pack with list prices; a model here would be dropped without a word.
+    return absl::InvalidArgumentError(
+        "consolidation options: scheduler.pricing is not used by consolidation; set "
+        "ConsolidationOptions::pricing instead");
+  }
   if (max_simulations < 0) {
     return absl::InvalidArgumentError("consolidation options: max_simulations must be >= 0");
   }

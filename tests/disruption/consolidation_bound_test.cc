@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "karp/consolidator.h"
+#include "karp/pricing.h"
 #include "support/builders.h"
 #include "support/disruption_builders.h"
 #include "support/plan_checks.h"
@@ -143,6 +144,24 @@ TEST_CASE("a negative simulation bound is refused", "[consolidator][bound]") {
   REQUIRE_FALSE(c.ok());
   CHECK(c.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(std::string(c.status().message()).find("max_simulations") != std::string::npos);
+}
+
+TEST_CASE("a pricing model in the simulations' scheduler options is refused, not dropped",
+          "[consolidator][options]") {
+  ConsolidationOptions options;
+  options.scheduler.pricing = std::make_shared<karp::PricingModel>();
+  absl::StatusOr<karp::Consolidator> c = karp::Consolidator::Create(
+      TwoDrifted(), MakeCatalog(SmallMediumLarge()), DisruptionNow(), options);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(c.status().message()).find("ConsolidationOptions::pricing") !=
+        std::string::npos);
+  // The same model as the consolidator's own is accepted.
+  options.pricing = std::move(options.scheduler.pricing);
+  options.scheduler.pricing = nullptr;
+  CHECK(karp::Consolidator::Create(TwoDrifted(), MakeCatalog(SmallMediumLarge()), DisruptionNow(),
+                                   options)
+            .ok());
 }
 
 TEST_CASE("Consolidator::Update plans as Create over the next snapshot", "[consolidator][update]") {
