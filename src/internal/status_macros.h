@@ -11,6 +11,9 @@
 #define KARP_STATUS_CONCAT_INNER_(a, b) a##b
 #define KARP_STATUS_CONCAT_(a, b) KARP_STATUS_CONCAT_INNER_(a, b)
 
+// NOLINTBEGIN(bugprone-macro-parentheses): `var` and `lhs` below name or declare variables,
+// which parentheses would break.
+
 // Returns the status from the enclosing function if `expr` is not OK. Each expansion declares
 // its own variable (__COUNTER__), so lambdas that return errors may be nested inside calls that
 // return errors without tripping -Wshadow.
@@ -29,5 +32,6 @@
   auto var = (expr);                                \
   if (!var.ok()) return std::move(var).status();    \
   lhs = std::move(var).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // KARP_SRC_INTERNAL_STATUS_MACROS_H_

@@ -15,7 +15,6 @@
 namespace karp {
 namespace {
 
-using internal::AV;
 __extension__ typedef __int128 int128;
 constexpr int128 kInt64Max = std::numeric_limits<int64_t>::max();
 

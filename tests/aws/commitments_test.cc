@@ -26,7 +26,6 @@ namespace {
 using testing::FakeAwsServer;
 using testing::FakeCapacityReservation;
 using testing::FakeEc2;
-using testing::FakeInstance;
 using testing::FakeRequest;
 
 const std::vector<std::string> kZones = {"us-east-1a", "us-east-1b"};

@@ -23,7 +23,6 @@ namespace {
 
 using karp::ClusterSnapshot;
 using karp::ConsolidationPlan;
-using karp::Consolidator;
 using karp::DisruptionDecision;
 using karp::DisruptionReason;
 using karp::InstanceCatalog;

@@ -307,7 +307,7 @@ RandomCluster MakeRandomCluster(std::mt19937& rng, const InstanceCatalog& catalo
   int pod_id = 0;
   for (int n = 0; n < nodes; ++n) {
     const std::string node = "n" + std::to_string(n);
-    const std::string type = types[pick(0, 3)];
+    const std::string& type = types[pick(0, 3)];
     const std::string ct = pick(0, 2) == 0 ? kSpot : kOnDemand;
     const std::string zone = karp::testing::AllZones()[pick(0, 2)];
     AddManagedNode(c.snap, catalog, node, "default", type, zone, ct);
@@ -518,7 +518,7 @@ SmallCluster MakeSmallCluster(std::mt19937& rng, const InstanceCatalog& catalog)
   const int nodes = pick(2, 4);
   for (int n = 0; n < nodes; ++n) {
     const std::string node = "n" + std::to_string(n);
-    const std::string type = types[static_cast<size_t>(pick(0, 2))];
+    const std::string& type = types[static_cast<size_t>(pick(0, 2))];
     AddManagedNode(c.snap, catalog, node, "default", type, std::string(karp::testing::kZone1),
                    pick(0, 1) == 0 ? kSpot : kOnDemand);
     const bool stays = pick(0, 2) == 0;

@@ -23,7 +23,6 @@ namespace {
 
 using karp::ClusterSnapshot;
 using karp::ConsolidationPlan;
-using karp::Consolidator;
 using karp::DisruptionCommand;
 using karp::DisruptionDecision;
 using karp::NewNodeClaim;
@@ -33,7 +32,6 @@ using karp::testing::AddZonalClaim;
 using karp::testing::BoundPod;
 using karp::testing::CommandIndexOf;
 using karp::testing::Describe;
-using karp::testing::DisruptionNow;
 using karp::testing::DisruptionPool;
 using karp::testing::Expr;
 using karp::testing::KeptReason;

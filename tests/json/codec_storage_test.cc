@@ -22,7 +22,6 @@ namespace {
 
 using karp::ClusterSnapshot;
 using karp::Operator;
-using karp::json::ParseSnapshot;
 using karp::json::WriteSnapshot;
 
 std::string ParseError(const std::string& text) {

@@ -24,7 +24,6 @@
 namespace {
 
 using karp::ClusterSnapshot;
-using karp::json::ParseSnapshot;
 using karp::json::WriteSnapshot;
 
 std::string Message(const absl::Status& s) { return std::string(s.message()); }

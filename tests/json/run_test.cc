@@ -16,7 +16,6 @@
 
 namespace {
 
-using karp::json::Input;
 using karp::json::JsonToYaml;
 using karp::json::ParseRunOptions;
 using karp::json::ParseSnapshotInputs;

@@ -256,6 +256,8 @@ TEST_CASE("commitments the catalog cannot use are named, not dropped silently", 
   c.savings_plans = {sp};
   CHECK(karp::UnmatchedCommitments(c, *catalog) ==
         std::vector<std::string>{
+            // Each message is one literal split over two lines.
+            // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
             "reservedInstances[1] (ri-type): instance type m5.nonexistent is not in the "
             "catalog; it lowers no price",
             "reservedInstances[2] (ri-region): region mars-1 has no zone in the catalog; it "

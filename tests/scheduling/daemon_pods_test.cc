@@ -18,7 +18,6 @@ using karp::NodeSelectorRequirement;
 using karp::NodeSelectorTerm;
 using karp::Operator;
 using karp::Pod;
-using karp::ResourceList;
 using karp::testing::FakeCatalog;
 using karp::testing::MakeDaemonSet;
 using karp::testing::MakeNodePool;

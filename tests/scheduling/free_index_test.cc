@@ -24,7 +24,6 @@ namespace {
 using karp::ClusterSnapshot;
 using karp::Pod;
 using karp::Scheduler;
-using karp::SchedulerOptions;
 using karp::SolveResult;
 using namespace karp::testing;  // NOLINT(build/namespaces): the builders
 

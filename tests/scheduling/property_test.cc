@@ -153,6 +153,8 @@ InstanceType RandomType(Rng& rng, int index) {
     for (const std::string& z : kZones) {
       if (!rng.Chance(60)) continue;
       double price = ct == "spot" ? base * rng.Int(30, 70) / 100.0 : base;
+      // Prices are positive; kept as it is so that the generated cases stay the same.
+      // NOLINTNEXTLINE(bugprone-incorrect-roundings)
       price = static_cast<double>(static_cast<int64_t>(price * 1000 + 0.5)) / 1000;  // ties
       offerings.push_back(Offering{z, ct, price, rng.Chance(85), "", 0});
     }

@@ -27,7 +27,6 @@ namespace {
 using karp::ClusterSnapshot;
 using karp::NewNodeClaim;
 using karp::Operator;
-using karp::Pod;
 using karp::Scheduler;
 using karp::SolveResult;
 using karp::VolumeBindingMode;
@@ -45,7 +44,6 @@ using karp::testing::MakeNodePool;
 using karp::testing::MakePod;
 using karp::testing::MakeStorageClass;
 using karp::testing::MakeVolume;
-using karp::testing::ManagedNodeLabels;
 using karp::testing::PlacementOf;
 using karp::testing::SpreadConstraint;
 using karp::testing::Term;

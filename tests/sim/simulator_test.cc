@@ -517,8 +517,7 @@ TEST_CASE("Simulator catalog models spot prices below on-demand", "[sim]") {
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("karp-sim-test-" + name)).string();
+  std::string path = (std::filesystem::temp_directory_path() / ("karp-sim-test-" + name)).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
