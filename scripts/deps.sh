@@ -3,8 +3,9 @@
 # (golang-go, pybind11-dev, python3-dev, python3-pytest and python3-matplotlib are for the Go
 # and Python bindings, which the build skips with a message when they are missing).
 # ccache is installed too: a top-level configure compiles through it when present (docs/ci.md).
-# Usage: scripts/deps.sh [--fuzz] [--report]   (--fuzz also installs clang and libFuzzer's
-# runtime, for the `sanitize` preset: the ASan+UBSan tests and the fuzz targets; --report also
+# Usage: scripts/deps.sh [--fuzz] [--report]   (--fuzz also installs clang, clang-tidy and the
+# sanitizer and libFuzzer runtimes, for the clang presets: the ASan+UBSan tests and the fuzz
+# targets, TSan, thread-safety, and scripts/clang_tidy_changed.sh; --report also
 # installs gnuplot-nox, for the charts of scripts/bench_report.py and `karp simulate --svg`)
 set -euo pipefail
 
@@ -14,7 +15,7 @@ packages=(cmake g++ make pkg-config python3 ccache
           golang-go pybind11-dev python3-dev python3-pytest python3-matplotlib)
 for flag in "$@"; do
   case "$flag" in
-    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    --fuzz) packages+=(clang clang-tidy libclang-rt-dev) ;;
     --report) packages+=(gnuplot-nox) ;;
     *) echo "usage: scripts/deps.sh [--fuzz] [--report]" >&2; exit 2 ;;
   esac
