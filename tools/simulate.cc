@@ -11,14 +11,15 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "internal/strings.h"
@@ -250,7 +251,7 @@ class TerminalProgress {
  public:
   explicit TerminalProgress(size_t runs) : done_(runs, 0) {}
   void Update(size_t run, absl::Duration simulated, absl::Duration total) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     done_[run] = total > absl::ZeroDuration() ? absl::FDivDuration(simulated, total) : 1.0;
     const absl::Time now = absl::Now();
     if (now - last_ < absl::Milliseconds(200)) return;
@@ -262,9 +263,9 @@ class TerminalProgress {
   void Finish() { std::cerr << "\r\033[K" << std::flush; }
 
  private:
-  std::mutex mu_;
-  std::vector<double> done_;
-  absl::Time last_ = absl::InfinitePast();
+  absl::Mutex mu_;
+  std::vector<double> done_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
 
 std::vector<PolicyRun> RunPolicies(const sim::Trace& trace,

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "karp/labels.h"
 #include "karp/resources.h"
@@ -383,11 +384,14 @@ class PodSource {
     unused_.push_back(std::move(first));
   }
   size_t size() const { return size_; }
-  // The caller's set, before any Take (the shared CostPolicy is built from it).
-  const std::vector<PodData>& first() const { return unused_.front(); }
+  // The caller's set, before any Take (the shared CostPolicy is built from it): no thread has
+  // started, so no lock.
+  const std::vector<PodData>& first() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return unused_.front();
+  }
   std::vector<PodData> Take() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!unused_.empty()) {
         std::vector<PodData> pods = std::move(unused_.back());
         unused_.pop_back();
@@ -399,15 +403,15 @@ class PodSource {
   // A set no solver ran on, with only plan_group changed (reset here, as prepared).
   void Return(std::vector<PodData> pods) {
     for (PodData& p : pods) p.plan_group = -1;
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     unused_.push_back(std::move(pods));
   }
 
  private:
   const size_t size_;
   const PreparePodsFn& prepare_;
-  std::mutex mu_;
-  std::vector<std::vector<PodData>> unused_;
+  absl::Mutex mu_;
+  std::vector<std::vector<PodData>> unused_ ABSL_GUARDED_BY(mu_);
 };
 
 // Runs the faithful packing and keeps what a candidate must match. Its result is not kept: it
@@ -514,9 +518,10 @@ class CandidateSearch {
   // end, SchedulerOptions::cost_time_limit), else as one of the jobs. Then runs every job on
   // Workers() threads, the caller's included.
   void Run();
-  const Baseline& baseline() const { return *baseline_; }
+  // baseline() and best() after Run, when the threads are joined: no lock.
+  const Baseline& baseline() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return *baseline_; }
   const CostPolicy& policy() const { return *policy_; }
-  Best& best() { return best_; }
+  Best& best() ABSL_NO_THREAD_SAFETY_ANALYSIS { return best_; }
   int done() const { return done_; }
   bool stopped() const { return stopped_; }
   bool deadline_passed() const {
@@ -539,10 +544,10 @@ class CandidateSearch {
   std::atomic<size_t> next_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};
-  std::mutex mu_;  // guards baseline_, pending_ and best_ while the jobs run
-  std::optional<Baseline> baseline_;
-  std::vector<std::pair<size_t, Packing>> pending_;
-  Best best_;
+  absl::Mutex mu_;  // guards baseline_, pending_ and best_ while the jobs run
+  std::optional<Baseline> baseline_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<size_t, Packing>> pending_ ABSL_GUARDED_BY(mu_);
+  Best best_ ABSL_GUARDED_BY(mu_);
 };
 
 void CandidateSearch::Run() {
@@ -579,7 +584,7 @@ void CandidateSearch::Work() {
 }
 
 void CandidateSearch::SetBaseline(Baseline b) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   baseline_ = std::move(b);
   for (auto& [index, p] : pending_) best_.Offer(Accept(std::move(p), *baseline_), index);
   pending_.clear();
@@ -587,7 +592,7 @@ void CandidateSearch::SetBaseline(Baseline b) {
 
 void CandidateSearch::Finish(size_t index, std::optional<Packing> p) {
   ++done_;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!p) return;
   if (baseline_) {
     best_.Offer(Accept(std::move(p), *baseline_), index);
