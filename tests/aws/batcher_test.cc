@@ -47,20 +47,21 @@ void Run(Recorder* r, int n, absl::Duration stagger, Key key) {
   CHECK(wrong == 0);
 }
 
-TEST_CASE("Batcher merges requests of one key within the idle window", "[aws][batcher]") {
+TEST_CASE("Batcher merges requests of one key within the idle window", "[aws][batcher][threads]") {
   Recorder r({absl::Milliseconds(500), absl::Seconds(10), 100});
   Run(&r, 6, absl::Milliseconds(5), [](int) { return std::string("k"); });
   CHECK(r.sizes == std::vector<size_t>{6});
 }
 
-TEST_CASE("Batcher keeps keys apart", "[aws][batcher]") {
+TEST_CASE("Batcher keeps keys apart", "[aws][batcher][threads]") {
   Recorder r({absl::Milliseconds(500), absl::Seconds(10), 100});
   Run(&r, 6, absl::ZeroDuration(), [](int i) { return std::string(i % 2 ? "odd" : "even"); });
   std::sort(r.sizes.begin(), r.sizes.end());
   CHECK(r.sizes == std::vector<size_t>{3, 3});
 }
 
-TEST_CASE("Batcher runs a full batch at once and max_items 1 runs each alone", "[aws][batcher]") {
+TEST_CASE("Batcher runs a full batch at once and max_items 1 runs each alone",
+          "[aws][batcher][threads]") {
   Recorder full({absl::Seconds(10), absl::Seconds(10), 4});
   const absl::Time start = absl::Now();
   Run(&full, 8, absl::ZeroDuration(), [](int) { return std::string("k"); });
@@ -73,7 +74,7 @@ TEST_CASE("Batcher runs a full batch at once and max_items 1 runs each alone", "
 }
 
 TEST_CASE("Batcher closes a batch at the max window although requests keep coming",
-          "[aws][batcher]") {
+          "[aws][batcher][threads]") {
   // A request every 40 ms never leaves 300 ms idle; the 400 ms max window cuts the stream.
   Recorder r({absl::Milliseconds(300), absl::Milliseconds(400), 1000});
   Run(&r, 25, absl::Milliseconds(40), [](int) { return std::string("k"); });

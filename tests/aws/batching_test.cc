@@ -66,7 +66,8 @@ LaunchRequest Request(const std::string& claim_name) {
   return r;
 }
 
-// Runs fn(i) for i in [0, n) on n threads at once.
+// Runs fn(i) for i in [0, n) on n threads at once. Catch's assertions are not thread-safe: fn
+// keeps what it got, and the test checks it afterwards on its own thread.
 template <typename Fn>
 void Concurrently(int n, Fn fn) {
   std::vector<std::thread> threads;
@@ -75,7 +76,7 @@ void Concurrently(int n, Fn fn) {
 }
 
 TEST_CASE("Concurrent identical launches become one CreateFleet with the summed capacity",
-          "[aws][batch]") {
+          "[aws][batch][threads]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 1000};
   BatchFixture f(batching);
@@ -114,7 +115,8 @@ TEST_CASE("Concurrent identical launches become one CreateFleet with the summed 
   CHECK(f.server->BadSignatures() == 0);
 }
 
-TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors", "[aws][batch]") {
+TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors",
+          "[aws][batch][threads]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 1000};
   BatchFixture f(batching);
@@ -143,15 +145,18 @@ TEST_CASE("A partly fulfilled batched fleet gives the missing callers its errors
   CHECK(exhausted == 3);
 }
 
-TEST_CASE("Different launches are not merged, and max_items closes a batch early", "[aws][batch]") {
+TEST_CASE("Different launches are not merged, and max_items closes a batch early",
+          "[aws][batch][threads]") {
   AwsBatchingOptions batching;
   batching.create_fleet = {absl::Milliseconds(500), absl::Seconds(10), 3};
   BatchFixture f(batching);
+  std::vector<absl::Status> created(7);
   Concurrently(7, [&](int i) {
     LaunchRequest r = Request("claim-" + std::to_string(i));
     if (i == 6) r.options.front().price = 0.05;  // another override priority: its own fleet
-    CHECK(f.provider->Create(r, nullptr).ok());
+    created[i] = f.provider->Create(r, nullptr).status();
   });
+  for (const absl::Status& s : created) CHECK(s.ok());
   std::vector<std::string> capacities;
   for (const FakeRequest& r : f.Requests("CreateFleet")) {
     capacities.push_back(r.Param("TargetCapacitySpecification.TotalTargetCapacity"));
@@ -161,15 +166,18 @@ TEST_CASE("Different launches are not merged, and max_items closes a batch early
   CHECK(f.ec2->instances().size() == 7);
 }
 
-TEST_CASE("Batching off: one call per launch, the claim tagged at launch", "[aws][batch]") {
+TEST_CASE("Batching off: one call per launch, the claim tagged at launch",
+          "[aws][batch][threads]") {
   AwsBatchingOptions off;
   off.create_fleet.max_items = 1;
   off.describe_instances.max_items = 1;
   off.terminate_instances.max_items = 1;
   BatchFixture f(off);
+  std::vector<absl::Status> created(3);
   Concurrently(3, [&](int i) {
-    CHECK(f.provider->Create(Request("claim-" + std::to_string(i)), nullptr).ok());
+    created[i] = f.provider->Create(Request("claim-" + std::to_string(i)), nullptr).status();
   });
+  for (const absl::Status& s : created) CHECK(s.ok());
   CHECK(f.Requests("CreateFleet").size() == 3);
   CHECK(f.server->Count("CreateTags") == 0);
   for (const FakeRequest& r : f.Requests("CreateFleet")) {
@@ -178,7 +186,7 @@ TEST_CASE("Batching off: one call per launch, the claim tagged at launch", "[aws
 }
 
 TEST_CASE("Concurrent Get and Delete share DescribeInstances and TerminateInstances calls",
-          "[aws][batch]") {
+          "[aws][batch][threads]") {
   AwsBatchingOptions batching;
   batching.describe_instances = {absl::Milliseconds(500), absl::Seconds(10), 500};
   batching.terminate_instances = {absl::Milliseconds(500), absl::Seconds(10), 500};
@@ -193,15 +201,14 @@ TEST_CASE("Concurrent Get and Delete share DescribeInstances and TerminateInstan
     f.ec2->AddInstance(inst);
   }
   auto pid = [](int i) { return "aws:///us-east-1a/i-00" + std::to_string(i); };
-  Concurrently(kInstances + 1, [&](int i) {
-    absl::StatusOr<Instance> got = f.provider->Get(i < kInstances ? pid(i) : pid(99));
-    if (i < kInstances) {
-      REQUIRE(got.ok());
-      CHECK(got->provider_id == pid(i));
-    } else {
-      CHECK(got.status().code() == absl::StatusCode::kNotFound);  // an unknown id alone
-    }
-  });
+  std::vector<absl::StatusOr<Instance>> got(kInstances + 1, absl::UnknownError("not run"));
+  Concurrently(kInstances + 1,
+               [&](int i) { got[i] = f.provider->Get(i < kInstances ? pid(i) : pid(99)); });
+  for (int i = 0; i < kInstances; ++i) {
+    REQUIRE(got[i].ok());
+    CHECK(got[i]->provider_id == pid(i));
+  }
+  CHECK(got[kInstances].status().code() == absl::StatusCode::kNotFound);  // an unknown id alone
   // One batch for all; the unknown id made it fail, so each id was described alone.
   const AwsBatchStats after_get = f.provider->BatchStats();
   CHECK(after_get.describe_requests == kInstances + 1);
@@ -210,7 +217,9 @@ TEST_CASE("Concurrent Get and Delete share DescribeInstances and TerminateInstan
         kInstances + 1);
 
   f.server->ClearRequests();
-  Concurrently(kInstances, [&](int i) { CHECK(f.provider->Delete(pid(i)).ok()); });
+  std::vector<absl::Status> deleted(kInstances);
+  Concurrently(kInstances, [&](int i) { deleted[i] = f.provider->Delete(pid(i)); });
+  for (const absl::Status& s : deleted) CHECK(s.ok());
   CHECK(f.server->Count("DescribeInstances") == 1);
   REQUIRE(f.server->Count("TerminateInstances") == 1);
   CHECK(f.Requests("TerminateInstances").front().ParamsWithPrefix("InstanceId.").size() ==

@@ -62,7 +62,8 @@ struct SqsFixture {
   }
 };
 
-TEST_CASE("The interruption queue long-polls, hands events over and deletes them", "[aws][sqs]") {
+TEST_CASE("The interruption queue long-polls, hands events over and deletes them",
+          "[aws][sqs][threads]") {
   SqsFixture f;
   for (int i = 0; i < 12; ++i) f.sqs->Send(SpotWarning("i-" + std::to_string(1000 + i)));
   f.sqs->Send("not json at all");
@@ -114,7 +115,7 @@ TEST_CASE("The interruption queue long-polls, hands events over and deletes them
 }
 
 TEST_CASE("A failing handler leaves the message in the queue, pull mode deletes on request",
-          "[aws][sqs]") {
+          "[aws][sqs][threads]") {
   SqsFixture f;
   f.sqs->Send(SpotWarning("i-1"));
   f.sqs->Send(SpotWarning("i-2"));
@@ -142,7 +143,7 @@ TEST_CASE("A failing handler leaves the message in the queue, pull mode deletes 
   CHECK(AwsErrorCode((*q)->Delete("bogus")) == "ReceiptHandleIsInvalid");
 }
 
-TEST_CASE("Queue errors are statuses, and Run backs off and goes on", "[aws][sqs]") {
+TEST_CASE("Queue errors are statuses, and Run backs off and goes on", "[aws][sqs][threads]") {
   SqsFixture f;
   auto missing = InterruptionQueue::Create(f.Options("no-such-queue"));
   REQUIRE(missing.ok());

@@ -1736,7 +1736,8 @@ TEST_CASE("kept lists every node outside the commands, sorted by name", "[consol
   CHECK(plan.node_count == 5);
 }
 
-TEST_CASE("the same input gives the same plan, also from concurrent threads", "[consolidator]") {
+TEST_CASE("the same input gives the same plan, also from concurrent threads",
+          "[consolidator][threads]") {
   auto catalog = Sml();
   ClusterSnapshot snap;
   snap.node_pools.push_back(DisruptionPool("a"));

@@ -150,7 +150,7 @@ std::thread FeedFifo(const std::string& path, std::string text) {
   });
 }
 
-TEST_CASE("A JSON stream from a FIFO is refused at the stream cap", "[json][input]") {
+TEST_CASE("A JSON stream from a FIFO is refused at the stream cap", "[json][input][threads]") {
   TempDir dir;
   const std::string fifo = dir.Path("pipe.json");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -263,7 +263,7 @@ TEST_CASE("cost packing returns the faithful placement when it cannot beat it",
 }
 
 TEST_CASE("the faithful placement the cost packing keeps is the faithful solve's, any threads",
-          "[scheduler][cost]") {
+          "[scheduler][cost][threads]") {
   // One type and pods of one size: first fit fills every node, nothing is cheaper. The faithful
   // packing runs beside the candidates and only its baseline is kept; the result returned is
   // built again and must be the faithful solve's.
@@ -321,7 +321,8 @@ TEST_CASE("cost packing options are validated", "[scheduler][cost]") {
   CHECK_FALSE(karp::Scheduler::Create(snap, catalog, options).ok());
 }
 
-TEST_CASE("the result does not depend on the cost packing's thread count", "[scheduler][cost]") {
+TEST_CASE("the result does not depend on the cost packing's thread count",
+          "[scheduler][cost][threads]") {
   ClusterSnapshot snap;
   snap.node_pools.push_back(MakeNodePool("default"));
   std::mt19937 rng(7);

@@ -1659,7 +1659,7 @@ ClusterSnapshot BusySnapshot() {
 
 }  // namespace
 
-TEST_CASE("Solve is deterministic across calls, schedulers and threads", "[scheduler]") {
+TEST_CASE("Solve is deterministic across calls, schedulers and threads", "[scheduler][threads]") {
   ClusterSnapshot snap = BusySnapshot();
   auto catalog = FakeCatalog(12);
   absl::StatusOr<Scheduler> s1 = Scheduler::Create(snap, catalog);
