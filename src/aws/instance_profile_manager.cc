@@ -9,14 +9,14 @@
 #include "aws/nodeclass_internal.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
-#include "karp/aws/instance_profile.h"
+#include "aws/instance_profile.h"
 #include "karp/labels.h"
 
 namespace karp::aws {
 
 using internal::StrCat;
 
-// ---- The deterministic parts (karp/aws/instance_profile.h) -----------------------------------
+// ---- The deterministic parts (aws/instance_profile.h) -----------------------------------
 
 std::string InstanceProfileName(std::string_view cluster_name, std::string_view region,
                                 std::string_view node_class_name) {

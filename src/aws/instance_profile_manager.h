@@ -1,5 +1,5 @@
 // Internal to karp::aws: creates, caches and deletes the IAM instance profiles of EC2NodeClasses
-// with spec.role (karp/aws/instance_profile.h, docs/aws.md §3.9). IAM speaks the Query
+// with spec.role (aws/instance_profile.h, docs/aws.md §3.9). IAM speaks the Query
 // protocol (Version 2010-05-08) at its global endpoint, signed for service "iam" in
 // AwsClientOptions::ResolvedIamRegion() (us-east-1 outside China and GovCloud).
 //   Ensure   cached for `ttl` (the reference: 15 minutes) -> the name; else GetInstanceProfile;

@@ -1,7 +1,7 @@
 // Launch-template contents, names and CreateLaunchTemplate parameters, and the CreateFleet
 // launch-template configs of a launch (docs/aws.md §3.5, §3.7).
 
-#include "karp/aws/launch_template.h"
+#include "aws/launch_template.h"
 
 #include <algorithm>
 #include <cstdint>

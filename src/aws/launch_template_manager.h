@@ -1,5 +1,5 @@
 // Internal to karp::aws: creates, reuses and deletes the EC2 launch templates of
-// karp/aws/launch_template.h (docs/aws.md §3.5).
+// aws/launch_template.h (docs/aws.md §3.5).
 //   Ensure    known in memory -> reuse; else DescribeLaunchTemplates by name -> reuse;
 //             else CreateLaunchTemplate (tagged with the config's tags).
 //   Hydrate   DescribeLaunchTemplates filtered by tag eks:eks-cluster-name=<cluster>, so a
@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "aws/ec2_client.h"
-#include "karp/aws/launch_template.h"
+#include "aws/launch_template.h"
 
 namespace karp::aws {
 

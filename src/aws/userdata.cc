@@ -2,7 +2,7 @@
 // (Bottlerocket), merged with the user's own data. Everything is written by hand so the output
 // is deterministic and needs no YAML/TOML library: keys sorted, fixed MIME boundary.
 
-#include "karp/aws/userdata.h"
+#include "aws/userdata.h"
 
 #include <algorithm>
 #include <cctype>

@@ -19,7 +19,7 @@
 #include "aws/support/fake_ec2.h"
 #include "aws/support/fake_iam.h"
 #include "karp/aws/aws_cloud_provider.h"
-#include "karp/aws/instance_profile.h"
+#include "aws/instance_profile.h"
 #include "karp/cloud_provider.h"
 
 namespace karp::aws {

@@ -13,7 +13,7 @@
 #include "aws/instance_profile_manager.h"
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_iam.h"
-#include "karp/aws/instance_profile.h"
+#include "aws/instance_profile.h"
 
 namespace karp::aws {
 namespace {

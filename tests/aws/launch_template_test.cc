@@ -2,7 +2,7 @@
 // (grouping by AMI and max pods, subnet per zone, zones without a subnet dropped), and the
 // manager's create / reuse / cleanup against the local signature-checking endpoint.
 
-#include "karp/aws/launch_template.h"
+#include "aws/launch_template.h"
 
 #include <catch2/catch.hpp>
 

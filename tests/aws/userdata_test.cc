@@ -2,7 +2,7 @@
 // taints, startup taints, max pods and kubelet settings present), merging with the user's own
 // data, and errors. KARP_UPDATE_GOLDEN=1 rewrites the golden files (review the diff).
 
-#include "karp/aws/userdata.h"
+#include "aws/userdata.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,90 +1,49 @@
 // File: karp/aws/aws_cloud_provider.h
 //
-// AwsCloudProvider (target karp::aws): karp::CloudProvider for Amazon EC2, speaking the EC2
-// Query API (Version 2016-11-15), the Price List API, SSM and IAM directly over libcurl with
-// SigV4.
+// AwsCloudProvider (target karp::aws): karp::CloudProvider for Amazon EC2 over the EC2 Query
+// API, the Price List API, SSM and IAM (libcurl + SigV4). docs/aws.md is the full account.
 //
-//   GetInstanceTypes  DescribeInstanceTypes + DescribeInstanceTypeOfferings (paginated) +
-//                     DescribeSpotPriceHistory + Pricing GetProducts (the region's embedded
-//                     table as fallback, us-east-1's for a region without one; spot at the
-//                     on-demand price until spot prices are fetched, never the embedded
-//                     catalog's estimates), each type through karp::MakeAwsInstanceType --
-//                     the same labels, capacity and overhead as the embedded catalog. Cached for
-//                     `catalog_refresh_interval`; Refresh() forces a new discovery.
-//   Create            CreateFleet, Type=instant, one instance: spot (price-capacity-optimized)
-//                     when the request has a spot option, else on-demand (lowest-price); the
-//                     overrides are the request's options of that capacity type, cheapest
-//                     first, for at most 60 instance types; tagged as docs/aws.md §3.8.
-//                     Capacity errors of the fleet (§4.1 codes) are reported in `failed`;
-//                     none launched -> ResourceExhausted, which karp::Launcher turns into the
-//                     unavailable-offerings cache and a retry with the remaining offerings.
-//                     Concurrent Creates with identical requests share one CreateFleet
-//                     (AwsBatchingOptions below, docs/aws.md §3.10).
-//   Delete            DescribeInstances then TerminateInstances, only for an instance carrying
-//                     the karpenter.sh/nodepool tag (FailedPrecondition otherwise); NotFound once
-//                     the instance is gone; OK without a call while it is shutting down.
-//                     Both calls are batched with concurrent Deletes / Gets.
-//   Get / List        DescribeInstances (state pending|running|stopping|stopped|shutting-down);
-//                     List filters by the karp tags of this cluster.
-//   DriftReason       with node classes: NodeClassDriftReason (karp/aws/ec2nodeclass_status.h)
-//                     of the claim against its class and the class's current status, the
-//                     instance's subnet and security groups from DescribeInstances; without
-//                     node classes: never drifted (the base class default).
+//   GetInstanceTypes  DescribeInstanceTypes, DescribeInstanceTypeOfferings,
+//                     DescribeSpotPriceHistory and Pricing GetProducts (the embedded table as
+//                     fallback), each type built as the embedded catalog builds it
+//                     (MakeAwsInstanceType); cached for catalog_refresh_interval.
+//   Create            one instant CreateFleet (spot: price-capacity-optimized, else
+//                     lowest-price), the request's options of one capacity type, cheapest first,
+//                     at most 60 types; capacity errors in `failed`, ResourceExhausted when
+//                     nothing launched. Identical concurrent requests share one CreateFleet.
+//   Delete            TerminateInstances, only for an instance tagged karpenter.sh/nodepool
+//                     (FailedPrecondition otherwise); NotFound once it is gone.
+//   Get / List        DescribeInstances (live states); List: this cluster's karp instances.
+//   DriftReason       EC2NodeClass mode: NodeClassDriftReason against the class's status.
 //
-// EC2NodeClass mode (options.node_classes non-empty). Each NodePool names its class with
-// spec.template.spec.nodeClassRef.name (may be empty when there is exactly one class). Per class
-// and per discovery (same refresh interval) the provider resolves the class through EC2 and SSM
-// (ResolveEc2NodeClass: DescribeSubnets, DescribeSecurityGroups, DescribeImages, SSM
-// GetParameter for aliases) and derives:
-//   - the zones: those with a subnet, one subnet per zone (SubnetPerZone: most free IPs), so a
-//     zone without a subnet has no offerings; `subnets` and `zones` options are not used;
-//   - the catalog: CatalogOptionsFor(class, options.catalog) (kubelet reservations, max pods,
-//     AMI family, root volume), then TypesWithAmi (types no resolved AMI can run are dropped);
-//   - Create: BuildFleetLaunchTemplates (templates per (AMI, max pods), overrides per option in
-//     its zone's subnet), each template ensured in EC2 through CreateLaunchTemplate once and
-//     reused afterwards by name (DescribeLaunchTemplates after a restart), then CreateFleet
-//     referencing them (version $Latest) with the overrides' SubnetId and ImageId; the
-//     instance, volume and fleet tags are Ec2Tags (spec.tags under the karp keys);
-//   - the instance profile: spec.instanceProfile as is; for spec.role the profile karp manages
-//     through IAM (karp/aws/instance_profile.h: GetInstanceProfile, CreateInstanceProfile,
-//     AddRoleToInstanceProfile, a changed role replaced; cached 15 minutes), in every launch
-//     template of the class; DeleteUnusedInstanceProfiles removes those of classes the
-//     provider no longer has;
-//   - LaunchDetails(provider_id): image, subnet, launch template and the NodeClaim annotations
-//     kAnnotationEc2NodeClassHash / kAnnotationEc2NodeClassHashVersion the host records on the
-//     NodeClaim (with image_id) so DriftReason can compare them later.
-// Create needs the class of the claim's NodePool: the pool last passed to GetInstanceTypes /
-// Catalog under that name (the usual flow), else the only class; FailedPrecondition otherwise.
+// Two modes. Static (no node_classes): the host's launch template(s) and subnets. EC2NodeClass
+// mode (node_classes non-empty): each NodePool's nodeClassRef picks a class, resolved through
+// EC2 and SSM (subnets, security groups, AMIs); karp builds the catalog, launch templates, user
+// data and instance profile from it (docs/aws.md §3.5-§3.9).
 //
 // Provider ids: "aws:///<zone>/<instance-id>".
 //
 // Errors (besides those of karp/cloud_provider.h): Unavailable after retries of throttling or
-// server errors, PermissionDenied for authorization failures, Internal for malformed
-// responses (naming the action and XML path), FailedPrecondition for the tag guard and for
-// requests the adapter cannot express (no launch template, reserved-only options). Messages
-// never contain credentials.
+// server errors; PermissionDenied for authorization failures; Internal for malformed responses
+// (naming the action and XML path); FailedPrecondition for the tag guard and for requests the
+// adapter cannot express. Messages never contain credentials.
 //
 // Example:
 //   karp::aws::AwsCloudProviderOptions o;
 //   o.cluster_name = "prod";
 //   o.client.region = "us-west-2";
 //   o.client.credentials = *karp::aws::ResolveCredentials();
-//   o.launch_template_name = "karp-default";        // static mode, or instead:
-//   o.subnets = {{"us-west-2a", "subnet-0a"}, {"us-west-2b", "subnet-0b"}};
-//   // EC2NodeClass mode: o.node_classes = *karp::aws::ReadEc2NodeClassFiles({"nc.yaml"});
-//   //   o.cluster = {"prod", "https://...", "<base64 CA>", "10.100.0.0/16", ""};
-//   //   o.kubernetes_version = "1.31";
+//   o.launch_template_name = "karp-default";  // static mode
 //   auto provider = karp::aws::AwsCloudProvider::Create(o);
 //   absl::StatusOr<karp::InstanceCatalog> catalog = (*provider)->Catalog(pool);
 //   karp::Launcher launcher(provider->get(), &cache);
 //   absl::StatusOr<karp::Instance> i = launcher.Launch(claim, *catalog, absl::Now());
 //
-// Thread-safety: thread-safe (the discovery cache is guarded by a mutex; calls may overlap).
+// Thread-safety: thread-safe (calls may overlap; the caches are guarded inside).
 
 #ifndef KARP_AWS_AWS_CLOUD_PROVIDER_H_
 #define KARP_AWS_AWS_CLOUD_PROVIDER_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,17 +54,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "karp/aws/client_options.h"
+#include "karp/aws/cluster_info.h"
 #include "karp/aws/ec2nodeclass.h"
 #include "karp/aws/ec2nodeclass_status.h"
 #include "karp/aws/interruption.h"
-#include "karp/aws/launch_template.h"
-#include "karp/aws/userdata.h"
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
 #include "karp/cloud_provider.h"
@@ -113,9 +69,7 @@
 
 namespace karp::aws {
 
-class Ec2Client;               // internal (src/aws/ec2_client.h)
-class LaunchTemplateManager;   // internal (src/aws/launch_template_manager.h)
-class InstanceProfileManager;  // internal (src/aws/instance_profile_manager.h)
+class AwsProviderImpl;  // internal (src/aws/aws_provider_impl.h)
 
 // The tag keys the adapter writes and reads (docs/aws.md §3.8) are kTagKey* of
 // karp/aws/ec2nodeclass.h.
@@ -123,11 +77,8 @@ class InstanceProfileManager;  // internal (src/aws/instance_profile_manager.h)
 // Static mode only (no node classes): one launch template of a CreateFleet request, as the
 // host's `launch_templates_for` hook names it: an existing template (Version $Latest), the
 // instance types it serves (empty: all) and an optional ImageId for its overrides. The
-// provider expands it into one FleetOverride (karp/aws/launch_template.h) per chosen option,
-// with the subnet of `subnets`. In EC2NodeClass mode the provider builds
-// NodeClassFleetTemplate (karp/aws/launch_template.h) instead -- the template's contents plus
-// its overrides -- and creates the template itself; both end up as the same CreateFleet
-// LaunchTemplateConfigs.
+// provider adds one override per chosen option, with the subnet of `subnets`. (In EC2NodeClass
+// mode the provider creates its own templates from the class.)
 struct FleetLaunchTemplate {
   std::string name;
   std::vector<std::string> instance_types;  // empty: every type of the request
@@ -324,50 +275,8 @@ class AwsCloudProvider : public CloudProvider {
                                                              absl::Time now) const;
 
  private:
-  struct Discovery;
-  struct ClassState;
-  struct ClaimClass;
-  struct FleetPlan;
-  AwsCloudProvider(AwsCloudProviderOptions options, std::unique_ptr<Ec2Client> client);
-  // The client's clock, else the wall clock.
-  absl::Time Now() const;
-  absl::StatusOr<std::shared_ptr<const Discovery>> CurrentDiscovery() const;
-  absl::StatusOr<std::shared_ptr<const Discovery>> Discover() const;
-  // The discovery in use, or null before the first.
-  std::shared_ptr<const Discovery> DiscoveryInUse() const;
-  // EC2NodeClass mode: the class `pool` selects / the class state (cached per discovery).
-  absl::StatusOr<const Ec2NodeClass*> ClassFor(const NodePool& pool) const;
-  absl::StatusOr<const Ec2NodeClass*> ClassForPoolName(const std::string& pool_name,
-                                                       NodePool* pool) const;
-  absl::StatusOr<std::shared_ptr<const ClassState>> CurrentClassState(
-      const Ec2NodeClass& node_class) const;
-
-  // The steps of CreateWithDetails. EC2NodeClass mode: the claim's class, its state and pool.
-  absl::StatusOr<ClaimClass> ClassForClaim(const NewNodeClaim& claim) const;
-  // The fleet's templates (created as needed), tags and details from the claim's class.
-  absl::StatusOr<FleetPlan> NodeClassFleetPlan(const NewNodeClaim& claim, const ClaimClass& cls,
-                                               const std::vector<LaunchOption>& chosen);
-  // Static mode: the same from launch_template_name or launch_templates_for.
-  absl::StatusOr<FleetPlan> StaticFleetPlan(const LaunchRequest& request,
-                                            const std::vector<LaunchOption>& chosen) const;
-  // CreateFleet's idempotency token for the next request of `claim_name`.
-  std::string NextClientToken(const std::string& claim_name);
-
-  AwsCloudProviderOptions options_;
-  std::unique_ptr<Ec2Client> client_;
-  mutable absl::Mutex mu_;
-  mutable std::shared_ptr<const Discovery> discovery_ ABSL_GUARDED_BY(mu_);
-  mutable absl::Time discovered_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  mutable std::atomic<int64_t> fleet_requests_{0};
-  std::unique_ptr<LaunchTemplateManager> templates_;
-  std::unique_ptr<InstanceProfileManager> profiles_;
-  struct Batchers;
-  std::unique_ptr<Batchers> batchers_;  // last: its calls use the members above
-  // Class name -> state; pool name -> the pool last seen; launches.
-  mutable std::map<std::string, std::shared_ptr<const ClassState>> class_states_
-      ABSL_GUARDED_BY(mu_);
-  mutable std::map<std::string, NodePool> pools_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, AwsLaunchDetails> launches_ ABSL_GUARDED_BY(mu_);
+  explicit AwsCloudProvider(std::unique_ptr<AwsProviderImpl> impl);
+  std::unique_ptr<AwsProviderImpl> impl_;
 };
 
 // Splits "aws:///us-east-1a/i-0123" into zone and instance id.

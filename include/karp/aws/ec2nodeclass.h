@@ -12,7 +12,7 @@
 //     karpenter.k8s.aws/ec2nodeclass-hash) that NodeClass drift compares;
 //   - the tags every instance, volume and launch template carries (§3.8).
 // Discovery through EC2 (subnets, security groups, AMIs) is in karp/aws/ec2nodeclass_status.h,
-// launch templates and user data in karp/aws/launch_template.h and karp/aws/userdata.h.
+// launch templates and user data are built inside the adapter (docs/aws.md §3.5-§3.6).
 //
 // Example:
 //   absl::StatusOr<std::vector<karp::aws::Ec2NodeClass>> classes =

@@ -1,4 +1,4 @@
-// File: karp/aws/userdata.h
+// Internal header of karp::aws: aws/userdata.h
 //
 // EC2 user data that bootstraps a node into the cluster, per AMI family (docs/aws.md §3.6):
 //   AL2           MIME multi-part: the user's parts first, then a shell script running
@@ -32,8 +32,8 @@
 //
 // Thread-safety: functions are thread-safe; types are thread-compatible.
 
-#ifndef KARP_AWS_USERDATA_H_
-#define KARP_AWS_USERDATA_H_
+#ifndef KARP_SRC_AWS_USERDATA_H_
+#define KARP_SRC_AWS_USERDATA_H_
 
 #include <cstdint>
 #include <map>
@@ -43,21 +43,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "karp/aws/cluster_info.h"
 #include "karp/aws/ec2nodeclass.h"
 #include "karp/aws_catalog.h"
 #include "karp/objects.h"
 #include "karp/taints.h"
 
 namespace karp::aws {
-
-// The cluster facts a node needs to join (EKS DescribeCluster and the kube-dns service).
-struct ClusterInfo {
-  std::string name;       // required
-  std::string endpoint;   // API server URL; required
-  std::string ca_bundle;  // base64 PEM bundle; required
-  std::string cidr;       // service CIDR; required by AL2023 (nodeadm)
-  std::string dns_ip;     // cluster DNS IP; optional (kubelet clusterDNS overrides it)
-};
 
 struct BootstrapInput {
   AwsAmiFamily family = AwsAmiFamily::kAl2023;
@@ -91,4 +83,4 @@ std::string Base64Encode(std::string_view data);
 
 }  // namespace karp::aws
 
-#endif  // KARP_AWS_USERDATA_H_
+#endif  // KARP_SRC_AWS_USERDATA_H_

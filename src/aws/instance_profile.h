@@ -1,4 +1,4 @@
-// File: karp/aws/instance_profile.h
+// Internal header of karp::aws: aws/instance_profile.h
 //
 // Instance profiles for EC2NodeClasses that name an IAM role (`spec.role`), as the reference
 // manages them (docs/aws.md §3.9): one profile per (cluster, region, NodeClass), created
@@ -14,8 +14,8 @@
 //
 // Thread-safety: functions are thread-safe.
 
-#ifndef KARP_AWS_INSTANCE_PROFILE_H_
-#define KARP_AWS_INSTANCE_PROFILE_H_
+#ifndef KARP_SRC_AWS_INSTANCE_PROFILE_H_
+#define KARP_SRC_AWS_INSTANCE_PROFILE_H_
 
 #include <map>
 #include <string>
@@ -52,4 +52,4 @@ std::string RoleNameForProfile(std::string_view role);
 
 }  // namespace karp::aws
 
-#endif  // KARP_AWS_INSTANCE_PROFILE_H_
+#endif  // KARP_SRC_AWS_INSTANCE_PROFILE_H_

@@ -1,4 +1,4 @@
-// File: karp/aws/launch_template.h
+// Internal header of karp::aws: aws/launch_template.h
 //
 // EC2 launch templates for a NodeClass (docs/aws.md §3.5, §3.7): one template per distinct
 // (AMI, security groups, user data, block devices, metadata options, instance profile,
@@ -14,8 +14,8 @@
 //
 // Thread-safety: value types; functions are thread-safe.
 
-#ifndef KARP_AWS_LAUNCH_TEMPLATE_H_
-#define KARP_AWS_LAUNCH_TEMPLATE_H_
+#ifndef KARP_SRC_AWS_LAUNCH_TEMPLATE_H_
+#define KARP_SRC_AWS_LAUNCH_TEMPLATE_H_
 
 #include <map>
 #include <optional>
@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "karp/aws/ec2nodeclass.h"
 #include "karp/aws/ec2nodeclass_status.h"
-#include "karp/aws/userdata.h"
+#include "aws/userdata.h"
 #include "karp/catalog.h"
 #include "karp/cloud_provider.h"
 #include "karp/objects.h"
@@ -114,4 +114,4 @@ struct FleetLaunchInput {
 
 }  // namespace karp::aws
 
-#endif  // KARP_AWS_LAUNCH_TEMPLATE_H_
+#endif  // KARP_SRC_AWS_LAUNCH_TEMPLATE_H_
