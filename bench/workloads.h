@@ -1,5 +1,5 @@
-// Benchmark workloads: the reference's scheduling benchmark (docs/design.md §8)
-// rebuilt with seeded generators.
+// Benchmark workloads: the reference's scheduling benchmark (docs/benchmarks.md, "How the parity
+// benchmark is built") rebuilt with seeded generators.
 
 #ifndef KARP_BENCH_WORKLOADS_H_
 #define KARP_BENCH_WORKLOADS_H_

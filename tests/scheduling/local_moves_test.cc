@@ -120,12 +120,12 @@ TEST_CASE("the move budget is deterministic and bounds the work", "[cost][moves]
   CHECK(spent.nodes == Nodes{{0, 1}, {2}});
 }
 
-// A mix like the parity benchmark's diverse workload (docs/design.md §8.2): a fifth each of
-// plain pods, zonal spread, hostname spread, zonal self-affinity and hostname anti-affinity
-// (one node each), random small requests. The nodes opened late for small anti-affinity pods
-// are mostly empty, and pods in the nodes opened first can only reach them by a move that
-// keeps every zonal count (docs/design.md §13.3). mt19937's output is fixed by the standard,
-// so the pods are the same everywhere.
+// A mix like the parity benchmark's diverse workload (docs/benchmarks.md, "How the parity benchmark
+// is built"): a fifth each of plain pods, zonal spread, hostname spread, zonal self-affinity and
+// hostname anti-affinity (one node each), random small requests. The nodes opened late for small
+// anti-affinity pods are mostly empty, and pods in the nodes opened first can only reach them by a
+// move that keeps every zonal count (docs/design.md §13.3). mt19937's output is fixed by the
+// standard, so the pods are the same everywhere.
 karp::ClusterSnapshot DiverseMix(int count) {
   std::mt19937 rng(3);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
