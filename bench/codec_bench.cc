@@ -37,7 +37,7 @@
 #include "bench_main.h"
 #include "json/document.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/scheduler.h"
 #include "workloads.h"
 

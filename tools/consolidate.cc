@@ -16,7 +16,7 @@
 #include "internal/strings.h"
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "tools/cli_common.h"
 #include "tools/node_classes.h"
 

@@ -28,7 +28,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/catalog.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/labels.h"
 #include "karp/requirements.h"
 #include "karp/resources.h"

@@ -12,7 +12,7 @@
 #include "internal/duration.h"
 #include "internal/strings.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/scheduler.h"
 #include "tools/cli_common.h"
 #include "tools/node_classes.h"

@@ -1,4 +1,4 @@
-// The C API (karp/c/karp.h) over the library functions the CLI uses (karp/json/run.h), so that
+// The C API (karp/c/karp.h) over the library functions the CLI uses (karp/json/command_io.h), so that
 // both give the same bytes. Every entry point catches everything: nothing crosses the C seam.
 
 #include "karp/c/karp.h"
@@ -20,7 +20,7 @@
 #include "karp/aws_catalog.h"
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/json/sim_trace.h"
 #include "karp/node_class_catalog.h"
 #include "karp/scheduler.h"

@@ -12,7 +12,7 @@
 //    requirements and the node selectors of pending pods through karp::ValidateRequirement.
 
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 
 #include <string.h>
 

@@ -36,7 +36,7 @@
 #include "support/sized_test.h"
 
 #ifdef KARP_TEST_HAVE_JSON
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #endif
 
 namespace {

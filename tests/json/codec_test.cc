@@ -18,7 +18,7 @@
 #include "absl/time/time.h"
 #include "karp/aws_catalog.h"
 #include "karp/consolidator.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/scheduler.h"
 
 namespace {

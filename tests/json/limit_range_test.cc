@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/limit_range.h"
 #include "karp/resources.h"
 #include "support/snapshot_checks.h"

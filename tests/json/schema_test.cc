@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "json/schema.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "support/snapshot_checks.h"
 #include "support/source_dir.h"
 

@@ -16,7 +16,7 @@
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 #include "karp/scheduler.h"
 #include "karp/workloads.h"
 #include "support/snapshot_checks.h"

@@ -1,7 +1,7 @@
-// karp::json run layer (karp/json/run.h): the C API's options, and the CLI's outputs in each
+// karp::json run layer (karp/json/command_io.h): the C API's options, and the CLI's outputs in each
 // format, written once for both.
 
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// File: karp/json/run.h
+// File: karp/json/command_io.h
 //
 // What the `karp` CLI and the C API (karp/c/karp.h) share, so that both print the same bytes:
 // snapshots from in-memory inputs, the run options of the C API as a JSON object, and the
@@ -14,8 +14,8 @@
 // Thread-safety: all functions are thread-safe (no shared state). Errors are absl::Status
 // values; nothing throws.
 
-#ifndef KARP_JSON_RUN_H_
-#define KARP_JSON_RUN_H_
+#ifndef KARP_JSON_COMMAND_IO_H_
+#define KARP_JSON_COMMAND_IO_H_
 
 #include <optional>
 #include <ostream>
@@ -123,4 +123,4 @@ struct RunOptions {
 
 }  // namespace karp::json
 
-#endif  // KARP_JSON_RUN_H_
+#endif  // KARP_JSON_COMMAND_IO_H_

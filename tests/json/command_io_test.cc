@@ -1,7 +1,7 @@
-// Tests of the run layer shared by the CLI and the C API (karp/json/run.h): snapshots from
+// Tests of the run layer shared by the CLI and the C API (karp/json/command_io.h): snapshots from
 // several in-memory inputs, the C API's options, the output formats, and JSON -> YAML.
 
-#include "karp/json/run.h"
+#include "karp/json/command_io.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
