@@ -11,6 +11,7 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config python3 ccache
           libabsl-dev libboost-graph-dev nlohmann-json3-dev rapidjson-dev catch2 libbenchmark-dev
+          coinor-libclp-dev
           libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libpugixml-dev zlib1g-dev
           golang-go pybind11-dev python3-dev python3-pytest python3-matplotlib)
 for flag in "$@"; do

@@ -13,6 +13,7 @@
 #include "internal/strings.h"
 #include "karp/json/codec.h"
 #include "karp/json/command_io.h"
+#include "karp/lower_bound.h"
 #include "karp/scheduler.h"
 #include "tools/cli_common.h"
 #include "tools/node_classes.h"
@@ -110,7 +111,9 @@ void PrintText(const SolveResult& r, std::string_view currency,
       << " new nodeclaim(s), " << PerHour(r.LaunchPricePerHour(), currency);
   if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
-    out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency) << ", gap "
+    out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency)
+        << (r.lower_bound_method == karp::kLowerBoundConfigurationLp ? " (configuration LP)" : "")
+        << ", gap "
         << absl::StrFormat("%.1f", gap) << "%";
   }
   out << (estimated ? " (spot prices estimated)" : "") << "\n";

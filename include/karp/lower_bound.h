@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,6 +54,11 @@ struct CoverOption {
 [[nodiscard]] absl::StatusOr<double> FractionalTwoResourceCover(
     const std::vector<CoverOption>& options, double first_demand, double second_demand);
 
+// CostLowerBound::method: the fractional cover of classes and components (below), or the
+// configuration LP when it is higher.
+inline constexpr std::string_view kLowerBoundFractional = "fractional";
+inline constexpr std::string_view kLowerBoundConfigurationLp = "configuration-lp";
+
 // The lower bound and how it was obtained.
 struct CostLowerBound {
   // The bound (per hour) on the price of any placement of the placeable pods on new nodes.
@@ -67,6 +73,13 @@ struct CostLowerBound {
   int components = 0;  // groups of classes with overlapping kinds
   // Pods that no kind can host ("namespace/name", sorted); they are left out of the bound.
   std::vector<std::string> unplaceable_pods;
+  // The configuration-LP bound (docs/lower-bound.md §6): 0 when karp was built without an LP
+  // solver (CLP) or the LP was not run; `configuration_lp_optimal` when the LP's optimum was
+  // proven (else the bound is Farley's, valid at every iteration).
+  double configuration_lp_price_per_hour = 0;
+  bool configuration_lp_optimal = false;
+  // How price_per_hour was obtained: kLowerBoundFractional or kLowerBoundConfigurationLp.
+  std::string method = std::string(kLowerBoundFractional);
 };
 
 // The bound for `pods` placed with the snapshot's NodePools and DaemonSets on `catalog` (every

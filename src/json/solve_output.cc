@@ -298,6 +298,7 @@ void WriteSolveResultTo(JsonWriter& w, const SolveResult& result, int skipped_ob
   if (result.lower_bound_per_hour) {
     w.Key("lowerBoundPerHour");
     w.Double(RoundPrice(*result.lower_bound_per_hour));
+    if (!result.lower_bound_method.empty()) w.Member("lowerBoundMethod", result.lower_bound_method);
   }
   w.Key("skippedObjects");
   w.Int(skipped_objects);

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "karp/resources.h"
 #include "karp/taints.h"
 #include "model/node_pool_templates.h"
+#include "quality/config_lp.h"
 #include "quality/lower_bound_internal.h"
 
 namespace karp {
@@ -530,6 +532,7 @@ namespace {
 // What both bounds need: the kinds, the resources (every name a pod requests, then "nodes")
 // and each kind's capacity in them, the pod classes and the exclusive sets.
 struct Prepared {
+  std::vector<ResourceList> requests;  // per pod
   std::vector<Pool> pools;
   std::vector<Kind> kinds;
   std::vector<std::string> names;
@@ -544,7 +547,7 @@ absl::Status Prepare(const ClusterSnapshot& snapshot, const InstanceCatalog& cat
   if (absl::Status s = BuildPools(snapshot, catalog, &p->pools, &p->kinds); !s.ok()) return s;
   out->kinds = static_cast<int>(p->kinds.size());
   p->words = (p->kinds.size() + 63) / 64;
-  std::vector<ResourceList> requests;
+  std::vector<ResourceList>& requests = p->requests;
   requests.reserve(pods.size());
   std::set<std::string> names_set;
   for (const Pod* pod : pods) {
@@ -590,6 +593,62 @@ std::vector<double> PerResource(const Prepared& p, const ResourceList& list, dou
   return out;
 }
 
+// A request rounded down to the grid 1, 1+1/64, (1+1/64)^2, ... (exact up to 64): pods whose
+// requests differ by less than 1.6 % become one item class. Smaller items only make every
+// filling easier, so the bound stays valid; it loses at most that fraction.
+double RoundDown(int64_t v) {
+  if (v <= 64) return static_cast<double>(std::max<int64_t>(0, v));
+  constexpr double kStep = 1.0 + 1.0 / 64;
+  const double e = std::floor(std::log(static_cast<double>(v)) / std::log(kStep));
+  return std::min(static_cast<double>(v), std::pow(kStep, e));
+}
+
+// The configuration LP of the prepared pods (quality/config_lp.h): one item per pods of one
+// class with equal requests and the same exclusive sets (hostname anti-affinity), the kinds
+// with their capacities in the requested resources (not the node count: exclusivity is inside
+// the columns).
+absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
+                                                 const std::vector<const Pod*>& pods) {
+  const size_t resources = p.names.size();
+  std::vector<quality::LpKind> kinds(p.kinds.size());
+  for (size_t k = 0; k < p.kinds.size(); ++k) {
+    kinds[k].price = p.kinds[k].price;
+    kinds[k].capacity.assign(p.caps[k].begin(), p.caps[k].begin() + static_cast<long>(resources));
+  }
+  std::map<std::string, int> exclusive_ids;
+  std::map<std::tuple<int, std::vector<double>, std::vector<int>>, size_t> item_of_key;
+  std::vector<quality::LpItem> items;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const int c = p.classes.pod_class[i];
+    if (c < 0) continue;
+    std::vector<int> exclusive;
+    for (const PodAffinityTerm& term : pods[i]->pod_anti_affinity.required) {
+      std::string key = ExclusiveTermKey(*pods[i], term);
+      if (key.empty()) continue;
+      auto [pos, inserted] =
+          exclusive_ids.emplace(std::move(key), static_cast<int>(exclusive_ids.size()));
+      exclusive.push_back(pos->second);
+    }
+    std::sort(exclusive.begin(), exclusive.end());
+    exclusive.erase(std::unique(exclusive.begin(), exclusive.end()), exclusive.end());
+    std::vector<double> size(resources);
+    for (size_t r = 0; r < resources; ++r) size[r] = RoundDown(p.requests[i].Get(p.names[r]));
+    auto [pos, inserted] = item_of_key.emplace(std::make_tuple(c, size, exclusive), items.size());
+    if (inserted) {
+      quality::LpItem item;
+      item.size = std::move(size);
+      const Mask& mask = p.classes.classes[static_cast<size_t>(c)].kinds;
+      for (size_t k = 0; k < p.kinds.size(); ++k) {
+        if (Test(mask, k)) item.kinds.push_back(static_cast<int>(k));
+      }
+      item.exclusive = std::move(exclusive);
+      items.push_back(std::move(item));
+    }
+    ++items[pos->second].count;
+  }
+  return quality::ConfigurationLpBound(kinds, items);
+}
+
 }  // namespace
 
 absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
@@ -606,6 +665,18 @@ absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
   out.fractional_price_per_hour = bounder.Evaluate(all_classes, all_kinds, false);
   for (const auto& [root, members] : components) {
     out.price_per_hour += ComponentBound(bounder, p.classes.classes, members, p.words);
+  }
+  // The configuration LP is at least as tight once solved; both bounds are valid, the larger
+  // is kept. Without an LP solver (or on input it refuses, e.g. a free kind) the fractional
+  // bound stands.
+  absl::StatusOr<quality::ConfigLpResult> lp = ConfigLp(p, pods);
+  if (lp.ok()) {
+    out.configuration_lp_price_per_hour = lp->bound;
+    out.configuration_lp_optimal = lp->optimal;
+    if (lp->bound > out.price_per_hour) {
+      out.price_per_hour = lp->bound;
+      out.method = std::string(kLowerBoundConfigurationLp);
+    }
   }
   return out;
 }

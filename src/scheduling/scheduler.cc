@@ -125,7 +125,10 @@ void SetLowerBound(const scheduling::SchedulerState& state,
   // The state's snapshot is validated, the placed pods distinct: no checks again.
   absl::StatusOr<CostLowerBound> bound =
       quality::PriceLowerBoundUnchecked(*state.snapshot, *catalog, placed);
-  if (bound.ok()) result.lower_bound_per_hour = bound->price_per_hour;
+  if (bound.ok()) {
+    result.lower_bound_per_hour = bound->price_per_hour;
+    result.lower_bound_method = bound->method;
+  }
 }
 
 // A pod's working context as a Solve prepares it (its label class from `label_classes`):
