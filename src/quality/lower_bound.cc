@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <set>
 #include <string>
 #include <tuple>
@@ -16,6 +15,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "boost/graph/adjacency_list.hpp"
+#include "boost/graph/connected_components.hpp"
 #include "internal/strings.h"
 #include "karp/instance_type.h"
 #include "karp/labels.h"
@@ -183,14 +184,6 @@ struct Class {
   Mask kinds;
   std::vector<double> demand;  // per resource index
 };
-
-int Find(std::vector<int>& parent, int x) {
-  while (parent[static_cast<size_t>(x)] != x) {
-    parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
-    x = parent[static_cast<size_t>(x)];
-  }
-  return x;
-}
 
 class Bounder {
  public:
@@ -451,24 +444,21 @@ std::vector<std::vector<std::pair<int, int64_t>>> ExclusiveSets(const std::vecto
   return exclusive;
 }
 
-// Components: classes joined by shared kinds, by root.
+// Components: classes joined by shared kinds (Boost.Graph's connected components of the
+// class-kind graph), numbered in order of their first class.
 std::map<int, std::vector<int>> Components(const std::vector<Class>& classes, size_t kinds) {
-  std::vector<int> parent(classes.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  for (size_t k = 0; k < kinds; ++k) {
-    int first = -1;
-    for (size_t c = 0; c < classes.size(); ++c) {
-      if (!Test(classes[c].kinds, k)) continue;
-      if (first < 0) {
-        first = static_cast<int>(c);
-      } else {
-        parent[static_cast<size_t>(Find(parent, static_cast<int>(c)))] = Find(parent, first);
-      }
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  Graph g(classes.size() + kinds);
+  for (size_t c = 0; c < classes.size(); ++c) {
+    for (size_t k = 0; k < kinds; ++k) {
+      if (Test(classes[c].kinds, k)) boost::add_edge(c, classes.size() + k, g);
     }
   }
+  std::vector<int> component(boost::num_vertices(g));
+  boost::connected_components(g, component.data());
   std::map<int, std::vector<int>> components;
   for (size_t c = 0; c < classes.size(); ++c) {
-    components[Find(parent, static_cast<int>(c))].push_back(static_cast<int>(c));
+    components[component[c]].push_back(static_cast<int>(c));
   }
   return components;
 }
