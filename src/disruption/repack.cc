@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "boost/graph/adjacency_list.hpp"
+#include "boost/graph/connected_components.hpp"
 #include "disruption/apply.h"
 #include "disruption/loop.h"
 #include "internal/strings.h"
@@ -46,23 +47,6 @@ struct Group {
   // Unset for placement-coupled pods (a selector changes which nodes their spread counts).
   std::map<std::string, std::string> pins;
   bool pin = false;
-};
-
-class UnionFind {
- public:
-  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  size_t Find(size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void Join(size_t a, size_t b) {
-    a = Find(a);
-    b = Find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<size_t> parent_;
 };
 
 // A node stays for the rest of the plan, with `why` as its kept reason unless it has one.
@@ -240,7 +224,9 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     Freeze(w, frozen, movable[f->second]->name,
            internal::StrCat("the target placement cannot place pod ", e.pod, ": ", e.message));
   }
-  UnionFind uf(movable.size());
+  // Source nodes joined by a target claim holding pods of both: Boost.Graph's connected
+  // components, numbered in order of their first source (as the groups are visited).
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> joined(movable.size());
   std::vector<std::pair<size_t, const NewNodeClaim*>> claims;  // first source, claim
   for (const NewNodeClaim& nc : target.node_claims) {
     std::vector<size_t> srcs;
@@ -248,13 +234,17 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
       if (auto f = source_of.find(pod); f != source_of.end()) srcs.push_back(f->second);
     }
     if (srcs.empty() || !nc.launch) continue;
-    for (size_t s : srcs) uf.Join(srcs[0], s);
+    for (size_t s : srcs) {
+      if (s != srcs[0]) boost::add_edge(srcs[0], s, joined);
+    }
     claims.emplace_back(srcs[0], &nc);
   }
+  std::vector<size_t> group_of(movable.size());
+  boost::connected_components(joined, group_of.data());
   std::map<size_t, Group> by_root;
   std::map<std::string, std::string> target_node;  // pod key -> kept node or staged claim
   for (const auto& [first, nc] : claims) {
-    Group& g = by_root[uf.Find(first)];
+    Group& g = by_root[group_of[first]];
     g.savings -= nc->launch->price;
     g.claims.push_back(StagedClaim(w, *nc));
     g.allocatable.push_back(StagedAllocatable(*nc, pods, *w.state.catalog));
@@ -264,14 +254,14 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     for (const std::string& pod : e.pods) {
       auto f = source_of.find(pod);
       if (f == source_of.end()) continue;
-      Group& g = by_root[uf.Find(f->second)];
+      Group& g = by_root[group_of[f->second]];
       if (!g.existing) g.existing.emplace();
       g.existing->insert(e.name);
       target_node[pod] = e.name;
     }
   }
   for (size_t i = 0; i < movable.size(); ++i) {
-    Group& g = by_root[uf.Find(i)];
+    Group& g = by_root[group_of[i]];
     if (!g.existing) g.existing.emplace();
     if (unplaced[i]) continue;
     g.sources.push_back(movable[i]->name);
