@@ -49,7 +49,7 @@ struct ConfigLpOptions {
 struct ConfigLpResult {
   double bound = 0;         // valid lower bound (Farley's, or the LP optimum when proven)
   double master_value = 0;  // the last restricted master's value (>= the LP optimum)
-  bool optimal = false;     // the LP optimum was proven (bound == master_value)
+  bool optimal = false;     // the LP optimum was proven (bound == master_value within 1e-8)
   int iterations = 0;
   int columns = 0;
 };
