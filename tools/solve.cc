@@ -113,8 +113,7 @@ void PrintText(const SolveResult& r, std::string_view currency,
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
     out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency)
         << (r.lower_bound_method == karp::kLowerBoundConfigurationLp ? " (configuration LP)" : "")
-        << ", gap "
-        << absl::StrFormat("%.1f", gap) << "%";
+        << ", gap " << absl::StrFormat("%.1f", gap) << "%";
   }
   out << (estimated ? " (spot prices estimated)" : "") << "\n";
   if (r.packing.mode == PackingMode::kCost) {

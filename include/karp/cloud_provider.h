@@ -35,8 +35,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "karp/catalog.h"
-#include "karp/objects.h"
 #include "karp/node_claim.h"
+#include "karp/objects.h"
 
 namespace karp {
 

@@ -16,9 +16,9 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/time/clock.h"
+#include "aws/sigv4.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
-#include "aws/sigv4.h"
 
 namespace karp::aws {
 namespace {

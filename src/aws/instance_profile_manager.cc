@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "aws/instance_profile.h"
 #include "aws/nodeclass_internal.h"
 #include "internal/status_macros.h"
 #include "internal/strings.h"
-#include "aws/instance_profile.h"
 #include "karp/labels.h"
 
 namespace karp::aws {

@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aws/userdata.h"
 #include "karp/aws/ec2nodeclass.h"
 #include "karp/aws/ec2nodeclass_status.h"
-#include "aws/userdata.h"
 #include "karp/catalog.h"
 #include "karp/cloud_provider.h"
 #include "karp/objects.h"

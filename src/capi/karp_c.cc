@@ -1,5 +1,5 @@
-// The C API (karp/c/karp.h) over the library functions the CLI uses (karp/json/command_io.h), so that
-// both give the same bytes. Every entry point catches everything: nothing crosses the C seam.
+// The C API (karp/c/karp.h) over the library functions the CLI uses (karp/json/command_io.h), so
+// that both give the same bytes. Every entry point catches everything: nothing crosses the C seam.
 
 #include "karp/c/karp.h"
 

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "aws/instance_profile.h"
 #include "aws/nodeclass_test_util.h"
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_ec2.h"
 #include "aws/support/fake_iam.h"
 #include "karp/aws/aws_cloud_provider.h"
-#include "aws/instance_profile.h"
 #include "karp/cloud_provider.h"
 
 namespace karp::aws {

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "aws/ec2_client.h"
+#include "aws/instance_profile.h"
 #include "aws/instance_profile_manager.h"
 #include "aws/support/fake_aws_server.h"
 #include "aws/support/fake_iam.h"
-#include "aws/instance_profile.h"
 
 namespace karp::aws {
 namespace {

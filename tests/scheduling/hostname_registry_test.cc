@@ -1,7 +1,7 @@
-// Hostname groups over a shared HostnameRegistry (scheduling/topology_group.h) read exactly as groups
-// that hold every registered hostname themselves: the same domains in the same name order, the
-// same counts and claim-slot counts, whatever the sequence of registrations, new groups, records
-// and take-backs.
+// Hostname groups over a shared HostnameRegistry (scheduling/topology_group.h) read exactly as
+// groups that hold every registered hostname themselves: the same domains in the same name order,
+// the same counts and claim-slot counts, whatever the sequence of registrations, new groups,
+// records and take-backs.
 
 #include <map>
 #include <memory>

@@ -18,8 +18,8 @@
 #include "absl/time/time.h"
 #include "aws/ec2_client.h"
 #include "aws/instance_profile_manager.h"
-#include "internal/strings.h"
 #include "aws/sigv4.h"
+#include "internal/strings.h"
 
 namespace karp::aws::testing {
 namespace {
