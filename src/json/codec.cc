@@ -40,7 +40,6 @@
 namespace karp::json {
 namespace {
 
-using codec_internal::AsInt64;
 using codec_internal::Document;
 using codec_internal::FieldReader;
 using codec_internal::ForEachObject;
@@ -53,10 +52,7 @@ using codec_internal::LiteValue;
 using codec_internal::LoadDocuments;
 using codec_internal::LoadJsonStreamingItems;
 using codec_internal::PathError;
-using codec_internal::ReadMeta;
-using codec_internal::ReadNodeSelectorTerm;
 using codec_internal::ReadWholeFile;
-using codec_internal::WrongType;
 using internal::Message;
 
 // ---------------------------------------------------------------------------------------------
