@@ -20,6 +20,7 @@
 #include "internal/strings.h"
 #include "karp/cluster.h"
 #include "karp/resources.h"
+#include "model/resource_names.h"
 
 namespace karp {
 namespace {
@@ -173,6 +174,24 @@ absl::Status ValidateLimitRange(const LimitRange& lr) {
         if (s.ok() && value < 0) s = FieldError(i, StrCat(field, ".", name), "must be >= 0");
       });
     };
+    // Names of Container and Pod items: what a container may request (the API server's
+    // validateLimitRangeResourceName; PersistentVolumeClaim items are not checked here).
+    auto names = [&](const ResourceList& list, std::string_view field) {
+      list.ForEach([&](std::string_view name, int64_t) {
+        if (!s.ok() || item.type == "PersistentVolumeClaim" || IsContainerResourceName(name)) {
+          return;
+        }
+        s = FieldError(i, StrCat(field, ".", name),
+                       "must be a standard resource for containers (cpu, memory, "
+                       "ephemeral-storage, hugepages-<size>) or fully qualified "
+                       "(example.com/name)");
+      });
+    };
+    names(item.max, "max");
+    names(item.min, "min");
+    names(item.default_limit, "default");
+    names(item.default_request, "defaultRequest");
+    names(item.max_limit_request_ratio, "maxLimitRequestRatio");
     non_negative(item.max, "max");
     non_negative(item.min, "min");
     non_negative(item.default_limit, "default");

@@ -19,6 +19,7 @@
 #include "karp/requirements.h"
 #include "karp/workloads.h"
 #include "model/cron.h"
+#include "model/resource_names.h"
 
 namespace karp {
 namespace {
@@ -90,13 +91,6 @@ absl::Status ValidateMeta(const ObjectMeta& meta, bool namespaced) {
     }
   }
   return absl::OkStatus();
-}
-
-// Whether a container may request `name`: a standard resource or a fully qualified extended
-// one (the API server's IsStandardContainerResourceName, or a name with a '/').
-bool IsContainerResourceName(std::string_view name) {
-  return name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
-         name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos;
 }
 
 // Resource names a container may request: the standard ones or a fully qualified extended
@@ -566,6 +560,11 @@ absl::Status ValidatePodDisruptionBudget(const PodDisruptionBudget& pdb) {
         StrCat("unsupported policy \"", policy, "\"; expected IfHealthyBudget or AlwaysAllow"));
   }
   return absl::OkStatus();
+}
+
+bool IsContainerResourceName(std::string_view name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+         name.substr(0, 10) == "hugepages-" || name.find('/') != std::string_view::npos;
 }
 
 }  // namespace karp

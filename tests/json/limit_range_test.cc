@@ -207,6 +207,23 @@ TEST_CASE("LimitRange errors name the field, and a LimitRange round-trips", "[li
       "metadata": {"name": "lr"}, "spec": {"limits": [{"type": "Container",
       "max": {"cpu": "lots"}}]}})")
             .find("spec.limits[0].max.cpu") != std::string::npos);
+  // A name a container cannot request would reach every pod of the namespace as a default
+  // (found by snapshot_fuzz): refused as the API server refuses it.
+  CHECK(karp::testing::ParseError(R"({"apiVersion": "v1", "kind": "LimitRange",
+      "metadata": {"name": "lr"}, "spec": {"limits": [{"type": "Container",
+      "defaultRequest": {"cpx": "1"}}]}})") ==
+        "objects.json: spec.limits[0].defaultRequest.cpx: must be a standard resource for "
+        "containers (cpu, memory, ephemeral-storage, hugepages-<size>) or fully qualified "
+        "(example.com/name)");
+  CHECK(karp::testing::ParseError(R"({"apiVersion": "v1", "kind": "LimitRange",
+      "metadata": {"name": "lr"}, "spec": {"limits": [{"type": "Pod",
+      "maxLimitRequestRatio": {"gpu": "2"}}]}})")
+            .find("spec.limits[0].maxLimitRequestRatio.gpu: must be a standard resource") !=
+        std::string::npos);
+  CHECK(karp::testing::MustParse(R"({"apiVersion": "v1", "kind": "LimitRange",
+      "metadata": {"name": "lr"}, "spec": {"limits": [{"type": "Container",
+      "defaultRequest": {"example.com/dongle": "1", "hugepages-2Mi": "2Mi"}}]}})")
+            .limit_ranges.size() == 1);
 
   ClusterSnapshot snap = karp::testing::MustParse(std::string(kDefaults) + R"(
 ---
