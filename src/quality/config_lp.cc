@@ -462,6 +462,53 @@ void AddColumns(CoveringLp& master, std::vector<Column>& columns, size_t most) {
   }
 }
 
+// The kept kinds (KeptKinds: a dropped kind has the same items and capacities as a kept one at
+// a price no lower, so its ratio v/price is no higher) with their items and copies.
+void KeepKinds(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
+               std::vector<LpKind>* kept_kinds, std::vector<KindItems>* kind_items) {
+  std::vector<std::vector<int>> items_of_kind(kinds.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    for (int k : items[i].kinds) {
+      items_of_kind[static_cast<size_t>(k)].push_back(static_cast<int>(i));
+    }
+  }
+  for (size_t k : KeptKinds(kinds, items_of_kind)) {
+    kept_kinds->push_back(kinds[k]);
+    KindItems ki;
+    ki.items = items_of_kind[k];
+    ki.position.assign(items.size(), -1);
+    for (size_t p = 0; p < ki.items.size(); ++p) {
+      const int i = ki.items[p];
+      ki.copies.push_back(MaxCopies(items[static_cast<size_t>(i)], kinds[k]));
+      ki.position[static_cast<size_t>(i)] = static_cast<int>(p);
+    }
+    kind_items->push_back(std::move(ki));
+  }
+}
+
+// The master's first columns: for each item the cheapest node of it alone (so the master is
+// feasible).
+void AddSingleItemColumns(const std::vector<LpKind>& kept_kinds,
+                          const std::vector<KindItems>& kind_items, size_t item_count,
+                          CoveringLp& master) {
+  for (size_t i = 0; i < item_count; ++i) {
+    double best_unit = HUGE_VAL;
+    Column best;
+    for (size_t k = 0; k < kind_items.size(); ++k) {
+      const int pos = kind_items[k].position[i];
+      if (pos < 0) continue;
+      const int64_t copies = kind_items[k].copies[static_cast<size_t>(pos)];
+      const double unit = kept_kinds[k].price / static_cast<double>(copies);
+      if (unit < best_unit) {
+        best_unit = unit;
+        best =
+            Column{k, kept_kinds[k].price, 0, {{static_cast<int>(i), static_cast<double>(copies)}}};
+      }
+    }
+    master.AddColumn(best.price, best.filling);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& kinds,
@@ -481,49 +528,14 @@ absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& k
     return absl::UnavailableError("configuration LP: karp was built without an LP solver (CLP)");
   }
 
-  std::vector<std::vector<int>> items_of_kind(kinds.size());
   int exclusive_sets = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    for (int k : items[i].kinds) {
-      items_of_kind[static_cast<size_t>(k)].push_back(static_cast<int>(i));
-    }
-    for (int e : items[i].exclusive) exclusive_sets = std::max(exclusive_sets, e + 1);
+  for (const LpItem& item : items) {
+    for (int e : item.exclusive) exclusive_sets = std::max(exclusive_sets, e + 1);
   }
-  // Pricing works on the kept kinds only (a dropped kind has the same items and capacities as
-  // a kept one at a price no lower: its ratio v/price is no higher).
   std::vector<LpKind> kept_kinds;
   std::vector<KindItems> kind_items;
-  for (size_t k : KeptKinds(kinds, items_of_kind)) {
-    kept_kinds.push_back(kinds[k]);
-    KindItems ki;
-    ki.items = items_of_kind[k];
-    ki.position.assign(items.size(), -1);
-    for (size_t p = 0; p < ki.items.size(); ++p) {
-      const int i = ki.items[p];
-      ki.copies.push_back(MaxCopies(items[static_cast<size_t>(i)], kinds[k]));
-      ki.position[static_cast<size_t>(i)] = static_cast<int>(p);
-    }
-    kind_items.push_back(std::move(ki));
-  }
-
-  // Start: for each item the cheapest node of it alone (so the master is feasible), then the
-  // fillings that pricing finds for the fair-share duals.
-  for (size_t i = 0; i < items.size(); ++i) {
-    double best_unit = HUGE_VAL;
-    Column best;
-    for (size_t k = 0; k < kind_items.size(); ++k) {
-      const int pos = kind_items[k].position[i];
-      if (pos < 0) continue;
-      const int64_t copies = kind_items[k].copies[static_cast<size_t>(pos)];
-      const double unit = kept_kinds[k].price / static_cast<double>(copies);
-      if (unit < best_unit) {
-        best_unit = unit;
-        best =
-            Column{k, kept_kinds[k].price, 0, {{static_cast<int>(i), static_cast<double>(copies)}}};
-      }
-    }
-    master->AddColumn(best.price, best.filling);
-  }
+  KeepKinds(kinds, items, &kept_kinds, &kind_items);
+  AddSingleItemColumns(kept_kinds, kind_items, items.size(), *master);
   absl::StatusOr<ResourcePrices> prices =
       ResourcePriceDuals(kept_kinds, kind_items, items, resources);
   if (!prices.ok()) return prices.status();
