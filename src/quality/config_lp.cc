@@ -387,8 +387,7 @@ class ColumnGeneration {
 // dual constraint (Σ_i a_i·λ·s_i <= λ·C_k <= p_k for a filling a of kind k), so Farley's bound
 // of these duals is at least the fractional bound over all resources at once, per component.
 struct ResourcePrices {
-  std::vector<double> duals;        // per item: λ·s_i
-  std::vector<double> item_price;   // the same (the surrogate size of the item)
+  std::vector<double> duals;        // per item: λ·s_i (also its surrogate size)
   std::vector<double> kind_budget;  // per kind: λ·C_k (the surrogate capacity, <= p_k)
 };
 
@@ -451,7 +450,6 @@ absl::StatusOr<ResourcePrices> ResourcePriceDuals(const std::vector<LpKind>& kin
       }
     }
   }
-  out.item_price = out.duals;
   return out;
 }
 
@@ -544,7 +542,7 @@ absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& k
   // Σ_r λ_r·C_kr. Every filling satisfies it, and it makes the pricing bounds tight for duals
   // near the resource prices.
   std::vector<LpItem> priced_items = items;
-  for (size_t i = 0; i < items.size(); ++i) priced_items[i].size.push_back(prices->item_price[i]);
+  for (size_t i = 0; i < items.size(); ++i) priced_items[i].size.push_back(prices->duals[i]);
   std::vector<LpKind> priced_kinds = kept_kinds;
   for (size_t k = 0; k < kept_kinds.size(); ++k) {
     priced_kinds[k].capacity.push_back(prices->kind_budget[k]);
