@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bench_main.h"
+#include "bound_counters.h"
 #include "karp/lower_bound.h"
 #include "karp/scheduler.h"
 #include "workloads.h"
@@ -206,10 +207,24 @@ void BM_Scheduling_AwsCost(benchmark::State& state) {
 }
 BENCHMARK(BM_Scheduling_AwsCost)
     ->Arg(100)
+    ->Arg(300)
     ->Arg(1000)
     ->Arg(5000)
     ->Arg(10000)
     ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The second realistic mix (AwsPlatformSnapshot) in the cost packing mode.
+void BM_Scheduling_AwsPlatformCost(benchmark::State& state) {
+  RunSolve(state, karp::bench::AwsPlatformSnapshot(static_cast<int>(state.range(0))),
+           karp::bench::AwsCatalog(), CostOptions(), {});
+}
+BENCHMARK(BM_Scheduling_AwsPlatformCost)
+    ->Arg(100)
+    ->Arg(300)
+    ->Arg(1000)
+    ->Arg(10000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -292,11 +307,7 @@ void RunBound(benchmark::State& state, const karp::ClusterSnapshot& snapshot,
     absl::StatusOr<karp::CostLowerBound> b = karp::PriceLowerBound(snapshot, *catalog);
     benchmark::DoNotOptimize(b);
   }
-  state.counters["pods"] = static_cast<double>(snapshot.PendingPods().size());
-  state.counters["bound"] = check->price_per_hour;
-  state.counters["kinds"] = check->kinds;
-  state.counters["classes"] = check->classes;
-  state.counters["components"] = check->components;
+  karp::bench::SetBoundCounters(state, snapshot, *catalog, snapshot.PendingPods(), *check);
 }
 
 void BM_LowerBound_Diverse(benchmark::State& state) {
@@ -310,6 +321,12 @@ void BM_LowerBound_Aws(benchmark::State& state) {
            karp::bench::AwsCatalog());
 }
 BENCHMARK(BM_LowerBound_Aws)->Arg(50000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_LowerBound_AwsPlatform(benchmark::State& state) {
+  RunBound(state, karp::bench::AwsPlatformSnapshot(static_cast<int>(state.range(0))),
+           karp::bench::AwsCatalog());
+}
+BENCHMARK(BM_LowerBound_AwsPlatform)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

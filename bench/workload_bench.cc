@@ -32,9 +32,11 @@
 #include "absl/time/time.h"
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
+#include "karp/lower_bound.h"
 #include "karp/scheduler.h"
 
 #include "bench_main.h"
+#include "bound_counters.h"
 #include "repack_counters.h"
 
 namespace {
@@ -165,6 +167,29 @@ absl::StatusOr<karp::ConsolidationPlan> ConsolidationPass(
   if (!c.ok()) return c.status();
   return c->Plan();
 }
+
+// karp::PriceLowerBound of the workload's pending pods.
+void RunBound(benchmark::State& state, const char* file) {
+  Workload w;
+  if (!Load(state, file, -1, &w)) return;
+  absl::StatusOr<karp::CostLowerBound> check = karp::PriceLowerBound(w.snapshot, *w.catalog);
+  if (!check.ok() || !(check->price_per_hour > 0)) {
+    state.SkipWithError(check.ok() ? "implausible bound"
+                                   : std::string(check.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<karp::CostLowerBound> b = karp::PriceLowerBound(w.snapshot, *w.catalog);
+    benchmark::DoNotOptimize(b);
+  }
+  karp::bench::SetBoundCounters(state, w.snapshot, *w.catalog, w.snapshot.PendingPods(), *check);
+}
+
+void BM_Workload_RunningClusterBound(benchmark::State& state) { RunBound(state, kRunningCluster); }
+BENCHMARK(BM_Workload_RunningClusterBound)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Workload_Realistic100kBound(benchmark::State& state) { RunBound(state, kRealistic100k); }
+BENCHMARK(BM_Workload_Realistic100kBound)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Workload_RunningClusterConsolidate(benchmark::State& state) {
   Workload w;

@@ -1,6 +1,7 @@
 #include "workloads.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -439,6 +441,114 @@ ClusterSnapshot AwsRealisticSnapshot(int pods, uint32_t seed) {
         tsc.label_selector = Selector("app", app);
         p.topology_spread_constraints.push_back(std::move(tsc));
       }
+      if (anti_affinity) {
+        PodAffinityTerm term;
+        term.label_selector = Selector("app", app);
+        term.topology_key = std::string(kLabelHostname);
+        p.pod_anti_affinity.required.push_back(std::move(term));
+      }
+      snap.pods.push_back(std::move(p));
+    }
+  }
+  return snap;
+}
+
+namespace {
+
+// The NodePools and DaemonSets of AwsPlatformSnapshot.
+ClusterSnapshot AwsPlatformBase() {
+  ClusterSnapshot snap;
+  const NodeClassRef node_class{"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  NodePool shared;
+  shared.metadata.name = "shared";
+  shared.node_class_ref = node_class;
+  shared.requirements = {Expr(kLabelArch, Operator::kIn, {"amd64", "arm64"}),
+                         Expr(kLabelCapacityType, Operator::kIn, {"spot", "on-demand"}),
+                         Expr(kAwsLabelInstanceCategory, Operator::kIn, {"c", "m", "r"}),
+                         Expr(kAwsLabelInstanceGeneration, Operator::kGt, {"5"})};
+  NodePool critical;
+  critical.metadata.name = "critical";
+  critical.node_class_ref = node_class;
+  critical.requirements = {Expr(kLabelArch, Operator::kIn, {"amd64"}),
+                           Expr(kLabelCapacityType, Operator::kIn, {"on-demand"}),
+                           Expr(kAwsLabelInstanceCategory, Operator::kIn, {"m", "r"})};
+  critical.taints = {Taint{"dedicated", "critical", TaintEffect::kNoSchedule}};
+  NodePool gpu;
+  gpu.metadata.name = "gpu";
+  gpu.node_class_ref = node_class;
+  gpu.requirements = {Expr(kAwsLabelInstanceGpuManufacturer, Operator::kIn, {"nvidia"}),
+                      Expr(kLabelCapacityType, Operator::kIn, {"spot", "on-demand"})};
+  gpu.taints = {Taint{std::string(kAwsResourceNvidiaGpu), "true", TaintEffect::kNoSchedule}};
+  snap.node_pools = {shared, critical, gpu};
+  const Toleration everything{"", TolerationOperator::kExists, "", TaintEffect::kNone};
+  for (auto [name, cpu, memory] : {std::tuple<const char*, int64_t, int64_t>{"aws-node", 25, 64},
+                                   {"kube-proxy", 100, 128},
+                                   {"node-exporter", 100, 180},
+                                   {"datadog-agent", 200, 400}}) {
+    DaemonSet ds = MakeDaemonSet(name, cpu, memory * kMi);
+    ds.pod_template.tolerations.push_back(everything);
+    snap.daemon_sets.push_back(std::move(ds));
+  }
+  return snap;
+}
+
+}  // namespace
+
+ClusterSnapshot AwsPlatformSnapshot(int pods, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::lognormal_distribution<double> cpu_dist(std::log(300.0), 1.0);  // millicores, median 300m
+  ClusterSnapshot snap = AwsPlatformBase();
+  snap.pods.reserve(static_cast<size_t>(pods));
+  const Toleration critical{"dedicated", TolerationOperator::kEqual, "critical",
+                            TaintEffect::kNoSchedule};
+  int index = 0;
+  for (int unit = 0; index < pods; ++unit) {
+    const int kind = pick(0, 99);
+    const std::string app = "svc-" + std::to_string(unit);
+    // Requests: cpu log-normal, rounded to 50m; memory at 1, 2, 4 or 8 GiB per core with
+    // +-25 % jitter, rounded to 64 MiB.
+    const int64_t cpu = std::clamp<int64_t>(
+        static_cast<int64_t>(std::lround(cpu_dist(rng) / 50.0)) * 50, 50, 14000);
+    const double gib_per_core = std::pow(2.0, pick(0, 3)) * (0.75 + 0.5 * pick(0, 100) / 100.0);
+    const int64_t mem =
+        std::max<int64_t>(128,
+                          static_cast<int64_t>(std::lround(cpu / 1000.0 * gib_per_core * 16.0))) *
+        64 * kMi;
+    int replicas = pick(1, 3) == 1 ? pick(10, 40) : pick(2, 8);
+    std::map<std::string, std::string> selector;
+    bool tolerate_critical = false, anti_affinity = false, gpu = false;
+    if (kind < 15) {  // pinned to on-demand capacity (stateful, latency-sensitive)
+      selector[std::string(kLabelCapacityType)] = "on-demand";
+    } else if (kind < 35) {  // spot-only batch
+      selector[std::string(kLabelCapacityType)] = "spot";
+      replicas = pick(10, 60);
+    } else if (kind < 45) {  // arm64 builds only
+      selector[std::string(kLabelArch)] = "arm64";
+    } else if (kind < 50) {  // amd64 builds only
+      selector[std::string(kLabelArch)] = "amd64";
+    } else if (kind < 56) {  // platform-critical, on the tainted on-demand pool
+      selector[std::string(kLabelNodePool)] = "critical";
+      tolerate_critical = true;
+      anti_affinity = pick(0, 1) == 0;
+    } else if (kind < 59) {  // GPU, 1 or 2 devices
+      gpu = true;
+      replicas = pick(1, 6);
+    } else if (kind < 69) {  // one replica per host
+      anti_affinity = true;
+      replicas = pick(3, 12);
+    }  // else: multi-arch, any capacity type
+    for (int r = 0; r < replicas && index < pods; ++r) {
+      Pod p = BasePod(index++, gpu ? std::max<int64_t>(cpu, 2000) : cpu,
+                      gpu ? std::max<int64_t>(mem, 8 * kGi) : mem);
+      p.metadata.name = app + "-" + std::to_string(r);
+      p.metadata.labels["app"] = app;
+      p.node_selector = selector;
+      if (gpu) {
+        p.containers[0].requests.Set(kAwsResourceNvidiaGpu, pick(1, 2));
+        p.tolerations.push_back(TolerateGpu());
+      }
+      if (tolerate_critical) p.tolerations.push_back(critical);
       if (anti_affinity) {
         PodAffinityTerm term;
         term.label_selector = Selector("app", app);

@@ -54,6 +54,16 @@ std::shared_ptr<const InstanceCatalog> AwsCatalog();
 // services, family-pinned pods and a few GPU pods.
 ClusterSnapshot AwsRealisticSnapshot(int pods, uint32_t seed = 42);
 
+// A second realistic AWS mix, unlike AwsRealisticSnapshot's (so that the cost packing is not
+// tuned to one mix): NodePools `shared` (amd64 and arm64, c/m/r generation > 5, spot and
+// on-demand), `critical` (amd64 m/r on-demand, tainted dedicated=critical:NoSchedule) and
+// `gpu` (NVIDIA types, spot and on-demand, tainted); four DaemonSets on every node (450m cpu,
+// 772 MiB in all); services with log-normal cpu requests (median 300m, rounded to 50m) and
+// 1-8 GiB of memory per core with jitter: a sixth pinned to on-demand, a fifth spot-only
+// batch, a tenth arm64-only, some amd64-only, some on the critical pool (half of them one per
+// host), a few GPU services of 1-2 devices, a tenth one replica per host, the rest anywhere.
+ClusterSnapshot AwsPlatformSnapshot(int pods, uint32_t seed = 7);
+
 // The real trace: pods of the Alibaba "openb" CSV
 // (`openb_pod_list_default.csv`) as pending pods with their cpu and memory requests and
 // `nvidia.com/gpu` = num_gpu (a GPU share counts as one GPU), GPU pods tolerating the GPU

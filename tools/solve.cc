@@ -21,6 +21,13 @@
 namespace karp::cli {
 namespace {
 
+// How `-o text` names the lower bound's method (karp/lower_bound.h).
+std::string_view BoundMethodNote(std::string_view method) {
+  if (method == karp::kLowerBoundConfigurationLp) return " (configuration LP)";
+  if (method == karp::kLowerBoundAssignmentLp) return " (assignment LP)";
+  return "";
+}
+
 constexpr char kSolveUsage[] =
     "usage: karp solve -f SNAPSHOT [-f SNAPSHOT...] [-R] [--catalog aws|FILE]\n"
     "                  [-o json|yaml|text|nodeclaims]\n"
@@ -112,8 +119,7 @@ void PrintText(const SolveResult& r, std::string_view currency,
   if (r.lower_bound_per_hour && *r.lower_bound_per_hour > 0) {
     const double gap = (r.LaunchPricePerHour() / *r.lower_bound_per_hour - 1) * 100;
     out << ", lower bound " << PerHour(*r.lower_bound_per_hour, currency)
-        << (r.lower_bound_method == karp::kLowerBoundConfigurationLp ? " (configuration LP)" : "")
-        << ", gap " << absl::StrFormat("%.1f", gap) << "%";
+        << BoundMethodNote(r.lower_bound_method) << ", gap " << absl::StrFormat("%.1f", gap) << "%";
   }
   out << (estimated ? " (spot prices estimated)" : "") << "\n";
   if (r.packing.mode == PackingMode::kCost) {

@@ -54,15 +54,21 @@ struct CoverOption {
 [[nodiscard]] absl::StatusOr<double> FractionalTwoResourceCover(
     const std::vector<CoverOption>& options, double first_demand, double second_demand);
 
-// CostLowerBound::method: the fractional cover of classes and components (below), or the
-// configuration LP when it is higher.
+// CostLowerBound::method: the fractional cover of classes and components (below); the
+// assignment LP (every kind's capacity on its own, pods divisible) when it is higher; the
+// configuration LP (pods whole) when its column generation proved its optimum or rose above
+// the assignment LP. docs/lower-bound.md has the three models and their proofs.
 inline constexpr std::string_view kLowerBoundFractional = "fractional";
+inline constexpr std::string_view kLowerBoundAssignmentLp = "assignment-lp";
 inline constexpr std::string_view kLowerBoundConfigurationLp = "configuration-lp";
 
 // The lower bound and how it was obtained.
 struct CostLowerBound {
   // The bound (per hour) on the price of any placement of the placeable pods on new nodes.
   double price_per_hour = 0;
+  // The fractional bound of classes and components (the method kLowerBoundFractional: what
+  // price_per_hour is without the LP bounds).
+  double components_price_per_hour = 0;
   // The plain fractional bound for comparison: all pods as one set over every kind any pod may
   // use, best pair of resources, without classes, components or the anti-affinity count.
   double fractional_price_per_hour = 0;
@@ -73,12 +79,20 @@ struct CostLowerBound {
   int components = 0;  // groups of classes with overlapping kinds
   // Pods that no kind can host ("namespace/name", sorted); they are left out of the bound.
   std::vector<std::string> unplaceable_pods;
-  // The configuration-LP bound (docs/lower-bound.md §6): 0 when karp was built without an LP
-  // solver (CLP) or the LP was not run; `configuration_lp_optimal` when the LP's optimum was
-  // proven (else the bound is Farley's, valid at every iteration).
+  // The LP bounds (docs/lower-bound.md), 0 when karp was built without an LP solver (CLP) or
+  // they were not run. The assignment LP's bound; the configuration LP's bound (at least the
+  // assignment LP's: its column generation starts there), `configuration_lp_optimal` when its
+  // optimum was proven (else the bound is Farley's, valid at every iteration); and an upper
+  // bound on the configuration LP's optimum (its restricted master's value; 0 when column
+  // generation was skipped, on inputs with more than 150,000 (pod class, kind) pairs), so
+  // price_per_hour / configuration_lp_upper_per_hour is at most how close the bound is to the
+  // configuration LP.
+  double assignment_lp_price_per_hour = 0;
   double configuration_lp_price_per_hour = 0;
   bool configuration_lp_optimal = false;
-  // How price_per_hour was obtained: kLowerBoundFractional or kLowerBoundConfigurationLp.
+  double configuration_lp_upper_per_hour = 0;
+  // How price_per_hour was obtained: kLowerBoundFractional, kLowerBoundAssignmentLp or
+  // kLowerBoundConfigurationLp.
   std::string method = std::string(kLowerBoundFractional);
 };
 

@@ -167,8 +167,8 @@ struct SolveResult {
   // of the pods this result places on new NodeClaims, a bound on the price of any placement of
   // them on new nodes (LaunchPricePerHour() >= it).
   std::optional<double> lower_bound_per_hour;
-  // How lower_bound_per_hour was obtained (CostLowerBound::method: "fractional" or
-  // "configuration-lp"); empty without a bound.
+  // How lower_bound_per_hour was obtained (CostLowerBound::method: "fractional",
+  // "assignment-lp" or "configuration-lp"); empty without a bound.
   std::string lower_bound_method;
 
   // Sum of the launch prices of the new claims (per hour).

@@ -15,36 +15,15 @@
 #include "boost/graph/adjacency_list.hpp"
 #include "boost/graph/connected_components.hpp"
 #include "internal/strings.h"
+#include "quality/assignment_lp.h"
 #include "quality/covering_lp.h"
 
 namespace karp::quality {
 namespace {
 
-// Capacity checks are generous by this relative slack: a column the slack admits wrongly only
-// lowers the LP, never raises it above the true optimum (the bound stays valid).
-constexpr double kSlack = 1e-9;
-
 // The bound is proven to be the LP's optimum when it meets the restricted master's value (at
 // least the optimum) up to this relative difference: the 1e-9 taken off every bound, rounding.
 constexpr double kProvenGap = 1e-8;
-
-// How many copies of `item` fit alone on `kind` (at most its count; one for an exclusive item).
-int64_t MaxCopies(const LpItem& item, const LpKind& kind) {
-  int64_t n = item.exclusive.empty() ? item.count : 1;
-  for (size_t r = 0; r < item.size.size(); ++r) {
-    if (item.size[r] <= 0) continue;
-    const double room = kind.capacity[r] * (1 + kSlack) + kSlack;
-    n = std::min<int64_t>(n, static_cast<int64_t>(std::floor(room / item.size[r])));
-  }
-  return n;
-}
-
-// One kind as pricing sees it: the items it may hold and how many of each fit alone.
-struct KindItems {
-  std::vector<int> items;       // sorted
-  std::vector<int64_t> copies;  // parallel: MaxCopies
-  std::vector<int> position;    // per item: its index in `items`, -1 when the kind cannot hold it
-};
 
 // A filling found by pricing: kind, price and (item, copies) pairs.
 struct Column {
@@ -125,7 +104,7 @@ class KindPricing {
   double Bound(double fixed) const {
     double best = HUGE_VAL;
     for (size_t r = 0; r < resources_; ++r) {
-      double left = room_[r] * (1 + kSlack) + kSlack;
+      double left = room_[r] * (1 + kCapacitySlack) + kCapacitySlack;
       double value = fixed;
       for (size_t j : by_resource_[r]) {
         if (decided_[j]) continue;
@@ -170,7 +149,7 @@ class KindPricing {
     }
     for (size_t r = 0; r < resources_ && most > 0; ++r) {
       if (item.size[r] <= 0) continue;
-      const double room = room_[r] * (1 + kSlack) + kSlack;
+      const double room = room_[r] * (1 + kCapacitySlack) + kCapacitySlack;
       most = std::min<int64_t>(most, static_cast<int64_t>(std::floor(room / item.size[r])));
     }
     decided_[j] = 1;
@@ -214,59 +193,6 @@ class KindPricing {
   int64_t nodes_ = 0;
 };
 
-absl::Status CheckInput(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
-                        size_t resources) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    const LpItem& item = items[i];
-    if (item.kinds.empty()) {
-      return absl::InvalidArgumentError(
-          internal::StrCat("configuration LP: items[", i, "] has no kind"));
-    }
-    if (item.count < 1 || item.size.size() != resources) {
-      return absl::InvalidArgumentError(internal::StrCat(
-          "configuration LP: items[", i, "] needs count >= 1 and ", resources, " sizes"));
-    }
-    for (int e : item.exclusive) {
-      if (e < 0) {
-        return absl::InvalidArgumentError(
-            internal::StrCat("configuration LP: items[", i, "] has a negative exclusive set"));
-      }
-    }
-    for (int k : item.kinds) {
-      if (k < 0 || static_cast<size_t>(k) >= kinds.size()) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "configuration LP: items[", i, "] names kind ", k, " of ", kinds.size()));
-      }
-      const LpKind& kind = kinds[static_cast<size_t>(k)];
-      if (!(kind.price > 0) || kind.capacity.size() != resources) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "configuration LP: kinds[", k, "] needs a price > 0 and ", resources, " capacities"));
-      }
-      if (MaxCopies(item, kind) < 1) {
-        return absl::InvalidArgumentError(internal::StrCat(
-            "configuration LP: items[", i, "] does not fit alone on kinds[", k, "]"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// The kinds worth pricing: for each set of items with equal capacities, the cheapest kind
-// (ties: the lowest index). Returns, per kept kind, its items and copies.
-std::vector<size_t> KeptKinds(const std::vector<LpKind>& kinds,
-                              const std::vector<std::vector<int>>& items_of_kind) {
-  std::map<std::pair<std::vector<double>, std::vector<int>>, size_t> cheapest;
-  for (size_t k = 0; k < kinds.size(); ++k) {
-    if (items_of_kind[k].empty()) continue;
-    auto [pos, inserted] = cheapest.emplace(std::make_pair(kinds[k].capacity, items_of_kind[k]), k);
-    if (!inserted && kinds[k].price < kinds[pos->second].price) pos->second = k;
-  }
-  std::vector<size_t> kept;
-  for (const auto& [key, k] : cheapest) kept.push_back(k);
-  std::sort(kept.begin(), kept.end());
-  return kept;
-}
-
 // The root bound of every kind under `duals` (KindPricing's bound with nothing decided), from
 // one order of the items per resource shared by all kinds: O(R·n) per kind.
 std::vector<double> RootBounds(const std::vector<LpKind>& kinds,
@@ -288,7 +214,7 @@ std::vector<double> RootBounds(const std::vector<LpKind>& kinds,
     const KindItems& ki = kind_items[k];
     double best = HUGE_VAL;
     for (size_t r = 0; r < resources; ++r) {
-      double left = kinds[k].capacity[r] * (1 + kSlack) + kSlack;
+      double left = kinds[k].capacity[r] * (1 + kCapacitySlack) + kCapacitySlack;
       double value = 0;
       for (int i : orders[r]) {
         const int pos = ki.position[static_cast<size_t>(i)];
@@ -460,30 +386,6 @@ void AddColumns(CoveringLp& master, std::vector<Column>& columns, size_t most) {
   }
 }
 
-// The kept kinds (KeptKinds: a dropped kind has the same items and capacities as a kept one at
-// a price no lower, so its ratio v/price is no higher) with their items and copies.
-void KeepKinds(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
-               std::vector<LpKind>* kept_kinds, std::vector<KindItems>* kind_items) {
-  std::vector<std::vector<int>> items_of_kind(kinds.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    for (int k : items[i].kinds) {
-      items_of_kind[static_cast<size_t>(k)].push_back(static_cast<int>(i));
-    }
-  }
-  for (size_t k : KeptKinds(kinds, items_of_kind)) {
-    kept_kinds->push_back(kinds[k]);
-    KindItems ki;
-    ki.items = items_of_kind[k];
-    ki.position.assign(items.size(), -1);
-    for (size_t p = 0; p < ki.items.size(); ++p) {
-      const int i = ki.items[p];
-      ki.copies.push_back(MaxCopies(items[static_cast<size_t>(i)], kinds[k]));
-      ki.position[static_cast<size_t>(i)] = static_cast<int>(p);
-    }
-    kind_items->push_back(std::move(ki));
-  }
-}
-
 // The master's first columns: for each item the cheapest node of it alone (so the master is
 // feasible).
 void AddSingleItemColumns(const std::vector<LpKind>& kept_kinds,
@@ -507,6 +409,72 @@ void AddSingleItemColumns(const std::vector<LpKind>& kept_kinds,
   }
 }
 
+// Column generation from `best_duals` on `master` (which holds a feasible set of columns):
+// master solves, pricing at Wentges-smoothed duals, and at the master's own duals when that
+// finds nothing improving. Raises out->bound, sets master_value, iterations and optimal.
+absl::Status GenerateColumns(CoveringLp& master, ColumnGeneration& generation,
+                             std::vector<double> best_duals, const ConfigLpOptions& options,
+                             ConfigLpResult* out) {
+  const size_t most = static_cast<size_t>(options.max_columns_per_iteration);
+  const size_t n = best_duals.size();
+  bool solved = false;
+  for (out->iterations = 1; out->iterations <= options.max_iterations; ++out->iterations) {
+    if (absl::Status s = master.Solve(); !s.ok()) return s;
+    solved = true;
+    out->master_value = master.objective();
+    if (out->bound >= out->master_value * (1 - options.gap)) break;
+    const std::vector<double> duals = master.duals();
+    // Wentges smoothing: price at a point between the best duals so far and the master's.
+    std::vector<double> mixed(n);
+    for (size_t i = 0; i < n; ++i) {
+      mixed[i] = options.smoothing * best_duals[i] + (1 - options.smoothing) * duals[i];
+    }
+    Evaluation e = generation.Evaluate(mixed);
+    if (e.bound > out->bound) {
+      out->bound = e.bound;
+      best_duals = mixed;
+    }
+    // Columns that improve the master (negative reduced cost under its duals).
+    size_t improving = 0;
+    for (const Column& c : e.columns) {
+      double v = 0;
+      for (const auto& [i, a] : c.filling) v += duals[static_cast<size_t>(i)] * a;
+      if (v > c.price * (1 + 1e-9)) ++improving;
+    }
+    AddColumns(master, e.columns, most);
+    if (improving == 0) {
+      // Mispricing: price at the master's own duals.
+      Evaluation m = generation.Evaluate(duals);
+      if (m.bound > out->bound) {
+        out->bound = m.bound;
+        best_duals = duals;
+      }
+      if (m.columns.empty()) {
+        if (m.theta <= 1 + 1e-9) {
+          out->optimal = true;
+          out->bound = std::max(out->bound, m.bound);
+        }
+        break;
+      }
+      AddColumns(master, m.columns, most);
+    }
+    if (generation.out_of_nodes()) break;
+  }
+  // However the loop ended (most often on the gap, before any pricing at the master's duals):
+  // bound <= LP optimum <= master value, so a bound that meets the master's value is the optimum.
+  if (solved && out->bound >= out->master_value * (1 - kProvenGap)) out->optimal = true;
+  out->iterations = std::min(out->iterations, options.max_iterations);
+  return absl::OkStatus();
+}
+
+int ExclusiveSetCount(const std::vector<LpItem>& items) {
+  int sets = 0;
+  for (const LpItem& item : items) {
+    for (int e : item.exclusive) sets = std::max(sets, e + 1);
+  }
+  return sets;
+}
+
 }  // namespace
 
 absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& kinds,
@@ -518,26 +486,38 @@ absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& k
     return out;
   }
   const size_t resources = items.front().size.size();
-  if (absl::Status s = CheckInput(kinds, items, resources); !s.ok()) return s;
+  if (absl::Status s = CheckLpInput(kinds, items, resources); !s.ok()) return s;
   std::vector<double> demand(items.size());
   for (size_t i = 0; i < items.size(); ++i) demand[i] = static_cast<double>(items[i].count);
   std::unique_ptr<CoveringLp> master = MakeCoveringLp(demand);
   if (master == nullptr) {
     return absl::UnavailableError("configuration LP: karp was built without an LP solver (CLP)");
   }
-
-  int exclusive_sets = 0;
-  for (const LpItem& item : items) {
-    for (int e : item.exclusive) exclusive_sets = std::max(exclusive_sets, e + 1);
-  }
   std::vector<LpKind> kept_kinds;
   std::vector<KindItems> kind_items;
   KeepKinds(kinds, items, &kept_kinds, &kind_items);
+  // The assignment LP first: a bound of its own, the starting duals, and whole fillings near its
+  // solution as the master's first real columns.
+  absl::StatusOr<AssignmentLpResult> fluid =
+      AssignmentLpBound(kept_kinds, kind_items, items, options.assignment);
+  if (!fluid.ok()) return fluid.status();
+  out.assignment_bound = out.bound = fluid->bound;
+  size_t pairs = 0;
+  for (const KindItems& ki : kind_items) pairs += ki.items.size();
+  if (pairs > options.column_generation_max_pairs) return out;
+
   AddSingleItemColumns(kept_kinds, kind_items, items.size(), *master);
+  for (const auto& [k, filling] :
+       RoundedFillings(kept_kinds, items, *fluid, options.rounded_fillings_per_kind)) {
+    master->AddColumn(kept_kinds[k].price, filling);
+  }
   absl::StatusOr<ResourcePrices> prices =
       ResourcePriceDuals(kept_kinds, kind_items, items, resources);
   if (!prices.ok()) return prices.status();
-  std::vector<double> best_duals = prices->duals;
+  double cover_value = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    cover_value += prices->duals[i] * static_cast<double>(items[i].count);
+  }
   // Pricing sees one more resource, implied by the others: the surrogate Σ_r λ_r·s_ir <=
   // Σ_r λ_r·C_kr. Every filling satisfies it, and it makes the pricing bounds tight for duals
   // near the resource prices.
@@ -547,60 +527,16 @@ absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& k
   for (size_t k = 0; k < kept_kinds.size(); ++k) {
     priced_kinds[k].capacity.push_back(prices->kind_budget[k]);
   }
-  ColumnGeneration generation(priced_kinds, kind_items, priced_items, resources + 1, exclusive_sets,
-                              options);
-  Evaluation start = generation.Evaluate(best_duals);
-  out.bound = start.bound;
-  AddColumns(*master, start.columns, static_cast<size_t>(options.max_columns_per_iteration));
-
-  const size_t most = static_cast<size_t>(options.max_columns_per_iteration);
-  bool solved = false;
-  for (out.iterations = 1; out.iterations <= options.max_iterations; ++out.iterations) {
-    if (absl::Status s = master->Solve(); !s.ok()) return s;
-    solved = true;
-    out.master_value = master->objective();
-    if (out.bound >= out.master_value * (1 - options.gap)) break;
-    const std::vector<double> duals = master->duals();
-    // Wentges smoothing: price at a point between the best duals so far and the master's.
-    std::vector<double> mixed(items.size());
-    for (size_t i = 0; i < items.size(); ++i) {
-      mixed[i] = options.smoothing * best_duals[i] + (1 - options.smoothing) * duals[i];
-    }
-    Evaluation e = generation.Evaluate(mixed);
-    if (e.bound > out.bound) {
-      out.bound = e.bound;
-      best_duals = mixed;
-    }
-    // Columns that improve the master (negative reduced cost under its duals).
-    size_t improving = 0;
-    for (const Column& c : e.columns) {
-      double v = 0;
-      for (const auto& [i, a] : c.filling) v += duals[static_cast<size_t>(i)] * a;
-      if (v > c.price * (1 + 1e-9)) ++improving;
-    }
-    AddColumns(*master, e.columns, most);
-    if (improving == 0) {
-      // Mispricing: price at the master's own duals.
-      Evaluation m = generation.Evaluate(duals);
-      if (m.bound > out.bound) {
-        out.bound = m.bound;
-        best_duals = duals;
-      }
-      if (m.columns.empty()) {
-        if (m.theta <= 1 + 1e-9) {
-          out.optimal = true;
-          out.bound = std::max(out.bound, m.bound);
-        }
-        break;
-      }
-      AddColumns(*master, m.columns, most);
-    }
-    if (generation.out_of_nodes()) break;
+  ColumnGeneration generation(priced_kinds, kind_items, priced_items, resources + 1,
+                              ExclusiveSetCount(items), options);
+  std::vector<double> start = fluid->bound > cover_value ? fluid->duals : prices->duals;
+  Evaluation first = generation.Evaluate(start);
+  out.bound = std::max(out.bound, first.bound);
+  AddColumns(*master, first.columns, static_cast<size_t>(options.max_columns_per_iteration));
+  if (absl::Status s = GenerateColumns(*master, generation, std::move(start), options, &out);
+      !s.ok()) {
+    return s;
   }
-  // However the loop ended (most often on the gap, before any pricing at the master's duals):
-  // bound <= LP optimum <= master value, so a bound that meets the master's value is the optimum.
-  if (solved && out.bound >= out.master_value * (1 - kProvenGap)) out.optimal = true;
-  out.iterations = std::min(out.iterations, options.max_iterations);
   out.columns = master->column_count();
   return out;
 }

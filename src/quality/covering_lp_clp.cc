@@ -23,27 +23,42 @@ class ClpCoveringLp final : public CoveringLp {
     }
   }
 
+  // Columns wait in a buffer and join the model in one addColumns call before the next solve:
+  // CLP copies its whole matrix on every addColumn.
   void AddColumn(double cost, const std::vector<std::pair<int, double>>& entries) override {
-    std::vector<int> rows;
-    std::vector<double> elements;
-    rows.reserve(entries.size());
-    elements.reserve(entries.size());
     for (const auto& [row, value] : entries) {
-      rows.push_back(row);
-      elements.push_back(value);
+      pending_rows_.push_back(row);
+      pending_elements_.push_back(value);
     }
-    model_.addColumn(static_cast<int>(rows.size()), rows.data(), elements.data(), 0.0, COIN_DBL_MAX,
-                     cost);
+    pending_starts_.push_back(static_cast<CoinBigIndex>(pending_rows_.size()));
+    pending_costs_.push_back(cost);
+  }
+
+  int AddRow(double lower, const std::vector<std::pair<int, double>>& entries) override {
+    for (const auto& [column, value] : entries) {
+      row_columns_.push_back(column);
+      row_elements_.push_back(value);
+    }
+    row_starts_.push_back(static_cast<CoinBigIndex>(row_columns_.size()));
+    row_lower_.push_back(lower);
+    return model_.numberRows() + static_cast<int>(row_lower_.size()) - 1;
   }
 
   absl::Status Solve() override {
-    // The first solve from scratch, later ones warm: new columns keep the basis primal
-    // feasible, which is what primal simplex continues from.
-    model_.primal(0, solved_once_ ? 2 : 0);
+    // The first solve from scratch, later ones warm.
+    const bool new_rows = !row_lower_.empty();
+    Flush();
+    if (!solved_once_) {
+      model_.initialSolve();
+    } else if (new_rows) {
+      model_.dual(0, 2);  // rows the last solution breaks: the basis stays dual feasible
+    } else {
+      model_.primal(0, 2);  // new columns: the basis stays primal feasible
+    }
     solved_once_ = true;
     if (model_.status() != 0) {
       return absl::InternalError(internal::StrCat(
-          "configuration LP: CLP stopped with status ", model_.status(), " (secondary ",
+          "LP bound: CLP stopped with status ", model_.status(), " (secondary ",
           model_.secondaryStatus(), ") after ", model_.numberIterations(), " iterations"));
     }
     return absl::OkStatus();
@@ -58,11 +73,54 @@ class ClpCoveringLp final : public CoveringLp {
     return out;
   }
 
-  int column_count() const override { return model_.numberColumns(); }
+  std::vector<double> solution() const override {
+    const double* x = model_.primalColumnSolution();
+    std::vector<double> out(x, x + model_.numberColumns());
+    for (double& v : out) v = v < 0 ? 0 : v;
+    return out;
+  }
+
+  int column_count() const override {
+    return model_.numberColumns() + static_cast<int>(pending_costs_.size());
+  }
 
  private:
+  void Flush() {
+    FlushColumns();
+    const int rows = static_cast<int>(row_lower_.size());
+    if (rows == 0) return;
+    const std::vector<double> upper(static_cast<size_t>(rows), COIN_DBL_MAX);
+    model_.addRows(rows, row_lower_.data(), upper.data(), row_starts_.data(), row_columns_.data(),
+                   row_elements_.data());
+    row_lower_.clear();
+    row_starts_.assign(1, 0);
+    row_columns_.clear();
+    row_elements_.clear();
+  }
+
+  void FlushColumns() {
+    const int n = static_cast<int>(pending_costs_.size());
+    if (n == 0) return;
+    const std::vector<double> lower(static_cast<size_t>(n), 0.0);
+    const std::vector<double> upper(static_cast<size_t>(n), COIN_DBL_MAX);
+    model_.addColumns(n, lower.data(), upper.data(), pending_costs_.data(), pending_starts_.data(),
+                      pending_rows_.data(), pending_elements_.data());
+    pending_costs_.clear();
+    pending_starts_.assign(1, 0);
+    pending_rows_.clear();
+    pending_elements_.clear();
+  }
+
   ClpSimplex model_;
   bool solved_once_ = false;
+  std::vector<double> pending_costs_;
+  std::vector<CoinBigIndex> pending_starts_{0};  // n + 1 starts into the two below
+  std::vector<int> pending_rows_;
+  std::vector<double> pending_elements_;
+  std::vector<double> row_lower_;
+  std::vector<CoinBigIndex> row_starts_{0};  // n + 1 starts into the two below
+  std::vector<int> row_columns_;
+  std::vector<double> row_elements_;
 };
 
 }  // namespace

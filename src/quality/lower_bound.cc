@@ -583,14 +583,14 @@ std::vector<double> PerResource(const Prepared& p, const ResourceList& list, dou
   return out;
 }
 
-// A request rounded down to the grid 1, 1+1/64, (1+1/64)^2, ... (exact up to 64): pods whose
-// requests differ by less than 1.6 % become one item class. Smaller items only make every
-// filling easier, so the bound stays valid; it loses at most that fraction.
-double RoundDown(int64_t v) {
-  if (v <= 64) return static_cast<double>(std::max<int64_t>(0, v));
+// The cell of a request on the grid 1, 1+1/64, (1+1/64)^2, ... (exact up to 64): pods whose
+// requests fall in the same cells become one item class, of the smallest request of its pods
+// in each resource. Smaller items only make every filling easier, so the bound stays valid; it
+// loses at most the 1.6 % width of a cell, nothing where pods have equal requests.
+int64_t GridCell(int64_t v) {
+  if (v <= 64) return std::max<int64_t>(0, v);
   constexpr double kStep = 1.0 + 1.0 / 64;
-  const double e = std::floor(std::log(static_cast<double>(v)) / std::log(kStep));
-  return std::min(static_cast<double>(v), std::pow(kStep, e));
+  return 64 + static_cast<int64_t>(std::floor(std::log(static_cast<double>(v)) / std::log(kStep)));
 }
 
 // The configuration LP of the prepared pods (quality/config_lp.h): one item per pods of one
@@ -598,7 +598,8 @@ double RoundDown(int64_t v) {
 // with their capacities in the requested resources (not the node count: exclusivity is inside
 // the columns).
 absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
-                                                 const std::vector<const Pod*>& pods) {
+                                                 const std::vector<const Pod*>& pods,
+                                                 const quality::ConfigLpOptions& options) {
   const size_t resources = p.names.size();
   std::vector<quality::LpKind> kinds(p.kinds.size());
   for (size_t k = 0; k < p.kinds.size(); ++k) {
@@ -606,7 +607,7 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
     kinds[k].capacity.assign(p.caps[k].begin(), p.caps[k].begin() + static_cast<long>(resources));
   }
   std::map<std::string, int> exclusive_ids;
-  std::map<std::tuple<int, std::vector<double>, std::vector<int>>, size_t> item_of_key;
+  std::map<std::tuple<int, std::vector<int64_t>, std::vector<int>>, size_t> item_of_key;
   std::vector<quality::LpItem> items;
   for (size_t i = 0; i < pods.size(); ++i) {
     const int c = p.classes.pod_class[i];
@@ -622,9 +623,17 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
     std::sort(exclusive.begin(), exclusive.end());
     exclusive.erase(std::unique(exclusive.begin(), exclusive.end()), exclusive.end());
     std::vector<double> size(resources);
-    for (size_t r = 0; r < resources; ++r) size[r] = RoundDown(p.requests[i].Get(p.names[r]));
-    auto [pos, inserted] = item_of_key.emplace(std::make_tuple(c, size, exclusive), items.size());
-    if (inserted) {
+    std::vector<int64_t> cells(resources);
+    for (size_t r = 0; r < resources; ++r) {
+      const int64_t v = std::max<int64_t>(0, p.requests[i].Get(p.names[r]));
+      size[r] = static_cast<double>(v);
+      cells[r] = GridCell(v);
+    }
+    auto [pos, inserted] = item_of_key.emplace(std::make_tuple(c, cells, exclusive), items.size());
+    if (!inserted) {
+      std::vector<double>& smallest = items[pos->second].size;
+      for (size_t r = 0; r < resources; ++r) smallest[r] = std::min(smallest[r], size[r]);
+    } else {
       quality::LpItem item;
       item.size = std::move(size);
       const Mask& mask = p.classes.classes[static_cast<size_t>(c)].kinds;
@@ -636,7 +645,7 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
     }
     ++items[pos->second].count;
   }
-  return quality::ConfigurationLpBound(kinds, items);
+  return quality::ConfigurationLpBound(kinds, items, options);
 }
 
 }  // namespace
@@ -644,6 +653,12 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
 absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
     const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
     const std::vector<const Pod*>& pods) {
+  return PriceLowerBoundUnchecked(snapshot, catalog, pods, ConfigLpOptions());
+}
+
+absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
+    const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+    const std::vector<const Pod*>& pods, const ConfigLpOptions& lp_options) {
   CostLowerBound out;
   Prepared p;
   if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &out); !s.ok()) return s;
@@ -656,16 +671,20 @@ absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
   for (const auto& [root, members] : components) {
     out.price_per_hour += ComponentBound(bounder, p.classes.classes, members, p.words);
   }
+  out.components_price_per_hour = out.price_per_hour;
   // The configuration LP is at least as tight once solved; both bounds are valid, the larger
   // is kept. Without an LP solver (or on input it refuses, e.g. a free kind) the fractional
   // bound stands.
-  absl::StatusOr<quality::ConfigLpResult> lp = ConfigLp(p, pods);
+  absl::StatusOr<quality::ConfigLpResult> lp = ConfigLp(p, pods, lp_options);
   if (lp.ok()) {
+    out.assignment_lp_price_per_hour = lp->assignment_bound;
     out.configuration_lp_price_per_hour = lp->bound;
     out.configuration_lp_optimal = lp->optimal;
+    out.configuration_lp_upper_per_hour = lp->master_value;
     if (lp->bound > out.price_per_hour) {
       out.price_per_hour = lp->bound;
-      out.method = std::string(kLowerBoundConfigurationLp);
+      const bool whole = lp->optimal || lp->bound > lp->assignment_bound;
+      out.method = std::string(whole ? kLowerBoundConfigurationLp : kLowerBoundAssignmentLp);
     }
   }
   return out;

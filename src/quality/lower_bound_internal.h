@@ -11,6 +11,7 @@
 #include "karp/cluster.h"
 #include "karp/lower_bound.h"
 #include "karp/resources.h"
+#include "quality/config_lp.h"
 
 namespace karp::quality {
 
@@ -19,6 +20,13 @@ namespace karp::quality {
 absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& snapshot,
                                                         const InstanceCatalog& catalog,
                                                         const std::vector<const Pod*>& pods);
+
+// As above with the configuration LP's options (quality/config_lp.h): the benchmarks lift its
+// limits to measure how close the bound is to the LP's optimum.
+absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& snapshot,
+                                                        const InstanceCatalog& catalog,
+                                                        const std::vector<const Pod*>& pods,
+                                                        const ConfigLpOptions& lp_options);
 
 // Capacity that may be bought at `price` beside the NodePools' kinds (an existing node that a
 // plan may keep).
