@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -72,8 +73,13 @@ class RestrictedLp {
       }
     }
     for (int e : item.exclusive) {
-      const auto pos = set_rows_.find({e, k});
-      if (pos == set_rows_.end()) continue;
+      auto pos = set_rows_.find({e, k});
+      if (pos == set_rows_.end()) {
+        // A set that binds somewhere gets its row on every kind it reaches, at once.
+        if (binding_sets_.count(e) == 0) continue;
+        pos = set_rows_.emplace(std::make_pair(e, k), SetRow{}).first;
+        pos->second.pending = {{static_cast<int>(k), 1.0}};  // y_k
+      }
       SetRow& row = pos->second;
       if (row.index >= 0) {
         entries.emplace_back(row.index, -1.0);
@@ -85,8 +91,9 @@ class RestrictedLp {
     lp_->AddColumn(0, entries);
   }
 
-  // Creates the row of every (set, kind) whose pairs in the solution `x` of the last solve
-  // hold more than one item of the set per node (Σ_(i in E) x_ik > y_k); returns how many.
+  // For every set whose pairs in the solution `x` of the last solve hold more than one item of
+  // the set per node on some kind (Σ_(i in E) x_ik > y_k), creates its rows on every kind it has
+  // pairs on; returns how many rows.
   int AddViolatedSetRows(const std::vector<double>& x) {
     std::map<std::pair<int, size_t>, std::vector<int>> columns;  // (set, kind) -> x columns
     std::map<std::pair<int, size_t>, double> held;
@@ -100,15 +107,21 @@ class RestrictedLp {
         if (c < solved) held[{e, k}] += x[kinds_.size() + c];
       }
     }
-    int added = 0;
+    // A set broken on one kind gets its row on every kind it has pairs on (else the solution
+    // would only move the set to the next kind, one solve per kind).
+    std::set<int> broken;
     for (const auto& [key, amount] : held) {
-      const double nodes = x[key.second];
-      if (amount <= nodes * (1 + 1e-9) + 1e-9) continue;
+      if (amount > x[key.second] * (1 + 1e-9) + 1e-9) broken.insert(key.first);
+    }
+    int added = 0;
+    for (const auto& [key, list] : columns) {
+      if (broken.count(key.first) == 0) continue;
       SetRow& row = set_rows_[key];
       row.pending = {{static_cast<int>(key.second), 1.0}};  // y_k
-      for (int column : columns[key]) row.pending.emplace_back(column, -1.0);
+      for (int column : list) row.pending.emplace_back(column, -1.0);
       ++added;
     }
+    binding_sets_.insert(broken.begin(), broken.end());
     return added;
   }
 
@@ -180,14 +193,18 @@ class RestrictedLp {
   };
   std::map<std::pair<int, size_t>, SetRow> set_rows_;  // by (set, kind)
   std::vector<std::vector<int>> kind_set_rows_;        // per kind: its set rows' indexes
+  std::set<int> binding_sets_;  // sets with rows: new pairs of theirs get rows at once
 };
 
-// The first pairs: each item on the kind where it alone takes the cheapest share of a node
-// (price times its largest share of a resource; ties: the lowest kind), so the LP is feasible.
+// The first pairs: each item on the kFirstPairs kinds where it alone takes the cheapest share
+// of a node (price times its largest share of a resource; ties: the lowest kind), so the LP is
+// feasible and starts near its optimum.
+constexpr size_t kFirstPairs = 4;
+
 void AddFirstPairs(const std::vector<LpKind>& kinds, const std::vector<KindItems>& kind_items,
                    const std::vector<LpItem>& items, RestrictedLp& lp) {
-  std::vector<double> best(items.size(), HUGE_VAL);
-  std::vector<std::pair<size_t, size_t>> where(items.size());
+  // Per item: (cost, kind, position), the kFirstPairs cheapest.
+  std::vector<std::vector<std::tuple<double, size_t, size_t>>> best(items.size());
   for (size_t k = 0; k < kinds.size(); ++k) {
     for (size_t p = 0; p < kind_items[k].items.size(); ++p) {
       const size_t i = static_cast<size_t>(kind_items[k].items[p]);
@@ -197,14 +214,16 @@ void AddFirstPairs(const std::vector<LpKind>& kinds, const std::vector<KindItems
           share = std::max(share, items[i].size[r] / kinds[k].capacity[r]);
         }
       }
-      const double cost = kinds[k].price * share;
-      if (cost < best[i]) {
-        best[i] = cost;
-        where[i] = {k, p};
-      }
+      auto& list = best[i];
+      const std::tuple<double, size_t, size_t> entry{kinds[k].price * share, k, p};
+      if (list.size() == kFirstPairs && !(entry < list.back())) continue;
+      list.insert(std::upper_bound(list.begin(), list.end(), entry), entry);
+      if (list.size() > kFirstPairs) list.pop_back();
     }
   }
-  for (size_t i = 0; i < items.size(); ++i) lp.AddPair(where[i].first, where[i].second);
+  for (const auto& list : best) {
+    for (const auto& [cost, k, p] : list) lp.AddPair(k, p);
+  }
 }
 
 // Solves per round for the set rows a solution breaks.
@@ -476,6 +495,32 @@ std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedFilli
         if (seen.insert(filling).second) out.emplace_back(k, std::move(filling));
       }
     }
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedNodes(
+    const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
+    const AssignmentLpResult& solution) {
+  std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> out;
+  for (size_t k = 0; k < solution.nodes.size(); ++k) {
+    const double y = solution.nodes[k];
+    const auto& placed = solution.placed[k];
+    if (y <= 1e-9 || placed.empty()) continue;
+    const int most = 2 * static_cast<int>(std::ceil(y)) + 2;
+    std::vector<std::vector<std::pair<int, double>>> best;
+    for (const double mix : {0.0, y}) {
+      DirectionalPool pool(kinds[k], items, placed);
+      std::vector<std::vector<std::pair<int, double>>> nodes;
+      for (int j = 0; j < most && !pool.empty(); ++j) {
+        std::vector<std::pair<int, double>> filling = pool.FillNode(j, mix);
+        if (filling.empty()) break;
+        nodes.push_back(std::move(filling));
+      }
+      // Fewer nodes of the kind cost less (ties: the first packing).
+      if (best.empty() || nodes.size() < best.size()) best = std::move(nodes);
+    }
+    for (auto& filling : best) out.emplace_back(k, std::move(filling));
   }
   return out;
 }

@@ -74,6 +74,13 @@ std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedFilli
     const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
     const AssignmentLpResult& solution, int per_kind);
 
+// Whole nodes for the solution: per kind, the one of the two packings RoundedFillings makes
+// with fewer nodes (ties: the first), every node of it (not only the distinct fillings), kinds
+// in order. Pods of the solution that fit no node of their kind are left out.
+std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedNodes(
+    const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
+    const AssignmentLpResult& solution);
+
 }  // namespace karp::quality
 
 #endif  // KARP_SRC_QUALITY_ASSIGNMENT_LP_H_

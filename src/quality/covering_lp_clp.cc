@@ -51,7 +51,7 @@ class ClpCoveringLp final : public CoveringLp {
     if (!solved_once_) {
       model_.initialSolve();
     } else if (new_rows) {
-      model_.dual(0, 2);  // rows the last solution breaks: the basis stays dual feasible
+      model_.dual(0, 2);  // rows the last solution breaks (and maybe new columns)
     } else {
       model_.primal(0, 2);  // new columns: the basis stays primal feasible
     }

@@ -24,8 +24,10 @@
 #include "karp/resources.h"
 #include "karp/taints.h"
 #include "model/node_pool_templates.h"
+#include "quality/assignment_lp.h"
 #include "quality/config_lp.h"
 #include "quality/lower_bound_internal.h"
+#include "quality/lp_instance.h"
 
 namespace karp {
 namespace {
@@ -593,22 +595,24 @@ int64_t GridCell(int64_t v) {
   return 64 + static_cast<int64_t>(std::floor(std::log(static_cast<double>(v)) / std::log(kStep)));
 }
 
-// The configuration LP of the prepared pods (quality/config_lp.h): one item per pods of one
-// class with equal requests and the same exclusive sets (hostname anti-affinity), the kinds
-// with their capacities in the requested resources (not the node count: exclusivity is inside
-// the columns).
-absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
-                                                 const std::vector<const Pod*>& pods,
-                                                 const quality::ConfigLpOptions& options) {
+// The LP instance of the prepared pods (quality/lp_instance.h): one item per pods of one
+// class with requests in the same grid cells (`exact`: with equal requests) and the same
+// exclusive sets (hostname anti-affinity), the kinds with their capacities in the requested
+// resources (not the node count: exclusivity is inside the columns). `item_of_pod` (when not
+// null) gets each pod's item, -1 for a pod no kind can host.
+void BuildLpInstance(const Prepared& p, const std::vector<const Pod*>& pods, bool exact,
+                     std::vector<quality::LpKind>* kinds, std::vector<quality::LpItem>* items,
+                     std::vector<int>* item_of_pod) {
   const size_t resources = p.names.size();
-  std::vector<quality::LpKind> kinds(p.kinds.size());
+  kinds->resize(p.kinds.size());
   for (size_t k = 0; k < p.kinds.size(); ++k) {
-    kinds[k].price = p.kinds[k].price;
-    kinds[k].capacity.assign(p.caps[k].begin(), p.caps[k].begin() + static_cast<long>(resources));
+    (*kinds)[k].price = p.kinds[k].price;
+    (*kinds)[k].capacity.assign(p.caps[k].begin(),
+                                p.caps[k].begin() + static_cast<long>(resources));
   }
+  if (item_of_pod != nullptr) item_of_pod->assign(pods.size(), -1);
   std::map<std::string, int> exclusive_ids;
   std::map<std::tuple<int, std::vector<int64_t>, std::vector<int>>, size_t> item_of_key;
-  std::vector<quality::LpItem> items;
   for (size_t i = 0; i < pods.size(); ++i) {
     const int c = p.classes.pod_class[i];
     if (c < 0) continue;
@@ -627,11 +631,11 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
     for (size_t r = 0; r < resources; ++r) {
       const int64_t v = std::max<int64_t>(0, p.requests[i].Get(p.names[r]));
       size[r] = static_cast<double>(v);
-      cells[r] = GridCell(v);
+      cells[r] = exact ? v : GridCell(v);
     }
-    auto [pos, inserted] = item_of_key.emplace(std::make_tuple(c, cells, exclusive), items.size());
+    auto [pos, inserted] = item_of_key.emplace(std::make_tuple(c, cells, exclusive), items->size());
     if (!inserted) {
-      std::vector<double>& smallest = items[pos->second].size;
+      std::vector<double>& smallest = (*items)[pos->second].size;
       for (size_t r = 0; r < resources; ++r) smallest[r] = std::min(smallest[r], size[r]);
     } else {
       quality::LpItem item;
@@ -641,10 +645,19 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
         if (Test(mask, k)) item.kinds.push_back(static_cast<int>(k));
       }
       item.exclusive = std::move(exclusive);
-      items.push_back(std::move(item));
+      items->push_back(std::move(item));
     }
-    ++items[pos->second].count;
+    ++(*items)[pos->second].count;
+    if (item_of_pod != nullptr) (*item_of_pod)[i] = static_cast<int>(pos->second);
   }
+}
+
+absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
+                                                 const std::vector<const Pod*>& pods,
+                                                 const quality::ConfigLpOptions& options) {
+  std::vector<quality::LpKind> kinds;
+  std::vector<quality::LpItem> items;
+  BuildLpInstance(p, pods, /*exact=*/false, &kinds, &items, nullptr);
   return quality::ConfigurationLpBound(kinds, items, options);
 }
 
@@ -711,6 +724,45 @@ absl::StatusOr<double> quality::PriceLowerBoundWithRoom(const ClusterSnapshot& s
     best = std::max(best, ComponentBound(bounder, p.classes.classes, members, p.words));
   }
   return best;
+}
+
+absl::StatusOr<std::vector<int>> quality::LpPlanGroups(const ClusterSnapshot& snapshot,
+                                                       const InstanceCatalog& catalog,
+                                                       const std::vector<const Pod*>& pods) {
+  std::vector<int> groups(pods.size(), -1);
+  CostLowerBound unused;
+  Prepared p;
+  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &unused); !s.ok()) return s;
+  if (p.classes.classes.empty()) return groups;
+  std::vector<LpKind> kinds;
+  std::vector<LpItem> items;
+  std::vector<int> item_of_pod;
+  BuildLpInstance(p, pods, /*exact=*/true, &kinds, &items, &item_of_pod);
+  if (absl::Status s = CheckLpInput(kinds, items, p.names.size()); !s.ok()) return s;
+  std::vector<LpKind> kept;
+  std::vector<KindItems> kind_items;
+  KeepKinds(kinds, items, &kept, &kind_items);
+  absl::StatusOr<AssignmentLpResult> solution = AssignmentLpBound(kept, kind_items, items);
+  if (!solution.ok()) return solution.status();
+  // Each item's pods in input order, handed out to the nodes in turn.
+  std::vector<std::vector<size_t>> pods_of_item(items.size());
+  for (size_t i = pods.size(); i-- > 0;) {
+    if (item_of_pod[i] >= 0) pods_of_item[static_cast<size_t>(item_of_pod[i])].push_back(i);
+  }
+  int group = 0;
+  for (const auto& [k, filling] : RoundedNodes(kept, items, *solution)) {
+    bool any = false;
+    for (const auto& [item, count] : filling) {
+      std::vector<size_t>& left = pods_of_item[static_cast<size_t>(item)];
+      for (int64_t n = 0; n < static_cast<int64_t>(count) && !left.empty(); ++n) {
+        groups[left.back()] = group;
+        left.pop_back();
+        any = true;
+      }
+    }
+    if (any) ++group;
+  }
+  return groups;
 }
 
 }  // namespace karp

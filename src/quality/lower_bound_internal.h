@@ -28,6 +28,15 @@ absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& s
                                                         const std::vector<const Pod*>& pods,
                                                         const ConfigLpOptions& lp_options);
 
+// A plan for the cost packing (docs/design.md §13.2): the pods grouped into whole nodes near
+// the assignment LP's solution (quality/assignment_lp.h RoundedNodes), pods of equal requests,
+// class and anti-affinity sets as one item. Returns each pod's node number (from 0), -1 for
+// pods no kind can host or that the rounding left out. Same preconditions as
+// PriceLowerBoundUnchecked. Errors: those of the LP (Unavailable without an LP solver).
+absl::StatusOr<std::vector<int>> LpPlanGroups(const ClusterSnapshot& snapshot,
+                                              const InstanceCatalog& catalog,
+                                              const std::vector<const Pod*>& pods);
+
 // Capacity that may be bought at `price` beside the NodePools' kinds (an existing node that a
 // plan may keep).
 struct RoomOption {

@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "karp/labels.h"
 #include "karp/resources.h"
+#include "quality/lower_bound_internal.h"
 #include "scheduling/exact_packing.h"
 #include "scheduling/instance_filter.h"
 
@@ -358,11 +359,11 @@ namespace {
 const std::vector<CostStrategy>& Strategies() {
   using D = TargetDemand;
   static const std::vector<CostStrategy> kStrategies = {
-      {D::kPod, 0.02, false, false, true},          {D::kPod, 0.0, false, false, true},
-      {D::kClass, 0.02, true, true, false},         {D::kPod, 0.02, true, false, false},
-      {D::kClassNoSlots, 0.05, false, false, true}, {D::kPod, 0.05, false, false, true},
-      {D::kClassNoSlots, 0.02, true, false, true},  {D::kPod, 0.10, false, false, true},
-      {D::kClass, 0.02, false, false, false},       {D::kClassNoSlots, 0.0, true, false, false},
+      {D::kPod, 0.02, false, false, true}, {D::kPod, 0.02, false, false, true, true},
+      {D::kPod, 0.0, false, false, true},  {D::kClass, 0.02, true, true, false},
+      {D::kPod, 0.02, true, false, false}, {D::kClassNoSlots, 0.05, false, false, true},
+      {D::kPod, 0.05, false, false, true}, {D::kClassNoSlots, 0.02, true, false, true},
+      {D::kPod, 0.10, false, false, true}, {D::kClass, 0.02, false, false, false},
   };
   return kStrategies;
 }
@@ -426,6 +427,23 @@ Baseline FaithfulBaseline(const scheduling::SchedulerState& state, PodSource& so
   return b;
 }
 
+// Sets plan_group from quality::LpPlanGroups when every template draws from one catalog
+// (the LP's kinds come from it); otherwise, or when the LP fails, the pods stay unplanned.
+void PlanFromLp(const scheduling::SchedulerState& state, std::vector<PodData>& pods) {
+  const InstanceCatalog* catalog = nullptr;
+  for (const Template& t : state.pools->templates) {
+    if (catalog != nullptr && t.catalog.get() != catalog) return;
+    catalog = t.catalog.get();
+  }
+  if (catalog == nullptr) return;
+  std::vector<const Pod*> originals(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) originals[i] = pods[i].original;
+  absl::StatusOr<std::vector<int>> groups =
+      quality::LpPlanGroups(*state.snapshot, *catalog, originals);
+  if (!groups.ok()) return;
+  for (size_t i = 0; i < pods.size(); ++i) pods[i].plan_group = (*groups)[i];
+}
+
 // A finished candidate packing, before it is compared with the faithful one.
 struct Packing {
   SolveResult result;
@@ -448,6 +466,7 @@ std::optional<Packing> Build(const scheduling::SchedulerState& state, PodSource&
   CostPolicy policy = shared.WithStrategy(strategy);
   policy.Apply(copy);
   if (repack == nullptr && strategy.exact_small_groups) PlanSmallGroups(state, copy, ExactLimits{});
+  if (repack == nullptr && strategy.lp_plan) PlanFromLp(state, copy);
   Solver solver(state, std::move(copy), nullptr, &policy);
   Packing p;
   p.result = solver.Run();

@@ -66,6 +66,9 @@ struct CostStrategy {
   // Pods with required hostname anti-affinity (each needs a node of its own) are placed
   // first, so the claims they force exist before the other pods are packed into them.
   bool exclusive_first = false;
+  // The pods are first planned onto whole nodes near the assignment LP's solution
+  // (quality::LpPlanGroups; one catalog only), replayed like an exact plan.
+  bool lp_plan = false;
 };
 
 // The cost mode's rules for one Solver. Its rules are immutable during a solve; it memoizes

@@ -140,6 +140,38 @@ TEST_CASE("cost packing buys several small GPU nodes rather than one large one",
   CHECK(cost.pod_errors.empty());
 }
 
+TEST_CASE("cost packing mixes cpu-heavy and memory-heavy pods as the assignment LP does",
+          "[scheduler][cost]") {
+  // Type r: 4 cpu, 32Gi; type c: 8 cpu, 8Gi; both 1/h. Eight X (3 cpu, 2Gi) and sixteen Y
+  // (500m, 14Gi). Alone, X take c nodes two at a time (4/h) and Y r nodes two at a time (8/h);
+  // mixed, one X and two Y fill an r node exactly: eight r nodes, 8/h. The heuristic rules
+  // keep them apart; the plan from the assignment LP (quality::LpPlanGroups) mixes them.
+  ClusterSnapshot snap;
+  snap.node_pools.push_back(MakeNodePool("default"));
+  for (int i = 0; i < 8; ++i) snap.pods.push_back(MakePod("x-" + std::to_string(i), "3", "2Gi"));
+  for (int i = 0; i < 16; ++i) {
+    snap.pods.push_back(MakePod("y-" + std::to_string(i), "500m", "14Gi"));
+  }
+  auto catalog = MakeCatalog(
+      {OnDemandType("r", "amd64", "4", "32Gi", 1.0), OnDemandType("c", "amd64", "8", "8Gi", 1.0)});
+  SchedulerOptions heuristic_only;
+  heuristic_only.cost_attempts = 1;  // the first strategy alone, without the LP plan
+  heuristic_only.cost_repack_rounds = 0;
+  const SolveResult heuristic = SolveWith(snap, catalog, karp::PackingMode::kCost, heuristic_only);
+  const SolveResult cost = SolveWith(snap, catalog, karp::PackingMode::kCost);
+  CHECK(heuristic.LaunchPricePerHour() > 8.5);
+  CHECK(cost.pod_errors.empty());
+  if (!KARP_TEST_HAVE_CLP) {
+    WARN("karp was built without CLP: no LP plan, the mixed packing is not expected");
+    return;
+  }
+  CHECK(cost.LaunchPricePerHour() == Approx(8.0));
+  CHECK(cost.node_claims.size() == 8);
+  for (const karp::NewNodeClaim& nc : cost.node_claims) {
+    CHECK(nc.pods.size() == 3);
+  }
+}
+
 TEST_CASE("pods of a lower-weight NodePool share claims however many claims a heavier one has",
           "[scheduler][cost]") {
   // Thirty pods that each need a node of their own open thirty claims with room in the
