@@ -348,8 +348,9 @@ def bound_table(rows):
              "`fractional` is the cover of classes and components, `assignment LP` and "
              "`configuration LP` the LP bounds (each valid; the bound is the largest). "
              "`LP upper` is the configuration LP's restricted master with its limits lifted "
-             "(outside the timing): at least that LP's optimum, so `bound / LP upper` is at most "
-             "how close the bound is to it.", "",
+             "(column generation on every input, 100 times the node budget; outside the "
+             "timing): at least that LP's optimum, so `bound / LP upper` is at most how close "
+             "the bound is to it.", "",
              "| workload | pods | kinds | classes | fractional $/h | assignment LP $/h | "
              "configuration LP $/h | bound (method) | LP upper $/h | bound / LP upper | time | "
              "peak RSS |",
