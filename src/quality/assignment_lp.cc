@@ -476,6 +476,27 @@ class DirectionalPool {
 
 }  // namespace
 
+namespace {
+
+// One packing of kind k's share of the solution (`placed`, y nodes) into at most `most` whole
+// nodes (DirectionalPool::FillNode with `mix`): the nodes' fillings in order.
+std::vector<std::vector<std::pair<int, double>>> PackShare(
+    const LpKind& kind, const std::vector<LpItem>& items,
+    const std::vector<std::pair<int, double>>& placed, int most, double mix) {
+  std::vector<std::vector<std::pair<int, double>>> nodes;
+  DirectionalPool pool(kind, items, placed);
+  for (int j = 0; j < most && !pool.empty(); ++j) {
+    std::vector<std::pair<int, double>> filling = pool.FillNode(j, mix);
+    if (filling.empty()) break;
+    nodes.push_back(std::move(filling));
+  }
+  return nodes;
+}
+
+int MostNodes(double y) { return 2 * static_cast<int>(std::ceil(y)) + 2; }
+
+}  // namespace
+
 std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedFillings(
     const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
     const AssignmentLpResult& solution, int per_kind) {
@@ -485,13 +506,10 @@ std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedFilli
     const auto& placed = solution.placed[k];
     if (y <= 1e-9 || placed.empty()) continue;
     std::set<std::vector<std::pair<int, double>>> seen;
-    const int most = std::min<int>(per_kind, 2 * static_cast<int>(std::ceil(y)) + 2);
+    const int most = std::min<int>(per_kind, MostNodes(y));
     // Two packings of the share: greedy by direction alone, and from the solution's mix.
     for (const double mix : {0.0, y}) {
-      DirectionalPool pool(kinds[k], items, placed);
-      for (int j = 0; j < most && !pool.empty(); ++j) {
-        std::vector<std::pair<int, double>> filling = pool.FillNode(j, mix);
-        if (filling.empty()) break;
+      for (auto& filling : PackShare(kinds[k], items, placed, most, mix)) {
         if (seen.insert(filling).second) out.emplace_back(k, std::move(filling));
       }
     }
@@ -507,19 +525,12 @@ std::vector<std::pair<size_t, std::vector<std::pair<int, double>>>> RoundedNodes
     const double y = solution.nodes[k];
     const auto& placed = solution.placed[k];
     if (y <= 1e-9 || placed.empty()) continue;
-    const int most = 2 * static_cast<int>(std::ceil(y)) + 2;
-    std::vector<std::vector<std::pair<int, double>>> best;
-    for (const double mix : {0.0, y}) {
-      DirectionalPool pool(kinds[k], items, placed);
-      std::vector<std::vector<std::pair<int, double>>> nodes;
-      for (int j = 0; j < most && !pool.empty(); ++j) {
-        std::vector<std::pair<int, double>> filling = pool.FillNode(j, mix);
-        if (filling.empty()) break;
-        nodes.push_back(std::move(filling));
-      }
-      // Fewer nodes of the kind cost less (ties: the first packing).
-      if (best.empty() || nodes.size() < best.size()) best = std::move(nodes);
-    }
+    std::vector<std::vector<std::pair<int, double>>> best =
+        PackShare(kinds[k], items, placed, MostNodes(y), 0.0);
+    std::vector<std::vector<std::pair<int, double>>> mixed =
+        PackShare(kinds[k], items, placed, MostNodes(y), y);
+    // Fewer nodes of the kind cost less (ties: the first packing).
+    if (mixed.size() < best.size()) best = std::move(mixed);
     for (auto& filling : best) out.emplace_back(k, std::move(filling));
   }
   return out;
@@ -540,10 +551,7 @@ absl::StatusOr<AssignmentLpResult> AssignmentLpBound(const std::vector<LpKind>& 
     return absl::UnavailableError("assignment LP: karp was built without an LP solver (CLP)");
   }
   AddFirstPairs(kinds, kind_items, items, lp);
-  int exclusive_sets = 0;
-  for (const LpItem& item : items) {
-    for (int e : item.exclusive) exclusive_sets = std::max(exclusive_sets, e + 1);
-  }
+  const int exclusive_sets = ExclusiveSetCount(items);
   bool complete = false;  // the last solve had every set row its solution needs
   for (out.rounds = 1; out.rounds <= options.max_rounds; ++out.rounds) {
     // Solve, then add the set rows the solution breaks and solve again (rows alone, so the

@@ -467,14 +467,6 @@ absl::Status GenerateColumns(CoveringLp& master, ColumnGeneration& generation,
   return absl::OkStatus();
 }
 
-int ExclusiveSetCount(const std::vector<LpItem>& items) {
-  int sets = 0;
-  for (const LpItem& item : items) {
-    for (int e : item.exclusive) sets = std::max(sets, e + 1);
-  }
-  return sets;
-}
-
 }  // namespace
 
 absl::StatusOr<ConfigLpResult> ConfigurationLpBound(const std::vector<LpKind>& kinds,

@@ -57,6 +57,14 @@ absl::Status CheckLpInput(const std::vector<LpKind>& kinds, const std::vector<Lp
   return absl::OkStatus();
 }
 
+int ExclusiveSetCount(const std::vector<LpItem>& items) {
+  int sets = 0;
+  for (const LpItem& item : items) {
+    for (int e : item.exclusive) sets = std::max(sets, e + 1);
+  }
+  return sets;
+}
+
 void KeepKinds(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
                std::vector<LpKind>* kept, std::vector<KindItems>* kind_items) {
   std::vector<std::vector<int>> items_of_kind(kinds.size());

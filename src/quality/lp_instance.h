@@ -41,6 +41,9 @@ int64_t MaxCopies(const LpItem& item, const LpKind& kind);
 absl::Status CheckLpInput(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
                           size_t resources);
 
+// The number of exclusive sets: one more than the largest set id (0 without any).
+int ExclusiveSetCount(const std::vector<LpItem>& items);
+
 // One kept kind as the LPs see it: the items it may hold and how many of each fit alone.
 struct KindItems {
   std::vector<int> items;       // sorted

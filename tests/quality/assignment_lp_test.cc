@@ -91,6 +91,23 @@ double CheckedSolutionPrice(const Kept& kept, const std::vector<LpItem>& items,
   return price;
 }
 
+// Solves `items` on `kinds` and checks the bound is proven optimal at `optimum`, with a
+// feasible solution at that price. False (with a warning) when karp has no LP solver.
+bool SolvesToOptimum(const std::vector<LpKind>& kinds, const std::vector<LpItem>& items,
+                     double optimum) {
+  const Kept kept = Keep(Instance{kinds, items});
+  absl::StatusOr<AssignmentLpResult> r = AssignmentLpBound(kept.kinds, kept.kind_items, items);
+  if (!r.ok() && NoLpSolver(r.status())) {
+    WARN("karp was built without CLP: the assignment-LP test is skipped");
+    return false;
+  }
+  REQUIRE(r.ok());
+  CHECK(r->optimal);
+  CHECK(r->bound == Approx(optimum).epsilon(1e-8));
+  CHECK(CheckedSolutionPrice(kept, items, *r) == Approx(optimum).epsilon(1e-8));
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("AssignmentLpBound prices each kind's resources apart", "[lower_bound][lp]") {
@@ -101,17 +118,7 @@ TEST_CASE("AssignmentLpBound prices each kind's resources apart", "[lower_bound]
   // (XXXX, YY, YY).
   const std::vector<LpKind> kinds = {{1.0, {4, 8}}, {1.0, {8, 4}}};
   const std::vector<LpItem> items = {{4, {2, 1}, {0, 1}, {}}, {4, {1, 2}, {1}, {}}};
-  Kept kept;
-  KeepKinds(kinds, items, &kept.kinds, &kept.kind_items);
-  absl::StatusOr<AssignmentLpResult> r = AssignmentLpBound(kept.kinds, kept.kind_items, items);
-  if (!r.ok() && NoLpSolver(r.status())) {
-    WARN("karp was built without CLP: the assignment-LP test is skipped");
-    return;
-  }
-  REQUIRE(r.ok());
-  CHECK(r->optimal);
-  CHECK(r->bound == Approx(3.0).epsilon(1e-8));
-  CHECK(CheckedSolutionPrice(kept, items, *r) == Approx(3.0).epsilon(1e-8));
+  if (!SolvesToOptimum(kinds, items, 3.0)) return;
   // The configuration LP starts from it and proves the whole-item optimum, 3.
   absl::StatusOr<karp::quality::ConfigLpResult> lp = ConfigurationLpBound(kinds, items);
   REQUIRE(lp.ok());
@@ -126,17 +133,7 @@ TEST_CASE("AssignmentLpBound keeps an anti-affinity set one per node", "[lower_b
   // node, they need six nodes, at best six small ones (1.8/h).
   const std::vector<LpKind> kinds = {{1.0, {8}}, {0.3, {2}}};
   const std::vector<LpItem> items = {{3, {1}, {0, 1}, {0}}, {3, {1}, {0, 1}, {0}}};
-  Kept kept;
-  KeepKinds(kinds, items, &kept.kinds, &kept.kind_items);
-  absl::StatusOr<AssignmentLpResult> r = AssignmentLpBound(kept.kinds, kept.kind_items, items);
-  if (!r.ok() && NoLpSolver(r.status())) {
-    WARN("karp was built without CLP: the assignment-LP test is skipped");
-    return;
-  }
-  REQUIRE(r.ok());
-  CHECK(r->optimal);
-  CHECK(r->bound == Approx(1.8).epsilon(1e-8));
-  CHECK(CheckedSolutionPrice(kept, items, *r) == Approx(1.8).epsilon(1e-8));
+  SolvesToOptimum(kinds, items, 1.8);
 }
 
 TEST_CASE("AssignmentLpBound is valid with a checked solution on random small instances",
