@@ -1,5 +1,6 @@
 // libFuzzer target: karp::json::ParseSnapshot on arbitrary bytes (JSON or YAML), every kind
-// including the storage kinds, workloads, LimitRanges and node classes. It must never crash,
+// including the storage kinds, workloads, LimitRanges, node classes and NodeOverlays (applied
+// to a small catalog: no error, one outcome each, prices in range). It must never crash,
 // hang or throw; errors must be InvalidArgument. Whatever parses must survive WriteSnapshot ->
 // ParseSnapshot unchanged (operator== on every object), and the written text must be a fixed
 // point. A snapshot that validates also goes through the volume rules (karp/volumes.h) for
@@ -11,14 +12,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/cluster.h"
 #include "karp/json/codec.h"
 #include "karp/limit_range.h"
+#include "karp/node_overlay.h"
 #include "karp/volumes.h"
 #include "karp/workloads.h"
 
@@ -37,6 +42,36 @@ bool SameVector(const std::vector<T>& a, const std::vector<T>& b) {
     if (!(a[i] == b[i])) return false;
   }
   return true;
+}
+
+// The snapshot's NodeOverlays over a two-type catalog for every NodePool: no error, one outcome
+// per overlay, prices finite and >= 0.
+void CheckOverlays(const karp::ClusterSnapshot& snap) {
+  if (snap.node_overlays.empty()) return;
+  static const auto* const kCatalog = [] {
+    std::vector<karp::InstanceType> types;
+    types.push_back(karp::InstanceType::Make(
+        "small", {{"kubernetes.io/arch", "amd64"}}, karp::ResourceList{{"cpu", 2000}}, {},
+        {karp::Offering{"z1", "spot", 0.1}, karp::Offering{"z2", "on-demand", 0.2}}));
+    types.push_back(karp::InstanceType::Make("large", {{"kubernetes.io/arch", "arm64"}},
+                                             karp::ResourceList{{"cpu", 8000}}, {},
+                                             {karp::Offering{"z1", "on-demand", 0.8}}));
+    return new std::shared_ptr<const karp::InstanceCatalog>(
+        std::make_shared<const karp::InstanceCatalog>(*karp::InstanceCatalog::Create(types)));
+  }();
+  std::map<std::string, std::shared_ptr<const karp::InstanceCatalog>> by_pool;
+  for (const karp::NodePool& np : snap.node_pools) by_pool[np.name()] = *kCatalog;
+  absl::StatusOr<karp::NodeOverlayResult> r =
+      karp::ApplyNodeOverlays(snap.node_pools, snap.node_overlays, by_pool);
+  if (!r.ok()) Fail("ApplyNodeOverlays failed", std::string(r.status().message()));
+  if (r->overlays.size() != snap.node_overlays.size()) Fail("an overlay without outcome", "");
+  for (const auto& [pool, catalog] : r->by_node_pool) {
+    for (const karp::InstanceType& it : catalog->instance_types()) {
+      for (const karp::Offering& o : it.offerings) {
+        if (!(o.price >= 0) || o.price == karp::kNoPrice) Fail("overlaid price out of range", "");
+      }
+    }
+  }
 }
 
 // Workloads expanded (at most 1,000 pods, so that a large `replicas` stays fast), then
@@ -115,6 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)storage.Usage(pod);
       if (!pod.node_name.empty()) (void)storage.Limits(pod.node_name);
     }
+    CheckOverlays(*snap);
   }
 
   const std::string written = karp::json::WriteSnapshot(*snap);
@@ -141,6 +177,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!SameVector(snap->workloads, again->workloads)) Fail("workloads differ", written);
   if (!SameVector(snap->limit_ranges, again->limit_ranges)) Fail("limit ranges differ", written);
   if (!SameVector(snap->node_classes, again->node_classes)) Fail("node classes differ", written);
+  if (!SameVector(snap->node_overlays, again->node_overlays)) {
+    Fail("node overlays differ", written);
+  }
   if (karp::json::WriteSnapshot(*again) != written)
     Fail("written text is not a fixed point", written);
   if (valid) Admit(*std::move(snap));

@@ -64,6 +64,7 @@ CRD_ROOTS = [
     (AWS, AWS_V1, "pkg/apis/crds/karpenter.sh_nodepools.yaml", "v1"),
     (AWS, AWS_V1, "pkg/apis/crds/karpenter.sh_nodeclaims.yaml", "v1"),
     (AWS, AWS_V1, "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml", "v1"),
+    (AWS, AWS_V1, "pkg/apis/crds/karpenter.sh_nodeoverlays.yaml", "v1alpha1"),
     (AWS, AWS_V1BETA1, "pkg/apis/crds/karpenter.sh_nodepools.yaml", "v1beta1"),
     (AWS, AWS_V1BETA1, "pkg/apis/crds/karpenter.sh_nodeclaims.yaml", "v1beta1"),
     (AWS, AWS_V1BETA1, "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml", "v1beta1"),

@@ -90,6 +90,31 @@ int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view n
   return 0;
 }
 
+int CatalogFlags::TakeFeatureGates(const std::vector<std::string>& args, size_t& i,
+                                   std::string* error) {
+  std::string gates;
+  const int r = TakeFlag(args, i, "--feature-gates", &gates);
+  if (r < 0) *error = "missing value for --feature-gates";
+  if (r <= 0) return r;
+  for (absl::string_view gate : absl::StrSplit(gates, ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> kv = absl::StrSplit(gate, absl::MaxSplits('=', 1));
+    const absl::string_view value = kv.size() == 2 ? kv[1] : "";
+    if (kv[0] != "NodeOverlay") {
+      *error = internal::StrCat("--feature-gates: unknown gate \"", kv[0],
+                                "\" (karp reads NodeOverlay; consolidate has --spot-to-spot for "
+                                "SpotToSpotConsolidation)");
+      return -1;
+    }
+    if (value != "true" && value != "false") {
+      *error = internal::StrCat("--feature-gates: ", kv[0], " must be =true or =false, got \"",
+                                gate, "\"");
+      return -1;
+    }
+    node_overlay = value == "true";
+  }
+  return 1;
+}
+
 int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::string* error) {
   std::string zones_text;
   std::string max_text;
@@ -133,6 +158,7 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     read.expand_workloads = false;
     return 1;
   }
+  if (int r = TakeFeatureGates(args, i, error); r != 0) return r;
   if (int r = TakeFlag(args, i, "--commitments", &commitments); r != 0) {
     if (r < 0) *error = "missing value for --commitments";
     return r;

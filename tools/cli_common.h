@@ -89,10 +89,17 @@ struct CatalogFlags {
   std::vector<std::string> zones;
   json::ReadOptions read;
   std::string commitments;  // --commitments FILE (docs/commitments.md)
+  // --feature-gates NodeOverlay=true|false (the reference's flag): whether the input's
+  // NodeOverlays are applied. Default: true (the reference's gate defaults to false, but
+  // overlays in the input are there to be applied; false ignores them, as the reference does
+  // with its gate off).
+  bool node_overlay = true;
 
   // If args[i] is one of the flags, consumes it (and its value) and returns 1; returns -1 when
   // its value is missing or invalid (`*error` says why); 0 when args[i] is not one of them.
   int Take(const std::vector<std::string>& args, size_t& i, std::string* error);
+  // --feature-gates, as Take.
+  int TakeFeatureGates(const std::vector<std::string>& args, size_t& i, std::string* error);
   // The catalog, with the capacity reservations of --commitments as reserved offerings.
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
   // The commitment pricing model of --commitments at `now`, or null without the flag.

@@ -66,7 +66,8 @@ constexpr char kConsolidateUsage[] =
 
 // `-o text`: one line per command and per kept node, then a summary.
 void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
-               const InstanceCatalog& catalog, const std::string& currency) {
+               const CommandCatalogs& catalogs, const InstanceCatalog& base,
+               const std::string& currency) {
   // Names come from the input: escaped as they are printed (TerminalText).
   TerminalText out(std::cout);
   // A node's price is its offering's; estimated when that offering's price is.
@@ -77,7 +78,8 @@ void PrintText(const ConsolidationPlan& plan, const ClusterSnapshot& snapshot,
         auto f = n.metadata.labels.find(std::string(key));
         return f == n.metadata.labels.end() ? std::string() : f->second;
       };
-      return OfferingPriceEstimated(catalog, label(kLabelInstanceType), label(kLabelZone),
+      return OfferingPriceEstimated(catalogs.Of(label(kLabelNodePool), base),
+                                    label(kLabelInstanceType), label(kLabelZone),
                                     label(kLabelCapacityType));
     }
     return false;
@@ -240,19 +242,21 @@ int RunConsolidate(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto base = std::make_shared<const InstanceCatalog>(std::move(*catalog));
-  // The instance types of the NodePools' EC2NodeClasses, when every NodePool shares one set.
-  absl::StatusOr<CommandCatalogs> catalogs =
-      NodePoolCatalogsFor(*snapshot, base, EmbeddedOptions(catalog_flags));
+  // The instance types of each NodePool under its EC2NodeClass and the NodeOverlays.
+  absl::StatusOr<CommandCatalogs> catalogs = NodePoolCatalogsFor(
+      *snapshot, base, EmbeddedOptions(catalog_flags), catalog_flags.node_overlay);
   if (!catalogs.ok()) return InputError(catalogs.status());
-  const std::shared_ptr<const InstanceCatalog> shared =
-      OneCatalog(*catalogs, std::move(base), "consolidate");
+
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());
   options.pricing = *std::move(pricing);
   if (isatty(STDERR_FILENO)) options.progress = TerminalProgress();
   // The timeout counts from here: parsing the input is not part of the plan.
   if (flags.timeout) options.deadline = absl::Now() + *flags.timeout;
-  absl::StatusOr<Consolidator> consolidator = Consolidator::Create(*snapshot, shared, now, options);
+  absl::StatusOr<Consolidator> consolidator =
+      catalogs->shared != nullptr
+          ? Consolidator::Create(*snapshot, catalogs->shared, now, options)
+          : Consolidator::Create(*snapshot, catalogs->by_node_pool, now, options);
   if (!consolidator.ok()) return InputError(consolidator.status());
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return InputError(plan.status());
@@ -270,7 +274,7 @@ int RunConsolidate(const std::vector<std::string>& args) {
     std::cout << *text;
     return kExitOk;
   }
-  PrintText(*plan, *snapshot, *shared, catalog_flags.Currency());
+  PrintText(*plan, *snapshot, *catalogs, *base, catalog_flags.Currency());
   PrintSkippedSummary(snapshot->skipped);
   return kExitOk;
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "internal/strings.h"
 #include "karp/node_class_catalog.h"
+#include "karp/node_overlay.h"
 
 namespace karp::cli {
 
@@ -21,19 +22,31 @@ std::optional<AwsCatalogOptions> EmbeddedOptions(const CatalogFlags& flags) {
   return options;
 }
 
+const InstanceCatalog& CommandCatalogs::Of(const std::string& pool,
+                                           const InstanceCatalog& fallback) const {
+  if (shared != nullptr) return *shared;
+  auto it = by_node_pool.find(pool);
+  return it == by_node_pool.end() ? fallback : *it->second;
+}
+
 absl::StatusOr<CommandCatalogs> NodePoolCatalogsFor(
     const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> base,
-    const std::optional<AwsCatalogOptions>& embedded) {
+    const std::optional<AwsCatalogOptions>& embedded, bool apply_overlays) {
   CommandCatalogs out;
-  if (snapshot.node_classes.empty()) {  // today's path: nothing else is computed
+  const bool overlays = apply_overlays && !snapshot.node_overlays.empty();
+  if (snapshot.node_classes.empty() && !overlays) {  // today's path: nothing else is computed
     out.shared = std::move(base);
     return out;
   }
   NodePoolCatalogOptions options;
   options.embedded = embedded;
+  options.node_overlays = apply_overlays;
   absl::StatusOr<NodePoolCatalogs> catalogs = CatalogsByNodePool(snapshot, base, options);
   if (!catalogs.ok()) return catalogs.status();
-  for (const auto& [name, pools] : catalogs->missing_classes) {
+  // Without any node class in the input every NodePool uses the catalog as given: no note.
+  for (const auto& [name, pools] : snapshot.node_classes.empty()
+                                       ? std::map<std::string, std::vector<std::string>>()
+                                       : catalogs->missing_classes) {
     const bool one = pools.size() == 1;
     std::cerr << "karp: "
               << internal::EscapeForMessage(internal::StrCat(
@@ -41,6 +54,13 @@ absl::StatusOr<CommandCatalogs> NodePoolCatalogsFor(
                      ": nodeClassRef EC2NodeClass \"", name, "\" is not in the input; ",
                      one ? "its" : "their",
                      " instance types use the default kubelet and volume settings"))
+              << "\n";
+  }
+  for (const NodeOverlayOutcome& o : catalogs->overlays) {
+    if (o.applied()) continue;
+    std::cerr << "karp: "
+              << internal::EscapeForMessage(internal::StrCat(
+                     "nodeoverlay ", o.name, ": not applied (", o.reason, "): ", o.message))
               << "\n";
   }
   out.shared = catalogs->Uniform();
@@ -60,10 +80,12 @@ std::shared_ptr<const InstanceCatalog> OneCatalog(const CommandCatalogs& catalog
   }
   std::cerr << "karp: "
             << internal::EscapeForMessage(internal::StrCat(
-                   command, " takes one catalog for every NodePool, and the EC2NodeClasses of ",
+                   command,
+                   " takes one catalog for every NodePool, and the EC2NodeClasses or "
+                   "NodeOverlays of ",
                    differ.size() == 1 ? "nodepool " : "nodepools ", absl::StrJoin(differ, ", "),
                    " give them other instance types than the rest: every NodePool uses the "
-                   "default kubelet and volume settings"))
+                   "catalog without them (default kubelet and volume settings, no overlay)"))
             << "\n";
   return base;
 }

@@ -1,4 +1,5 @@
-// The instance types of each NodePool under its EC2NodeClass (karp/node_class_catalog.h), for
+// The instance types of each NodePool under its EC2NodeClass (karp/node_class_catalog.h) and
+// the NodeOverlays (karp/node_overlay.h), for
 // `karp solve`, `karp consolidate` and `karp simulate`: what they build from the catalog they
 // loaded when the input has node classes, and the notes they print about it.
 #ifndef KARP_TOOLS_NODE_CLASSES_H_
@@ -24,6 +25,9 @@ namespace karp::cli {
 struct CommandCatalogs {
   std::shared_ptr<const InstanceCatalog> shared;
   std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
+
+  // The catalog of NodePool `pool`: `shared`, else its entry, else `fallback`.
+  const InstanceCatalog& Of(const std::string& pool, const InstanceCatalog& fallback) const;
 };
 
 // The options CatalogFlags::Load() built the embedded AWS catalog with (--catalog aws: region
@@ -39,14 +43,20 @@ std::optional<AwsCatalogOptions> EmbeddedOptions(const CatalogFlags& flags);
 //   karp: nodepool default: nodeClassRef EC2NodeClass "missing" is not in the input; its
 //   instance types use the default kubelet and volume settings
 // Errors: InvalidArgument from CatalogsByNodePool (a class the catalog options reject).
+//
+// Then, when `apply_overlays` (the NodeOverlay feature gate) and the snapshot has NodeOverlays:
+// karp::ApplyNodeOverlays over those catalogs, and for each overlay not applied one line on
+// stderr:
+//   karp: nodeoverlay cheap: not applied (Conflict): conflict with another overlay: ...
+// Errors: InvalidArgument from ApplyNodeOverlays.
 absl::StatusOr<CommandCatalogs> NodePoolCatalogsFor(
     const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> base,
-    const std::optional<AwsCatalogOptions>& embedded);
+    const std::optional<AwsCatalogOptions>& embedded, bool apply_overlays);
 
-// For the commands that take one catalog (consolidate, simulate: karp::Consolidator and
-// karp::sim::Simulate have no per-NodePool catalogs): `catalogs.shared`, or, when NodePools'
-// classes give them different instance types, `base` after one line on stderr naming the
-// NodePools and saying so.
+// For the command that takes one catalog (simulate: karp::sim::Simulate has no per-NodePool
+// catalogs): `catalogs.shared`, or, when NodePools' classes or NodeOverlays give them
+// different instance types, `base` after one line on stderr naming the NodePools and saying
+// so.
 std::shared_ptr<const InstanceCatalog> OneCatalog(const CommandCatalogs& catalogs,
                                                   std::shared_ptr<const InstanceCatalog> base,
                                                   std::string_view command);

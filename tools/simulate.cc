@@ -357,8 +357,8 @@ int RunSimulate(const std::vector<std::string>& args) {
   // (--catalog sim and FILE are rebuilt as catalog files: NodePoolCatalogOptions).
   CatalogFlags catalog_flags;  // as LoadSimulationCatalog
   catalog_flags.catalog = f.catalog;
-  absl::StatusOr<CommandCatalogs> catalogs =
-      NodePoolCatalogsFor(trace->cluster, base, EmbeddedOptions(catalog_flags));
+  absl::StatusOr<CommandCatalogs> catalogs = NodePoolCatalogsFor(
+      trace->cluster, base, EmbeddedOptions(catalog_flags), catalog_flags.node_overlay);
   if (!catalogs.ok()) return InputError(catalogs.status());
   const std::shared_ptr<const InstanceCatalog> shared =
       OneCatalog(*catalogs, std::move(base), "simulate");

@@ -331,8 +331,8 @@ int RunSolve(const std::vector<std::string>& args) {
   absl::StatusOr<InstanceCatalog> catalog = catalog_flags.Load();
   if (!catalog.ok()) return InputError(catalog.status());
   auto shared = std::make_shared<const InstanceCatalog>(std::move(*catalog));
-  absl::StatusOr<CommandCatalogs> catalogs =
-      NodePoolCatalogsFor(*snapshot, std::move(shared), EmbeddedOptions(catalog_flags));
+  absl::StatusOr<CommandCatalogs> catalogs = NodePoolCatalogsFor(
+      *snapshot, std::move(shared), EmbeddedOptions(catalog_flags), catalog_flags.node_overlay);
   if (!catalogs.ok()) return InputError(catalogs.status());
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());

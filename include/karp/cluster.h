@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 #include "karp/limit_range.h"
 #include "karp/node_class.h"
+#include "karp/node_overlay.h"
 #include "karp/objects.h"
 #include "karp/storage.h"
 #include "karp/workloads.h"
@@ -56,6 +57,10 @@ struct ClusterSnapshot {
   std::vector<LimitRange> limit_ranges;
   // Node classes (karp/node_class.h) that NodePools refer to through nodeClassRef.
   std::vector<NodeClass> node_classes;
+  // NodeOverlays (karp/node_overlay.h): price and capacity changes of the NodePools' instance
+  // types, applied by ApplyNodeOverlays (the CLI applies them unless the NodeOverlay feature
+  // gate is off).
+  std::vector<NodeOverlay> node_overlays;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
   // What each skipped object was, e.g. `v1 Service default/web (not a kind karp reads)`, and

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ namespace karp {
 namespace disruption {
 struct ConsolidatorState;  // the prepared state (src/disruption/loop.h)
 }  // namespace disruption
+namespace scheduling {
+struct PoolCatalogs;  // each NodePool's instance types (src/scheduling/access.h)
+}  // namespace scheduling
 
 enum class DisruptionDecision { kDelete, kReplace };
 // "delete", "replace".
@@ -212,6 +216,16 @@ class Consolidator {
   [[nodiscard]] static absl::StatusOr<Consolidator> Create(
       const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
       absl::Time now, const ConsolidationOptions& options = {});
+  // As above with each NodePool's own instance types (as Scheduler::Create takes them, e.g.
+  // after karp::ApplyNodeOverlays or karp::CatalogsByNodePool): replacements launch from their
+  // NodePool's catalog, and a node's price and instance type are looked up in its NodePool's
+  // (a node of a NodePool missing from the map in the first catalog of the map). A NodePool
+  // missing from the map launches nothing.
+  // Errors: InvalidArgument for a null catalog, invalid options or snapshot.
+  [[nodiscard]] static absl::StatusOr<Consolidator> Create(
+      const ClusterSnapshot& snapshot,
+      std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
+      absl::Time now, const ConsolidationOptions& options = {});
 
   // Computes the commands of successive disruption loops and why every other node is kept.
   // Complexity: one scheduling simulation per candidate set evaluated; single-node
@@ -229,6 +243,10 @@ class Consolidator {
                                                     const ConsolidationOptions& options) const;
 
  private:
+  [[nodiscard]] static absl::StatusOr<Consolidator> Create(const ClusterSnapshot& snapshot,
+                                                           scheduling::PoolCatalogs catalogs,
+                                                           absl::Time now,
+                                                           const ConsolidationOptions& options);
   explicit Consolidator(std::shared_ptr<const disruption::ConsolidatorState> state)
       : state_(std::move(state)) {}
   std::shared_ptr<const disruption::ConsolidatorState> state_;

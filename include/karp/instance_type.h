@@ -38,6 +38,9 @@ struct Offering {
   // True when `price` is an estimate rather than a quoted price (the embedded AWS catalog's
   // spot prices, see karp/aws_catalog.h). Informational: decisions use `price` either way.
   bool price_estimated = false;
+  // True when a NodeOverlay set `price` (karp/node_overlay.h; the reference's
+  // Offering.IsPriceOverlaid). Informational: decisions use `price` either way.
+  bool price_overlay_applied = false;
 
   // zone In [zone], capacity-type In [capacity_type] (the offering's requirements).
   Requirements ToRequirements() const;
@@ -46,7 +49,8 @@ struct Offering {
     return a.zone == b.zone && a.capacity_type == b.capacity_type && a.price == b.price &&
            a.available == b.available && a.reservation_id == b.reservation_id &&
            a.reservation_capacity == b.reservation_capacity &&
-           a.price_estimated == b.price_estimated;
+           a.price_estimated == b.price_estimated &&
+           a.price_overlay_applied == b.price_overlay_applied;
   }
 };
 
@@ -88,6 +92,13 @@ struct InstanceType {
   ResourceList capacity;
   Overhead overhead;
   std::vector<Offering> offerings;
+  // True when a NodeOverlay added to or replaced part of `capacity` (karp/node_overlay.h; the
+  // reference's IsCapacityOverlayApplied).
+  bool capacity_overlay_applied = false;
+
+  // True when a NodeOverlay set the price of one of the offerings (the reference's
+  // IsPricingOverlayApplied).
+  bool PriceOverlayApplied() const;
 
   // Builds an instance type and derives `requirements` as described above.
   static InstanceType Make(std::string name, std::map<std::string, std::string> labels,
@@ -116,7 +127,8 @@ struct InstanceType {
   friend bool operator==(const InstanceType& a, const InstanceType& b) {
     return a.name == b.name && a.labels == b.labels && a.requirements == b.requirements &&
            a.extra_requirements == b.extra_requirements && a.capacity == b.capacity &&
-           a.overhead == b.overhead && a.offerings == b.offerings;
+           a.overhead == b.overhead && a.offerings == b.offerings &&
+           a.capacity_overlay_applied == b.capacity_overlay_applied;
   }
 };
 

@@ -48,6 +48,12 @@ inline constexpr std::string_view kAnnotationNodePoolHashVersion =
     "karpenter.sh/nodepool-hash-version";
 inline constexpr std::string_view kAnnotationMinValuesRelaxed =
     "karpenter.sh/nodeclaim-min-values-relaxed";
+// Set to "true" on a NodeClaim when one of its instance types has a NodeOverlay price or
+// capacity (karp/node_overlay.h).
+inline constexpr std::string_view kAnnotationPriceOverlayApplied =
+    "karpenter.sh/price-overlay-applied";
+inline constexpr std::string_view kAnnotationCapacityOverlayApplied =
+    "karpenter.sh/capacity-overlay-applied";
 
 // A sorted set of label keys with O(log n) lookup.
 class LabelSet {

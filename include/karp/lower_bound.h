@@ -27,6 +27,8 @@
 #define KARP_LOWER_BOUND_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +110,13 @@ struct CostLowerBound {
 // As above for the snapshot's pending pods (ClusterSnapshot::PendingPods()).
 [[nodiscard]] absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
                                                              const InstanceCatalog& catalog);
+// The bound of the first form with each NodePool's own instance types (Scheduler::Create with
+// catalogs by NodePool; a NodePool missing from the map has none). Errors: as above, and
+// InvalidArgument for a null catalog.
+[[nodiscard]] absl::StatusOr<CostLowerBound> PriceLowerBound(
+    const ClusterSnapshot& snapshot,
+    const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& catalogs_by_node_pool,
+    const std::vector<const Pod*>& pods);
 
 }  // namespace karp
 

@@ -37,6 +37,7 @@
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/node_class.h"
+#include "karp/node_overlay.h"
 
 namespace karp {
 
@@ -113,6 +114,10 @@ struct NodePoolCatalogOptions {
   // defaults, the block device mappings and RAID0 do not change such types.
   // Default: unset.
   std::optional<AwsCatalogOptions> embedded;
+  // CatalogsByNodePool: apply the snapshot's NodeOverlays to the NodePools' catalogs
+  // (ApplyNodeOverlays, karp/node_overlay.h). false is the reference with its NodeOverlay
+  // feature gate off. Default: true (overlays in the input are there to be applied).
+  bool node_overlays = true;
 };
 
 // The catalog of the NodePools of `node_class` over `base`, as NodePoolCatalogOptions
@@ -134,6 +139,9 @@ struct NodePoolCatalogs {
   // EC2NodeClass names that NodePools refer to but the snapshot lacks -> those NodePools
   // (sorted). Their NodePools use the base catalog.
   std::map<std::string, std::vector<std::string>> missing_classes;
+  // With NodePoolCatalogOptions::node_overlays: what became of each NodeOverlay of the
+  // snapshot, in application order (NodeOverlayResult::overlays); empty otherwise.
+  std::vector<NodeOverlayOutcome> overlays;
 
   // The catalog every NodePool shares, or null when NodePools use different catalogs (or
   // there is no NodePool).
@@ -142,12 +150,15 @@ struct NodePoolCatalogs {
 
 // The catalog of every NodePool of `snapshot`: the NodeClassCatalog() of the EC2NodeClass of
 // the snapshot its spec.template.spec.nodeClassRef names (kind EC2NodeClass, group
-// karpenter.k8s.aws or empty), else `base` (see NodePoolCatalogs). Each class's catalog is
-// built once, in the order of snapshot.node_classes; classes no NodePool refers to are still
+// karpenter.k8s.aws or empty), else `base` (see NodePoolCatalogs); then, with
+// options.node_overlays, the snapshot's NodeOverlays applied (ApplyNodeOverlays; a NodePool
+// that no applied overlay changes keeps its catalog object). Each class's catalog is built
+// once, in the order of snapshot.node_classes; classes no NodePool refers to are still
 // checked (AwsCatalogOptionsForNodeClass), so a broken class is an error either way.
 // Errors: InvalidArgument when `base` is null, from AwsCatalogOptionsForNodeClass (naming the
-// nodeclass and field) or from NodeClassCatalog. Complexity: O(P log P + C x T) for P
-// NodePools, C distinct class settings and T types in base.
+// nodeclass and field), from NodeClassCatalog or from ApplyNodeOverlays. Complexity:
+// O(P log P + C x T) for P NodePools, C distinct class settings and T types in base, plus
+// ApplyNodeOverlays'.
 [[nodiscard]] absl::StatusOr<NodePoolCatalogs> CatalogsByNodePool(
     const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> base,
     const NodePoolCatalogOptions& options = {});

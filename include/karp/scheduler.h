@@ -163,9 +163,9 @@ struct SolveResult {
   int pod_count = 0;                              // pods given to Solve
   bool timed_out = false;
   PackingReport packing;
-  // With SchedulerOptions::compute_lower_bound on a one-catalog scheduler: karp::PriceLowerBound
-  // of the pods this result places on new NodeClaims, a bound on the price of any placement of
-  // them on new nodes (LaunchPricePerHour() >= it).
+  // With SchedulerOptions::compute_lower_bound: karp::PriceLowerBound over the NodePools'
+  // catalogs of the pods this result places on new NodeClaims, a bound on the price of any
+  // placement of them on new nodes (LaunchPricePerHour() >= it).
   std::optional<double> lower_bound_per_hour;
   // How lower_bound_per_hour was obtained (CostLowerBound::method: "fractional",
   // "assignment-lp" or "configuration-lp"); empty without a bound.

@@ -488,6 +488,13 @@ absl::StatusOr<NodePoolCatalogs> CatalogsByNodePool(const ClusterSnapshot& snaps
     out.by_node_pool.emplace(np.name(), std::move(catalog));
   }
   for (auto& [name, pools] : out.missing_classes) std::sort(pools.begin(), pools.end());
+  if (options.node_overlays && !snapshot.node_overlays.empty()) {
+    absl::StatusOr<NodeOverlayResult> overlaid =
+        ApplyNodeOverlays(snapshot.node_pools, snapshot.node_overlays, out.by_node_pool);
+    if (!overlaid.ok()) return overlaid.status();
+    out.by_node_pool = std::move(overlaid->by_node_pool);
+    out.overlays = std::move(overlaid->overlays);
+  }
   return out;
 }
 

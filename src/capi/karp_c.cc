@@ -161,17 +161,20 @@ std::optional<AwsCatalogOptions> EmbeddedOptions(const karp_input* catalog,
   return aws;
 }
 
-// The instance types of the NodePools of `snapshot` under their EC2NodeClasses, as the CLI
-// builds them (tools/node_classes.cc, without its stderr notes): *shared stays `base` without
-// node classes; otherwise it becomes the catalog every NodePool shares, or null with one
-// catalog per NodePool in *by_node_pool.
+// The instance types of the NodePools of `snapshot` under their EC2NodeClasses and
+// NodeOverlays (when `node_overlays`), as the CLI builds them (tools/node_classes.cc, without
+// its stderr notes): *shared stays `base` without node classes and overlays; otherwise it becomes
+// the catalog every NodePool shares, or null with one catalog per NodePool in *by_node_pool.
 absl::Status NodeClassCatalogs(
     const ClusterSnapshot& snapshot, const std::optional<AwsCatalogOptions>& embedded,
-    std::shared_ptr<const InstanceCatalog>* shared,
+    bool node_overlays, std::shared_ptr<const InstanceCatalog>* shared,
     std::map<std::string, std::shared_ptr<const InstanceCatalog>>* by_node_pool) {
-  if (snapshot.node_classes.empty()) return absl::OkStatus();
+  if (snapshot.node_classes.empty() && (!node_overlays || snapshot.node_overlays.empty())) {
+    return absl::OkStatus();
+  }
   NodePoolCatalogOptions options;
   options.embedded = embedded;
+  options.node_overlays = node_overlays;
   absl::StatusOr<NodePoolCatalogs> catalogs = CatalogsByNodePool(snapshot, *shared, options);
   if (!catalogs.ok()) return catalogs.status();
   if (catalogs->by_node_pool.empty()) return absl::OkStatus();
@@ -199,7 +202,7 @@ absl::StatusOr<Prepared> Prepare(const karp_input* snapshot, size_t count,
   if (!types.ok()) return types.status();
   Prepared p{std::move(*o), std::move(*snap), *types, *types, {}};
   absl::Status s = NodeClassCatalogs(p.snapshot, EmbeddedOptions(catalog, p.options, false),
-                                     &p.catalog, &p.by_node_pool);
+                                     p.options.node_overlays, &p.catalog, &p.by_node_pool);
   if (!s.ok()) return s;
   return p;
 }
@@ -230,10 +233,10 @@ absl::StatusOr<std::string> Consolidate(const karp_input* snapshot, size_t count
   co.spot_to_spot = o.spot_to_spot;
   if (o.legacy_order) co.candidate_order = CandidateOrder::kDisruptionCost;
   if (o.repack) co.mode = ConsolidationMode::kRepack;
-  // The consolidator takes one catalog: the base when NodePools' classes differ (as the CLI).
+  const absl::Time now = o.now.value_or(absl::Now());
   absl::StatusOr<Consolidator> consolidator =
-      Consolidator::Create(in->snapshot, in->catalog != nullptr ? in->catalog : in->base,
-                           o.now.value_or(absl::Now()), co);
+      in->catalog != nullptr ? Consolidator::Create(in->snapshot, in->catalog, now, co)
+                             : Consolidator::Create(in->snapshot, in->by_node_pool, now, co);
   if (!consolidator.ok()) return consolidator.status();
   absl::StatusOr<ConsolidationPlan> plan = consolidator->Plan();
   if (!plan.ok()) return plan.status();
@@ -286,11 +289,12 @@ absl::StatusOr<std::string> Simulate(const karp_input* trace, const karp_input* 
   }
   auto types = Catalog(catalog, *o, true);
   if (!types.ok()) return types.status();
-  // The simulator takes one catalog: the base when NodePools' classes differ (as the CLI).
+  // The simulator takes one catalog: the base when NodePools' classes or overlays differ (as
+  // the CLI).
   std::shared_ptr<const InstanceCatalog> shared = *types;
   std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
-  absl::Status s = NodeClassCatalogs(parsed->cluster, EmbeddedOptions(catalog, *o, true), &shared,
-                                     &by_node_pool);
+  absl::Status s = NodeClassCatalogs(parsed->cluster, EmbeddedOptions(catalog, *o, true),
+                                     o->node_overlays, &shared, &by_node_pool);
   if (!s.ok()) return s;
   if (shared == nullptr) shared = *types;
   std::vector<sim::SimResult> results;

@@ -131,7 +131,7 @@ NodeClaim ReplacementClaim(const NewNodeClaim& nc, const Node& node, const Clust
 }  // namespace
 
 void Apply(ClusterSnapshot& snap, const DisruptionCommand& cmd, const SolveResult& placement,
-           const InstanceCatalog& catalog, absl::Time now) {
+           const scheduling::PoolCatalogs& catalogs, absl::Time now) {
   const std::set<std::string> gone(cmd.candidates.begin(), cmd.candidates.end());
   const std::map<std::string, std::string> where = PodDestinations(cmd, placement);
   std::set<std::string> receiving;
@@ -140,7 +140,7 @@ void Apply(ClusterSnapshot& snap, const DisruptionCommand& cmd, const SolveResul
   MovePods(snap, cmd, gone, where);
   for (const NewNodeClaim& nc : cmd.replacements) {
     if (!nc.launch) continue;
-    Node node = ReplacementNode(nc, catalog, now);
+    Node node = ReplacementNode(nc, catalogs.TypesOf(nc.node_pool), now);
     NodeClaim claim = ReplacementClaim(nc, node, snap, now);
     snap.nodes.push_back(std::move(node));
     snap.node_claims.push_back(std::move(claim));

@@ -8,6 +8,7 @@
 #include "karp/cluster.h"
 #include "karp/consolidator.h"
 #include "karp/scheduler.h"
+#include "scheduling/access.h"
 
 namespace karp::disruption {
 
@@ -15,7 +16,7 @@ namespace karp::disruption {
 // initialized nodes, moved pods bound where the simulation put them (others pending), and a
 // pod event on every receiving NodeClaim.
 void Apply(ClusterSnapshot& snap, const DisruptionCommand& cmd, const SolveResult& placement,
-           const InstanceCatalog& catalog, absl::Time now);
+           const scheduling::PoolCatalogs& catalogs, absl::Time now);
 
 }  // namespace karp::disruption
 

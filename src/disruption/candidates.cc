@@ -46,7 +46,7 @@ double NodePrice(const InstanceType* it, const std::string& zone,
 
 // The view's identity: NodeClaim, NodePool, instance type, zone, capacity type, price, pods.
 NodeView MakeView(const Node& node, const NodeClaim* claim, std::vector<const Pod*> pods,
-                  const ClusterSnapshot& snap, const InstanceCatalog& catalog) {
+                  const ClusterSnapshot& snap, const scheduling::PoolCatalogs& catalogs) {
   NodeView v;
   v.node = &node;
   v.name = node.metadata.name;
@@ -60,7 +60,7 @@ NodeView MakeView(const Node& node, const NodeClaim* claim, std::vector<const Po
   v.zone = Label(node.metadata, kLabelZone);
   v.capacity_type = Label(node.metadata, kLabelCapacityType);
   v.instance_type = Label(node.metadata, kLabelInstanceType);
-  v.it = v.instance_type.empty() ? nullptr : catalog.Find(v.instance_type);
+  v.it = v.instance_type.empty() ? nullptr : catalogs.TypesOf(v.pool_name).Find(v.instance_type);
   v.price = NodePrice(v.it, v.zone, v.capacity_type);
   v.created = CreatedAt(node, v.claim);
   v.pods = std::move(pods);
@@ -261,9 +261,9 @@ bool UnderConsolidateAfter(const NodeView& v, absl::Time now) {
   return now - ConsolidateAfterStart(v) < *v.pool->consolidate_after;
 }
 
-std::vector<NodeView> BuildNodeViews(const ClusterSnapshot& snap, const InstanceCatalog& catalog,
-                                     absl::Time now, const ConsolidationOptions& options,
-                                     PodCache* cache) {
+std::vector<NodeView> BuildNodeViews(const ClusterSnapshot& snap,
+                                     const scheduling::PoolCatalogs& catalogs, absl::Time now,
+                                     const ConsolidationOptions& options, PodCache* cache) {
   absl::flat_hash_map<std::string, std::vector<const Pod*>> pods_by_node;
   for (const Pod& p : snap.pods) {
     if (!p.node_name.empty()) pods_by_node[p.node_name].push_back(&p);
@@ -279,7 +279,7 @@ std::vector<NodeView> BuildNodeViews(const ClusterSnapshot& snap, const Instance
     auto pods = pods_by_node.find(node.metadata.name);
     NodeView v = MakeView(node, claim == claim_by_node.end() ? nullptr : claim->second,
                           pods == pods_by_node.end() ? std::vector<const Pod*>() : pods->second,
-                          snap, catalog);
+                          snap, catalogs);
     Costs costs = CostsOf(v, now, snap, cache);
     v.reschedulable = std::move(costs.reschedulable);
     v.reschedule_cost = costs.reschedule_cost;

@@ -14,6 +14,7 @@
 #include "karp/cluster.h"
 #include "karp/consolidator.h"
 #include "karp/objects.h"
+#include "scheduling/access.h"
 
 namespace karp::disruption {
 
@@ -68,9 +69,9 @@ bool UnderConsolidateAfter(const NodeView& v, absl::Time now);
 
 // The views of every node of `snap`, in snapshot order. `cache` keeps pod facts and static
 // drift verdicts across the loops of one plan.
-std::vector<NodeView> BuildNodeViews(const ClusterSnapshot& snap, const InstanceCatalog& catalog,
-                                     absl::Time now, const ConsolidationOptions& options,
-                                     PodCache* cache);
+std::vector<NodeView> BuildNodeViews(const ClusterSnapshot& snap,
+                                     const scheduling::PoolCatalogs& catalogs, absl::Time now,
+                                     const ConsolidationOptions& options, PodCache* cache);
 
 }  // namespace karp::disruption
 

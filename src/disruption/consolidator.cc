@@ -96,7 +96,7 @@ absl::Status PreparePools(disruption::ConsolidatorState& state) {
   SchedulerOptions options = state.options.scheduler;
   options.reserved_capacity_mode = ReservedCapacityMode::kFallback;  // as Loop::Init
   absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
-      scheduling::PreparePoolsFor(*source, state.catalog, options);
+      scheduling::PreparePoolsFor(*source, state.catalogs, options);
   if (!pools.ok()) return pools.status();
   state.pools_source = std::move(source);
   state.pools = std::move(*pools);
@@ -110,11 +110,31 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
                                                   absl::Time now,
                                                   const ConsolidationOptions& options) {
   if (!catalog) return absl::InvalidArgumentError("consolidator: catalog must not be null");
+  return Create(snapshot, scheduling::PoolCatalogs(std::move(catalog)), now, options);
+}
+
+absl::StatusOr<Consolidator> Consolidator::Create(
+    const ClusterSnapshot& snapshot,
+    std::map<std::string, std::shared_ptr<const InstanceCatalog>> catalogs_by_node_pool,
+    absl::Time now, const ConsolidationOptions& options) {
+  for (const auto& [pool, catalog] : catalogs_by_node_pool) {
+    if (!catalog) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("consolidator: nodepool ", pool, ": catalog must not be null"));
+    }
+  }
+  return Create(snapshot, scheduling::PoolCatalogs(nullptr, std::move(catalogs_by_node_pool)), now,
+                options);
+}
+
+absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapshot,
+                                                  scheduling::PoolCatalogs catalogs, absl::Time now,
+                                                  const ConsolidationOptions& options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;  // budget schedules included
   auto state = std::make_shared<disruption::ConsolidatorState>();
   state->snapshot = snapshot;
-  state->catalog = std::move(catalog);
+  state->catalogs = std::move(catalogs);
   state->now = now;
   state->options = options;
   if (absl::Status s = PreparePools(*state); !s.ok()) return s;
@@ -127,13 +147,13 @@ absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapsho
   if (snapshot.node_pools != old.pools_source->node_pools ||
       snapshot.daemon_sets != old.pools_source->daemon_sets ||
       !SameSchedulerOptions(options.scheduler, old.options.scheduler)) {
-    return Create(snapshot, old.catalog, now, options);
+    return Create(snapshot, old.catalogs, now, options);
   }
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
   auto state = std::make_shared<disruption::ConsolidatorState>();
   state->snapshot = snapshot;
-  state->catalog = old.catalog;
+  state->catalogs = old.catalogs;
   state->now = now;
   state->options = options;
   state->pools_source = old.pools_source;
@@ -207,7 +227,7 @@ void PlanWork::Accept(DisruptionCommand cmd, const SolveResult& placement) {
   CountDeleting(*snap, cmd, &deleting);
   if (state.options.mode == ConsolidationMode::kRepack) evictions += CountEvictions(*snap, cmd);
   cache.Reset();  // pod addresses change below
-  Apply(*snap, cmd, placement, *state.catalog, state.now);
+  Apply(*snap, cmd, placement, state.catalogs, state.now);
   plan.savings_per_hour += cmd.savings_per_hour;
   plan.commands.push_back(std::move(cmd));
 }
@@ -228,7 +248,7 @@ void PlanWork::AcceptAll(std::vector<std::pair<DisruptionCommand, SolveResult>> 
   }
   if (state.options.mode == ConsolidationMode::kRepack) evictions += CountEvictions(*snap, all);
   cache.Reset();  // pod addresses change below
-  Apply(*snap, all, where, *state.catalog, state.now);
+  Apply(*snap, all, where, state.catalogs, state.now);
   for (auto& [cmd, placement] : cmds) {
     plan.savings_per_hour += cmd.savings_per_hour;
     plan.commands.push_back(std::move(cmd));

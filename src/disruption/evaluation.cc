@@ -126,7 +126,8 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
         replacements.empty() ? DisruptionDecision::kDelete : DisruptionDecision::kReplace;
     for (NewNodeClaim& nc : replacements) {
       if (ledger) {
-        cmd.savings_per_hour -= RepriceLaunch(&nc, *state_.catalog, ledger.get());
+        cmd.savings_per_hour -=
+            RepriceLaunch(&nc, state_.catalogs.TypesOf(nc.node_pool), ledger.get());
       } else if (nc.launch) {
         cmd.savings_per_hour -= nc.launch->price;
       }
@@ -143,7 +144,8 @@ Evaluation Loop::Evaluate(const std::vector<const NodeView*>& cands, bool multi,
         internal::StrCat("can't remove without creating ", replacements.size(), " candidates");
     return e;
   } else {
-    PriceFilterResult priced = RestrictAndPrice(replacements[0], cands, multi, *state_.catalog,
+    PriceFilterResult priced = RestrictAndPrice(replacements[0], cands, multi,
+                                                state_.catalogs.TypesOf(replacements[0].node_pool),
                                                 state_.options, ledger ? &marginal : nullptr);
     if (!priced.claim) {
       e.why_not = std::move(priced.why_not);

@@ -43,7 +43,7 @@ void PassBudget::Report() {
 }
 
 absl::Status Loop::Init() {
-  views_ = BuildNodeViews(snap_, *state_.catalog, state_.now, state_.options, cache_);
+  views_ = BuildNodeViews(snap_, state_.catalogs, state_.now, state_.options, cache_);
   if (state_.options.pricing != nullptr) {
     marginal_.emplace(*state_.options.pricing, views_);
     marginal_->SetViewPrices(&views_);
@@ -52,7 +52,7 @@ absl::Status Loop::Init() {
   options.pricing = nullptr;  // evaluations reprice the replacements (marginal.h)
   options.reserved_capacity_mode = ReservedCapacityMode::kFallback;
   absl::StatusOr<Scheduler> s =
-      scheduling::CreateUnchecked(snap_ptr_, state_.catalog, options, *pools_);
+      scheduling::CreateUnchecked(snap_ptr_, state_.catalogs, options, *pools_);
   if (!s.ok()) return s.status();
   scheduler_ = std::move(*s);
   *pools_ = scheduling::PoolsOf(*scheduler_);

@@ -33,7 +33,7 @@ namespace disruption {
 // The state of a Consolidator (karp/consolidator.h), immutable and shared between its copies.
 struct ConsolidatorState {
   ClusterSnapshot snapshot;
-  std::shared_ptr<const InstanceCatalog> catalog;
+  scheduling::PoolCatalogs catalogs;  // each NodePool's instance types
   absl::Time now;
   ConsolidationOptions options;
   // The NodePool-level scheduler state of every plan's first loop, prepared by Create over

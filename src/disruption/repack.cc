@@ -114,7 +114,7 @@ absl::StatusOr<SolveResult> TargetPlacement(
   const SchedulerOptions options = TargetOptions(w.state.options);
   if (*cost_pools == nullptr) {
     absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
-        scheduling::PreparePoolsFor(*w.state.pools_source, w.state.catalog, options);
+        scheduling::PreparePoolsFor(*w.state.pools_source, w.state.catalogs, options);
     if (!pools.ok()) return pools.status();
     *cost_pools = std::move(*pools);
   }
@@ -129,7 +129,7 @@ absl::StatusOr<SolveResult> TargetPlacement(
   }
   absl::StatusOr<Scheduler> s =
       scheduling::CreateUnchecked(TargetSnapshot(*w.snap, gone, ClosedNodes(views, w.state.now)),
-                                  w.state.catalog, options, *cost_pools);
+                                  w.state.catalogs, options, *cost_pools);
   if (!s.ok()) return s.status();
   std::vector<const Pod*> pods;
   pods.reserve(moving.size());
@@ -247,7 +247,7 @@ std::vector<Group> GroupsOf(PlanWork& w, const SolveResult& target,
     Group& g = by_root[group_of[first]];
     g.savings -= nc->launch->price;
     g.claims.push_back(StagedClaim(w, *nc));
-    g.allocatable.push_back(StagedAllocatable(*nc, pods, *w.state.catalog));
+    g.allocatable.push_back(StagedAllocatable(*nc, pods, w.state.catalogs.TypesOf(nc->node_pool)));
     for (const std::string& pod : nc->pods) target_node[pod] = g.claims.back().name;
   }
   for (const ExistingPlacement& e : target.existing_nodes) {
@@ -410,7 +410,7 @@ void Stage(PlanWork& w, RoundQueue* q) {
     }
   }
   const size_t first = w.snap->nodes.size();
-  Apply(*w.snap, staging, SolveResult{}, *w.state.catalog, w.state.now);
+  Apply(*w.snap, staging, SolveResult{}, w.state.catalogs, w.state.now);
   for (size_t i = first; i < w.snap->nodes.size(); ++i) {
     w.snap->nodes[i].allocatable = *allocatable[i - first];
   }
@@ -621,6 +621,12 @@ struct ClusterBound {
   double moving_bound = 0;
 };
 
+// The lower bound's view of the NodePools' catalogs.
+quality::Catalogs BoundCatalogs(const scheduling::PoolCatalogs& catalogs) {
+  return catalogs.shared != nullptr ? quality::Catalogs(*catalogs.shared)
+                                    : quality::Catalogs(catalogs.by_node_pool);
+}
+
 // RepackSummary::lower_bound_per_hour in two parts. Why it is a lower bound on the price after
 // any plan that keeps the nodes that must stay and places every pod it moves: such a plan
 // pays every node that must stay (must_stay_price). The reschedulable pods of the other nodes
@@ -645,8 +651,8 @@ absl::StatusOr<ClusterBound> ClusterLowerBound(const disruption::ConsolidatorSta
     keepable.push_back(quality::RoomOption{v.price, v.node->allocatable});
     moving.insert(moving.end(), v.reschedulable.begin(), v.reschedulable.end());
   }
-  absl::StatusOr<double> b =
-      quality::PriceLowerBoundWithRoom(state.snapshot, *state.catalog, moving, room, keepable);
+  absl::StatusOr<double> b = quality::PriceLowerBoundWithRoom(
+      state.snapshot, BoundCatalogs(state.catalogs), moving, room, keepable);
   if (!b.ok()) return b.status();
   out.moving_bound = *b;
   return out;
@@ -666,14 +672,17 @@ std::vector<const NodeView*> Loop::RepackCandidates(KeptReasons* kept,
 absl::StatusOr<RepackSummary> RepackStart(const disruption::ConsolidatorState& state) {
   PodCache cache;
   const std::vector<NodeView> views =
-      BuildNodeViews(state.snapshot, *state.catalog, state.now, state.options, &cache);
+      BuildNodeViews(state.snapshot, state.catalogs, state.now, state.options, &cache);
   RepackSummary s;
   std::vector<const Pod*> pods;
   for (const NodeView& v : views) {
     s.price_before_per_hour += v.price;
     pods.insert(pods.end(), v.reschedulable.begin(), v.reschedulable.end());
   }
-  absl::StatusOr<CostLowerBound> lb = PriceLowerBound(state.snapshot, *state.catalog, pods);
+  absl::StatusOr<CostLowerBound> lb =
+      state.catalogs.shared != nullptr
+          ? PriceLowerBound(state.snapshot, *state.catalogs.shared, pods)
+          : PriceLowerBound(state.snapshot, state.catalogs.by_node_pool, pods);
   if (!lb.ok()) return lb.status();
   s.all_pods_lower_bound_per_hour = lb->price_per_hour;
   absl::StatusOr<ClusterBound> cluster = ClusterLowerBound(state, views);

@@ -23,7 +23,7 @@ namespace {
 // claims it opened. A staged claim keeps only the types at least as large as its launch type
 // in every resource, so that every option holds what the simulation placed.
 std::vector<NewNodeClaim> Replacements(const std::vector<NewNodeClaim>& staged,
-                                       const InstanceCatalog& catalog, SolveResult* r) {
+                                       const scheduling::PoolCatalogs& catalogs, SolveResult* r) {
   std::vector<NewNodeClaim> out;
   std::vector<ExistingPlacement> existing;
   for (ExistingPlacement& e : r->existing_nodes) {
@@ -35,6 +35,7 @@ std::vector<NewNodeClaim> Replacements(const std::vector<NewNodeClaim>& staged,
     }
     NewNodeClaim nc = *s;
     nc.pods = std::move(e.pods);
+    const InstanceCatalog& catalog = catalogs.TypesOf(nc.node_pool);
     const InstanceType* launched = catalog.Find(nc.launch->instance_type);
     std::vector<std::string> types;
     for (const std::string& name : nc.instance_types) {
@@ -74,9 +75,9 @@ Evaluation Loop::RepackEvaluate(const std::vector<const NodeView*>& sources,
   if (e.why_not = UnplacedMoves(sources, *r); !e.why_not.empty()) return e;
   DisruptionCommand cmd = CandidatesCommand(sources, DisruptionReason::kUnderutilized);
   const double candidates_price = cmd.savings_per_hour;
-  for (const NewNodeClaim& nc : Replacements(staged, *state_.catalog, &*r)) {
-    PriceFilterResult priced =
-        RestrictAndPrice(nc, sources, sources.size() > 1, *state_.catalog, state_.options);
+  for (const NewNodeClaim& nc : Replacements(staged, state_.catalogs, &*r)) {
+    PriceFilterResult priced = RestrictAndPrice(
+        nc, sources, sources.size() > 1, state_.catalogs.TypesOf(nc.node_pool), state_.options);
     if (!priced.claim) {
       e.why_not = std::move(priced.why_not);
       return e;

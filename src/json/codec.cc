@@ -87,6 +87,8 @@ constexpr KindInfo kKinds[] = {
     {"LimitRange", "v1", false},
     // Node classes: codec_node_class.cc.
     {"EC2NodeClass", "karpenter.k8s.aws/v1", false},
+    // Overlays: codec_node_overlay.cc.
+    {"NodeOverlay", "karpenter.sh/v1alpha1", false},
 };
 
 // codec_internal::DescribeObject of an object read by either reader.
@@ -237,6 +239,13 @@ class SnapshotDecoder {
       KARP_RETURN_IF_ERROR(codec_internal::DecodeNodeClass(item, kind, api_version, &nc));
       KARP_RETURN_IF_ERROR(CheckUnique(item, "ec2nodeclass", nc.metadata, false, absl::OkStatus()));
       snap_.node_classes.push_back(std::move(nc));
+      return absl::OkStatus();
+    }
+    if (kind == "NodeOverlay") {
+      NodeOverlay o;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeNodeOverlay(item, &o));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "nodeoverlay", o.metadata, false, absl::OkStatus()));
+      snap_.node_overlays.push_back(std::move(o));
       return absl::OkStatus();
     }
     return CoreItem(item, kind, api_version);

@@ -102,6 +102,11 @@ absl::Status DecodeNodeClass(const FieldReader& item, const std::string& kind,
                              const std::string& api_version, NodeClass* out);
 Json NodeClassJson(const NodeClass& nc);
 
+// NodeOverlay (codec_node_overlay.cc): `karpenter.sh/v1alpha1`, checked with the CRD's rules
+// (karp::ValidateNodeOverlay, kSchema).
+absl::Status DecodeNodeOverlay(const FieldReader& item, NodeOverlay* out);
+Json NodeOverlayJson(const NodeOverlay& o);
+
 // Encoders shared with writer.cc.
 Json ObjectMetaJson(const ObjectMeta& meta, bool with_namespace);
 Json NodeSelectorTermToJson(const karp::NodeSelectorTerm& term);

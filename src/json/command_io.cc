@@ -239,6 +239,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "legacyOrder") return ReadBool(v, source, key, &o->legacy_order);
   if (key == "repack") return ReadBool(v, source, key, &o->repack);
   if (key == "expandWorkloads") return ReadBool(v, source, key, &o->expand_workloads);
+  if (key == "nodeOverlays") return ReadBool(v, source, key, &o->node_overlays);
   if (key == "validate") {
     std::string mode;
     KARP_RETURN_IF_ERROR(ReadString(v, source, key, {"strict", "warn", "ignore"}, &mode));
@@ -268,6 +269,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
                                                            "legacyOrder",
                                                            "maxInstanceTypes",
                                                            "minValuesPolicy",
+                                                           "nodeOverlays",
                                                            "now",
                                                            "once",
                                                            "output",

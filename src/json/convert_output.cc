@@ -107,6 +107,8 @@ std::string WriteObjects(const std::vector<ConvertedObject>& objects, ConvertFor
 
 bool IsV1Object(std::string_view kind, std::string_view api_version) {
   if (api_version == codec_internal::kApiV1) return kind == "NodePool" || kind == "NodeClaim";
+  // NodeOverlay has no older form: the current one passes through.
+  if (api_version == "karpenter.sh/v1alpha1") return kind == "NodeOverlay";
   return api_version == codec_internal::kApiAwsV1 && kind == "EC2NodeClass";
 }
 
@@ -271,10 +273,12 @@ class ConvertRun {
     return absl::OkStatus();
   }
 
-  // A NodePool, NodeClaim or EC2NodeClass must pass karp's v1 decoder and field rules.
+  // A NodePool, NodeClaim, EC2NodeClass or NodeOverlay must pass karp's decoder and field
+  // rules.
   static absl::Status CheckV1(const ConvertedObject& c) {
     const std::string kind = c.object.value("kind", "");
-    if (kind != "NodePool" && kind != "NodeClaim" && kind != "EC2NodeClass") {
+    if (kind != "NodePool" && kind != "NodeClaim" && kind != "EC2NodeClass" &&
+        kind != "NodeOverlay") {
       return absl::OkStatus();
     }
     const std::string where =

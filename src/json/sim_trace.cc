@@ -513,6 +513,7 @@ absl::Status Cluster(const FieldReader& root, std::string_view source, ClusterSn
   out->storage_classes = std::move(snap->storage_classes);
   out->csi_nodes = std::move(snap->csi_nodes);
   out->node_classes = std::move(snap->node_classes);  // the NodePools' instance types
+  out->node_overlays = std::move(snap->node_overlays);
   return absl::OkStatus();
 }
 

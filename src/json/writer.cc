@@ -434,6 +434,9 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot) {
   for (const NodeClass& nc : snapshot.node_classes) {
     items.push_back(codec_internal::NodeClassJson(nc));
   }
+  for (const NodeOverlay& o : snapshot.node_overlays) {
+    items.push_back(codec_internal::NodeOverlayJson(o));
+  }
   Json list = Json::object();
   list["apiVersion"] = "v1";
   list["kind"] = "List";

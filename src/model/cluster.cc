@@ -118,6 +118,13 @@ absl::Status ClusterSnapshot::Validate() const {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = CheckAll(
+          node_overlays, "nodeoverlay",
+          [](const NodeOverlay& o) { return ValidateNodeOverlay(o, NodeOverlayChecks::kSchema); },
+          name);
+      !s.ok()) {
+    return s;
+  }
   return ValidateStorage(*this);
 }
 
@@ -192,6 +199,7 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(workloads, other.workloads);
   append(limit_ranges, other.limit_ranges);
   append(node_classes, other.node_classes);
+  append(node_overlays, other.node_overlays);
   skipped_objects += other.skipped_objects;
   skipped.insert(skipped.end(), other.skipped.begin(), other.skipped.end());
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());

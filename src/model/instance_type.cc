@@ -34,6 +34,13 @@ bool OfferingCompatible(const Requirements& reqs, const Offering& offering) {
   return true;
 }
 
+bool InstanceType::PriceOverlayApplied() const {
+  for (const Offering& o : offerings) {
+    if (o.price_overlay_applied) return true;
+  }
+  return false;
+}
+
 int CapacityTypeRank(std::string_view capacity_type) {
   if (capacity_type == kCapacityTypeReserved) return 0;
   if (capacity_type == kCapacityTypeSpot) return 1;

@@ -289,9 +289,9 @@ absl::Status CheckPods(const std::vector<const Pod*>& pods) {
 // The eligible NodePools (by name, for determinism) and their kinds: each instance type with
 // the scheduler's template requirements, one kind per capacity type at its cheapest
 // compatible offering, with the compatible DaemonSets' requests taken off.
-absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+absl::Status BuildPools(const ClusterSnapshot& snapshot, const quality::Catalogs& catalogs,
                         std::vector<Pool>* pools, std::vector<Kind>* kinds) {
-  const LabelSet& well_known = catalog.well_known_labels();
+  const LabelSet& well_known = catalogs.well_known();
   std::vector<const NodePool*> node_pools = EligibleNodePools(snapshot);
   std::sort(node_pools.begin(), node_pools.end(),
             [](const NodePool* a, const NodePool* b) { return a->name() < b->name(); });
@@ -306,7 +306,9 @@ absl::Status BuildPools(const ClusterSnapshot& snapshot, const InstanceCatalog& 
       if (t.effect != TaintEffect::kPreferNoSchedule) pool.taints.push_back(t);
     }
     pool.first_kind = kinds->size();
-    for (const InstanceType& it : catalog.instance_types()) {
+    const InstanceCatalog* catalog = catalogs.Of(np->name());
+    const std::vector<InstanceType> none;
+    for (const InstanceType& it : catalog != nullptr ? catalog->instance_types() : none) {
       if (!it.requirements.DoesIntersect(pool.requirements)) continue;
       ResourceList capacity = it.Allocatable();
       const std::vector<bool> daemons =
@@ -511,6 +513,37 @@ absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
   return PriceLowerBound(snapshot, catalog, snapshot.PendingPods());
 }
 
+absl::StatusOr<CostLowerBound> PriceLowerBound(
+    const ClusterSnapshot& snapshot,
+    const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& catalogs_by_node_pool,
+    const std::vector<const Pod*>& pods) {
+  if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
+  if (absl::Status s = CheckPods(pods); !s.ok()) return s;
+  for (const auto& [pool, catalog] : catalogs_by_node_pool) {
+    if (catalog == nullptr) {
+      return absl::InvalidArgumentError(
+          internal::StrCat("lower bound: nodepool ", pool, ": catalog must not be null"));
+    }
+  }
+  return quality::PriceLowerBoundUnchecked(snapshot, quality::Catalogs(catalogs_by_node_pool),
+                                           pods);
+}
+
+quality::Catalogs::Catalogs(const InstanceCatalog& shared)
+    : shared_(&shared), well_known_(shared.well_known_labels()) {}
+
+quality::Catalogs::Catalogs(
+    const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& by_pool)
+    : by_pool_(&by_pool) {
+  for (const auto& [pool, catalog] : by_pool) well_known_.InsertAll(catalog->well_known_labels());
+}
+
+const InstanceCatalog* quality::Catalogs::Of(const std::string& pool) const {
+  if (shared_ != nullptr) return shared_;
+  auto it = by_pool_->find(pool);
+  return it == by_pool_->end() ? nullptr : it->second.get();
+}
+
 absl::StatusOr<CostLowerBound> PriceLowerBound(const ClusterSnapshot& snapshot,
                                                const InstanceCatalog& catalog,
                                                const std::vector<const Pod*>& pods) {
@@ -534,9 +567,9 @@ struct Prepared {
   size_t words = 0;
 };
 
-absl::Status Prepare(const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+absl::Status Prepare(const ClusterSnapshot& snapshot, const quality::Catalogs& catalogs,
                      const std::vector<const Pod*>& pods, Prepared* p, CostLowerBound* out) {
-  if (absl::Status s = BuildPools(snapshot, catalog, &p->pools, &p->kinds); !s.ok()) return s;
+  if (absl::Status s = BuildPools(snapshot, catalogs, &p->pools, &p->kinds); !s.ok()) return s;
   out->kinds = static_cast<int>(p->kinds.size());
   p->words = (p->kinds.size() + 63) / 64;
   std::vector<ResourceList>& requests = p->requests;
@@ -554,8 +587,7 @@ absl::Status Prepare(const ClusterSnapshot& snapshot, const InstanceCatalog& cat
       p->caps[k][r] = static_cast<double>(p->kinds[k].capacity.Get(p->names[r]));
     }
   }
-  p->classes =
-      BuildClasses(pods, requests, p->names, p->pools, p->kinds, catalog.well_known_labels());
+  p->classes = BuildClasses(pods, requests, p->names, p->pools, p->kinds, catalogs.well_known());
   for (size_t i = 0; i < pods.size(); ++i) {
     if (p->classes.pod_class[i] < 0) out->unplaceable_pods.push_back(pods[i]->Key());
   }
@@ -664,17 +696,17 @@ absl::StatusOr<quality::ConfigLpResult> ConfigLp(const Prepared& p,
 }  // namespace
 
 absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
-    const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
+    const ClusterSnapshot& snapshot, const Catalogs& catalogs,
     const std::vector<const Pod*>& pods) {
-  return PriceLowerBoundUnchecked(snapshot, catalog, pods, ConfigLpOptions());
+  return PriceLowerBoundUnchecked(snapshot, catalogs, pods, ConfigLpOptions());
 }
 
 absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
-    const ClusterSnapshot& snapshot, const InstanceCatalog& catalog,
-    const std::vector<const Pod*>& pods, const ConfigLpOptions& lp_options) {
+    const ClusterSnapshot& snapshot, const Catalogs& catalogs, const std::vector<const Pod*>& pods,
+    const ConfigLpOptions& lp_options) {
   CostLowerBound out;
   Prepared p;
-  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &out); !s.ok()) return s;
+  if (absl::Status s = Prepare(snapshot, catalogs, pods, &p, &out); !s.ok()) return s;
   if (p.classes.classes.empty()) return out;
   const std::map<int, std::vector<int>> components = Components(p.classes.classes, p.kinds.size());
   out.components = static_cast<int>(components.size());
@@ -704,13 +736,13 @@ absl::StatusOr<CostLowerBound> quality::PriceLowerBoundUnchecked(
 }
 
 absl::StatusOr<double> quality::PriceLowerBoundWithRoom(const ClusterSnapshot& snapshot,
-                                                        const InstanceCatalog& catalog,
+                                                        const Catalogs& catalogs,
                                                         const std::vector<const Pod*>& pods,
                                                         const ResourceList& room,
                                                         const std::vector<RoomOption>& extra) {
   CostLowerBound unused;
   Prepared p;
-  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &unused); !s.ok()) return s;
+  if (absl::Status s = Prepare(snapshot, catalogs, pods, &p, &unused); !s.ok()) return s;
   if (p.classes.classes.empty()) return 0.0;
   Bounder bounder(p.kinds, p.caps, p.classes.classes, p.exclusive);
   std::vector<std::pair<double, std::vector<double>>> options;
@@ -727,12 +759,12 @@ absl::StatusOr<double> quality::PriceLowerBoundWithRoom(const ClusterSnapshot& s
 }
 
 absl::StatusOr<std::vector<int>> quality::LpPlanGroups(const ClusterSnapshot& snapshot,
-                                                       const InstanceCatalog& catalog,
+                                                       const Catalogs& catalogs,
                                                        const std::vector<const Pod*>& pods) {
   std::vector<int> groups(pods.size(), -1);
   CostLowerBound unused;
   Prepared p;
-  if (absl::Status s = Prepare(snapshot, catalog, pods, &p, &unused); !s.ok()) return s;
+  if (absl::Status s = Prepare(snapshot, catalogs, pods, &p, &unused); !s.ok()) return s;
   if (p.classes.classes.empty()) return groups;
   std::vector<LpKind> kinds;
   std::vector<LpItem> items;

@@ -4,6 +4,9 @@
 #ifndef KARP_SRC_QUALITY_LOWER_BOUND_INTERNAL_H_
 #define KARP_SRC_QUALITY_LOWER_BOUND_INTERNAL_H_
 
+#include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,16 +18,34 @@
 
 namespace karp::quality {
 
+// The instance types each NodePool draws from: one catalog for every NodePool (converts
+// implicitly), or one per NodePool by name. Refers to the catalogs; they must outlive it.
+class Catalogs {
+ public:
+  Catalogs(const InstanceCatalog& shared);  // NOLINT(google-explicit-constructor)
+  explicit Catalogs(const std::map<std::string, std::shared_ptr<const InstanceCatalog>>& by_pool);
+
+  // The catalog of NodePool `pool`, or null when it has none.
+  const InstanceCatalog* Of(const std::string& pool) const;
+  // The well-known label keys of every catalog.
+  const LabelSet& well_known() const { return well_known_; }
+
+ private:
+  const InstanceCatalog* shared_ = nullptr;
+  const std::map<std::string, std::shared_ptr<const InstanceCatalog>>* by_pool_ = nullptr;
+  LabelSet well_known_;
+};
+
 // PriceLowerBound(snapshot, catalog, pods) when `snapshot` passed ClusterSnapshot::Validate and
 // `pods` are non-null with distinct keys: the same result, without checking either again.
 absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& snapshot,
-                                                        const InstanceCatalog& catalog,
+                                                        const Catalogs& catalogs,
                                                         const std::vector<const Pod*>& pods);
 
 // As above with the configuration LP's options (quality/config_lp.h): the benchmarks lift its
 // limits to measure how close the bound is to the LP's optimum.
 absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& snapshot,
-                                                        const InstanceCatalog& catalog,
+                                                        const Catalogs& catalogs,
                                                         const std::vector<const Pod*>& pods,
                                                         const ConfigLpOptions& lp_options);
 
@@ -34,7 +55,7 @@ absl::StatusOr<CostLowerBound> PriceLowerBoundUnchecked(const ClusterSnapshot& s
 // pods no kind can host or that the rounding left out. Same preconditions as
 // PriceLowerBoundUnchecked. Errors: those of the LP (Unavailable without an LP solver).
 absl::StatusOr<std::vector<int>> LpPlanGroups(const ClusterSnapshot& snapshot,
-                                              const InstanceCatalog& catalog,
+                                              const Catalogs& catalogs,
                                               const std::vector<const Pod*>& pods);
 
 // Capacity that may be bought at `price` beside the NodePools' kinds (an existing node that a
@@ -56,7 +77,7 @@ struct RoomOption {
 // is not a resource (pods that exclude each other may sit in the room). Same preconditions
 // as PriceLowerBoundUnchecked; 0 when no pod can use a kind.
 absl::StatusOr<double> PriceLowerBoundWithRoom(const ClusterSnapshot& snapshot,
-                                               const InstanceCatalog& catalog,
+                                               const Catalogs& catalogs,
                                                const std::vector<const Pod*>& pods,
                                                const ResourceList& room,
                                                const std::vector<RoomOption>& extra);

@@ -8,6 +8,7 @@
 #ifndef KARP_SRC_SCHEDULING_ACCESS_H_
 #define KARP_SRC_SCHEDULING_ACCESS_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -23,6 +24,26 @@
 #include "karp/taints.h"
 
 namespace karp::scheduling {
+
+// The instance types of each NodePool: one catalog for every pool (a shared_ptr converts
+// implicitly), or one per pool by name.
+struct PoolCatalogs {
+  PoolCatalogs() = default;
+  PoolCatalogs(std::shared_ptr<const InstanceCatalog> shared_catalog,  // NOLINT: implicit
+               std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_pool = {})
+      : shared(std::move(shared_catalog)), by_node_pool(std::move(by_pool)) {}
+
+  std::shared_ptr<const InstanceCatalog> shared;
+  std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
+
+  // The catalog of `pool`, or null.
+  std::shared_ptr<const InstanceCatalog> Of(const std::string& pool) const;
+  // The catalog to look up the instance type of a node of `pool`: Of(pool), else the first
+  // per-pool catalog.
+  std::shared_ptr<const InstanceCatalog> ForNodeOf(const std::string& pool) const;
+  // *ForNodeOf(pool), or an empty catalog when there is none.
+  const InstanceCatalog& TypesOf(const std::string& pool) const;
+};
 
 // What depends only on the NodePools, DaemonSets and catalogs (defined in
 // scheduler_internal.h); opaque outside the scheduler.
@@ -56,14 +77,14 @@ class Access {
   // snapshot with the same NodePools, DaemonSets and catalog (and NodePool objects at the same
   // addresses).
   static absl::StatusOr<Scheduler> CreateUnchecked(std::shared_ptr<const ClusterSnapshot> snapshot,
-                                                   std::shared_ptr<const InstanceCatalog> catalog,
+                                                   const PoolCatalogs& catalogs,
                                                    const SchedulerOptions& options,
                                                    std::shared_ptr<const PoolsState> reuse);
   // The NodePool-level state of schedulers over snapshots with the NodePools and DaemonSets of
   // `snapshot` (which must outlive it), for CreateUnchecked's `reuse`.
   // Errors: InvalidArgument for a NodePool whose requirements do not parse.
   static absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePools(
-      const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+      const ClusterSnapshot& snapshot, const PoolCatalogs& catalogs,
       const SchedulerOptions& options);
   // The NodePool-level state of a scheduler, for reuse.
   static std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler);
@@ -78,15 +99,14 @@ class Access {
 
 // The Access functions under their usual names.
 inline absl::StatusOr<Scheduler> CreateUnchecked(
-    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    std::shared_ptr<const ClusterSnapshot> snapshot, const PoolCatalogs& catalogs,
     const SchedulerOptions& options, std::shared_ptr<const PoolsState> reuse = nullptr) {
-  return Access::CreateUnchecked(std::move(snapshot), std::move(catalog), options,
-                                 std::move(reuse));
+  return Access::CreateUnchecked(std::move(snapshot), catalogs, options, std::move(reuse));
 }
 inline absl::StatusOr<std::shared_ptr<const PoolsState>> PreparePoolsFor(
-    const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const ClusterSnapshot& snapshot, const PoolCatalogs& catalogs,
     const SchedulerOptions& options) {
-  return Access::PreparePools(snapshot, std::move(catalog), options);
+  return Access::PreparePools(snapshot, catalogs, options);
 }
 inline std::shared_ptr<const PoolsState> PoolsOf(const Scheduler& scheduler) {
   return Access::PoolsOf(scheduler);

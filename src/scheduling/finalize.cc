@@ -35,6 +35,9 @@ struct FinalPlan {
   const InstanceType* best_it = nullptr;
   ResourceList min_overhead;
   absl::Status min_values;
+  // Some kept type has a NodeOverlay price or capacity (the NodeClaim's overlay annotations).
+  bool price_overlay = false;
+  bool capacity_overlay = false;
 };
 
 // The claim's types ordered by their cheapest compatible available offering (ties: name, as
@@ -136,6 +139,11 @@ std::shared_ptr<const FinalPlan> MakePlan(const Template& t, const std::vector<i
     if (!mv.ok()) plan->min_values = mv.status();
   }
   plan->min_overhead = MinDaemonOverhead(t, types);
+  for (int i : plan->kept_index) {
+    const InstanceType& it = *t.instance_types[static_cast<size_t>(i)];
+    plan->price_overlay = plan->price_overlay || it.PriceOverlayApplied();
+    plan->capacity_overlay = plan->capacity_overlay || it.capacity_overlay_applied;
+  }
   ChooseLaunch(t, mask, plan.get());
   std::vector<int> by_name = plan->kept_index;
   std::sort(by_name.begin(), by_name.end());
@@ -272,6 +280,11 @@ std::optional<NewNodeClaim> Solver::FinalizeClaim(
   nc.annotations = t.pool->template_annotations;
   nc.annotations[std::string(kAnnotationMinValuesRelaxed)] =
       claim.min_values_relaxed ? std::string(kMinValuesRelaxedTrue) : "false";
+  // nodeclaimtemplate.go ToNodeClaim: over the kept types.
+  if (plan.price_overlay) nc.annotations[std::string(kAnnotationPriceOverlayApplied)] = "true";
+  if (plan.capacity_overlay) {
+    nc.annotations[std::string(kAnnotationCapacityOverlayApplied)] = "true";
+  }
   nc.taints = t.pool->taints;
   nc.startup_taints = t.pool->startup_taints;
   return nc;

@@ -37,6 +37,15 @@ std::shared_ptr<const InstanceCatalog> PoolCatalogs::ForNodeOf(const std::string
   return c;
 }
 
+const InstanceCatalog& PoolCatalogs::TypesOf(const std::string& pool) const {
+  if (shared) return *shared;
+  auto it = by_node_pool.find(pool);
+  if (it != by_node_pool.end()) return *it->second;
+  if (!by_node_pool.empty()) return *by_node_pool.begin()->second;
+  static const InstanceCatalog* const kEmpty = new InstanceCatalog();
+  return *kEmpty;
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------

@@ -13,21 +13,10 @@
 #include "karp/catalog.h"
 #include "karp/cluster.h"
 #include "karp/scheduler.h"
+#include "scheduling/access.h"
 #include "scheduling/scheduler_internal.h"
 
 namespace karp::scheduling {
-
-// The instance types of each NodePool: one catalog for every pool, or one per pool.
-struct PoolCatalogs {
-  std::shared_ptr<const InstanceCatalog> shared;
-  std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_node_pool;
-
-  // The catalog of `pool`, or null.
-  std::shared_ptr<const InstanceCatalog> Of(const std::string& pool) const;
-  // The catalog to look up the instance type of a node of `pool`: Of(pool), else the first
-  // per-pool catalog.
-  std::shared_ptr<const InstanceCatalog> ForNodeOf(const std::string& pool) const;
-};
 
 // The NodePool-level state of `snapshot` (not validated here).
 // Errors: InvalidArgument for a NodePool whose requirements do not parse.

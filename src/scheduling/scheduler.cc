@@ -97,21 +97,17 @@ std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, P
   return invalid;
 }
 
-// The catalog every template draws from, or null when they draw from several (or none).
-const InstanceCatalog* SingleCatalog(const scheduling::SchedulerState& state) {
-  const InstanceCatalog* catalog = nullptr;
-  for (const scheduling::Template& t : state.pools->templates) {
-    if (catalog != nullptr && t.catalog.get() != catalog) return nullptr;
-    catalog = t.catalog.get();
-  }
-  return catalog;
-}
-
 // SolveResult::lower_bound_per_hour: the bound of the pods placed on new claims.
 void SetLowerBound(const scheduling::SchedulerState& state,
                    const std::map<std::string, const Pod*>& by_key, SolveResult& result) {
-  const InstanceCatalog* catalog = SingleCatalog(state);
-  if (catalog == nullptr) {
+  // The catalog of each NodePool with a template; `single` when they all share one.
+  std::map<std::string, std::shared_ptr<const InstanceCatalog>> by_pool;
+  const InstanceCatalog* single = nullptr;
+  for (const scheduling::Template& t : state.pools->templates) {
+    by_pool.emplace(t.pool->name(), t.catalog);
+    single = by_pool.size() == 1 || single == t.catalog.get() ? t.catalog.get() : nullptr;
+  }
+  if (by_pool.empty()) {
     if (result.node_claims.empty()) result.lower_bound_per_hour = 0;
     return;
   }
@@ -124,7 +120,9 @@ void SetLowerBound(const scheduling::SchedulerState& state,
   }
   // The state's snapshot is validated, the placed pods distinct: no checks again.
   absl::StatusOr<CostLowerBound> bound =
-      quality::PriceLowerBoundUnchecked(*state.snapshot, *catalog, placed);
+      single != nullptr
+          ? quality::PriceLowerBoundUnchecked(*state.snapshot, *single, placed)
+          : quality::PriceLowerBoundUnchecked(*state.snapshot, quality::Catalogs(by_pool), placed);
   if (bound.ok()) {
     result.lower_bound_per_hour = bound->price_per_hour;
     result.lower_bound_method = bound->method;
@@ -454,10 +452,9 @@ absl::StatusOr<SolveResult> Scheduler::Solve(const std::vector<const Pod*>& pods
 }
 
 absl::StatusOr<Scheduler> scheduling::Access::CreateUnchecked(
-    std::shared_ptr<const ClusterSnapshot> snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    std::shared_ptr<const ClusterSnapshot> snapshot, const PoolCatalogs& catalogs,
     const SchedulerOptions& options, std::shared_ptr<const PoolsState> reuse) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  const PoolCatalogs catalogs{std::move(catalog), {}};
   if (!reuse) {
     absl::StatusOr<std::shared_ptr<const PoolsState>> pools =
         scheduling::PreparePools(*snapshot, catalogs, options);
@@ -467,13 +464,14 @@ absl::StatusOr<Scheduler> scheduling::Access::CreateUnchecked(
   std::shared_ptr<scheduling::SchedulerState> state =
       PrepareCluster(std::move(snapshot), std::move(reuse), catalogs, options);
   state->catalog = catalogs.shared;
+  state->catalogs_by_node_pool = catalogs.by_node_pool;
   return Scheduler(std::move(state));
 }
 
 absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> scheduling::Access::PreparePools(
-    const ClusterSnapshot& snapshot, std::shared_ptr<const InstanceCatalog> catalog,
+    const ClusterSnapshot& snapshot, const PoolCatalogs& catalogs,
     const SchedulerOptions& options) {
-  return scheduling::PreparePools(snapshot, PoolCatalogs{std::move(catalog), {}}, options);
+  return scheduling::PreparePools(snapshot, catalogs, options);
 }
 
 std::shared_ptr<const scheduling::PoolsState> scheduling::Access::PoolsOf(

@@ -83,6 +83,7 @@ struct RunOptions {
   bool legacy_order = false;
   bool repack = false;
   bool expand_workloads = true;
+  bool node_overlays = true;  // "nodeOverlays": false ignores the input's NodeOverlays
   FieldValidation validation = FieldValidation::kStrict;
   std::vector<std::string> policies;
   std::optional<absl::Duration> sample, disruption_interval, launch_latency;
