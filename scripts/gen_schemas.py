@@ -47,6 +47,7 @@ K8S_ROOTS = [
     ("v1", "PersistentVolume", "io.k8s.api.core.v1.PersistentVolume"),
     ("v1", "ReplicationController", "io.k8s.api.core.v1.ReplicationController"),
     ("v1", "LimitRange", "io.k8s.api.core.v1.LimitRange"),
+    ("v1", "Service", "io.k8s.api.core.v1.Service"),
     ("apps/v1", "DaemonSet", "io.k8s.api.apps.v1.DaemonSet"),
     ("apps/v1", "Deployment", "io.k8s.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "io.k8s.api.apps.v1.ReplicaSet"),

@@ -11,9 +11,11 @@
 #include "internal/strings.h"
 #include "karp/aws_catalog.h"
 #include "karp/json/codec.h"
+#include "karp/json/command_io.h"
 #include "karp/json/commitments.h"
 #include "karp/pricing.h"
 #include "karp/resources.h"
+#include "karp/topology_defaults.h"
 
 namespace karp::cli {
 
@@ -90,6 +92,13 @@ int TakeFlag(const std::vector<std::string>& args, size_t& i, std::string_view n
   return 0;
 }
 
+absl::StatusOr<std::vector<TopologySpreadConstraint>> CatalogFlags::DefaultTopologySpread() const {
+  if (scheduler_config.empty()) return std::vector<TopologySpreadConstraint>();
+  absl::StatusOr<SchedulerConfig> config = json::SchedulerConfigFromFlag(scheduler_config);
+  if (!config.ok()) return config.status();
+  return std::move(config->default_topology_spread);
+}
+
 int CatalogFlags::TakeFeatureGates(const std::vector<std::string>& args, size_t& i,
                                    std::string* error) {
   std::string gates;
@@ -159,6 +168,10 @@ int CatalogFlags::Take(const std::vector<std::string>& args, size_t& i, std::str
     return 1;
   }
   if (int r = TakeFeatureGates(args, i, error); r != 0) return r;
+  if (int r = TakeFlag(args, i, "--scheduler-config", &scheduler_config); r != 0) {
+    if (r < 0) *error = "missing value for --scheduler-config";
+    return r;
+  }
   if (int r = TakeFlag(args, i, "--commitments", &commitments); r != 0) {
     if (r < 0) *error = "missing value for --commitments";
     return r;

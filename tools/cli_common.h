@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
 #include "karp/json/codec.h"
+#include "karp/objects.h"
 #include "karp/pricing.h"
 
 namespace karp::cli {
@@ -94,6 +95,8 @@ struct CatalogFlags {
   // overlays in the input are there to be applied; false ignores them, as the reference does
   // with its gate off).
   bool node_overlay = true;
+  // --scheduler-config DOC|FILE (the reference's flag), as given.
+  std::string scheduler_config;
 
   // If args[i] is one of the flags, consumes it (and its value) and returns 1; returns -1 when
   // its value is missing or invalid (`*error` says why); 0 when args[i] is not one of them.
@@ -102,6 +105,9 @@ struct CatalogFlags {
   int TakeFeatureGates(const std::vector<std::string>& args, size_t& i, std::string* error);
   // The catalog, with the capacity reservations of --commitments as reserved offerings.
   [[nodiscard]] absl::StatusOr<InstanceCatalog> Load() const;
+  // podTopologySpread.defaultConstraints of --scheduler-config (none without the flag), for
+  // SchedulerOptions::default_topology_spread. Errors: json::SchedulerConfigFromFlag's.
+  [[nodiscard]] absl::StatusOr<std::vector<TopologySpreadConstraint>> DefaultTopologySpread() const;
   // The commitment pricing model of --commitments at `now`, or null without the flag.
   [[nodiscard]] absl::StatusOr<std::shared_ptr<const PricingModel>> Pricing(absl::Time now) const;
   // The currency of the catalog's prices: the embedded region's ("USD", "CNY"), or "" for a

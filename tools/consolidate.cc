@@ -46,6 +46,9 @@ constexpr char kConsolidateUsage[] =
     "                               requirments:) is an error (default), a warning, or ignored\n"
     "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
     "                               are listed as skipped)\n"
+    "  --feature-gates NodeOverlay=false  ignore the input's NodeOverlays (applied by default)\n"
+    "  --scheduler-config DOC|FILE  kube-scheduler's podTopologySpread.defaultConstraints\n"
+    "                               for pods without constraints (as the reference's flag)\n"
     "  --now RFC3339                the clock for consolidateAfter, expireAfter and budget\n"
     "                               schedules (default: the current time)\n"
     "  --once                       print only the first loop's command\n"
@@ -250,6 +253,10 @@ int RunConsolidate(const std::vector<std::string>& args) {
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());
   options.pricing = *std::move(pricing);
+  absl::StatusOr<std::vector<TopologySpreadConstraint>> spread =
+      catalog_flags.DefaultTopologySpread();
+  if (!spread.ok()) return InputError(spread.status());
+  options.scheduler.default_topology_spread = *std::move(spread);
   if (isatty(STDERR_FILENO)) options.progress = TerminalProgress();
   // The timeout counts from here: parsing the input is not part of the plan.
   if (flags.timeout) options.deadline = absl::Now() + *flags.timeout;

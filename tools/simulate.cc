@@ -54,6 +54,8 @@ constexpr char kSimulateUsage[] =
     "                               (re-pack consolidation, docs/repack.md); NAME-blind: the\n"
     "                               same, deciding by list prices under commitments (billed\n"
     "                               the same way)\n"
+    "  --feature-gates NodeOverlay=false  ignore the trace's NodeOverlays (applied by default)\n"
+    "  --scheduler-config DOC|FILE  kube-scheduler's podTopologySpread.defaultConstraints\n"
     "  --commitments FILE           Reserved Instances, Savings Plans and capacity reservations\n"
     "                               (docs/commitments.md), instead of the trace's own\n"
     "  --catalog sim|aws|FILE       instance types (default sim: the embedded AWS catalog with\n"
@@ -123,6 +125,8 @@ struct SimulateFlags {
   bool window = false;  // --from or --until given
   bool events = false;
   sim::SimOptions options;
+  bool node_overlays = true;     // --feature-gates NodeOverlay=false
+  std::string scheduler_config;  // --scheduler-config
 };
 
 // Parses `args` into `*f`. Returns the exit status when the command ends here (help, usage
@@ -133,6 +137,19 @@ std::optional<int> ParseSimulateArgs(const std::vector<std::string>& args, Simul
     if (a == "-h" || a == "--help") {
       std::cout << kSimulateUsage;
       return kExitOk;
+    }
+    // --feature-gates and --scheduler-config, as solve and consolidate read them.
+    CatalogFlags shared;
+    std::string shared_error;
+    if (a == "--feature-gates" || a.rfind("--feature-gates=", 0) == 0 ||
+        a == "--scheduler-config" || a.rfind("--scheduler-config=", 0) == 0) {
+      shared.node_overlay = f->node_overlays;
+      if (shared.Take(args, i, &shared_error) < 0) {
+        return UsageError(kSimulateUsage, shared_error);
+      }
+      f->node_overlays = shared.node_overlay;
+      if (!shared.scheduler_config.empty()) f->scheduler_config = shared.scheduler_config;
+      continue;
     }
     std::string value;
     int r = 0;
@@ -357,13 +374,19 @@ int RunSimulate(const std::vector<std::string>& args) {
   // (--catalog sim and FILE are rebuilt as catalog files: NodePoolCatalogOptions).
   CatalogFlags catalog_flags;  // as LoadSimulationCatalog
   catalog_flags.catalog = f.catalog;
-  absl::StatusOr<CommandCatalogs> catalogs = NodePoolCatalogsFor(
-      trace->cluster, base, EmbeddedOptions(catalog_flags), catalog_flags.node_overlay);
+  catalog_flags.scheduler_config = f.scheduler_config;
+  absl::StatusOr<std::vector<TopologySpreadConstraint>> spread =
+      catalog_flags.DefaultTopologySpread();
+  if (!spread.ok()) return InputError(spread.status());
+  sim::SimOptions run_options = f.options;
+  run_options.default_topology_spread = *std::move(spread);
+  absl::StatusOr<CommandCatalogs> catalogs =
+      NodePoolCatalogsFor(trace->cluster, base, EmbeddedOptions(catalog_flags), f.node_overlays);
   if (!catalogs.ok()) return InputError(catalogs.status());
   const std::shared_ptr<const InstanceCatalog> shared =
       OneCatalog(*catalogs, std::move(base), "simulate");
 
-  std::vector<PolicyRun> runs = RunPolicies(*trace, shared, policies, f.options);
+  std::vector<PolicyRun> runs = RunPolicies(*trace, shared, policies, run_options);
   std::vector<sim::SimResult> results;
   for (PolicyRun& run : runs) {
     if (!run.result.ok()) return InputError(run.result.status());

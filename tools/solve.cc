@@ -51,6 +51,9 @@ constexpr char kSolveUsage[] =
     "                               requirments:) is an error (default), a warning, or ignored\n"
     "  --no-expand-workloads        Deployments, StatefulSets, Jobs... create no pods (they\n"
     "                               are listed as skipped)\n"
+    "  --feature-gates NodeOverlay=false  ignore the input's NodeOverlays (applied by default)\n"
+    "  --scheduler-config DOC|FILE  kube-scheduler's podTopologySpread.defaultConstraints\n"
+    "                               for pods without constraints (as the reference's flag)\n"
     "  -o, --output json|yaml|text|nodeclaims   output format (default json)\n"
     "  --preference-policy Respect|Ignore  preferred terms as soft requirements (default Respect)\n"
     "  --min-values-policy Strict|BestEffort  (default Strict)\n"
@@ -337,6 +340,10 @@ int RunSolve(const std::vector<std::string>& args) {
   absl::StatusOr<std::shared_ptr<const PricingModel>> pricing = catalog_flags.Pricing(now);
   if (!pricing.ok()) return InputError(pricing.status());
   options.pricing = *std::move(pricing);
+  absl::StatusOr<std::vector<TopologySpreadConstraint>> spread =
+      catalog_flags.DefaultTopologySpread();
+  if (!spread.ok()) return InputError(spread.status());
+  options.default_topology_spread = *std::move(spread);
   // The bound is of list prices: beside marginal costs it would mislead.
   options.compute_lower_bound = options.pricing == nullptr;
 

@@ -61,6 +61,9 @@ struct ClusterSnapshot {
   // types, applied by ApplyNodeOverlays (the CLI applies them unless the NodeOverlay feature
   // gate is off).
   std::vector<NodeOverlay> node_overlays;
+  // Services: what kube-scheduler deduces default topology spread selectors from
+  // (karp/topology_defaults.h).
+  std::vector<Service> services;
   // Objects of kinds karp does not read, and pods for another scheduler (codec bookkeeping).
   int skipped_objects = 0;
   // What each skipped object was, e.g. `v1 Service default/web (not a kind karp reads)`, and

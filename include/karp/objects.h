@@ -397,6 +397,18 @@ struct DaemonSet {
   }
 };
 
+// A Service (`v1`): only what selects pods matters to karp (kube-scheduler deduces default
+// topology spread selectors from it, karp/topology_defaults.h).
+struct Service {
+  ObjectMeta metadata;  // namespaced
+  // spec.selector: absent selects nothing; empty selects every pod of the namespace.
+  std::optional<std::map<std::string, std::string>> selector;
+
+  friend bool operator==(const Service& a, const Service& b) {
+    return a.metadata == b.metadata && a.selector == b.selector;
+  }
+};
+
 struct PodDisruptionBudget {
   ObjectMeta metadata;
   std::optional<LabelSelector> selector;

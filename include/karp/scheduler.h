@@ -125,6 +125,13 @@ struct SchedulerOptions {
   // that marginal cost; the types kept, their order and the packing are unchanged. Default:
   // null, list prices (identical to no pricing model).
   std::shared_ptr<const PricingModel> pricing;
+  // Cluster-level default topology spread constraints (the reference's `--scheduler-config`
+  // podTopologySpread.defaultConstraints, karp/topology_defaults.h): Create and Update give
+  // them to every snapshot pod without constraints of its own, with the selector
+  // kube-scheduler deduces for it from Services and its controller (none: left as it is).
+  // Pods handed to Solve(pods) from outside the snapshot are taken as they are. Validated by
+  // ValidateDefaultTopologySpread. Default: none.
+  std::vector<TopologySpreadConstraint> default_topology_spread;
 
   // OK, or InvalidArgument naming the bad field.
   [[nodiscard]] absl::Status Validate() const;

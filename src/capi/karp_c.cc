@@ -282,6 +282,7 @@ absl::StatusOr<std::string> Simulate(const karp_input* trace, const karp_input* 
   if (o->disruption_interval) so.disruption_interval = *o->disruption_interval;
   if (o->launch_latency) so.launch_latency = *o->launch_latency;
   so.record_events = false;
+  so.default_topology_spread = o->scheduler.default_topology_spread;
   constexpr int64_t kMaxSamples = 1000000;  // as `karp simulate`
   if (parsed->duration / so.sample_interval > kMaxSamples) {
     return absl::InvalidArgumentError(internal::StrCat("options: sample: would record more than ",

@@ -21,6 +21,7 @@
 #include "disruption/pods.h"
 #include "internal/strings.h"
 #include "karp/labels.h"
+#include "karp/topology_defaults.h"
 #include "scheduling/access.h"
 
 namespace karp {
@@ -84,7 +85,8 @@ bool SameSchedulerOptions(const SchedulerOptions& a, const SchedulerOptions& b) 
          a.packing == b.packing && a.cost_attempts == b.cost_attempts &&
          a.cost_threads == b.cost_threads && a.cost_time_limit == b.cost_time_limit &&
          a.cost_repack_rounds == b.cost_repack_rounds && a.cost_pool_order == b.cost_pool_order &&
-         a.compute_lower_bound == b.compute_lower_bound;
+         a.compute_lower_bound == b.compute_lower_bound &&
+         a.default_topology_spread == b.default_topology_spread;
 }
 
 // Prepares the NodePool-level state of the plans' schedulers over a copy of the NodePools and
@@ -134,6 +136,8 @@ absl::StatusOr<Consolidator> Consolidator::Create(const ClusterSnapshot& snapsho
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;  // budget schedules included
   auto state = std::make_shared<disruption::ConsolidatorState>();
   state->snapshot = snapshot;
+  // The pods consolidation moves are scheduled with the defaults (karp/topology_defaults.h).
+  ApplyDefaultTopologySpread(&state->snapshot, options.scheduler.default_topology_spread);
   state->catalogs = std::move(catalogs);
   state->now = now;
   state->options = options;
@@ -153,6 +157,7 @@ absl::StatusOr<Consolidator> Consolidator::Update(const ClusterSnapshot& snapsho
   if (absl::Status s = snapshot.Validate(); !s.ok()) return s;
   auto state = std::make_shared<disruption::ConsolidatorState>();
   state->snapshot = snapshot;
+  ApplyDefaultTopologySpread(&state->snapshot, options.scheduler.default_topology_spread);
   state->catalogs = old.catalogs;
   state->now = now;
   state->options = options;

@@ -89,6 +89,8 @@ constexpr KindInfo kKinds[] = {
     {"EC2NodeClass", "karpenter.k8s.aws/v1", false},
     // Overlays: codec_node_overlay.cc.
     {"NodeOverlay", "karpenter.sh/v1alpha1", false},
+    // Services (what default topology spread selectors come from): codec_service.cc.
+    {"Service", "v1", false},
 };
 
 // codec_internal::DescribeObject of an object read by either reader.
@@ -239,6 +241,13 @@ class SnapshotDecoder {
       KARP_RETURN_IF_ERROR(codec_internal::DecodeNodeClass(item, kind, api_version, &nc));
       KARP_RETURN_IF_ERROR(CheckUnique(item, "ec2nodeclass", nc.metadata, false, absl::OkStatus()));
       snap_.node_classes.push_back(std::move(nc));
+      return absl::OkStatus();
+    }
+    if (kind == "Service") {
+      Service svc;
+      KARP_RETURN_IF_ERROR(codec_internal::DecodeService(item, &svc));
+      KARP_RETURN_IF_ERROR(CheckUnique(item, "service", svc.metadata, true, absl::OkStatus()));
+      snap_.services.push_back(std::move(svc));
       return absl::OkStatus();
     }
     if (kind == "NodeOverlay") {

@@ -722,6 +722,10 @@ absl::Status DecodePdb(const R& item, PodDisruptionBudget* pdb) {
   return ReadPdb(item, pdb);
 }
 
+absl::Status DecodeTopologySpread(const FieldReader& o, TopologySpreadConstraint* out) {
+  return ReadTopologySpread(o, out);
+}
+
 #define KARP_INSTANTIATE_CORE_READERS(R)                                           \
   template absl::Status DecodeRequirements(const R&, RequirementOwner,             \
                                            std::vector<NodeSelectorRequirement>*); \

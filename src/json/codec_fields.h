@@ -66,6 +66,8 @@ absl::Status DecodeRequirements(const R& spec, RequirementOwner owner,
                                 std::vector<NodeSelectorRequirement>* out);
 template <typename R>
 absl::Status DecodePod(const R& item, Pod* pod, bool* skip);
+// One topologySpreadConstraints entry (as a pod's, without the pod-level checks).
+absl::Status DecodeTopologySpread(const FieldReader& o, TopologySpreadConstraint* out);
 template <typename R>
 absl::Status DecodeNode(const R& item, Node* node);
 template <typename R>
@@ -106,6 +108,10 @@ Json NodeClassJson(const NodeClass& nc);
 // (karp::ValidateNodeOverlay, kSchema).
 absl::Status DecodeNodeOverlay(const FieldReader& item, NodeOverlay* out);
 Json NodeOverlayJson(const NodeOverlay& o);
+
+// Service (codec_service.cc): `v1`, metadata and spec.selector.
+absl::Status DecodeService(const FieldReader& item, Service* out);
+Json ServiceJson(const Service& s);
 
 // Encoders shared with writer.cc.
 Json ObjectMetaJson(const ObjectMeta& meta, bool with_namespace);

@@ -240,6 +240,15 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
   if (key == "repack") return ReadBool(v, source, key, &o->repack);
   if (key == "expandWorkloads") return ReadBool(v, source, key, &o->expand_workloads);
   if (key == "nodeOverlays") return ReadBool(v, source, key, &o->node_overlays);
+  if (key == "schedulerConfig") {
+    std::string doc;
+    KARP_RETURN_IF_ERROR(ReadString(v, source, key, {}, &doc));
+    absl::StatusOr<SchedulerConfig> config =
+        ParseSchedulerConfig(doc, internal::StrCat(source, ": schedulerConfig"));
+    if (!config.ok()) return config.status();
+    o->scheduler.default_topology_spread = std::move(config->default_topology_spread);
+    return absl::OkStatus();
+  }
   if (key == "validate") {
     std::string mode;
     KARP_RETURN_IF_ERROR(ReadString(v, source, key, {"strict", "warn", "ignore"}, &mode));
@@ -279,6 +288,7 @@ absl::Status ReadField(const std::string& key, const OJson& v, std::string_view 
                                                            "region",
                                                            "repack",
                                                            "sample",
+                                                           "schedulerConfig",
                                                            "spotToSpot",
                                                            "validate",
                                                            "zones"};

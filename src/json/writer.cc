@@ -434,6 +434,7 @@ std::string WriteSnapshot(const ClusterSnapshot& snapshot) {
   for (const NodeClass& nc : snapshot.node_classes) {
     items.push_back(codec_internal::NodeClassJson(nc));
   }
+  for (const Service& s : snapshot.services) items.push_back(codec_internal::ServiceJson(s));
   for (const NodeOverlay& o : snapshot.node_overlays) {
     items.push_back(codec_internal::NodeOverlayJson(o));
   }

@@ -118,6 +118,11 @@ absl::Status ClusterSnapshot::Validate() const {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s =
+          CheckAll(services, "service", [](const Service&) { return absl::OkStatus(); }, namespaced);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = CheckAll(
           node_overlays, "nodeoverlay",
           [](const NodeOverlay& o) { return ValidateNodeOverlay(o, NodeOverlayChecks::kSchema); },
@@ -200,6 +205,7 @@ void ClusterSnapshot::Merge(ClusterSnapshot other) {
   append(limit_ranges, other.limit_ranges);
   append(node_classes, other.node_classes);
   append(node_overlays, other.node_overlays);
+  append(services, other.services);
   skipped_objects += other.skipped_objects;
   skipped.insert(skipped.end(), other.skipped.begin(), other.skipped.end());
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());

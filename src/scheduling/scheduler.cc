@@ -21,6 +21,7 @@
 #include "karp/labels.h"
 #include "karp/lower_bound.h"
 #include "karp/taints.h"
+#include "karp/topology_defaults.h"
 #include "model/node_pool_templates.h"
 #include "quality/lower_bound_internal.h"
 #include "scheduling/access.h"
@@ -35,6 +36,16 @@ namespace {
 
 using scheduling::PodData;
 
+// The snapshot a scheduler keeps: `snapshot`, with SchedulerOptions::default_topology_spread
+// given to its pods (karp/topology_defaults.h).
+template <typename Snapshot>
+std::shared_ptr<const ClusterSnapshot> WithDefaults(Snapshot&& snapshot,
+                                                    const SchedulerOptions& options) {
+  auto shared = std::make_shared<ClusterSnapshot>(std::forward<Snapshot>(snapshot));
+  ApplyDefaultTopologySpread(shared.get(), options.default_topology_spread);
+  return shared;
+}
+
 // Scheduler::Create's work: validated options and snapshot, then both preparation stages.
 // The snapshot is copied, or moved when the caller passes an rvalue, only after the options
 // passed (`snapshot` is left as it was when they do not).
@@ -43,7 +54,8 @@ absl::StatusOr<std::shared_ptr<scheduling::SchedulerState>> PrepareChecked(
     Snapshot&& snapshot, const scheduling::PoolCatalogs& catalogs,
     const SchedulerOptions& options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  auto shared = std::make_shared<const ClusterSnapshot>(std::forward<Snapshot>(snapshot));
+  std::shared_ptr<const ClusterSnapshot> shared =
+      WithDefaults(std::forward<Snapshot>(snapshot), options);
   if (absl::Status s = shared->Validate(); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<const scheduling::PoolsState>> pools =
       scheduling::PreparePools(*shared, catalogs, options);
@@ -312,6 +324,10 @@ absl::Status SchedulerOptions::Validate() const {
   if (max_instance_types < 1) {
     return absl::InvalidArgumentError("scheduler options: max_instance_types must be >= 1");
   }
+  if (absl::Status s = ValidateDefaultTopologySpread(default_topology_spread); !s.ok()) {
+    return absl::InvalidArgumentError(
+        internal::StrCat("scheduler options: default_topology_spread: ", internal::Message(s)));
+  }
   if (time_limit <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("scheduler options: time_limit must be positive");
   }
@@ -383,7 +399,7 @@ absl::StatusOr<Scheduler> Scheduler::Update(const ClusterSnapshot& snapshot) con
     if (!state.ok()) return state.status();
     return Scheduler(std::move(*state));
   }
-  auto shared = std::make_shared<const ClusterSnapshot>(snapshot);
+  std::shared_ptr<const ClusterSnapshot> shared = WithDefaults(snapshot, old.options);
   if (absl::Status s = shared->Validate(); !s.ok()) return s;
   std::shared_ptr<scheduling::SchedulerState> state =
       scheduling::PrepareCluster(std::move(shared), old.pools, catalogs, old.options);

@@ -78,6 +78,7 @@ absl::Status Engine::Provision() {
   std::shared_ptr<const InstanceCatalog> catalog = CurrentCatalog();
   SchedulerOptions so;
   so.pricing = DecisionPricing();
+  so.default_topology_spread = options_.default_topology_spread;
   KARP_ASSIGN_OR_RETURN(const Scheduler* scheduler, provisioner_.For(snap, catalog, so));
   KARP_ASSIGN_OR_RETURN(SolveResult r, scheduler->Solve());
   ++result_.summary.solves;
@@ -139,6 +140,7 @@ absl::Status Engine::Disrupt(bool forced) {
   co.once = true;
   co.pricing = DecisionPricing();
   co.mode = policy_.consolidation_mode;
+  co.scheduler.default_topology_spread = options_.default_topology_spread;
   for (auto& [name, n] : nodes_) {
     if (n.interruption_deadline && !n.interruption_handled && !n.disrupting &&
         n.state == NodeState::kReady) {

@@ -241,7 +241,7 @@ status:
   disruptionsAllowed: 0
 ---
 apiVersion: v1
-kind: Service
+kind: ConfigMap
 metadata: {name: web}
 )";
 
@@ -249,7 +249,7 @@ metadata: {name: web}
 
 TEST_CASE("A snapshot with every kind decodes every field", "[json]") {
   ClusterSnapshot snap = MustParse(kFullSnapshotYaml, "all.yaml");
-  CHECK(snap.skipped_objects == 1);  // the Service
+  CHECK(snap.skipped_objects == 1);  // the ConfigMap
 
   REQUIRE(snap.node_pools.size() == 1);
   const karp::NodePool& np = snap.node_pools[0];
@@ -584,7 +584,7 @@ TEST_CASE("An input without any object is an error, as for kubectl", "[json]") {
 
 TEST_CASE("Unknown kinds and pods for other schedulers are skipped and counted", "[json]") {
   ClusterSnapshot snap = MustParse(R"({"kind": "List", "items": [
-      {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}},
+      {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}},
       {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
       {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"},
        "spec": {"schedulerName": "my-scheduler", "containers": [{"name": "c",

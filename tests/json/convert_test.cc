@@ -446,7 +446,7 @@ kind: Provisioner
 metadata: {name: default}
 ---
 apiVersion: v1
-kind: Service
+kind: ConfigMap
 metadata: {name: web, namespace: shop}
 ---
 apiVersion: v1
@@ -457,7 +457,7 @@ spec: {schedulerName: other}
   CHECK(snap.skipped_objects == 3);
   CHECK(snap.skipped == std::vector<std::string>{
                             "karpenter.sh/v1alpha4 Provisioner default (not a kind karp reads)",
-                            "v1 Service shop/web (not a kind karp reads)",
+                            "v1 ConfigMap shop/web (not a kind karp reads)",
                             "v1 Pod p (schedulerName \"other\" is not karp's)"});
   Conversion c = MustConvert("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n");
   CHECK(c.output.empty());

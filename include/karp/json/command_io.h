@@ -30,6 +30,7 @@
 #include "karp/consolidator.h"
 #include "karp/json/codec.h"
 #include "karp/scheduler.h"
+#include "karp/topology_defaults.h"
 
 namespace karp::json {
 
@@ -88,6 +89,19 @@ struct RunOptions {
   std::vector<std::string> policies;
   std::optional<absl::Duration> sample, disruption_interval, launch_latency;
 };
+// The reference's `--scheduler-config` document (JSON or YAML; SchedulerConfiguration):
+// `podTopologySpread.defaultConstraints[]` with the fields of a pod's topology spread
+// constraints, checked strictly (unknown fields are errors, as the reference's
+// UnmarshalStrict) and by ValidateDefaultTopologySpread. An empty document: no defaults.
+// Errors: InvalidArgument `<source>: <path>: <what>`.
+[[nodiscard]] absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view text,
+                                                                   std::string_view source);
+
+// The value of `--scheduler-config`, as the reference takes it: the document itself; a value
+// that reads as a plain string instead (`sched.yaml`) is the path of a file holding it.
+// Errors: InvalidArgument from ParseSchedulerConfig, or naming a file that cannot be read.
+[[nodiscard]] absl::StatusOr<SchedulerConfig> SchedulerConfigFromFlag(std::string_view value);
+
 [[nodiscard]] absl::StatusOr<RunOptions> ParseRunOptions(std::string_view text,
                                                          std::string_view source);
 

@@ -113,6 +113,9 @@ struct SimOptions {
   // Results are identical either way; false prepares everything afresh for every solve and
   // plan (much slower), to check exactly that.
   bool reuse_state = true;
+  // Cluster-level default topology spread constraints for the solves and consolidation plans
+  // (SchedulerOptions::default_topology_spread; `--scheduler-config`). Default: none.
+  std::vector<TopologySpreadConstraint> default_topology_spread;
   // Called after every sample with the simulated time so far and the trace's duration, on
   // the thread running Simulate (default: none). For progress displays; results never depend
   // on it.
