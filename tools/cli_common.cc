@@ -99,6 +99,25 @@ absl::StatusOr<std::vector<TopologySpreadConstraint>> CatalogFlags::DefaultTopol
   return std::move(config->default_topology_spread);
 }
 
+void ApplyDefaultSpreadWithNote(ClusterSnapshot* snapshot,
+                                const std::vector<TopologySpreadConstraint>& defaults) {
+  if (defaults.empty()) return;
+  const DefaultSpreadReport r = ApplyDefaultTopologySpread(snapshot, defaults);
+  std::cerr << "karp: default topology spread: " << r.defaulted << " pod"
+            << (r.defaulted == 1 ? "" : "s") << " got the defaults";
+  if (r.own > 0)
+    std::cerr << ", " << r.own << " ha" << (r.own == 1 ? "s" : "ve") << " constraints of "
+              << (r.own == 1 ? "its" : "their") << " own";
+  if (r.no_selector > 0) {
+    std::cerr << ", " << r.no_selector << " ha" << (r.no_selector == 1 ? "s" : "ve")
+              << " no Service or controller selecting " << (r.no_selector == 1 ? "it" : "them");
+    if (r.owner_missing > 0) {
+      std::cerr << " (" << r.owner_missing << " whose controller is not in the input)";
+    }
+  }
+  std::cerr << "\n";
+}
+
 int CatalogFlags::TakeFeatureGates(const std::vector<std::string>& args, size_t& i,
                                    std::string* error) {
   std::string gates;

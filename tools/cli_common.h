@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "karp/catalog.h"
+#include "karp/cluster.h"
 #include "karp/json/codec.h"
 #include "karp/objects.h"
 #include "karp/pricing.h"
@@ -128,6 +129,14 @@ struct FileFlags {
   // exist or a directory without any such file.
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> Files() const;
 };
+
+// Gives `defaults` to the pods of `snapshot` (karp::ApplyDefaultTopologySpread, which the
+// scheduler would do) and prints one line on stderr saying what became of the pods, e.g.
+//   karp: default topology spread: 6 pods got the defaults, 2 have constraints of their own,
+//   3 have no Service or controller selecting them (1 whose controller is not in the input)
+// Nothing without defaults.
+void ApplyDefaultSpreadWithNote(ClusterSnapshot* snapshot,
+                                const std::vector<TopologySpreadConstraint>& defaults);
 
 // `price` per hour as text: "$0.1376/h" in USD (or an unknown currency), "2.119 CNY/h"
 // otherwise; the number as std::ostream prints a double.

@@ -257,6 +257,7 @@ int RunConsolidate(const std::vector<std::string>& args) {
       catalog_flags.DefaultTopologySpread();
   if (!spread.ok()) return InputError(spread.status());
   options.scheduler.default_topology_spread = *std::move(spread);
+  ApplyDefaultSpreadWithNote(&*snapshot, options.scheduler.default_topology_spread);
   if (isatty(STDERR_FILENO)) options.progress = TerminalProgress();
   // The timeout counts from here: parsing the input is not part of the plan.
   if (flags.timeout) options.deadline = absl::Now() + *flags.timeout;

@@ -344,6 +344,7 @@ int RunSolve(const std::vector<std::string>& args) {
       catalog_flags.DefaultTopologySpread();
   if (!spread.ok()) return InputError(spread.status());
   options.default_topology_spread = *std::move(spread);
+  ApplyDefaultSpreadWithNote(&*snapshot, options.default_topology_spread);
   // The bound is of list prices: beside marginal costs it would mislead.
   options.compute_lower_bound = options.pricing == nullptr;
 
