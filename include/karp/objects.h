@@ -200,10 +200,14 @@ struct Container {
   std::vector<ContainerPort> ports;
   // Init containers only: "Always" makes it a sidecar (restartable init container).
   std::string restart_policy;
+  // resources.claims[].name: the pod's resource claims (dynamic resource allocation) this
+  // container uses.
+  std::vector<std::string> resource_claims;
 
   friend bool operator==(const Container& a, const Container& b) {
     return a.name == b.name && a.requests == b.requests && a.limits == b.limits &&
-           a.ports == b.ports && a.restart_policy == b.restart_policy;
+           a.ports == b.ports && a.restart_policy == b.restart_policy &&
+           a.resource_claims == b.resource_claims;
   }
 };
 
@@ -237,6 +241,8 @@ struct Pod {
   int32_t priority = 0;
   std::string scheduler_name;      // empty: default-scheduler
   std::vector<PodVolume> volumes;  // spec.volumes[] backed by a claim, in spec order
+  // spec.resourceClaims[].name (dynamic resource allocation).
+  std::vector<std::string> resource_claims;
   // status
   std::string phase;                     // Pending, Running, Succeeded, Failed, Unknown or empty
   std::optional<absl::Time> start_time;  // status.startTime
@@ -253,6 +259,9 @@ struct Pod {
   bool IsDaemon() const { return IsOwnedBy("DaemonSet"); }
   // Not bound, not terminal, not terminating.
   bool IsPending() const { return node_name.empty() && !IsTerminal() && !IsTerminating(); }
+  // The reference's HasDRARequirements: the pod references resource claims (spec.resourceClaims,
+  // or resources.claims of a container or init container).
+  bool HasResourceClaims() const;
   // The claim of `volume`: its claimName, or `<pod name>-<volume name>` when ephemeral.
   std::string ClaimName(const PodVolume& volume) const;
 

@@ -397,6 +397,12 @@ absl::Status ReadContainers(const R& spec, std::string_view key, std::vector<Con
     KARP_ASSIGN_OR_RETURN(R res, c.Object("resources"));
     KARP_RETURN_IF_ERROR(
         ReadRequestsDefaultedFromLimits(res, &container.requests, &container.limits));
+    KARP_RETURN_IF_ERROR(res.Objects("claims", [&](const R& claim) -> absl::Status {
+      std::string name;
+      KARP_RETURN_IF_ERROR(claim.RequiredString("name", &name));
+      container.resource_claims.push_back(std::move(name));
+      return absl::OkStatus();
+    }));
     KARP_RETURN_IF_ERROR(c.Objects("ports", [&](const R& p) -> absl::Status {
       ContainerPort port;
       KARP_RETURN_IF_ERROR(p.Int32("containerPort", &port.container_port));
@@ -458,6 +464,12 @@ absl::Status ReadPodSpec(const R& spec, Pod* pod) {
   KARP_RETURN_IF_ERROR(spec.Resources("overhead", &pod->overhead));
   KARP_ASSIGN_OR_RETURN(R res, spec.Object("resources"));
   KARP_RETURN_IF_ERROR(res.Resources("requests", &pod->pod_level_requests));
+  KARP_RETURN_IF_ERROR(spec.Objects("resourceClaims", [&](const R& claim) -> absl::Status {
+    std::string name;
+    KARP_RETURN_IF_ERROR(claim.RequiredString("name", &name));
+    pod->resource_claims.push_back(std::move(name));
+    return absl::OkStatus();
+  }));
   KARP_RETURN_IF_ERROR(spec.Int32("priority", &pod->priority));
   KARP_RETURN_IF_ERROR(spec.String("schedulerName", &pod->scheduler_name));
   KARP_RETURN_IF_ERROR(spec.Objects("volumes", [&](const R& v) -> absl::Status {

@@ -208,6 +208,11 @@ Json ContainersJson(const std::vector<Container>& containers) {
     Json resources = Json::object();
     if (!c.requests.empty()) resources["requests"] = ResourcesJson(c.requests);
     if (!c.limits.empty()) resources["limits"] = ResourcesJson(c.limits);
+    if (!c.resource_claims.empty()) {
+      Json claims = Json::array();
+      for (const std::string& name : c.resource_claims) claims.push_back(Json{{"name", name}});
+      resources["claims"] = std::move(claims);
+    }
     if (!resources.empty()) o["resources"] = std::move(resources);
     if (!c.ports.empty()) {
       Json ports = Json::array();
@@ -257,6 +262,11 @@ Json PodSpecJson(const Pod& pod) {
   if (!pod.overhead.empty()) spec["overhead"] = ResourcesJson(pod.overhead);
   if (!pod.pod_level_requests.empty()) {
     spec["resources"] = Json{{"requests", ResourcesJson(pod.pod_level_requests)}};
+  }
+  if (!pod.resource_claims.empty()) {
+    Json claims = Json::array();
+    for (const std::string& name : pod.resource_claims) claims.push_back(Json{{"name", name}});
+    spec["resourceClaims"] = std::move(claims);
   }
   if (pod.priority != 0) spec["priority"] = pod.priority;
   if (!pod.scheduler_name.empty()) spec["schedulerName"] = pod.scheduler_name;

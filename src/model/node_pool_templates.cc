@@ -96,6 +96,12 @@ std::vector<Pod> DaemonPods(const ClusterSnapshot& snapshot) {
   daemon_pods.reserve(snapshot.daemon_sets.size());
   for (size_t d = 0; d < snapshot.daemon_sets.size(); ++d) {
     const DaemonSet& ds = snapshot.daemon_sets[d];
+    // The reference (IgnoreDRARequests, its default) leaves daemons with resource claims out
+    // of the overhead.
+    if (newest[d] != nullptr ? newest[d]->HasResourceClaims()
+                             : ds.pod_template.HasResourceClaims()) {
+      continue;
+    }
     if (newest[d] != nullptr) {
       // The reference's getDaemonSetPods: the running pod as it is, except that the template's
       // required node affinity replaces the pod's, which the DaemonSet controller pins to the

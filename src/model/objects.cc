@@ -164,7 +164,18 @@ bool operator==(const Pod& a, const Pod& b) {
          a.containers == b.containers && a.init_containers == b.init_containers &&
          a.overhead == b.overhead && a.pod_level_requests == b.pod_level_requests &&
          a.priority == b.priority && a.scheduler_name == b.scheduler_name &&
-         a.volumes == b.volumes && a.phase == b.phase && a.start_time == b.start_time;
+         a.volumes == b.volumes && a.resource_claims == b.resource_claims &&
+         a.phase == b.phase && a.start_time == b.start_time;
+}
+
+bool Pod::HasResourceClaims() const {
+  if (!resource_claims.empty()) return true;
+  for (const std::vector<Container>* list : {&containers, &init_containers}) {
+    for (const Container& c : *list) {
+      if (!c.resource_claims.empty()) return true;
+    }
+  }
+  return false;
 }
 
 std::string_view ConsolidationPolicyName(ConsolidationPolicy p) {

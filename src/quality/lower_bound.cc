@@ -392,6 +392,7 @@ Classes BuildClasses(const std::vector<const Pod*>& pods, const std::vector<Reso
   std::map<std::pair<int, std::string>, int> class_of_shape;  // (group, requests) -> class
   std::map<Mask, int> class_of_mask;
   for (size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i]->HasResourceClaims()) continue;  // never scheduled (docs/design.md §5.19)
     const std::pair<int, std::string> shape{pod_group[i], requests[i].ToString()};
     auto found = class_of_shape.find(shape);
     int c = -1;

@@ -83,6 +83,9 @@ size_t LabelClass(const Pod& pod, absl::flat_hash_map<std::string, size_t>& labe
   return label_classes.emplace(signature, label_classes.size()).first->second;
 }
 
+constexpr std::string_view kDraNotSupported =
+    "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter";
+
 // Pod validation (docs/design.md §5.3): "" or the pod error; such pods are ignored by the
 // reference, karp reports them so a person can act. Sets the context's volumes.
 std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, PodData& c,
@@ -92,6 +95,9 @@ std::string ValidatePod(const scheduling::SchedulerState& state, const Pod& p, P
   const bool from_snapshot = !own.empty() && &p >= own.data() && &p < own.data() + own.size();
   std::string invalid = scheduling::PodValidationError(p, state.pools->well_known,
                                                        /*check_fields=*/!from_snapshot, full);
+  // The reference's IgnoreDRARequests (its default): a pod with resource claims is not
+  // scheduled at all (Scheduler.add's DRAError), after the validation of its pod filter.
+  if (invalid.empty() && p.HasResourceClaims()) return std::string(kDraNotSupported);
   if (p.volumes.empty()) return invalid;
   // Volumes (docs/design.md §5.3, §5.13); only pending pods are validated, as the reference.
   // The reference joins every reason of Validate, volume ones last.
