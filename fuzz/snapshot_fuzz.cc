@@ -50,12 +50,19 @@ void CheckOverlays(const karp::ClusterSnapshot& snap) {
   if (snap.node_overlays.empty()) return;
   static const auto* const kCatalog = [] {
     std::vector<karp::InstanceType> types;
+    auto offering = [](const char* zone, const char* capacity_type, double price) {
+      karp::Offering o;
+      o.zone = zone;
+      o.capacity_type = capacity_type;
+      o.price = price;
+      return o;
+    };
     types.push_back(karp::InstanceType::Make(
         "small", {{"kubernetes.io/arch", "amd64"}}, karp::ResourceList{{"cpu", 2000}}, {},
-        {karp::Offering{"z1", "spot", 0.1}, karp::Offering{"z2", "on-demand", 0.2}}));
+        {offering("z1", "spot", 0.1), offering("z2", "on-demand", 0.2)}));
     types.push_back(karp::InstanceType::Make("large", {{"kubernetes.io/arch", "arm64"}},
                                              karp::ResourceList{{"cpu", 8000}}, {},
-                                             {karp::Offering{"z1", "on-demand", 0.8}}));
+                                             {offering("z1", "on-demand", 0.8)}));
     return new std::shared_ptr<const karp::InstanceCatalog>(
         std::make_shared<const karp::InstanceCatalog>(*karp::InstanceCatalog::Create(types)));
   }();
