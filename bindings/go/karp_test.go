@@ -240,6 +240,43 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestSchedulerConfigAndNodeOverlays(t *testing.T) {
+	objects := []byte(`{"apiVersion": "v1", "kind": "List", "items": [
+		{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+		 "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws",
+		   "kind": "EC2NodeClass", "name": "default"}, "requirements": [
+		   {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.large"]},
+		   {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}}}},
+		{"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "dear"},
+		 "spec": {"requirements": [], "price": "5"}},
+		{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+		 "spec": {"selector": {"app": "web"}}},
+		{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "labels": {"app": "web"}},
+		 "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "500m"}}}]}},
+		{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b", "labels": {"app": "web"}},
+		 "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "500m"}}}]}}]}`)
+	spread := `{"podTopologySpread": {"defaultConstraints": [{"maxSkew": 1,
+		"topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}]}}`
+	r, err := Solve(context.Background(), objects, nil, &SolveOptions{SchedulerConfig: spread})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.NodeClaims) != 2 || r.NodeClaims[0].Launch == nil || r.NodeClaims[0].Launch.Price != 5 {
+		t.Errorf("want two claims (one per zone) at the overlay's price 5, got %+v", r.NodeClaims)
+	}
+	plain, err := Solve(context.Background(), objects, nil, &SolveOptions{IgnoreNodeOverlays: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.NodeClaims) != 1 || plain.NodeClaims[0].Launch.Price == 5 {
+		t.Errorf("want one claim at the list price, got %+v", plain.NodeClaims)
+	}
+	_, err = Solve(context.Background(), objects, nil, &SolveOptions{SchedulerConfig: "{podTopologySpread: {defaultConstraints: [{maxSkew: 0, topologyKey: zone}]}}"})
+	if err == nil || !strings.Contains(err.Error(), "maxSkew") {
+		t.Errorf("want the bad maxSkew named, got %v", err)
+	}
+}
+
 func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

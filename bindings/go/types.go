@@ -29,6 +29,12 @@ type SolveOptions struct {
 	// (default: an error naming the path and the nearest known field), "warn" (listed in
 	// SolveSummary.Warnings) or "ignore".
 	Validate string
+	// SchedulerConfig is the document of `--scheduler-config` (kube-scheduler's
+	// podTopologySpread.defaultConstraints, docs/design.md §5.12); empty: none.
+	SchedulerConfig string
+	// IgnoreNodeOverlays leaves the input's NodeOverlays out (`--feature-gates
+	// NodeOverlay=false`); by default they are applied.
+	IgnoreNodeOverlays bool
 }
 
 // ConsolidateOptions are the options of Consolidate (`karp consolidate` flags).
@@ -67,6 +73,8 @@ type wireOptions struct {
 	LegacyOrder      bool     `json:"legacyOrder,omitempty"`
 	Repack           bool     `json:"repack,omitempty"`
 	Validate         string   `json:"validate,omitempty"`
+	SchedulerConfig  string   `json:"schedulerConfig,omitempty"`
+	NodeOverlays     *bool    `json:"nodeOverlays,omitempty"`
 }
 
 func (o *SolveOptions) wire() wireOptions {
@@ -76,7 +84,12 @@ func (o *SolveOptions) wire() wireOptions {
 	w := wireOptions{Output: o.Output, Region: o.Region, Zones: o.Zones,
 		PreferencePolicy: o.PreferencePolicy, MinValuesPolicy: o.MinValuesPolicy,
 		MaxInstanceTypes: o.MaxInstanceTypes, Packing: o.Packing,
-		CostAttempts: o.CostAttempts, CostThreads: o.CostThreads, Validate: o.Validate}
+		CostAttempts: o.CostAttempts, CostThreads: o.CostThreads, Validate: o.Validate,
+		SchedulerConfig: o.SchedulerConfig}
+	if o.IgnoreNodeOverlays {
+		off := false
+		w.NodeOverlays = &off
+	}
 	if o.CostDeadline > 0 {
 		w.CostDeadline = fmt.Sprintf("%dms", o.CostDeadline.Milliseconds())
 	}

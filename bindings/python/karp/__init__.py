@@ -152,7 +152,8 @@ def solve(objects, catalog=None, *, recursive=False, raw=False, max_input_bytes=
     ("json", "yaml" -> str, "nodeclaims"), region, zones, preference_policy,
     min_values_policy, max_instance_types, packing ("faithful", "cost"), cost_attempts,
     cost_threads, cost_deadline ("2s"), validate ("strict", "warn", "ignore": a field its
-    kind's schema lacks), expand_workloads. Files are read by karp's capped reader
+    kind's schema lacks), expand_workloads, node_overlays (False: ignore the input's
+    NodeOverlays), scheduler_config (the `--scheduler-config` document, a str). Files are read by karp's capped reader
     (max_input_bytes: 0 for karp's caps, or the cap for every file). Returns the dict of
     `karp solve -o json` (raw=True: the text the CLI prints).
     """
