@@ -39,21 +39,13 @@ namespace karp::json {
 namespace {
 
 using codec_internal::AsInt64;
-using codec_internal::Document;
 using codec_internal::FieldReader;
-using codec_internal::ForEachObject;
-using codec_internal::IndexPath;
-using codec_internal::JoinPath;
 using codec_internal::Json;
-using codec_internal::KubernetesObject;
 using codec_internal::LiteFieldReader;
 using codec_internal::LiteValue;
-using codec_internal::LoadDocuments;
-using codec_internal::LoadJsonStreamingItems;
 using codec_internal::PathError;
 using codec_internal::ReadMeta;
 using codec_internal::ReadNodeSelectorTerm;
-using codec_internal::ReadWholeFile;
 using codec_internal::RequirementOwner;
 using codec_internal::WrongType;
 using internal::Message;
