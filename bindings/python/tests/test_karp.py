@@ -261,3 +261,35 @@ def test_conformance_scenarios_same_as_cli(tmp_path):
             assert run.returncode == 0 and got == run.stdout, path
         compared += 1
     assert compared == len(SCENARIOS)
+
+
+def test_node_overlays_and_scheduler_config():
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+            "spec": {"template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                 "name": "default"},
+                "requirements": [
+                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                     "values": ["m5.large"]},
+                    {"key": "karpenter.sh/capacity-type", "operator": "In",
+                     "values": ["on-demand"]}]}}}}
+    overlay = {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+               "metadata": {"name": "dear"}, "spec": {"requirements": [], "price": "5"}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+               "spec": {"selector": {"app": "web"}}}
+    pods = [{"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": name, "labels": {"app": "web"}},
+             "spec": {"containers": [{"name": "c", "image": "x",
+                                      "resources": {"requests": {"cpu": "500m"}}}]}}
+            for name in ("a", "b")]
+    objects = [pool, overlay, service] + pods
+    spread = ("podTopologySpread:\n  defaultConstraints:\n"
+              "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone,"
+              " whenUnsatisfiable: DoNotSchedule}\n")
+    r = karp.solve(objects, scheduler_config=spread)
+    assert [c["launch"]["price"] for c in r["nodeClaims"]] == [5, 5]  # two zones, overlay price
+    plain = karp.solve(objects, node_overlays=False)
+    assert len(plain["nodeClaims"]) == 1 and plain["nodeClaims"][0]["launch"]["price"] != 5
+    with pytest.raises(karp.Error) as e:
+        karp.solve(objects, scheduler_config="{podTopologySpread: {defaultConstraints: [{}]}}")
+    assert e.value.code == "INVALID_ARGUMENT" and "topologyKey" in str(e.value)
