@@ -89,12 +89,7 @@ std::optional<LabelSelector> Deduce(const ClusterSnapshot& snapshot, const Pod& 
     // A Service without a selector selects nothing; an empty one selects every pod of its
     // namespace but contributes no label. A key set by several takes the last one's value.
     if (svc.metadata.namespace_ != pod.metadata.namespace_ || !svc.selector) continue;
-    bool matches = true;
-    for (const auto& [k, v] : *svc.selector) {
-      auto l = pod.metadata.labels.find(k);
-      matches = matches && l != pod.metadata.labels.end() && l->second == v;
-    }
-    if (!matches) continue;
+    if (!LabelSelector{*svc.selector, {}}.Matches(pod.metadata.labels)) continue;
     for (const auto& [k, v] : *svc.selector) selector.match_labels[k] = v;
   }
   OwnerPart owner = OwnerContribution(snapshot, pod);

@@ -7,17 +7,7 @@ set -u
 KARP=$1
 . "$(dirname "$0")/lib.sh"
 
-cat > "$TMP/pool.yaml" <<'YAML'
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-YAML
+on_demand_pool > "$TMP/pool.yaml"
 pod() {  # pod NAME EXTRA-SPEC CONTAINER-RESOURCES-EXTRA
   printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: default}\nspec:\n' "$1"
   [[ -n $2 ]] && printf '  %s\n' "$2"

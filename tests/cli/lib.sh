@@ -43,6 +43,22 @@ expect() {
   fi
 }
 
+# on_demand_pool: a NodePool "default" of on-demand capacity (its EC2NodeClass not given), as
+# YAML on stdout.
+on_demand_pool() {
+  cat <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+YAML
+}
+
 # finish: the summary line; the script's status.
 finish() {
   echo "$passed passed, $failures failed"

@@ -6,16 +6,7 @@ set -u
 KARP=$1
 . "$(dirname "$0")/lib.sh"
 
-cat > "$TMP/web.yaml" <<'YAML'
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+{ on_demand_pool; cat <<'YAML'; } > "$TMP/web.yaml"
 ---
 apiVersion: apps/v1
 kind: Deployment
